@@ -1,0 +1,110 @@
+// memcomp bindings: codecs and the preset registry.
+#include "memcomp/codecs/registry.hpp"
+
+#include "common.hpp"
+
+namespace memcomp::bindings {
+
+namespace {
+
+py::dict measure(const Codec& c, const py::array& blocks, const py::object& threads) {
+  const BlockView v = block_view(blocks);
+  const int t = thread_count(threads);
+  const auto n = static_cast<py::ssize_t>(v.n_blocks);
+  py::array_t<std::uint32_t> bits(n), payload(n), meta(n), header(n), tag(n);
+  py::array_t<std::int16_t> mode(n);
+  SizeColumns cols{bits.mutable_data(), payload.mutable_data(), meta.mutable_data(),
+                   header.mutable_data(), tag.mutable_data(), mode.mutable_data()};
+  {
+    py::gil_scoped_release nogil;
+    c.measure_batch(v, cols, t);
+  }
+  py::dict out;
+  out["size_bits"] = bits;
+  out["payload_bits"] = payload;
+  out["meta_bits"] = meta;
+  out["header_bits"] = header;
+  out["tag_bits"] = tag;
+  out["mode"] = mode;
+  return out;
+}
+
+py::tuple encode(const Codec& c, const py::array& blocks, const py::object& threads) {
+  const BlockView v = block_view(blocks);
+  const int t = thread_count(threads);
+  EncodedBlocks e;
+  {
+    py::gil_scoped_release nogil;
+    e = c.encode_batch(v, t);
+  }
+  return py::make_tuple(to_numpy(std::move(e.data)), to_numpy(std::move(e.bit_offsets)),
+                        to_numpy(std::move(e.bit_lengths)), to_numpy(std::move(e.tags)));
+}
+
+py::array_t<std::uint8_t> decode(const Codec& c, const py::array& data, const py::array& offsets,
+                                 const py::array& lengths, const py::array& tags, std::size_t block_bytes,
+                                 const py::object& threads) {
+  const int t = thread_count(threads);
+  EncodedView e;
+  e.data = column<std::uint8_t>(data, "data");
+  e.data_bytes = static_cast<std::size_t>(data.shape(0));
+  e.bit_offsets = column<std::uint64_t>(offsets, "bit_offsets");
+  e.n_blocks = static_cast<std::size_t>(offsets.shape(0));
+  e.bit_lengths = column<std::uint32_t>(lengths, "bit_lengths", e.n_blocks);
+  e.tags = column<std::uint32_t>(tags, "tags", e.n_blocks);
+  e.block_bytes = block_bytes;
+  c.check_block_bytes(block_bytes);
+  py::array_t<std::uint8_t> out({static_cast<py::ssize_t>(e.n_blocks), static_cast<py::ssize_t>(block_bytes)});
+  std::uint8_t* dst = out.mutable_data();
+  {
+    py::gil_scoped_release nogil;
+    c.decode_batch(e, dst, t);
+  }
+  return out;
+}
+
+py::dict preset_dict(const Preset& p) {
+  py::dict d;
+  d["name"] = p.name;
+  d["family"] = p.family;
+  d["description"] = p.description;
+  d["policy"] = p.policy;
+  d["is_default"] = p.is_default;
+  d["exact"] = make_codec(p.name)->exact();
+  d["options"] = from_options(p.options);
+  return d;
+}
+
+}  // namespace
+
+void register_codecs(py::module_& m) {
+  py::class_<Codec, std::shared_ptr<Codec>>(m, "Codec", "A block codec built from a preset (immutable).")
+      .def_property_readonly("family", &Codec::family)
+      .def_property_readonly("preset", &Codec::preset)
+      .def_property_readonly("policy", &Codec::policy)
+      .def_property_readonly("exact", &Codec::exact)
+      .def("options", [](const Codec& c) { return from_options(c.options()); })
+      .def("modes", [](const Codec& c) {
+        py::dict d;
+        for (const auto& mn : c.modes()) d[py::int_(mn.mode)] = mn.name;
+        return d;
+      })
+      .def("check_block_bytes", &Codec::check_block_bytes, py::arg("block_bytes"))
+      .def("max_compressed_bits", &Codec::max_compressed_bits, py::arg("block_bytes"))
+      .def("measure", &measure, py::arg("blocks").noconvert(), py::arg("threads") = py::none())
+      .def("encode", &encode, py::arg("blocks").noconvert(), py::arg("threads") = py::none())
+      .def("decode", &decode, py::arg("data").noconvert(), py::arg("bit_offsets").noconvert(),
+           py::arg("bit_lengths").noconvert(), py::arg("tags").noconvert(), py::arg("block_bytes"),
+           py::arg("threads") = py::none());
+
+  m.def("make_codec", [](const std::string& name, const py::dict& options) {
+    return std::shared_ptr<Codec>(make_codec(name, to_options(options)));
+  }, py::arg("name"), py::arg("options") = py::dict());
+  m.def("list_presets", [] {
+    py::list l;
+    for (const Preset& p : presets()) l.append(preset_dict(p));
+    return l;
+  });
+}
+
+}  // namespace memcomp::bindings

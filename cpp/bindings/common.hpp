@@ -1,0 +1,50 @@
+// memcomp bindings: NumPy <-> core conversions shared by the register_* files. Input arrays are
+// never converted: a wrong dtype, shape or layout raises TypeError/ValueError with what to do.
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "memcomp/core/blocks.hpp"
+#include "memcomp/core/options.hpp"
+
+namespace memcomp::bindings {
+
+namespace py = pybind11;
+
+/// A (n, B) C-contiguous uint8 ndarray as a BlockView (no copy). `what` names the argument.
+BlockView block_view(const py::array& a, const char* what = "blocks");
+
+/// A 1-D C-contiguous ndarray of exactly dtype T, with `n` entries unless n == SIZE_MAX.
+template <class T>
+const T* column(const py::array& a, const char* what, std::size_t n = static_cast<std::size_t>(-1)) {
+  if (!py::isinstance<py::array_t<T>>(a) || !a.dtype().is(py::dtype::of<T>()))
+    throw py::type_error(std::string(what) + " must be a NumPy array of dtype " +
+                         std::string(py::str(py::dtype::of<T>())) + ", got " + std::string(py::str(a.dtype())));
+  if (a.ndim() != 1) throw py::value_error(std::string(what) + " must be 1-D");
+  if (!(a.flags() & py::array::c_style)) throw py::value_error(std::string(what) + " must be C-contiguous");
+  if (n != static_cast<std::size_t>(-1) && static_cast<std::size_t>(a.shape(0)) != n)
+    throw py::value_error(std::string(what) + " must have " + std::to_string(n) + " entries, got " +
+                          std::to_string(a.shape(0)));
+  return static_cast<const T*>(a.data());
+}
+
+/// Moves a vector into a 1-D NumPy array without copying its data.
+template <class T>
+py::array_t<T> to_numpy(std::vector<T>&& v) {
+  auto* heap = new std::vector<T>(std::move(v));
+  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, {static_cast<py::ssize_t>(sizeof(T))},
+                        heap->data(), owner);
+}
+
+Options to_options(const py::dict& d);
+py::dict from_options(const Options& o);
+
+/// threads: None -> all hardware threads (0), else a positive int.
+int thread_count(const py::object& threads);
+
+}  // namespace memcomp::bindings

@@ -1,0 +1,16 @@
+// memcomp bindings: the _core extension module. Each area registers itself here.
+#include "common.hpp"
+#include "memcomp/core/error.hpp"
+
+namespace memcomp::bindings {
+void register_codecs(py::module_& m);
+void register_metrics(py::module_& m);
+}  // namespace memcomp::bindings
+
+PYBIND11_MODULE(_core, m) {
+  namespace py = pybind11;
+  m.doc() = "memcomp C++ core (codecs, analyses); use the memcomp package, not this module";
+  py::register_exception<memcomp::corrupt_stream>(m, "CorruptStreamError", PyExc_ValueError);
+  memcomp::bindings::register_codecs(m);
+  memcomp::bindings::register_metrics(m);
+}

@@ -1,0 +1,102 @@
+// memcomp codecs: the block-codec interface (DESIGN "Contracts").
+//   measure(block)  -> SizeBreakdown, the fast path, no bitstream;
+//   encode(block, w) -> writes exactly measure(block).inband() bits, returns the tag value;
+//   decode(r, tag)   -> the block back, consuming exactly the stream length.
+// The base class owns the batch loops (threads over contiguous block ranges) and the checks
+// that keep a corrupt stream from ever being read out of bounds.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memcomp/core/bitstream.hpp"
+#include "memcomp/core/blocks.hpp"
+#include "memcomp/core/options.hpp"
+#include "memcomp/core/size.hpp"
+
+namespace memcomp {
+
+struct ModeName {
+  std::int16_t mode;
+  std::string name;
+};
+
+/// Streams of n blocks in one buffer. Block i occupies bits
+/// [bit_offsets[i], bit_offsets[i] + bit_lengths[i]); every block starts on a byte boundary.
+struct EncodedBlocks {
+  std::size_t block_bytes = 0;
+  std::vector<std::uint8_t> data;
+  std::vector<std::uint64_t> bit_offsets;
+  std::vector<std::uint32_t> bit_lengths;
+  std::vector<std::uint32_t> tags;  ///< tag-side values the decoder needs (encoding ids, flags)
+};
+
+/// Read-only view of encoded blocks (possibly from disk: every field is validated on decode).
+struct EncodedView {
+  const std::uint8_t* data = nullptr;
+  std::size_t data_bytes = 0;
+  const std::uint64_t* bit_offsets = nullptr;
+  const std::uint32_t* bit_lengths = nullptr;
+  const std::uint32_t* tags = nullptr;
+  std::size_t n_blocks = 0;
+  std::size_t block_bytes = 0;
+};
+
+class Codec {
+ public:
+  virtual ~Codec() = default;
+
+  const std::string& family() const noexcept { return family_; }
+  const std::string& preset() const noexcept { return preset_; }
+  const std::string& policy() const noexcept { return policy_; }
+  void set_identity(std::string family, std::string preset, std::string policy) {
+    family_ = std::move(family);
+    preset_ = std::move(preset);
+    policy_ = std::move(policy);
+  }
+
+  /// Every option with its effective value (a complete config).
+  virtual Options options() const = 0;
+  /// True for a decodable, lossless format; false for accounting-only presets (SPEC 0.7).
+  virtual bool exact() const { return true; }
+  /// Throws invalid_argument if the codec is not defined for B-byte blocks.
+  virtual void check_block_bytes(std::size_t block_bytes) const { memcomp::check_block_bytes(block_bytes); }
+  /// Upper bound of the in-band bits of any block.
+  virtual std::uint64_t max_compressed_bits(std::size_t block_bytes) const = 0;
+  /// Names of the values `mode` takes.
+  virtual std::vector<ModeName> modes() const = 0;
+
+  virtual SizeBreakdown measure(const std::uint8_t* block, std::size_t block_bytes) const = 0;
+  virtual std::uint32_t encode(const std::uint8_t* block, std::size_t block_bytes, BitWriter& out) const;
+  virtual void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t block_bytes) const;
+
+  /// Batch API. threads <= 0 means all hardware threads; results never depend on it.
+  void measure_batch(const BlockView& blocks, const SizeColumns& out, int threads) const;
+  EncodedBlocks encode_batch(const BlockView& blocks, int threads) const;
+  void decode_batch(const EncodedView& enc, std::uint8_t* out, int threads) const;
+
+ protected:
+  /// Measures blocks [begin, end); CodecImpl overrides it with a statically dispatched loop.
+  virtual void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
+                             const SizeColumns& out) const;
+  [[noreturn]] void not_decodable() const;
+
+ private:
+  std::string family_, preset_, policy_;
+};
+
+/// CRTP helper: the batch loop calls Derived::measure directly so it inlines.
+template <class Derived>
+class CodecImpl : public Codec {
+ protected:
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
+                     const SizeColumns& out) const override {
+    const Derived& self = static_cast<const Derived&>(*this);
+    const std::size_t b = blocks.block_bytes;
+    for (std::size_t i = begin; i < end; ++i) out.set(i, self.Derived::measure(blocks.block(i), b));
+  }
+};
+
+}  // namespace memcomp

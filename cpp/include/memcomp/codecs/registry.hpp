@@ -1,0 +1,34 @@
+// memcomp codecs: the explicit registry of codec families and their presets (SPEC 0.7:
+// presets are named <codec>.<impl> after the implementation they reproduce).
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memcomp/codecs/codec.hpp"
+
+namespace memcomp {
+
+using CodecFactory = std::unique_ptr<Codec> (*)(const Options&);
+
+struct Preset {
+  std::string name;         ///< "bdi.paper"
+  std::string family;       ///< "bdi"
+  std::string description;  ///< one line: what it reproduces
+  std::string policy;       ///< default report policy (metrics layer), e.g. "none", "cap+bytes"
+  Options options;          ///< option values applied over the family defaults
+  bool is_default = false;  ///< the family's default preset (the one `family` alone names)
+  CodecFactory make = nullptr;
+};
+
+/// Every preset of every built-in family, in registration order.
+const std::vector<Preset>& presets();
+
+/// Finds a preset by full name ("bdi.gem5") or by family name ("bdi" -> its default preset).
+const Preset& find_preset(std::string_view name);
+
+/// Builds a codec from a preset name and option overrides (unknown options throw).
+std::unique_ptr<Codec> make_codec(std::string_view name, const Options& overrides = {});
+
+}  // namespace memcomp

@@ -1,0 +1,133 @@
+// memcomp core: bit-granular stream writer and reader (SPEC 0.3).
+// Fields are MSB-first: stream bit 8k+j is bit 7-j of byte k; an n-bit field is written from
+// bit n-1 down to bit 0. A stream has an exact bit length; its last byte is zero-padded.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "memcomp/core/bits.hpp"
+#include "memcomp/core/error.hpp"
+
+namespace memcomp {
+
+/// Appends fields to a caller-owned byte buffer of `capacity_bits` bits.
+/// REQUIRES: data points to at least ceil(capacity_bits / 8) writable bytes.
+class BitWriter {
+ public:
+  BitWriter(std::uint8_t* data, std::size_t capacity_bits) noexcept
+      : data_(data), capacity_(capacity_bits) {}
+
+  /// Appends the low `nbits` (0..64) bits of `value`; higher bits of value are ignored.
+  /// Throws std::length_error past the capacity, invalid_argument for nbits > 64.
+  void write(std::uint64_t value, unsigned nbits) {
+    if (nbits > 64) throw invalid_argument("BitWriter::write: nbits must be <= 64");
+    if (nbits > capacity_ - pos_) throw std::length_error("BitWriter: capacity exceeded");
+    if (nbits > 56) {
+      put(value >> 32, nbits - 32);
+      put(value & 0xFFFFFFFFu, 32);
+    } else {
+      put(value, nbits);
+    }
+  }
+
+  void write_bit(bool b) { write(b ? 1u : 0u, 1); }
+
+  /// Appends n bytes in memory order (the raw-data convention of SPEC 0.3).
+  void write_bytes(const std::uint8_t* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) write(p[i], 8);
+  }
+
+  /// Bits written so far.
+  std::size_t position() const noexcept { return pos_; }
+
+  /// Writes the pending partial byte (zero padded) and returns the exact bit length.
+  std::size_t finish() noexcept {
+    if (nacc_ > 0) {
+      data_[byte_] = static_cast<std::uint8_t>(acc_ << (8 - nacc_));
+      acc_ = 0;
+      nacc_ = 0;
+    }
+    return pos_;
+  }
+
+ private:
+  void put(std::uint64_t value, unsigned nbits) noexcept {
+    if (nbits == 0) return;
+    std::uint64_t acc = (acc_ << nbits) | (value & low_mask(nbits));
+    unsigned total = nacc_ + nbits;  // <= 7 + 56
+    while (total >= 8) {
+      total -= 8;
+      data_[byte_++] = static_cast<std::uint8_t>(acc >> total);
+    }
+    acc_ = acc & low_mask(total);
+    nacc_ = total;
+    pos_ += nbits;
+  }
+
+  std::uint8_t* data_;
+  std::size_t capacity_;
+  std::size_t pos_ = 0;
+  std::size_t byte_ = 0;
+  std::uint64_t acc_ = 0;
+  unsigned nacc_ = 0;
+};
+
+/// Reads fields from bits [begin_bit, end_bit) of a byte buffer. Reading past end_bit throws
+/// corrupt_stream; it never touches a byte outside [begin_bit/8, ceil(end_bit/8)).
+class BitReader {
+ public:
+  BitReader(const std::uint8_t* data, std::size_t begin_bit, std::size_t end_bit) noexcept
+      : data_(data), pos_(begin_bit), begin_(begin_bit), end_(end_bit < begin_bit ? begin_bit : end_bit) {}
+  BitReader(const std::uint8_t* data, std::size_t nbits) noexcept : BitReader(data, 0, nbits) {}
+
+  /// Reads an n-bit field (n in 0..64), MSB first.
+  std::uint64_t read(unsigned nbits) {
+    if (nbits > 64) throw invalid_argument("BitReader::read: nbits must be <= 64");
+    if (nbits > end_ - pos_) {
+      throw corrupt_stream("truncated stream: a " + std::to_string(nbits) + "-bit field at bit " +
+                           std::to_string(pos_ - begin_) + " runs past the end (" +
+                           std::to_string(end_ - begin_) + " bits)");
+    }
+    if (nbits > 56) {
+      const std::uint64_t hi = get(nbits - 32);
+      return (hi << 32) | get(32);
+    }
+    return get(nbits);
+  }
+
+  bool read_bit() { return read(1) != 0; }
+
+  void read_bytes(std::uint8_t* out, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(read(8));
+  }
+
+  /// Bits consumed since begin_bit.
+  std::size_t position() const noexcept { return pos_ - begin_; }
+  std::size_t remaining() const noexcept { return end_ - pos_; }
+  std::size_t size() const noexcept { return end_ - begin_; }
+
+ private:
+  // REQUIRES: nbits <= 56 and pos_ + nbits <= end_.
+  std::uint64_t get(unsigned nbits) noexcept {
+    if (nbits == 0) return 0;
+    const std::size_t byte = pos_ >> 3;
+    const unsigned off = static_cast<unsigned>(pos_ & 7);
+    const std::size_t last = (end_ + 7) >> 3;  // one past the last readable byte
+    const std::size_t need = (off + nbits + 7) >> 3;
+    std::uint64_t w = 0;
+    if (byte + 8 <= last) {
+      w = load<std::uint64_t>(data_ + byte, Endian::big);
+    } else {
+      for (std::size_t i = 0; i < need; ++i) w |= std::uint64_t{data_[byte + i]} << (56 - 8 * i);
+    }
+    pos_ += nbits;
+    return (w << off) >> (64 - nbits);
+  }
+
+  const std::uint8_t* data_;
+  std::size_t pos_;
+  std::size_t begin_;
+  std::size_t end_;
+};
+
+}  // namespace memcomp

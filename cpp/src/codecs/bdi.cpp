@@ -1,0 +1,337 @@
+// memcomp codecs: Base-Delta-Immediate (Pekhimenko et al., PACT'12, Table 2; SPEC 1.1; R §2).
+//
+// A block of B bytes is split into n = B/k elements of k bytes. An element is an *immediate* if
+// it fits d bytes against the implicit zero base; the first other element is the explicit base
+// and every further one must fit d bytes as a delta from it.
+//
+//   id  name   k/d   payload bits          id  name    k/d   payload bits
+//   0   zeros  -     zero_bits (8)         5   b4d1    4/1   8k + 8dn
+//   1   rep8   8/0   64                    6   b4d2    4/2   8k + 8dn
+//   2   b8d1   8/1   8k + 8dn              7   b2d1    2/1   8k + 8dn
+//   3   b8d2   8/2   8k + 8dn              8   rep4    4/0   32 (cmu only)
+//   4   b8d4   8/4   8k + 8dn              15  raw     -     8B
+//
+// Stream: [enc:4 if in-band][mask:n, 1 = explicit base][base:8k][n x delta:8d]; an immediate
+// stores its low 8d bits, the base element stores delta 0. Zero stores zero_bits zero bits, a
+// repeated block its element value, raw its bytes. The preset axes (immediate extension, delta
+// fit, charged metadata, winner rule, tie order) are the options below.
+#include <algorithm>
+#include <cstring>
+
+#include "memcomp/analysis/metrics.hpp"
+#include "memcomp/codecs/families.hpp"
+
+namespace memcomp {
+namespace {
+
+enum : int { kZero = 0, kRep8 = 1, kRep4 = 8, kRaw = 15 };
+
+struct Delta {
+  int id;
+  unsigned k, d;
+};
+constexpr Delta kDeltas[] = {{2, 8, 1}, {3, 8, 2}, {4, 8, 4}, {5, 4, 1}, {6, 4, 2}, {7, 2, 1}};
+const Delta* find_delta(int id) {
+  for (const Delta& x : kDeltas)
+    if (x.id == id) return &x;
+  return nullptr;
+}
+
+enum class Ext { sign, zero };                  // sub-64-bit immediates: sign- or zero-extended
+enum class Fit { signed_, symmetric, magnitude };  // range a d-byte delta must lie in
+enum class EncBits { tag, inband, none };        // where the 4-bit encoding lives
+enum class Winner { min_bits, pow2 };
+
+struct Config {
+  Endian endian = Endian::little;
+  Ext immediates = Ext::sign;
+  Fit delta_fit = Fit::signed_;
+  unsigned zero_bits = 8;
+  bool repeat4 = false;
+  bool mask = true;
+  unsigned bases = 1;
+  EncBits encoding = EncBits::tag;
+  Winner winner = Winner::min_bits;
+  double member_threshold = 1.0;  // candidates above this fraction of 8B fail (gem5: 0.99)
+  unsigned fmax = 4;
+  std::string order = "encoding";
+};
+
+class BDI final : public CodecImpl<BDI> {
+ public:
+  explicit BDI(const Options& o) {
+    OptionReader r(o, "bdi");
+    c_.endian = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
+    c_.immediates = r.get_choice("immediates", "sign", {"sign", "zero"}) == "zero" ? Ext::zero : Ext::sign;
+    const std::string fit = r.get_choice("delta_fit", "signed", {"signed", "symmetric", "magnitude"});
+    c_.delta_fit = fit == "signed" ? Fit::signed_ : fit == "symmetric" ? Fit::symmetric : Fit::magnitude;
+    c_.zero_bits = static_cast<unsigned>(r.get_int("zero_bits", 8, 0, 16));
+    c_.repeat4 = r.get_bool("repeat4", false);
+    c_.mask = r.get_bool("mask", true);
+    c_.bases = static_cast<unsigned>(r.get_int("bases", 1, 1, 2));
+    const std::string enc = r.get_choice("encoding", "tag", {"tag", "inband", "none"});
+    c_.encoding = enc == "tag" ? EncBits::tag : enc == "inband" ? EncBits::inband : EncBits::none;
+    c_.winner = r.get_choice("winner", "min_bits", {"min_bits", "pow2"}) == "pow2" ? Winner::pow2 : Winner::min_bits;
+    c_.member_threshold = r.get_double("member_threshold", 1.0, 0.0, 1.0);
+    c_.fmax = static_cast<unsigned>(r.get_int("fmax", 4, 1, 64));
+    c_.order = r.get_choice("order", "encoding", {"encoding", "kim", "cmu"});
+    r.finish();
+    if (c_.order == "encoding") order_ = {kZero, kRep8, 2, 3, 4, 5, 6, 7, kRep4};
+    if (c_.order == "kim") order_ = {kZero, kRep8, 2, 5, 3, 7, 6, 4, kRep4};
+    if (c_.order == "cmu") order_ = {kRaw, kZero, kRep8, 2, 3, 4, kRep4, 5, 6, 7};
+    enc_bits_ = c_.encoding == EncBits::inband ? 4u : 0u;
+    for (std::size_t i = 0; i < 5; ++i) ranked_[i] = rank(std::size_t{16} << i);
+  }
+
+  Options options() const override {
+    static const char* fits[] = {"signed", "symmetric", "magnitude"};
+    static const char* encs[] = {"tag", "inband", "none"};
+    return {{"endian", std::string(c_.endian == Endian::big ? "big" : "little")},
+            {"immediates", std::string(c_.immediates == Ext::zero ? "zero" : "sign")},
+            {"delta_fit", std::string(fits[static_cast<int>(c_.delta_fit)])},
+            {"zero_bits", std::int64_t{c_.zero_bits}},
+            {"repeat4", c_.repeat4},
+            {"mask", c_.mask},
+            {"bases", std::int64_t{c_.bases}},
+            {"encoding", std::string(encs[static_cast<int>(c_.encoding)])},
+            {"winner", std::string(c_.winner == Winner::pow2 ? "pow2" : "min_bits")},
+            {"member_threshold", c_.member_threshold},
+            {"fmax", std::int64_t{c_.fmax}},
+            {"order", c_.order}};
+  }
+
+  bool exact() const override {
+    return c_.encoding != EncBits::none && c_.mask && c_.bases == 1 && c_.delta_fit != Fit::magnitude;
+  }
+
+  std::uint64_t max_compressed_bits(std::size_t b) const override {
+    std::uint64_t m = 8 * b;
+    for (const Delta& x : kDeltas) m = std::max<std::uint64_t>(m, delta_bits(x, b));
+    return m + enc_bits_;
+  }
+
+  std::vector<ModeName> modes() const override {
+    return {{0, "zeros"}, {1, "rep8"}, {2, "b8d1"}, {3, "b8d2"}, {4, "b8d4"},
+            {5, "b4d1"},  {6, "b4d2"}, {7, "b2d1"}, {8, "rep4"}, {15, "raw"}};
+  }
+
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const { return breakdown(choose(blk, b), b); }
+
+  std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
+    const int id = choose(blk, b);
+    if (c_.encoding == EncBits::inband) w.write(static_cast<std::uint64_t>(id), 4);
+    if (id == kZero) {
+      w.write(0, c_.zero_bits);
+    } else if (id == kRep8 || id == kRep4) {
+      const unsigned k = id == kRep8 ? 8 : 4;
+      w.write(load_k(blk, k, c_.endian), 8 * k);
+    } else if (id == kRaw) {
+      w.write_bytes(blk, b);
+    } else {
+      const Delta& x = *find_delta(id);
+      const std::size_t n = b / x.k;
+      std::uint64_t v[128];
+      for (std::size_t i = 0; i < n; ++i) v[i] = load_k(blk + i * x.k, x.k, c_.endian);
+      int base = -1;
+      for (std::size_t i = 0; i < n; ++i) {
+        const bool explicit_base = !immediate(v[i], x.k, x.d);
+        if (explicit_base && base < 0) base = static_cast<int>(i);
+        w.write(explicit_base ? 1u : 0u, 1);
+      }
+      const std::uint64_t bv = base < 0 ? 0 : v[base];
+      w.write(bv, 8 * x.k);
+      for (std::size_t i = 0; i < n; ++i) {
+        const bool explicit_base = !immediate(v[i], x.k, x.d);
+        w.write(explicit_base ? v[i] - bv : v[i], 8 * x.d);
+      }
+    }
+    return c_.encoding == EncBits::tag ? static_cast<std::uint32_t>(id) : 0u;
+  }
+
+  void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
+    const int id = static_cast<int>(c_.encoding == EncBits::inband ? in.read(4) : tag);
+    if (id == kZero) {
+      if (in.read(c_.zero_bits) != 0) throw corrupt_stream("bdi zero block with non-zero payload");
+      std::memset(out, 0, b);
+    } else if ((id == kRep8) || (id == kRep4 && c_.repeat4)) {
+      const unsigned k = id == kRep8 ? 8 : 4;
+      const std::uint64_t v = in.read(8 * k);
+      for (std::size_t i = 0; i < b; i += k) store_k(out + i, v, k, c_.endian);
+    } else if (id == kRaw) {
+      in.read_bytes(out, b);
+    } else if (const Delta* x = find_delta(id)) {
+      const std::size_t n = b / x->k;
+      std::uint64_t mask[2] = {0, 0};
+      for (std::size_t i = 0; i < n; ++i) mask[i / 64] |= in.read(1) << (i % 64);
+      const std::uint64_t bv = in.read(8 * x->k);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t delta = static_cast<std::uint64_t>(sign_extend(in.read(8 * x->d), 8 * x->d));
+        const bool explicit_base = (mask[i / 64] >> (i % 64)) & 1u;
+        store_k(out + i * x->k, explicit_base ? bv + delta : delta, x->k, c_.endian);
+      }
+    } else {
+      throw corrupt_stream("bdi encoding " + std::to_string(id) + " is not defined");
+    }
+  }
+
+ private:
+  std::uint32_t delta_bits(const Delta& x, std::size_t b) const {
+    const std::size_t n = b / x.k;
+    return static_cast<std::uint32_t>(8 * x.k * c_.bases + 8 * x.d * n + (c_.mask ? n : 0));
+  }
+
+  SizeBreakdown breakdown(int id, std::size_t b) const {
+    SizeBreakdown s;
+    s.mode = static_cast<std::int16_t>(id);
+    s.header = enc_bits_;
+    s.tag = c_.encoding == EncBits::tag ? 4u : 0u;
+    if (id == kZero) {
+      s.payload = c_.zero_bits;
+    } else if (id == kRep8) {
+      s.payload = 64;
+    } else if (id == kRep4) {
+      s.payload = 32;
+    } else if (id == kRaw) {
+      s.payload = static_cast<std::uint32_t>(8 * b);
+    } else {
+      const Delta& x = *find_delta(id);
+      const std::size_t n = b / x.k;
+      s.payload = static_cast<std::uint32_t>(8 * x.k * c_.bases + 8 * x.d * n);
+      s.meta = c_.mask ? static_cast<std::uint32_t>(n) : 0u;
+    }
+    return s;
+  }
+
+  // Does the signed value v fit d bytes under the configured delta test?
+  bool fits(std::int64_t v, unsigned d) const {
+    const std::int64_t half = std::int64_t{1} << (8 * d - 1);
+    switch (c_.delta_fit) {
+      case Fit::signed_: return v >= -half && v < half;
+      case Fit::symmetric: return v > -half && v < half;
+      default: return v >= -(2 * half - 1) && v <= 2 * half - 1;
+    }
+  }
+  // v is the element zero-extended to 64 bits.
+  bool immediate(std::uint64_t v, unsigned k, unsigned d) const {
+    return fits(c_.immediates == Ext::sign ? sign_extend(v, 8 * k) : static_cast<std::int64_t>(v), d);
+  }
+  bool delta_fits(std::uint64_t v, std::uint64_t base, unsigned k, unsigned d) const {
+    const std::uint64_t diff = v - base;
+    return fits(c_.immediates == Ext::sign ? sign_extend(diff, 8 * k) : static_cast<std::int64_t>(diff), d);
+  }
+
+  template <unsigned K>
+  bool delta_ok(const std::uint8_t* blk, std::size_t b, unsigned d) const {
+    const std::size_t n = b / K;
+    std::size_t i = 0;
+    std::uint64_t base = 0;
+    for (; i < n; ++i) {
+      const std::uint64_t v = load_k(blk + i * K, K, c_.endian);
+      if (!immediate(v, K, d)) {
+        base = v;
+        break;
+      }
+    }
+    for (++i; i < n; ++i) {
+      const std::uint64_t v = load_k(blk + i * K, K, c_.endian);
+      if (!immediate(v, K, d) && !delta_fits(v, base, K, d)) return false;
+    }
+    return true;
+  }
+
+  bool candidate(int id, const std::uint8_t* blk, std::size_t b) const {
+    switch (id) {
+      case kZero: {
+        std::uint64_t acc = 0;
+        for (std::size_t i = 0; i < b; i += 8) acc |= load<std::uint64_t>(blk + i, Endian::little);
+        return acc == 0;
+      }
+      case kRaw: return true;
+      case kRep8:
+      case kRep4: {
+        const std::size_t k = id == kRep8 ? 8 : 4;
+        for (std::size_t i = k; i < b; i += k)
+          if (std::memcmp(blk, blk + i, k) != 0) return false;
+        return true;
+      }
+      default: {
+        const Delta& x = *find_delta(id);
+        if (x.k == 8) return delta_ok<8>(blk, b, x.d);
+        if (x.k == 4) return delta_ok<4>(blk, b, x.d);
+        return delta_ok<2>(blk, b, x.d);
+      }
+    }
+  }
+
+  // Ranking key of a candidate of `bits` in-band bits: smaller is better.
+  std::int64_t key(std::uint32_t bits, std::size_t b) const {
+    if (c_.winner == Winner::min_bits) return bits;
+    return -static_cast<std::int64_t>(pow2_factor(bits, b, c_.fmax));
+  }
+
+  // Candidates for B-byte blocks that pass the member threshold, best key first, ties in the
+  // configured order. A candidate's size depends only on (id, B), so the winner is the first
+  // candidate in this list that fits the block.
+  std::vector<int> rank(std::size_t b) const {
+    std::vector<std::pair<std::int64_t, int>> keyed;
+    const double limit = c_.member_threshold * 8.0 * static_cast<double>(b);
+    for (int id : order_) {
+      if (id == kRep4 && !c_.repeat4) continue;
+      const std::uint32_t bits = breakdown(id, b).inband();
+      if (id != kRaw && static_cast<double>(bits) > limit) continue;
+      keyed.emplace_back(key(bits, b), id);
+    }
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<int> ids;
+    for (const auto& kv : keyed) ids.push_back(kv.second);
+    return ids;
+  }
+
+  int choose(const std::uint8_t* blk, std::size_t b) const {
+    for (int id : ranked_[static_cast<std::size_t>(ceil_log2(b)) - 4])
+      if (candidate(id, blk, b)) return id;
+    return kRaw;
+  }
+
+  Config c_;
+  std::vector<int> order_;
+  std::vector<int> ranked_[5];  // per block size 16, 32, 64, 128, 256 B
+  unsigned enc_bits_ = 0;
+};
+
+std::unique_ptr<Codec> make_bdi(const Options& o) { return std::make_unique<BDI>(o); }
+
+}  // namespace
+
+void add_bdi_presets(std::vector<Preset>& out) {
+  using S = std::string;
+  out.push_back({"bdi.paper", "bdi",
+                 "PACT'12 Table 2 payloads, n-bit base mask, encoding in tags, minimum bits", "none",
+                 {}, true, &make_bdi});
+  out.push_back({"bdi.gem5", "bdi",
+                 "gem5 BDI Multi: symmetric deltas, zero block 0 bits, per-member 99% threshold, power-of-two winner",
+                 "threshold(0.5)",
+                 {{"delta_fit", S("symmetric")},
+                  {"zero_bits", std::int64_t{0}},
+                  {"winner", S("pow2")},
+                  {"member_threshold", 0.99}},
+                 false, &make_bdi});
+  out.push_back({"bdi.kim", "bdi",
+                 "scalable-arch model: zero-extended immediates, 4-bit encoding in-band", "none",
+                 {{"immediates", S("zero")}, {"encoding", S("inband")}, {"order", S("kim")}}, false,
+                 &make_bdi});
+  out.push_back({"bdi.cmu", "bdi",
+                 "CMU-SAFARI byte model: unsigned-magnitude deltas, two bases charged, no metadata (accounting-only)",
+                 "cap+bytes",
+                 {{"immediates", S("zero")},
+                  {"delta_fit", S("magnitude")},
+                  {"repeat4", true},
+                  {"mask", false},
+                  {"bases", std::int64_t{2}},
+                  {"encoding", S("none")},
+                  {"order", S("cmu")}},
+                 false, &make_bdi});
+}
+
+}  // namespace memcomp

@@ -1,0 +1,194 @@
+// memcomp codecs: Frequent Pattern Compression (Alameldeen & Wood, UW TR-1500, 2004; SPEC 1.2;
+// R §3). Each 32-bit word takes the first matching row; zero words form runs of 1..8.
+//
+//   prefix  pattern                                   payload
+//   000     run of 1-8 zero words (field = run - 1)   3
+//   001     signed in [-8, 7]                         4
+//   010     signed in [-128, 127]                     8
+//   011     signed in [-2^15, 2^15 - 1]               16
+//   100     low halfword zero (field = high half)     16
+//   101     both halfwords signed bytes               16 (high half's byte, then low half's)
+//   110     four equal bytes                          8
+//   111     uncompressed                              32
+//
+// Stream: [prefix:3][payload] per token, in word order. Presets: `paper` (= gem5, kim sizes),
+// `skku` (one 6-bit token per maximal zero run, accounting-only) and `cmu` (the CMU-SAFARI
+// byte approximation, accounting-only).
+#include "memcomp/codecs/families.hpp"
+
+namespace memcomp {
+namespace {
+
+constexpr unsigned kPayload[8] = {3, 4, 8, 16, 16, 16, 8, 32};
+
+inline bool in_range(std::int32_t v, std::int32_t lo, std::int32_t hi) { return v >= lo && v <= hi; }
+
+// Prefix 1..7 of a non-zero word.
+inline unsigned pattern(std::uint32_t w) {
+  const auto s = static_cast<std::int32_t>(w);
+  if (in_range(s, -8, 7)) return 1;
+  if (in_range(s, -128, 127)) return 2;
+  if (in_range(s, -32768, 32767)) return 3;
+  if ((w & 0xFFFFu) == 0) return 4;
+  if (in_range(static_cast<std::int16_t>(w >> 16), -128, 127) &&
+      in_range(static_cast<std::int16_t>(w & 0xFFFFu), -128, 127))
+    return 5;
+  if (w == (w & 0xFFu) * 0x01010101u) return 6;
+  return 7;
+}
+
+// CMU-SAFARI FPCCompress bytes of one word (|x| tests on int32, halves unsigned).
+inline unsigned cmu_bytes(std::uint32_t w) {
+  const auto s = static_cast<std::int32_t>(w);
+  const std::uint32_t mag = s < 0 ? 0u - w : w;
+  if (w == 0 || mag <= 0xFFu) return 1;
+  if (mag <= 0xFFFFu) return 2;
+  if ((w & 0xFFFFu) == 0) return 2;
+  if ((w & 0xFFFFu) <= 0xFFu && (w >> 16) <= 0xFFu) return 2;
+  if (w == (w & 0xFFu) * 0x01010101u) return 1;
+  return 4;
+}
+
+class FPC final : public CodecImpl<FPC> {
+ public:
+  explicit FPC(const Options& o) {
+    OptionReader r(o, "fpc");
+    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
+    unbounded_ = r.get_choice("zero_run", "bounded", {"bounded", "unbounded"}) == "unbounded";
+    cmu_ = r.get_choice("model", "bits", {"bits", "cmu"}) == "cmu";
+    r.finish();
+  }
+
+  Options options() const override {
+    return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
+            {"zero_run", std::string(unbounded_ ? "unbounded" : "bounded")},
+            {"model", std::string(cmu_ ? "cmu" : "bits")}};
+  }
+  bool exact() const override { return !unbounded_ && !cmu_; }
+  void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
+  std::uint64_t max_compressed_bits(std::size_t b) const override { return 35 * (b / 4); }
+  std::vector<ModeName> modes() const override { return {{0, "fpc"}}; }
+
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+    SizeBreakdown s;
+    const std::size_t n = b / 4;
+    if (cmu_) {
+      std::uint32_t bytes = 0;
+      for (std::size_t i = 0; i < n; ++i) bytes += cmu_bytes(load<std::uint32_t>(blk + 4 * i, endian_));
+      s.payload = 8 * bytes;
+      s.meta = static_cast<std::uint32_t>(8 * (3 * n / 8));
+      return s;
+    }
+    unsigned run = 0;
+    std::uint32_t tokens = 0, payload = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
+      if (w == 0) {
+        if (++run == 8 && !unbounded_) {
+          ++tokens;
+          payload += 3;
+          run = 0;
+        }
+        continue;
+      }
+      if (run) {
+        ++tokens;
+        payload += 3;
+        run = 0;
+      }
+      ++tokens;
+      payload += kPayload[pattern(w)];
+    }
+    if (run) {
+      ++tokens;
+      payload += 3;
+    }
+    s.payload = payload;
+    s.meta = 3 * tokens;
+    return s;
+  }
+
+  std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
+    const std::size_t n = b / 4;
+    unsigned run = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
+      if (w == 0) {
+        if (++run == 8) flush_run(out, run);
+        continue;
+      }
+      if (run) flush_run(out, run);
+      const unsigned p = pattern(w);
+      out.write(p, 3);
+      switch (p) {
+        case 4: out.write(w >> 16, 16); break;
+        case 5: out.write(((w >> 16) & 0xFFu) << 8 | (w & 0xFFu), 16); break;
+        default: out.write(w, kPayload[p]); break;  // low bits: sign-extension or repeated byte
+      }
+    }
+    if (run) flush_run(out, run);
+    return 0;
+  }
+
+  void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
+    const std::size_t n = b / 4;
+    std::size_t i = 0;
+    while (i < n) {
+      const auto p = static_cast<unsigned>(in.read(3));
+      const auto f = static_cast<std::uint32_t>(in.read(kPayload[p]));
+      if (p == 0) {
+        const std::size_t run = f + 1;
+        if (run > n - i)
+          throw corrupt_stream("fpc zero run of " + std::to_string(run) + " words overruns the block");
+        for (std::size_t j = 0; j < run; ++j) store<std::uint32_t>(out + 4 * (i + j), 0, endian_);
+        i += run;
+        continue;
+      }
+      std::uint32_t w;
+      switch (p) {
+        case 4: w = f << 16; break;
+        case 5: w = static_cast<std::uint32_t>(sign_extend(f >> 8, 8)) << 16 |
+                    (static_cast<std::uint32_t>(sign_extend(f & 0xFFu, 8)) & 0xFFFFu);
+                break;
+        case 6: w = f * 0x01010101u; break;
+        case 7: w = f; break;
+        default: w = static_cast<std::uint32_t>(sign_extend(f, kPayload[p])); break;
+      }
+      store<std::uint32_t>(out + 4 * i, w, endian_);
+      ++i;
+    }
+  }
+
+ private:
+  static void flush_run(BitWriter& out, unsigned& run) {
+    out.write(0, 3);
+    out.write(run - 1, 3);
+    run = 0;
+  }
+
+  Endian endian_ = Endian::little;
+  bool unbounded_ = false;
+  bool cmu_ = false;
+};
+
+std::unique_ptr<Codec> make_fpc(const Options& o) { return std::make_unique<FPC>(o); }
+
+}  // namespace
+
+void add_fpc_presets(std::vector<Preset>& out) {
+  using S = std::string;
+  out.push_back({"fpc.paper", "fpc", "UW TR-1500 pattern table, zero runs of 1-8 words, sizes in bits", "none",
+                 {}, true, &make_fpc});
+  out.push_back({"fpc.gem5", "fpc", "gem5 FPC: the same sizes as fpc.paper (zero_run_bits=3)", "none", {},
+                 false, &make_fpc});
+  out.push_back({"fpc.kim", "fpc", "scalable-arch FPC model: the same sizes as fpc.paper", "none", {}, false,
+                 &make_fpc});
+  out.push_back({"fpc.skku", "fpc",
+                 "SKKU MPC tools: one 6-bit token per maximal zero run (accounting-only)", "none",
+                 {{"zero_run", S("unbounded")}}, false, &make_fpc});
+  out.push_back({"fpc.cmu", "fpc",
+                 "CMU-SAFARI byte approximation with unsigned-magnitude tests (accounting-only)", "cap",
+                 {{"model", S("cmu")}}, false, &make_fpc});
+}
+
+}  // namespace memcomp

@@ -1,0 +1,93 @@
+// memcomp core: option parsing for codec constructors.
+#include "memcomp/core/options.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace memcomp {
+
+std::string to_string(const OptionValue& v) {
+  struct V {
+    std::string operator()(bool b) const { return b ? "True" : "False"; }
+    std::string operator()(std::int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const {
+      std::ostringstream s;
+      s << d;
+      return s.str();
+    }
+    std::string operator()(const std::string& s) const { return "'" + s + "'"; }
+  };
+  return std::visit(V{}, v);
+}
+
+const OptionValue* OptionReader::find(const std::string& key) {
+  used_.insert(key);
+  auto it = opts_.find(key);
+  return it == opts_.end() ? nullptr : &it->second;
+}
+
+void OptionReader::type_error(const std::string& key, const char* want) const {
+  throw invalid_argument(codec_ + ": option '" + key + "' must be " + want + ", got " +
+                         to_string(opts_.at(key)));
+}
+
+bool OptionReader::get_bool(const std::string& key, bool dflt) {
+  const OptionValue* v = find(key);
+  if (!v) return dflt;
+  if (auto b = std::get_if<bool>(v)) return *b;
+  type_error(key, "a bool");
+}
+
+std::int64_t OptionReader::get_int(const std::string& key, std::int64_t dflt, std::int64_t lo,
+                                   std::int64_t hi) {
+  const OptionValue* v = find(key);
+  if (!v) return dflt;
+  const auto* i = std::get_if<std::int64_t>(v);
+  if (!i) type_error(key, "an integer");
+  if (*i < lo || *i > hi)
+    throw invalid_argument(codec_ + ": option '" + key + "' must be in [" + std::to_string(lo) +
+                           ", " + std::to_string(hi) + "], got " + std::to_string(*i));
+  return *i;
+}
+
+double OptionReader::get_double(const std::string& key, double dflt, double lo, double hi) {
+  const OptionValue* v = find(key);
+  if (!v) return dflt;
+  double d;
+  if (auto p = std::get_if<double>(v))
+    d = *p;
+  else if (auto q = std::get_if<std::int64_t>(v))
+    d = static_cast<double>(*q);
+  else
+    type_error(key, "a number");
+  if (!(d >= lo && d <= hi))
+    throw invalid_argument(codec_ + ": option '" + key + "' must be in [" + to_string(lo) + ", " +
+                           to_string(hi) + "], got " + to_string(d));
+  return d;
+}
+
+std::string OptionReader::get_choice(const std::string& key, const std::string& dflt,
+                                     std::initializer_list<const char*> allowed) {
+  const OptionValue* v = find(key);
+  if (!v) return dflt;
+  const auto* s = std::get_if<std::string>(v);
+  if (!s) type_error(key, "a string");
+  std::string list;
+  for (const char* a : allowed) {
+    if (*s == a) return *s;
+    list += list.empty() ? "" : ", ";
+    list += std::string("'") + a + "'";
+  }
+  throw invalid_argument(codec_ + ": option '" + key + "' must be one of " + list + ", got '" + *s + "'");
+}
+
+void OptionReader::finish() const {
+  std::string unknown, known;
+  for (const auto& kv : opts_)
+    if (!used_.count(kv.first)) unknown += (unknown.empty() ? "'" : ", '") + kv.first + "'";
+  if (unknown.empty()) return;
+  for (const auto& k : used_) known += (known.empty() ? "" : ", ") + k;
+  throw invalid_argument(codec_ + ": unknown option(s) " + unknown + "; valid options: " + known);
+}
+
+}  // namespace memcomp

@@ -1,0 +1,302 @@
+"""Block codecs: the registry, codec objects and their results.
+
+Every codec follows one contract (DESIGN.md "Contracts"): ``measure`` returns per-block sizes in
+bits without building a stream, ``encode`` builds the real bitstream, ``decode`` turns it back into
+the exact blocks, and ``measure(x).size_bits == encode(x).bit_lengths`` bit for bit. Presets
+(``bdi.gem5``, ``fpc.cmu``...) reproduce the conventions of public implementations (SPEC 1.x);
+accounting-only presets have ``exact == False`` and only measure.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, Mapping, Optional, Union
+
+import numpy as np
+
+from . import _core
+
+CorruptStreamError = _core.CorruptStreamError
+
+_ENCODED_FORMAT = "memcomp.encoded/1"
+
+
+def list_codecs() -> "pandas.DataFrame":  # noqa: F821
+    """Every codec family and preset: name, family, default, exact, policy, description, options."""
+    import pandas as pd
+
+    rows = [
+        {
+            "name": p["name"],
+            "family": p["family"],
+            "default": p["is_default"],
+            "exact": p["exact"],
+            "policy": p["policy"],
+            "description": p["description"],
+            "options": dict(p["options"]),
+        }
+        for p in _core.list_presets()
+    ]
+    return pd.DataFrame(rows, columns=["name", "family", "default", "exact", "policy", "description", "options"])
+
+
+def codec_names(defaults_only: bool = False) -> list:
+    """Names of all presets (or of each family's default preset)."""
+    return [p["name"] for p in _core.list_presets() if p["is_default"] or not defaults_only]
+
+
+def get_codec(name: str, **options: Any) -> "Codec":
+    """Builds a codec from a family name (its default preset) or a preset name, e.g.
+    ``get_codec("bdi")``, ``get_codec("bdi.gem5")``, ``get_codec("fpc", endian="big")``."""
+    if isinstance(name, Codec):
+        if options:
+            raise TypeError("options cannot be given together with a Codec object")
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"codec name must be a str, got {type(name).__name__}")
+    return Codec(_core.make_codec(name, dict(options)))
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+class Codec:
+    """An immutable block codec. Build one with :func:`get_codec` or :meth:`from_config`."""
+
+    def __init__(self, core: "_core.Codec"):
+        self._c = core
+        self._options = dict(core.options())
+        base = _core.make_codec(core.preset, {}).options()
+        self._overrides = {k: v for k, v in self._options.items() if base.get(k) != v}
+
+    # --- identity --------------------------------------------------------------------------
+    @property
+    def codec_id(self) -> str:
+        """Family id, e.g. ``"bdi"``."""
+        return self._c.family
+
+    @property
+    def preset(self) -> str:
+        """The preset this codec was built from, e.g. ``"bdi.gem5"``."""
+        return self._c.preset
+
+    @property
+    def name(self) -> str:
+        """The preset name, plus any options that differ from it: ``bdi.paper(endian=big)``."""
+        if not self._overrides:
+            return self.preset
+        extra = ",".join(f"{k}={v}" for k, v in sorted(self._overrides.items()))
+        return f"{self.preset}({extra})"
+
+    @property
+    def exact(self) -> bool:
+        """True for a decodable lossless format; False for accounting-only presets."""
+        return self._c.exact
+
+    @property
+    def policy(self) -> str:
+        """The preset's default report policy (metrics layer), e.g. ``"cap+bytes"``."""
+        return self._c.policy
+
+    @property
+    def options(self) -> Dict[str, Any]:
+        return dict(self._options)
+
+    @property
+    def modes(self) -> Dict[int, str]:
+        """Names of the per-block ``mode`` values (encoding ids)."""
+        return dict(self._c.modes())
+
+    def get_config(self) -> Dict[str, Any]:
+        """A JSON-serialisable config; ``Codec.from_config(c.get_config()) == c``."""
+        return {"id": self.codec_id, "preset": self.preset, **self._options}
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> "Codec":
+        if not isinstance(config, Mapping) or "preset" not in config:
+            raise ValueError("a codec config is a mapping with at least a 'preset' key")
+        cfg = dict(config)
+        preset = cfg.pop("preset")
+        codec_id = cfg.pop("id", None)
+        codec = get_codec(preset, **cfg)
+        if codec_id is not None and codec_id != codec.codec_id:
+            raise ValueError(f"config id {codec_id!r} does not match preset {preset!r}")
+        return codec
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Codec) and self.get_config() == other.get_config()
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.get_config(), sort_keys=True))
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in sorted(self._overrides.items()))
+        return f"get_codec({self.preset!r}{', ' + opts if opts else ''})"
+
+    # --- work --------------------------------------------------------------------------------
+    def max_compressed_bits(self, block_bytes: int) -> int:
+        """Upper bound of the in-band bits of any ``block_bytes`` block."""
+        return int(self._c.max_compressed_bits(int(block_bytes)))
+
+    def measure(self, blocks: np.ndarray, threads: Optional[int] = None) -> "Sizes":
+        """Per-block sizes of a C-contiguous ``(n, B)`` uint8 array (see :func:`memcomp.as_blocks`)."""
+        cols = self._c.measure(blocks, threads)
+        return Sizes(
+            codec=self,
+            block_bytes=int(blocks.shape[1]),
+            **{k: _readonly(v) for k, v in cols.items()},
+        )
+
+    def encode(self, blocks: np.ndarray, threads: Optional[int] = None) -> "Encoded":
+        """Encodes every block into one buffer (blocks start on byte boundaries)."""
+        data, offsets, lengths, tags = self._c.encode(blocks, threads)
+        return Encoded(
+            config=self.get_config(),
+            block_bytes=int(blocks.shape[1]),
+            data=_readonly(data),
+            bit_offsets=_readonly(offsets),
+            bit_lengths=_readonly(lengths),
+            tags=_readonly(tags),
+        )
+
+    def decode(self, encoded: "Encoded", threads: Optional[int] = None) -> np.ndarray:
+        """The ``(n, B)`` uint8 blocks back from :meth:`encode`'s output. Raises
+        :class:`CorruptStreamError` for a stream this codec cannot have written."""
+        if not isinstance(encoded, Encoded):
+            raise TypeError(f"decode expects an Encoded object, got {type(encoded).__name__}")
+        if Codec.from_config(encoded.config) != self:
+            raise ValueError(
+                f"these blocks were encoded by {Codec.from_config(encoded.config).name}, not {self.name}; "
+                "decode with Codec.from_config(encoded.config)"
+            )
+        return self._c.decode(
+            encoded.data, encoded.bit_offsets, encoded.bit_lengths, encoded.tags, encoded.block_bytes, threads
+        )
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Per-block sizes in bits from :meth:`Codec.measure` (arrays are read-only).
+
+    ``size_bits`` is the in-band stream length, ``payload_bits + meta_bits + header_bits``;
+    ``tag_bits`` live beside the block and count only when a report asks for them.
+    """
+
+    codec: Codec
+    block_bytes: int
+    size_bits: np.ndarray
+    payload_bits: np.ndarray
+    meta_bits: np.ndarray
+    header_bits: np.ndarray
+    tag_bits: np.ndarray
+    mode: np.ndarray
+
+    @property
+    def n_blocks(self) -> int:
+        return int(self.size_bits.shape[0])
+
+    @property
+    def total_bits(self) -> int:
+        return int(self.size_bits.sum(dtype=np.uint64))
+
+    def stats(self) -> "SizeStats":
+        """A mergeable partial result (histograms and sums) of these sizes."""
+        from .metrics import SizeStats
+
+        return SizeStats.from_sizes(self)
+
+    def cr(self, policy: Optional[str] = None, count_tag: bool = False) -> float:
+        """Raw compression ratio, sum(8B) / sum(charged bits), under ``policy`` (default: the
+        preset's policy)."""
+        return self.stats().cr(policy, count_tag=count_tag)
+
+    def to_frame(self) -> "pandas.DataFrame":  # noqa: F821
+        import pandas as pd
+
+        modes = self.codec.modes
+        return pd.DataFrame(
+            {
+                "size_bits": self.size_bits,
+                "payload_bits": self.payload_bits,
+                "meta_bits": self.meta_bits,
+                "header_bits": self.header_bits,
+                "tag_bits": self.tag_bits,
+                "mode": self.mode,
+                "mode_name": pd.Categorical([modes.get(int(m), str(m)) for m in self.mode]),
+            }
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Encoded:
+    """Encoded blocks: one byte buffer plus per-block bit offsets, bit lengths and tag values.
+
+    Block ``i`` is bits ``[bit_offsets[i], bit_offsets[i] + bit_lengths[i])`` of ``data`` (MSB
+    first, SPEC 0.3); ``tags[i]`` is what the codec keeps beside the block (e.g. BDI's encoding).
+    """
+
+    config: Dict[str, Any]
+    block_bytes: int
+    data: np.ndarray
+    bit_offsets: np.ndarray
+    bit_lengths: np.ndarray
+    tags: np.ndarray
+
+    @property
+    def n_blocks(self) -> int:
+        return int(self.bit_lengths.shape[0])
+
+    @property
+    def total_bits(self) -> int:
+        return int(self.bit_lengths.sum(dtype=np.uint64))
+
+    def block_stream(self, i: int) -> bytes:
+        """The bytes of block ``i``'s stream (zero-padded to a whole byte)."""
+        off, n = int(self.bit_offsets[i]), int(self.bit_lengths[i])
+        if off % 8:
+            raise ValueError("block does not start on a byte boundary")
+        return bytes(self.data[off // 8 : off // 8 + (n + 7) // 8])
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Saves to an ``.npz`` file (no pickles)."""
+        np.savez(
+            path,
+            format=np.array(_ENCODED_FORMAT),
+            config=np.array(json.dumps(self.config, sort_keys=True)),
+            block_bytes=np.array(self.block_bytes, dtype=np.int64),
+            data=self.data,
+            bit_offsets=self.bit_offsets,
+            bit_lengths=self.bit_lengths,
+            tags=self.tags,
+        )
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike]) -> "Encoded":
+        """Loads a file written by :meth:`save`; raises ValueError for a malformed file."""
+        keys = {"format", "config", "block_bytes", "data", "bit_offsets", "bit_lengths", "tags"}
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                missing = keys - set(z.files)
+                if missing:
+                    raise ValueError(f"{path}: not a memcomp encoded file (missing {sorted(missing)})")
+                if str(z["format"]) != _ENCODED_FORMAT:
+                    raise ValueError(f"{path}: unsupported format {str(z['format'])!r}")
+                config = json.loads(str(z["config"]))
+                fields = {k: z[k] for k in ("data", "bit_offsets", "bit_lengths", "tags")}
+                block_bytes = int(z["block_bytes"])
+        except (OSError, json.JSONDecodeError, KeyError) as e:
+            if isinstance(e, FileNotFoundError):
+                raise
+            raise ValueError(f"{path}: not a readable memcomp encoded file ({e})") from e
+        want = {"data": np.uint8, "bit_offsets": np.uint64, "bit_lengths": np.uint32, "tags": np.uint32}
+        for k, dt in want.items():
+            a = fields[k]
+            if a.dtype != dt or a.ndim != 1:
+                raise ValueError(f"{path}: field {k!r} must be a 1-D {np.dtype(dt).name} array")
+        if not isinstance(config, dict):
+            raise ValueError(f"{path}: config must be a JSON object")
+        Codec.from_config(config)  # validates the config
+        return cls(config=config, block_bytes=block_bytes, **{k: _readonly(v) for k, v in fields.items()})

@@ -1,0 +1,160 @@
+"""The metrics layer (SPEC 0.5, 0.6): report policies, raw CR and CR at MAG, size histograms.
+
+Codecs report exact bits; everything that rounds (bytes, 8 B segments, MAG bursts, gem5's
+power-of-two factor) or falls back ("stored uncompressed if not smaller") happens here.
+
+A policy is a string: an optional fallback (``cap``, ``threshold(f)``) then an optional rounding
+(``bytes``, ``segments(s)``, ``mag(M[,u_min])``, ``pow2[(fmax)]``), joined by ``+``, e.g.
+``"cap+mag(32)"``. ``none`` charges the in-band bits as they are.
+
+:class:`SizeStats` is a mergeable partial result: a histogram of in-band bits per block plus tag
+and mode counts. Any policy's totals are computed from it afterwards, and ``a + b`` merges two
+chunks (threads, processes, Dask partitions) into exactly the serial answer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+import numpy as np
+
+from . import _core
+
+
+def parse_policy(policy: str) -> str:
+    """Canonical spelling of a policy; ValueError if malformed."""
+    if not isinstance(policy, str):
+        raise TypeError(f"policy must be a str such as 'cap+mag(32)', got {type(policy).__name__}")
+    return _core.policy_str(policy)
+
+
+def split_policy(policy: str) -> tuple:
+    """(fallback, rounding) parts of a canonical policy, each a string or None."""
+    fallback = rounding = None
+    for term in parse_policy(policy).split("+"):
+        if term == "none":
+            continue
+        if term.startswith(("cap", "threshold")):
+            fallback = term
+        else:
+            rounding = term
+    return fallback, rounding
+
+
+def join_policy(fallback: Optional[str], rounding: Optional[str]) -> str:
+    return parse_policy("+".join(t for t in (fallback, rounding) if t) or "none")
+
+
+def mag_policy(policy: str, mag: int, u_min: int = 1) -> str:
+    """``policy``'s fallback followed by ``mag(M, u_min)`` rounding (CR at MAG, P1 §V)."""
+    fallback, _ = split_policy(policy)
+    return join_policy(fallback, f"mag({int(mag)},{int(u_min)})")
+
+
+def charge(bits: np.ndarray, block_bytes: int, policy: str = "none") -> np.ndarray:
+    """Bits charged per block (uint64) for in-band ``bits`` (uint32) under ``policy``."""
+    return _core.charge(bits, int(block_bytes), policy)
+
+
+@dataclass
+class SizeStats:
+    """Mergeable size statistics of one codec on blocks of one size.
+
+    ``hist[b]`` counts blocks of exactly ``b`` in-band bits; ``tag_bits`` sums tag-side bits;
+    ``mode_counts`` counts blocks per encoding id.
+    """
+
+    codec: str
+    block_bytes: int
+    policy: str
+    hist: np.ndarray
+    tag_bits: int = 0
+    mode_counts: Dict[int, int] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls, codec, block_bytes: int) -> "SizeStats":
+        n = codec.max_compressed_bits(block_bytes) + 1
+        return cls(codec.name, int(block_bytes), codec.policy, np.zeros(n, dtype=np.int64))
+
+    @classmethod
+    def from_sizes(cls, sizes) -> "SizeStats":
+        st = cls.empty(sizes.codec, sizes.block_bytes)
+        n = st.hist.shape[0]
+        counts = np.bincount(sizes.size_bits, minlength=n)
+        if counts.shape[0] > n:
+            raise AssertionError("a block exceeds the codec's max_compressed_bits")
+        st.hist += counts
+        st.tag_bits = int(sizes.tag_bits.sum(dtype=np.uint64))
+        modes, mc = np.unique(sizes.mode, return_counts=True)
+        st.mode_counts = {int(m): int(c) for m, c in zip(modes, mc)}
+        return st
+
+    def __add__(self, other: "SizeStats") -> "SizeStats":
+        if not isinstance(other, SizeStats):
+            return NotImplemented
+        if (self.codec, self.block_bytes) != (other.codec, other.block_bytes):
+            raise ValueError(
+                f"cannot merge statistics of {self.codec} at {self.block_bytes} B with "
+                f"{other.codec} at {other.block_bytes} B"
+            )
+        n = max(self.hist.shape[0], other.hist.shape[0])
+        hist = np.zeros(n, dtype=np.int64)
+        hist[: self.hist.shape[0]] += self.hist
+        hist[: other.hist.shape[0]] += other.hist
+        modes = dict(self.mode_counts)
+        for m, c in other.mode_counts.items():
+            modes[m] = modes.get(m, 0) + c
+        return SizeStats(self.codec, self.block_bytes, self.policy, hist, self.tag_bits + other.tag_bits, modes)
+
+    __radd__ = __add__
+
+    # --- totals ----------------------------------------------------------------------------
+    @property
+    def n_blocks(self) -> int:
+        return int(self.hist.sum())
+
+    @property
+    def raw_bits(self) -> int:
+        return 8 * self.block_bytes * self.n_blocks
+
+    @property
+    def inband_bits(self) -> int:
+        return int(np.dot(self.hist, np.arange(self.hist.shape[0], dtype=np.int64)))
+
+    def charged_bits(self, policy: Optional[str] = None, count_tag: bool = False) -> int:
+        """Total bits charged under ``policy`` (default: the preset's); tags on request."""
+        policy = self.policy if policy is None else policy
+        levels = np.arange(self.hist.shape[0], dtype=np.uint32)
+        total = int(np.dot(self.hist.astype(np.uint64), charge(levels, self.block_bytes, policy)))
+        if count_tag:
+            total += self.tag_bits + self.n_blocks * _core.policy_extra_tag_bits(policy)
+        return total
+
+    def cr(self, policy: Optional[str] = None, count_tag: bool = False) -> float:
+        """Raw CR = sum(8B) / sum(charged bits), a ratio of sums (SPEC 0.6); inf for 0 bits."""
+        charged = self.charged_bits(policy, count_tag)
+        return float("inf") if charged == 0 else self.raw_bits / charged
+
+    def cr_mag(self, mag: int = 32, u_min: int = 1, policy: Optional[str] = None) -> float:
+        """CR at memory access granularity ``mag`` bytes (P1 §V), after the policy's fallback."""
+        return self.cr(mag_policy(self.policy if policy is None else policy, mag, u_min))
+
+    def size_classes(self, mag: int = 32, u_min: int = 1, policy: Optional[str] = None) -> Dict[int, float]:
+        """Share of blocks charged each number of bytes at MAG: ``{32: 0.4, 64: 0.1, ...}``."""
+        p = mag_policy(self.policy if policy is None else policy, mag, u_min)
+        levels = np.arange(self.hist.shape[0], dtype=np.uint32)
+        charged_bytes = charge(levels, self.block_bytes, p) // 8
+        n = max(self.n_blocks, 1)
+        out = {}
+        for b in range(0 if u_min == 0 else mag, self.block_bytes + 1, mag):
+            out[b] = float(self.hist[charged_bytes == b].sum()) / n
+        if self.block_bytes % mag:
+            out[self.block_bytes] = float(self.hist[charged_bytes == self.block_bytes].sum()) / n
+        return out
+
+    def histogram(self) -> "pandas.Series":  # noqa: F821
+        """Blocks per in-band size in bits (non-empty bins only)."""
+        import pandas as pd
+
+        nz = np.nonzero(self.hist)[0]
+        return pd.Series(self.hist[nz], index=pd.Index(nz, name="bits"), name="blocks")
