@@ -31,11 +31,7 @@ struct Delta {
   unsigned k, d;
 };
 constexpr Delta kDeltas[] = {{2, 8, 1}, {3, 8, 2}, {4, 8, 4}, {5, 4, 1}, {6, 4, 2}, {7, 2, 1}};
-const Delta* find_delta(int id) {
-  for (const Delta& x : kDeltas)
-    if (x.id == id) return &x;
-  return nullptr;
-}
+inline const Delta* find_delta(int id) { return id >= 2 && id <= 7 ? &kDeltas[id - 2] : nullptr; }
 
 enum class Ext { sign, zero };                  // sub-64-bit immediates: sign- or zero-extended
 enum class Fit { signed_, symmetric, magnitude };  // range a d-byte delta must lie in
@@ -52,7 +48,7 @@ struct Config {
   unsigned bases = 1;
   EncBits encoding = EncBits::tag;
   Winner winner = Winner::min_bits;
-  double member_threshold = 1.0;  // candidates above this fraction of 8B fail (gem5: 0.99)
+  double member_threshold = 0.0;  // > 0: candidates above this fraction of 8B fail (gem5: 0.99)
   unsigned fmax = 4;
   std::string order = "encoding";
 };
@@ -72,7 +68,7 @@ class BDI final : public CodecImpl<BDI> {
     const std::string enc = r.get_choice("encoding", "tag", {"tag", "inband", "none"});
     c_.encoding = enc == "tag" ? EncBits::tag : enc == "inband" ? EncBits::inband : EncBits::none;
     c_.winner = r.get_choice("winner", "min_bits", {"min_bits", "pow2"}) == "pow2" ? Winner::pow2 : Winner::min_bits;
-    c_.member_threshold = r.get_double("member_threshold", 1.0, 0.0, 1.0);
+    c_.member_threshold = r.get_double("member_threshold", 0.0, 0.0, 1.0);
     c_.fmax = static_cast<unsigned>(r.get_int("fmax", 4, 1, 64));
     c_.order = r.get_choice("order", "encoding", {"encoding", "kim", "cmu"});
     r.finish();
@@ -239,6 +235,10 @@ class BDI final : public CodecImpl<BDI> {
     return true;
   }
 
+  bool delta_ok(unsigned k, const std::uint8_t* blk, std::size_t b, unsigned d) const {
+    return k == 8 ? delta_ok<8>(blk, b, d) : k == 4 ? delta_ok<4>(blk, b, d) : delta_ok<2>(blk, b, d);
+  }
+
   bool candidate(int id, const std::uint8_t* blk, std::size_t b) const {
     switch (id) {
       case kZero: {
@@ -256,9 +256,7 @@ class BDI final : public CodecImpl<BDI> {
       }
       default: {
         const Delta& x = *find_delta(id);
-        if (x.k == 8) return delta_ok<8>(blk, b, x.d);
-        if (x.k == 4) return delta_ok<4>(blk, b, x.d);
-        return delta_ok<2>(blk, b, x.d);
+        return delta_ok(x.k, blk, b, x.d);
       }
     }
   }
@@ -278,7 +276,7 @@ class BDI final : public CodecImpl<BDI> {
     for (int id : order_) {
       if (id == kRep4 && !c_.repeat4) continue;
       const std::uint32_t bits = breakdown(id, b).inband();
-      if (id != kRaw && static_cast<double>(bits) > limit) continue;
+      if (id != kRaw && c_.member_threshold > 0 && static_cast<double>(bits) > limit) continue;
       keyed.emplace_back(key(bits, b), id);
     }
     std::stable_sort(keyed.begin(), keyed.end(),
@@ -288,9 +286,24 @@ class BDI final : public CodecImpl<BDI> {
     return ids;
   }
 
+  // Fit is monotone in d for a fixed k (a base found at a wider d is within two narrow deltas
+  // of the narrow base), so the widest delta of each element size is tried first: if it fails,
+  // every candidate of that size is skipped.
   int choose(const std::uint8_t* blk, std::size_t b) const {
-    for (int id : ranked_[static_cast<std::size_t>(ceil_log2(b)) - 4])
-      if (candidate(id, blk, b)) return id;
+    unsigned tried = 0, alive = 0;  // bit k: widest delta of element size k tried / fits
+    for (int id : ranked_[static_cast<std::size_t>(ceil_log2(b)) - 4]) {
+      const Delta* x = find_delta(id);
+      if (!x) {
+        if (candidate(id, blk, b)) return id;
+        continue;
+      }
+      const unsigned bit = 1u << x->k, dmax = x->k == 8 ? 4 : x->k == 4 ? 2 : 1;
+      if (!(tried & bit)) {
+        tried |= bit;
+        if (delta_ok(x->k, blk, b, dmax)) alive |= bit;
+      }
+      if ((alive & bit) && (x->d == dmax || delta_ok(x->k, blk, b, x->d))) return id;
+    }
     return kRaw;
   }
 

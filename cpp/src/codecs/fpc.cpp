@@ -37,6 +37,17 @@ inline unsigned pattern(std::uint32_t w) {
   return 7;
 }
 
+// Payload bits of a non-zero word, without branches on the pattern.
+inline unsigned pattern_bits(std::uint32_t w) {
+  const auto s = static_cast<std::int32_t>(w);
+  const auto u = static_cast<std::uint32_t>(s);
+  const bool s4 = u + 8u < 16u, s8 = u + 128u < 256u, s16 = u + 32768u < 65536u;
+  const bool low0 = (w & 0xFFFFu) == 0;
+  const bool halves = ((w + 0x00800000u) & 0xFF000000u) == 0 && ((w + 0x80u) & 0xFF00u) == 0;
+  const bool rep = w == (w & 0xFFu) * 0x01010101u;
+  return s4 ? 4u : s8 ? 8u : (s16 || low0 || halves) ? 16u : rep ? 8u : 32u;
+}
+
 // CMU-SAFARI FPCCompress bytes of one word (|x| tests on int32, halves unsigned).
 inline unsigned cmu_bytes(std::uint32_t w) {
   const auto s = static_cast<std::int32_t>(w);
@@ -79,29 +90,18 @@ class FPC final : public CodecImpl<FPC> {
       s.meta = static_cast<std::uint32_t>(8 * (3 * n / 8));
       return s;
     }
+    // Branch-light: a zero word opens a token when it starts a run or (bounded runs) when the
+    // run passes a multiple of 8; every other word is one token.
+    const unsigned period = unbounded_ ? 0u : 7u;
     unsigned run = 0;
     std::uint32_t tokens = 0, payload = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
-      if (w == 0) {
-        if (++run == 8 && !unbounded_) {
-          ++tokens;
-          payload += 3;
-          run = 0;
-        }
-        continue;
-      }
-      if (run) {
-        ++tokens;
-        payload += 3;
-        run = 0;
-      }
-      ++tokens;
-      payload += kPayload[pattern(w)];
-    }
-    if (run) {
-      ++tokens;
-      payload += 3;
+      const bool z = w == 0;
+      run = z ? run + 1 : 0;
+      const bool opens = z && (run == 1 || (period && (run & period) == 1));
+      tokens += z ? static_cast<std::uint32_t>(opens) : 1u;
+      payload += z ? (opens ? 3u : 0u) : pattern_bits(w);
     }
     s.payload = payload;
     s.meta = 3 * tokens;

@@ -1,0 +1,151 @@
+// Contracts every registered codec and preset keeps (DESIGN "Contracts", SPEC 0.7):
+// measure == encoded length == payload + meta + header <= max_compressed_bits, decode(encode(x))
+// == x for exact presets, results independent of thread count, corrupt streams rejected cleanly.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "memcomp/codecs/registry.hpp"
+#include "test_util.hpp"
+
+using namespace memcomp;
+
+namespace {
+
+struct Columns {
+  explicit Columns(std::size_t n) : bits(n), payload(n), meta(n), header(n), tag(n), mode(n) {}
+  SizeColumns view() {
+    return {bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data()};
+  }
+  std::vector<std::uint32_t> bits, payload, meta, header, tag;
+  std::vector<std::int16_t> mode;
+};
+
+class EveryPreset : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryPreset, ContractsOnAdversarialBlocks) {
+  const auto codec = make_codec(GetParam());
+  for (std::size_t B : valid_block_sizes) {
+    const auto data = test::adversarial_blocks(B);
+    const BlockView v{data.data(), data.size() / B, B};
+    Columns one(v.n_blocks), two(v.n_blocks);
+    codec->measure_batch(v, one.view(), 1);
+    codec->measure_batch(v, two.view(), 2);
+    EXPECT_EQ(one.bits, two.bits);
+    EXPECT_EQ(one.mode, two.mode);
+    const std::uint64_t max_bits = codec->max_compressed_bits(B);
+    for (std::size_t i = 0; i < v.n_blocks; ++i) {
+      ASSERT_EQ(one.bits[i], one.payload[i] + one.meta[i] + one.header[i]);
+      ASSERT_LE(one.bits[i], max_bits) << GetParam() << " B=" << B << " block " << i;
+      const SizeBreakdown s = codec->measure(v.block(i), B);
+      ASSERT_EQ(s.inband(), one.bits[i]);
+    }
+    if (!codec->exact()) {
+      EXPECT_THROW(codec->encode_batch(v, 1), memcomp::invalid_argument);
+      continue;
+    }
+    const EncodedBlocks enc = codec->encode_batch(v, 2);
+    ASSERT_EQ(enc.bit_lengths, one.bits);
+    std::vector<std::uint8_t> out(data.size(), 0xA5);
+    const EncodedView ev{enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(),
+                         enc.tags.data(), v.n_blocks, B};
+    codec->decode_batch(ev, out.data(), 2);
+    ASSERT_EQ(out, data) << GetParam() << " B=" << B;
+  }
+}
+
+TEST_P(EveryPreset, CorruptStreamsThrowOrDecode) {
+  const auto codec = make_codec(GetParam());
+  std::mt19937_64 rng(7);
+  for (std::size_t B : {std::size_t{16}, std::size_t{64}}) {
+    const auto data = test::adversarial_blocks(B, 40);
+    const std::size_t n = data.size() / B;
+    std::vector<std::uint8_t> out(B);
+    if (!codec->exact()) {  // accounting-only: no stream to decode at all
+      std::uint64_t off = 0;
+      std::uint32_t len = 0, tag = 0;
+      EXPECT_THROW(codec->decode_batch({data.data(), 1, &off, &len, &tag, 1, B}, out.data(), 1),
+                   memcomp::invalid_argument);
+      continue;
+    }
+    const EncodedBlocks enc = codec->encode_batch({data.data(), n, B}, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int trial = 0; trial < 8; ++trial) {
+        // A copy of block i's stream alone, so any out-of-bounds read is caught by ASan.
+        const std::size_t nbytes = (enc.bit_lengths[i] + 7) / 8;
+        std::vector<std::uint8_t> one(enc.data.begin() + static_cast<std::ptrdiff_t>(enc.bit_offsets[i] / 8),
+                                      enc.data.begin() + static_cast<std::ptrdiff_t>(enc.bit_offsets[i] / 8 + nbytes));
+        std::uint32_t len = enc.bit_lengths[i];
+        std::uint32_t tag = enc.tags[i];
+        switch (trial % 4) {
+          case 0: len = len ? static_cast<std::uint32_t>(rng() % len) : 0; break;  // truncate
+          case 1: if (!one.empty()) one[rng() % one.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8)); break;
+          case 2: tag = static_cast<std::uint32_t>(rng() % 20); break;
+          default: for (auto& x : one) x = static_cast<std::uint8_t>(rng()); break;
+        }
+        const std::uint64_t off = 0;
+        const EncodedView ev{one.data(), one.size(), &off, &len, &tag, 1, B};
+        try {
+          codec->decode_batch(ev, out.data(), 1);
+        } catch (const corrupt_stream&) {
+        }
+      }
+    }
+  }
+}
+
+TEST_P(EveryPreset, RejectsOutOfBufferOffsets) {
+  const auto codec = make_codec(GetParam());
+  std::vector<std::uint8_t> buf(4);
+  std::uint64_t off = 40;
+  std::uint32_t len = 8, tag = 0;
+  std::vector<std::uint8_t> out(32);
+  if (!codec->exact()) {
+    EXPECT_THROW(codec->decode_batch({buf.data(), buf.size(), &off, &len, &tag, 1, 32}, out.data(), 1),
+                 memcomp::invalid_argument);
+    return;
+  }
+  EXPECT_THROW(codec->decode_batch({buf.data(), buf.size(), &off, &len, &tag, 1, 32}, out.data(), 1), corrupt_stream);
+  off = 0;
+  len = static_cast<std::uint32_t>(codec->max_compressed_bits(32) + 1);
+  EXPECT_THROW(codec->decode_batch({buf.data(), buf.size(), &off, &len, &tag, 1, 32}, out.data(), 1), corrupt_stream);
+}
+
+std::vector<std::string> all_presets() {
+  std::vector<std::string> names;
+  for (const Preset& p : presets()) names.push_back(p.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryPreset, ::testing::ValuesIn(all_presets()),
+                         [](const auto& param_info) {
+                           std::string s = param_info.param;
+                           for (auto& c : s)
+                             if (c == '.') c = '_';
+                           return s;
+                         });
+
+TEST(Registry, FamilyNameSelectsDefaultPreset) {
+  EXPECT_EQ(make_codec("bdi")->preset(), "bdi.paper");
+  EXPECT_EQ(make_codec("fpc")->preset(), "fpc.paper");
+  EXPECT_THROW(make_codec("nope"), memcomp::invalid_argument);
+  EXPECT_THROW(make_codec("bdi", {{"no_such_option", true}}), memcomp::invalid_argument);
+  EXPECT_THROW(make_codec("bdi", {{"endian", std::int64_t{3}}}), memcomp::invalid_argument);
+  EXPECT_THROW(make_codec("bdi", {{"endian", std::string("middle")}}), memcomp::invalid_argument);
+}
+
+TEST(Registry, ExactnessOfPresets) {
+  for (const Preset& p : presets()) {
+    const bool accounting = p.name == "bdi.cmu" || p.name == "fpc.skku" || p.name == "fpc.cmu";
+    EXPECT_EQ(make_codec(p.name)->exact(), !accounting) << p.name;
+  }
+}
+
+TEST(Registry, RejectsUnsupportedBlockSizes) {
+  const auto c = make_codec("bdi");
+  std::vector<std::uint8_t> d(48);
+  Columns cols(1);
+  EXPECT_THROW(c->measure_batch({d.data(), 1, 48}, cols.view(), 1), memcomp::invalid_argument);
+}
+
+}  // namespace

@@ -1,0 +1,68 @@
+// Shared test blocks: random, adversarial and realistic patterns for every block size.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "memcomp/core/bits.hpp"
+
+namespace memcomp::test {
+
+/// n blocks of B bytes covering zero, repeated, narrow, delta-boundary, FP-like and random data.
+inline std::vector<std::uint8_t> adversarial_blocks(std::size_t B, std::size_t n_random = 200, unsigned seed = 1) {
+  std::vector<std::vector<std::uint8_t>> blocks;
+  std::mt19937_64 rng(seed);
+  auto add = [&](auto&& fill) {
+    std::vector<std::uint8_t> b(B, 0);
+    fill(b);
+    blocks.push_back(std::move(b));
+  };
+  auto words = [&](unsigned k, auto&& f) {
+    add([&](std::vector<std::uint8_t>& b) {
+      for (std::size_t i = 0; i < B / k; ++i) store_k(b.data() + i * k, f(i), k, Endian::little);
+    });
+  };
+  add([](auto&) {});
+  add([](auto& b) { std::memset(b.data(), 0xFF, b.size()); });
+  for (unsigned k : {1u, 2u, 4u, 8u}) {
+    words(k, [&](std::size_t) { return std::uint64_t{0x8123456789ABCDEFull}; });
+    for (std::int64_t step : {1LL, -1LL, 3LL, 127LL, -128LL, 128LL, -129LL, 255LL, 256LL, 32767LL, -32768LL,
+                              32768LL, 0x7FFFFFFFLL, -0x80000000LL, 0x80000000LL}) {
+      words(k, [&](std::size_t i) { return static_cast<std::uint64_t>(0x1122334455667788LL + step * static_cast<std::int64_t>(i)); });
+      words(k, [&](std::size_t i) { return static_cast<std::uint64_t>(step * static_cast<std::int64_t>(i)); });
+      words(k, [&](std::size_t i) { return static_cast<std::uint64_t>(i % 2 ? step : -step); });
+    }
+  }
+  // single non-zero byte at each position, and each value at byte 0
+  for (std::size_t p = 0; p < B; ++p) add([&](auto& b) { b[p] = 0x80; });
+  for (unsigned v = 1; v < 256; v += 17) add([&](auto& b) { b[0] = static_cast<std::uint8_t>(v); });
+  // FP32-like: smooth floats with zeros
+  add([&](auto& b) {
+    for (std::size_t i = 0; i < B / 4; ++i) {
+      float f = i % 3 ? 1.0f + 0.01f * static_cast<float>(i) : 0.0f;
+      std::memcpy(b.data() + 4 * i, &f, 4);
+    }
+  });
+  // narrow signed integers of every width, then random words of every width
+  for (unsigned bits : {4u, 8u, 16u, 24u, 32u}) {
+    words(4, [&](std::size_t) { return static_cast<std::uint64_t>(sign_extend(rng(), bits)) & 0xFFFFFFFFu; });
+  }
+  for (std::size_t r = 0; r < n_random; ++r) {
+    const unsigned kind = static_cast<unsigned>(r % 4);
+    add([&](auto& b) {
+      for (auto& x : b) {
+        const std::uint64_t v = rng();
+        x = kind == 0 ? static_cast<std::uint8_t>(v)                    // uniform bytes
+            : kind == 1 ? static_cast<std::uint8_t>(v % 3 == 0 ? v >> 8 : 0)  // sparse
+            : kind == 2 ? static_cast<std::uint8_t>((v & 1) ? 0xFF : 0)       // 0x00/0xFF
+                        : static_cast<std::uint8_t>(v % 5);                   // tiny values
+      }
+    });
+  }
+  std::vector<std::uint8_t> flat;
+  for (auto& b : blocks) flat.insert(flat.end(), b.begin(), b.end());
+  return flat;
+}
+
+}  // namespace memcomp::test
