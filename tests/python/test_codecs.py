@@ -1,0 +1,276 @@
+"""Codec contracts for every registered codec and preset (DESIGN "Contracts", SPEC 0.7)."""
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import memcomp
+from blockgen import adversarial, all_kinds, realistic
+
+ALL = memcomp.codec_names()
+EXACT = [n for n in ALL if memcomp.get_codec(n).exact]
+ACCOUNTING = [n for n in ALL if n not in EXACT]
+SIZES = memcomp.VALID_BLOCK_BYTES
+
+
+def check_sizes(codec, blocks):
+    s = codec.measure(blocks)
+    assert s.n_blocks == blocks.shape[0]
+    assert np.array_equal(s.size_bits, s.payload_bits + s.meta_bits + s.header_bits)
+    assert int(s.size_bits.max(initial=0)) <= codec.max_compressed_bits(blocks.shape[1])
+    return s
+
+
+def check_roundtrip(codec, blocks):
+    s = check_sizes(codec, blocks)
+    enc = codec.encode(blocks)
+    assert np.array_equal(enc.bit_lengths, s.size_bits), "measure() differs from the stream length"
+    assert enc.total_bits == s.total_bits
+    assert np.all(enc.bit_offsets % 8 == 0)
+    assert enc.data.nbytes == int(((enc.bit_lengths.astype(np.int64) + 7) // 8).sum())
+    out = codec.decode(enc)
+    assert out.dtype == np.uint8 and out.shape == blocks.shape
+    assert np.array_equal(out, blocks)
+    return s, enc
+
+
+@pytest.mark.parametrize("block_bytes", SIZES)
+@pytest.mark.parametrize("name", EXACT)
+def test_roundtrip_every_exact_preset(name, block_bytes):
+    check_roundtrip(memcomp.get_codec(name), all_kinds(block_bytes))
+
+
+@pytest.mark.parametrize("block_bytes", SIZES)
+@pytest.mark.parametrize("name", ACCOUNTING)
+def test_accounting_presets_measure_but_do_not_encode(name, block_bytes):
+    codec = memcomp.get_codec(name)
+    assert codec.exact is False
+    check_sizes(codec, all_kinds(block_bytes))
+    with pytest.raises(ValueError, match="accounting-only"):
+        codec.encode(adversarial(block_bytes)[:3])
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_results_do_not_depend_on_threads(name):
+    blocks = realistic(32, 1 << 20)
+    codec = memcomp.get_codec(name)
+    a, b = codec.measure(blocks, threads=1), codec.measure(blocks, threads=2)
+    for f in ("size_bits", "payload_bits", "meta_bits", "header_bits", "tag_bits", "mode"):
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+
+
+@given(st.sampled_from(SIZES).flatmap(lambda b: st.binary(min_size=b, max_size=8 * b).map(lambda x: (b, x))))
+def test_hypothesis_arbitrary_bytes_roundtrip(case):
+    b, raw = case
+    raw = raw[: len(raw) // b * b]
+    blocks = np.frombuffer(raw, dtype=np.uint8).reshape(-1, b).copy()
+    for name in EXACT:
+        check_roundtrip(memcomp.get_codec(name), blocks)
+    for name in ACCOUNTING:
+        check_sizes(memcomp.get_codec(name), blocks)
+
+
+@given(
+    st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.float32]),
+    st.sampled_from(SIZES),
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 12),
+)
+def test_hypothesis_typed_narrow_data_roundtrip(dtype, b, seed, bits):
+    """Typed arrays of narrow values (the data BDI and FPC are built for)."""
+    rng = np.random.default_rng(seed)
+    n = 4 * b // np.dtype(dtype).itemsize
+    if np.dtype(dtype).kind == "f":
+        arr = (rng.standard_normal(n) * 2.0**bits).astype(dtype)
+    else:
+        lim = min(2 ** (bits - 1), np.iinfo(dtype).max)
+        arr = (rng.integers(-lim, lim, n) + rng.integers(-1, 2) * 1000).astype(dtype)
+    blocks = memcomp.as_blocks(arr, b)
+    for name in EXACT:
+        check_roundtrip(memcomp.get_codec(name), blocks)
+
+
+# --- identity and configuration ---------------------------------------------------------------
+@pytest.mark.parametrize("name", ALL)
+def test_config_roundtrip_equality_and_repr(name):
+    c = memcomp.get_codec(name)
+    cfg = c.get_config()
+    assert json.loads(json.dumps(cfg)) == cfg
+    assert memcomp.Codec.from_config(cfg) == c
+    assert hash(memcomp.Codec.from_config(cfg)) == hash(c)
+    assert eval(repr(c), {"get_codec": memcomp.get_codec}) == c
+    assert cfg["preset"] == name and cfg["id"] == name.split(".")[0]
+
+
+def test_family_name_gives_default_preset_and_options_override():
+    assert memcomp.get_codec("bdi").preset == "bdi.paper"
+    assert memcomp.get_codec("fpc").preset == "fpc.paper"
+    c = memcomp.get_codec("bdi", endian="big")
+    assert c.name == "bdi.paper(endian=big)"
+    assert c != memcomp.get_codec("bdi")
+    assert c.options["endian"] == "big"
+    assert memcomp.Codec.from_config(c.get_config()) == c
+    assert memcomp.get_codec("bdi.gem5", winner="min_bits").name == "bdi.gem5(winner=min_bits)"
+
+
+def test_list_codecs_table():
+    t = memcomp.list_codecs()
+    assert list(t["name"]) == ALL
+    assert set(t.loc[t["default"], "name"]) == {"zca.paper", "zrep.ours", "bdi.paper", "fpc.paper"}
+    assert set(t.loc[~t["exact"], "name"]) == {"bdi.cmu", "fpc.skku", "fpc.cmu"}
+    for name in ("bdi.paper", "bdi.gem5", "bdi.kim", "bdi.cmu", "fpc.paper", "fpc.skku", "fpc.cmu"):
+        assert name in ALL
+
+
+def test_modes_name_every_reported_mode():
+    blocks = all_kinds(64)
+    for name in ALL:
+        c = memcomp.get_codec(name)
+        assert set(np.unique(c.measure(blocks).mode).tolist()) <= set(c.modes)
+
+
+# --- results ---------------------------------------------------------------------------------
+def test_sizes_are_frozen_and_readonly():
+    s = memcomp.get_codec("bdi").measure(adversarial(32))
+    with pytest.raises(Exception):
+        s.block_bytes = 64
+    with pytest.raises(ValueError):
+        s.size_bits[0] = 1
+    df = s.to_frame()
+    assert list(df.columns) == ["size_bits", "payload_bits", "meta_bits", "header_bits", "tag_bits", "mode", "mode_name"]
+    assert df["mode_name"].iloc[0] == "zeros"
+
+
+def test_encoded_save_load_roundtrip(tmp_path):
+    blocks = all_kinds(64)
+    for name in EXACT:
+        c = memcomp.get_codec(name)
+        enc = c.encode(blocks)
+        p = tmp_path / f"{name}.npz"
+        enc.save(p)
+        back = memcomp.Encoded.load(p)
+        assert back.config == enc.config and back.block_bytes == 64
+        assert np.array_equal(memcomp.Codec.from_config(back.config).decode(back), blocks)
+
+
+def test_block_stream_matches_buffer():
+    c = memcomp.get_codec("fpc")
+    blocks = adversarial(32)
+    enc = c.encode(blocks)
+    i = 5
+    assert enc.block_stream(i) == bytes(enc.data[enc.bit_offsets[i] // 8 :][: (enc.bit_lengths[i] + 7) // 8])
+
+
+# --- bad input -------------------------------------------------------------------------------
+def test_unknown_codec_and_options():
+    with pytest.raises(ValueError, match="unknown codec 'nope'"):
+        memcomp.get_codec("nope")
+    with pytest.raises(ValueError, match="unknown option"):
+        memcomp.get_codec("bdi", window=3)
+    with pytest.raises(ValueError, match="must be one of"):
+        memcomp.get_codec("bdi", endian="middle")
+    with pytest.raises(ValueError, match="must be a string"):
+        memcomp.get_codec("fpc", endian=1)
+    with pytest.raises(TypeError, match="must be a bool, int, float or str"):
+        memcomp.get_codec("bdi", endian=[1])
+    with pytest.raises(TypeError):
+        memcomp.get_codec(3)
+    with pytest.raises(ValueError):
+        memcomp.Codec.from_config({"id": "fpc", "preset": "bdi.paper"})
+    with pytest.raises(ValueError):
+        memcomp.Codec.from_config({"id": "bdi"})
+
+
+@pytest.mark.parametrize("name", ["bdi", "fpc", "zca"])
+def test_measure_rejects_bad_blocks_without_copying(name):
+    c = memcomp.get_codec(name)
+    good = adversarial(32)
+    with pytest.raises(TypeError, match="uint8"):
+        c.measure(good.view(np.int8))
+    with pytest.raises(TypeError, match="uint8"):
+        c.measure(good.astype(np.float32))
+    with pytest.raises(ValueError, match="2-D"):
+        c.measure(good.reshape(-1))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        c.measure(np.asfortranarray(good))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        c.measure(good[:, ::2])
+    with pytest.raises(ValueError, match="not supported"):
+        c.measure(np.zeros((4, 48), np.uint8))
+    with pytest.raises(TypeError):
+        c.measure(good.tolist())
+    with pytest.raises(ValueError, match="threads"):
+        c.measure(good, threads=0)
+    with pytest.raises(TypeError, match="threads"):
+        c.measure(good, threads="2")
+    assert c.measure(np.zeros((0, 32), np.uint8)).n_blocks == 0
+
+
+def test_encode_accepts_readonly_input():
+    b = adversarial(32)
+    b.flags.writeable = False
+    enc = memcomp.get_codec("bdi").encode(b)
+    assert np.array_equal(memcomp.get_codec("bdi").decode(enc), b)
+
+
+def test_decode_rejects_corrupt_streams():
+    c = memcomp.get_codec("fpc")
+    blocks = all_kinds(32)
+    enc = c.encode(blocks)
+
+    def with_(**kw):
+        fields = dict(config=enc.config, block_bytes=enc.block_bytes, data=enc.data, bit_offsets=enc.bit_offsets,
+                      bit_lengths=enc.bit_lengths, tags=enc.tags)
+        fields.update(kw)
+        return memcomp.Encoded(**fields)
+
+    with pytest.raises(memcomp.CorruptStreamError, match="outside"):
+        c.decode(with_(data=enc.data[: enc.data.size // 2]))
+    short = enc.bit_lengths.copy()
+    short[-1] -= 1
+    with pytest.raises(memcomp.CorruptStreamError, match="block %d" % (len(short) - 1)):
+        c.decode(with_(bit_lengths=short))
+    longer = enc.bit_lengths.copy()
+    longer[0] = c.max_compressed_bits(32) + 1
+    with pytest.raises(memcomp.CorruptStreamError, match="exceeds"):
+        c.decode(with_(bit_lengths=longer))
+    with pytest.raises(ValueError, match="entries"):
+        c.decode(with_(tags=enc.tags[:-1]))
+    with pytest.raises(TypeError, match="uint32"):
+        c.decode(with_(bit_lengths=enc.bit_lengths.astype(np.int64)))
+    with pytest.raises(ValueError, match="encoded by fpc.paper"):
+        memcomp.get_codec("bdi").decode(enc)
+    # BDI encodings live in the tags: an undefined one is corrupt
+    b = memcomp.get_codec("bdi")
+    eb = b.encode(blocks[:4])
+    bad = memcomp.Encoded(eb.config, 32, eb.data, eb.bit_offsets, eb.bit_lengths, np.full(4, 9, np.uint32))
+    with pytest.raises(memcomp.CorruptStreamError, match="encoding 9"):
+        b.decode(bad)
+
+
+def test_encoded_load_rejects_malformed_files(tmp_path):
+    p = tmp_path / "x.npz"
+    np.savez(p, data=np.zeros(3, np.uint8))
+    with pytest.raises(ValueError, match="missing"):
+        memcomp.Encoded.load(p)
+    q = tmp_path / "junk.npz"
+    q.write_bytes(b"not a zip file at all")
+    with pytest.raises(ValueError):
+        memcomp.Encoded.load(q)
+    with pytest.raises(FileNotFoundError):
+        memcomp.Encoded.load(tmp_path / "missing.npz")
+    enc = memcomp.get_codec("bdi").encode(adversarial(32))
+    r = tmp_path / "bad_cfg.npz"
+    np.savez(r, format=np.array("memcomp.encoded/1"), config=np.array(json.dumps({"preset": "nope"})),
+             block_bytes=np.array(32), data=enc.data, bit_offsets=enc.bit_offsets, bit_lengths=enc.bit_lengths,
+             tags=enc.tags)
+    with pytest.raises(ValueError, match="unknown codec"):
+        memcomp.Encoded.load(r)
+    s = tmp_path / "bad_dtype.npz"
+    np.savez(s, format=np.array("memcomp.encoded/1"), config=np.array(json.dumps(enc.config)),
+             block_bytes=np.array(32), data=enc.data, bit_offsets=enc.bit_offsets.astype(np.int32),
+             bit_lengths=enc.bit_lengths, tags=enc.tags)
+    with pytest.raises(ValueError, match="bit_offsets"):
+        memcomp.Encoded.load(s)

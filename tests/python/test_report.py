@@ -1,0 +1,77 @@
+"""memcomp.compare: the long-form comparison table."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import memcomp
+from blockgen import realistic
+
+
+def test_compare_table_values():
+    blocks = realistic(128, 1 << 20)
+    df = memcomp.compare(blocks, ["bdi", "fpc.cmu", "zca"], mag=32)
+    assert list(df["codec"]) == ["bdi.paper", "fpc.cmu", "zca.paper"]
+    assert set(df.columns) >= {"codec", "family", "preset", "exact", "block_bytes", "blocks", "raw_bits", "inband_bits",
+                               "tag_bits", "policy", "charged_bits", "cr", "mag", "cr_mag", "share_32B", "share_64B",
+                               "share_96B", "share_128B"}
+    for _, row in df.iterrows():
+        c = memcomp.get_codec(row["codec"])
+        s = c.measure(blocks)
+        charged = memcomp.charge(s.size_bits, 128, c.policy).sum()
+        assert row["blocks"] == len(blocks) and row["raw_bits"] == blocks.size * 8
+        assert row["inband_bits"] == s.total_bits
+        assert row["charged_bits"] == charged
+        assert row["cr"] == pytest.approx(blocks.size * 8 / charged)
+        mag = memcomp.charge(s.size_bits, 128, memcomp.metrics.mag_policy(c.policy, 32))
+        assert row["cr_mag"] == pytest.approx(blocks.size * 8 / mag.sum())
+        shares = [row[f"share_{k}B"] for k in (32, 64, 96, 128)]
+        assert sum(shares) == pytest.approx(1.0)
+        assert row["share_128B"] == pytest.approx(np.mean(mag == 1024))
+    assert df.loc[df.codec == "fpc.cmu", "policy"].item() == "cap"
+
+
+def test_compare_chunked_and_dump_match_whole(tmp_path):
+    data = memcomp.workloads.sample_dump(1 << 20, seed=3)
+    blocks = memcomp.as_blocks(data, 64)
+    whole = memcomp.compare(blocks, "all")
+    chunked = memcomp.compare(blocks, "all", chunk_blocks=1000, threads=1)
+    pd.testing.assert_frame_equal(whole, chunked)
+    p = tmp_path / "dump.bin"
+    memcomp.save_dump(p, data)
+    seen = []
+    with memcomp.open_dump(p, 64) as dump:
+        from_dump = memcomp.compare(dump, "all", chunk_blocks=5000, progress=lambda d, t: seen.append((d, t)))
+    pd.testing.assert_frame_equal(whole, from_dump)
+    assert seen[-1] == (len(blocks), len(blocks)) and len(seen) == -(-len(blocks) // 5000)
+
+
+def test_compare_policy_override_and_tags():
+    blocks = realistic(32, 1 << 16)
+    df = memcomp.compare(blocks, ["bdi.paper"], policy="cap+bytes", count_tag=True)
+    s = memcomp.get_codec("bdi").measure(blocks)
+    charged = memcomp.charge(s.size_bits, 32, "cap+bytes").sum() + s.tag_bits.sum() + len(blocks)
+    assert df["charged_bits"].item() == charged
+    assert df["policy"].item() == "cap+bytes"
+
+
+def test_compare_all_and_defaults():
+    blocks = realistic(32, 1 << 14)
+    assert list(memcomp.compare(blocks, "all")["codec"]) == memcomp.codec_names()
+    assert list(memcomp.compare(blocks, "defaults")["codec"]) == memcomp.codec_names(defaults_only=True)
+
+
+def test_compare_bad_input():
+    with pytest.raises(TypeError, match="ndarray or a memcomp Dump"):
+        memcomp.compare([[0] * 32], "bdi")
+    with pytest.raises(ValueError, match="2-D"):
+        memcomp.compare(np.zeros(64, np.uint8), "bdi")
+    with pytest.raises(TypeError, match="uint8"):
+        memcomp.compare(np.zeros((2, 32), np.int8), "bdi")
+    with pytest.raises(ValueError, match="unknown codec"):
+        memcomp.compare(np.zeros((2, 32), np.uint8), "nope")
+    with pytest.raises(ValueError, match="no codecs"):
+        memcomp.compare(np.zeros((2, 32), np.uint8), [])
+    with pytest.raises(ValueError, match="bad policy"):
+        memcomp.compare(np.zeros((2, 32), np.uint8), "bdi", policy="frob")
+    empty = memcomp.compare(np.zeros((0, 32), np.uint8), "bdi")
+    assert empty["blocks"].item() == 0 and empty["cr"].item() == float("inf")
