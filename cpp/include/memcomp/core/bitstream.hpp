@@ -4,6 +4,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string>
 
 #include "memcomp/core/bits.hpp"
 #include "memcomp/core/error.hpp"
@@ -34,7 +36,16 @@ class BitWriter {
 
   /// Appends n bytes in memory order (the raw-data convention of SPEC 0.3).
   void write_bytes(const std::uint8_t* p, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) write(p[i], 8);
+    if (8 * n > capacity_ - pos_) throw std::length_error("BitWriter: capacity exceeded");
+    std::size_t i = 0;
+    if (nacc_ == 0) {  // byte-aligned: copy straight through
+      std::memcpy(data_ + byte_, p, n);
+      byte_ += n;
+      pos_ += 8 * n;
+      return;
+    }
+    for (; i + 4 <= n; i += 4) put(load<std::uint32_t>(p + i, Endian::big), 32);
+    for (; i < n; ++i) put(p[i], 8);
   }
 
   /// Bits written so far.
@@ -98,7 +109,19 @@ class BitReader {
   bool read_bit() { return read(1) != 0; }
 
   void read_bytes(std::uint8_t* out, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(read(8));
+    if (8 * n > end_ - pos_) {
+      throw corrupt_stream("truncated stream: " + std::to_string(n) + " raw bytes at bit " +
+                           std::to_string(pos_ - begin_) + " run past the end (" +
+                           std::to_string(end_ - begin_) + " bits)");
+    }
+    std::size_t i = 0;
+    if ((pos_ & 7) == 0) {  // byte-aligned: copy straight through
+      std::memcpy(out, data_ + (pos_ >> 3), n);
+      pos_ += 8 * n;
+      return;
+    }
+    for (; i + 4 <= n; i += 4) store<std::uint32_t>(out + i, static_cast<std::uint32_t>(get(32)), Endian::big);
+    for (; i < n; ++i) out[i] = static_cast<std::uint8_t>(get(8));
   }
 
   /// Bits consumed since begin_bit.
