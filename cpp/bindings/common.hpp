@@ -33,10 +33,10 @@ const T* column(const py::array& a, const char* what, std::size_t n = static_cas
 }
 
 /// Moves a vector into a 1-D NumPy array without copying its data.
-template <class T>
-py::array_t<T> to_numpy(std::vector<T>&& v) {
-  auto* heap = new std::vector<T>(std::move(v));
-  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+template <class T, class A>
+py::array_t<T> to_numpy(std::vector<T, A>&& v) {
+  auto* heap = new std::vector<T, A>(std::move(v));
+  py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T, A>*>(p); });
   return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, {static_cast<py::ssize_t>(sizeof(T))},
                         heap->data(), owner);
 }

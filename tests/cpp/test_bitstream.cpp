@@ -80,3 +80,11 @@ TEST(BitStream, RandomRoundTripAllWidths) {
     EXPECT_EQ(r.remaining(), 0u);
   }
 }
+
+TEST(BitReader, BufferLimitAllowsWordLoadsButKeepsLogicalEnd) {
+  std::vector<std::uint8_t> buf(16, 0xFF);
+  buf[0] = 0x12;
+  BitReader r(buf.data(), 0, 4, buf.size());
+  EXPECT_EQ(r.read(4), 0x1u);
+  EXPECT_THROW(r.read(1), corrupt_stream);
+}

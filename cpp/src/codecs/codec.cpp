@@ -1,7 +1,10 @@
 // memcomp codecs: batch loops and stream validation shared by every codec.
 #include "memcomp/codecs/codec.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
 
 #include "memcomp/core/parallel.hpp"
@@ -35,31 +38,47 @@ void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int t
 EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads) const {
   check_block_bytes(blocks.block_bytes);
   if (!exact()) not_decodable();
-  const std::size_t n = blocks.n_blocks;
+  const std::size_t n = blocks.n_blocks, B = blocks.block_bytes;
+  const std::size_t max_bytes = static_cast<std::size_t>(ceil_div(max_compressed_bits(B), 8));
   EncodedBlocks enc;
-  enc.block_bytes = blocks.block_bytes;
+  enc.block_bytes = B;
   enc.bit_offsets.resize(n);
   enc.bit_lengths.resize(n);
   enc.tags.resize(n);
+  // One pass: every worker encodes its range into its own buffer (block streams start on byte
+  // boundaries, offsets relative to the buffer); the buffers are then joined in order.
+  std::mutex mu;
+  std::vector<std::pair<std::size_t, ByteBuffer>> parts;
   parallel_for(n, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i)
-      enc.bit_lengths[i] = measure(blocks.block(i), blocks.block_bytes).inband();
-  });
-  std::uint64_t off = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    enc.bit_offsets[i] = off;
-    off += (std::uint64_t{enc.bit_lengths[i]} + 7) & ~std::uint64_t{7};
-  }
-  enc.data.assign(static_cast<std::size_t>(off / 8), 0);
-  parallel_for(n, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
+    ByteBuffer buf((e - b) * max_bytes);
+    std::size_t at = 0;
     for (std::size_t i = b; i < e; ++i) {
-      BitWriter w(enc.data.data() + enc.bit_offsets[i] / 8, enc.bit_lengths[i]);
-      enc.tags[i] = encode(blocks.block(i), blocks.block_bytes, w);
-      if (w.finish() != enc.bit_lengths[i])
-        throw std::logic_error(preset_ + ": encoded length differs from measure() at block " +
-                               std::to_string(i));
+      BitWriter w(buf.data() + at, 8 * max_bytes);
+      enc.tags[i] = encode(blocks.block(i), B, w);
+      const std::size_t bits = w.finish();
+      enc.bit_offsets[i] = 8 * at;
+      enc.bit_lengths[i] = static_cast<std::uint32_t>(bits);
+      at += (bits + 7) / 8;
     }
+    buf.resize(at);
+    std::lock_guard<std::mutex> lock(mu);
+    parts.emplace_back(b, std::move(buf));
   });
+  std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  if (parts.size() == 1) {
+    enc.data = std::move(parts[0].second);
+    return enc;
+  }
+  std::size_t total = 0;
+  for (const auto& p : parts) total += p.second.size();
+  enc.data.resize(total);
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const std::size_t b = parts[k].first, e = k + 1 < parts.size() ? parts[k + 1].first : n;
+    std::memcpy(enc.data.data() + at, parts[k].second.data(), parts[k].second.size());
+    for (std::size_t i = b; i < e; ++i) enc.bit_offsets[i] += 8 * at;
+    at += parts[k].second.size();
+  }
   return enc;
 }
 
@@ -81,7 +100,7 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads)
   parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
       const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];
-      BitReader r(enc.data, static_cast<std::size_t>(off), static_cast<std::size_t>(off + len));
+      BitReader r(enc.data, static_cast<std::size_t>(off), static_cast<std::size_t>(off + len), enc.data_bytes);
       try {
         decode(r, enc.tags[i], out + i * enc.block_bytes, enc.block_bytes);
         if (r.remaining() != 0)

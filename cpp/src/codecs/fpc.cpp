@@ -119,12 +119,11 @@ class FPC final : public CodecImpl<FPC> {
       }
       if (run) flush_run(out, run);
       const unsigned p = pattern(w);
-      out.write(p, 3);
-      switch (p) {
-        case 4: out.write(w >> 16, 16); break;
-        case 5: out.write(((w >> 16) & 0xFFu) << 8 | (w & 0xFFu), 16); break;
-        default: out.write(w, kPayload[p]); break;  // low bits: sign-extension or repeated byte
-      }
+      std::uint64_t field = w;  // low bits: the sign-extended value or the repeated byte
+      if (p == 4) field = w >> 16;
+      if (p == 5) field = ((w >> 16) & 0xFFu) << 8 | (w & 0xFFu);
+      field &= low_mask(kPayload[p]);
+      out.write(std::uint64_t{p} << kPayload[p] | field, 3 + kPayload[p]);
     }
     if (run) flush_run(out, run);
     return 0;

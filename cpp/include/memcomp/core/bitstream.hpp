@@ -24,7 +24,7 @@ class BitWriter {
   void write(std::uint64_t value, unsigned nbits) {
     if (nbits > 64) throw invalid_argument("BitWriter::write: nbits must be <= 64");
     if (nbits > capacity_ - pos_) throw std::length_error("BitWriter: capacity exceeded");
-    if (nbits > 56) {
+    if (nbits > 32) {
       put(value >> 32, nbits - 32);
       put(value & 0xFFFFFFFFu, 32);
     } else {
@@ -37,13 +37,14 @@ class BitWriter {
   /// Appends n bytes in memory order (the raw-data convention of SPEC 0.3).
   void write_bytes(const std::uint8_t* p, std::size_t n) {
     if (8 * n > capacity_ - pos_) throw std::length_error("BitWriter: capacity exceeded");
-    std::size_t i = 0;
-    if (nacc_ == 0) {  // byte-aligned: copy straight through
+    if ((nacc_ & 7) == 0) {  // byte-aligned: drain whole pending bytes, then copy straight through
+      drain_bytes();
       std::memcpy(data_ + byte_, p, n);
       byte_ += n;
       pos_ += 8 * n;
       return;
     }
+    std::size_t i = 0;
     for (; i + 4 <= n; i += 4) put(load<std::uint32_t>(p + i, Endian::big), 32);
     for (; i < n; ++i) put(p[i], 8);
   }
@@ -51,10 +52,11 @@ class BitWriter {
   /// Bits written so far.
   std::size_t position() const noexcept { return pos_; }
 
-  /// Writes the pending partial byte (zero padded) and returns the exact bit length.
+  /// Writes the pending bits (the last byte zero padded) and returns the exact bit length.
   std::size_t finish() noexcept {
+    drain_bytes();
     if (nacc_ > 0) {
-      data_[byte_] = static_cast<std::uint8_t>(acc_ << (8 - nacc_));
+      data_[byte_++] = static_cast<std::uint8_t>(acc_ >> 56);
       acc_ = 0;
       nacc_ = 0;
     }
@@ -62,17 +64,25 @@ class BitWriter {
   }
 
  private:
-  void put(std::uint64_t value, unsigned nbits) noexcept {
+  // acc_ holds nacc_ (< 32) pending bits at its top; whole 32-bit words go out as they fill.
+  void put(std::uint64_t value, unsigned nbits) noexcept {  // REQUIRES nbits <= 32
     if (nbits == 0) return;
-    std::uint64_t acc = (acc_ << nbits) | (value & low_mask(nbits));
-    unsigned total = nacc_ + nbits;  // <= 7 + 56
-    while (total >= 8) {
-      total -= 8;
-      data_[byte_++] = static_cast<std::uint8_t>(acc >> total);
-    }
-    acc_ = acc & low_mask(total);
-    nacc_ = total;
+    acc_ |= (value & low_mask(nbits)) << (64 - nacc_ - nbits);
+    nacc_ += nbits;
     pos_ += nbits;
+    if (nacc_ >= 32) {
+      store<std::uint32_t>(data_ + byte_, static_cast<std::uint32_t>(acc_ >> 32), Endian::big);
+      byte_ += 4;
+      acc_ <<= 32;
+      nacc_ -= 32;
+    }
+  }
+  void drain_bytes() noexcept {
+    while (nacc_ >= 8) {
+      data_[byte_++] = static_cast<std::uint8_t>(acc_ >> 56);
+      acc_ <<= 8;
+      nacc_ -= 8;
+    }
   }
 
   std::uint8_t* data_;
@@ -84,11 +94,17 @@ class BitWriter {
 };
 
 /// Reads fields from bits [begin_bit, end_bit) of a byte buffer. Reading past end_bit throws
-/// corrupt_stream; it never touches a byte outside [begin_bit/8, ceil(end_bit/8)).
+/// corrupt_stream. It never touches a byte at or beyond `buffer_bytes` (default: the stream's
+/// last byte); a larger buffer_bytes only lets it load whole words near the stream's end.
 class BitReader {
  public:
-  BitReader(const std::uint8_t* data, std::size_t begin_bit, std::size_t end_bit) noexcept
-      : data_(data), pos_(begin_bit), begin_(begin_bit), end_(end_bit < begin_bit ? begin_bit : end_bit) {}
+  BitReader(const std::uint8_t* data, std::size_t begin_bit, std::size_t end_bit,
+            std::size_t buffer_bytes = 0) noexcept
+      : data_(data),
+        pos_(begin_bit),
+        begin_(begin_bit),
+        end_(end_bit < begin_bit ? begin_bit : end_bit),
+        limit_(buffer_bytes > (end_ + 7) / 8 ? buffer_bytes : (end_ + 7) / 8) {}
   BitReader(const std::uint8_t* data, std::size_t nbits) noexcept : BitReader(data, 0, nbits) {}
 
   /// Reads an n-bit field (n in 0..64), MSB first.
@@ -135,10 +151,9 @@ class BitReader {
     if (nbits == 0) return 0;
     const std::size_t byte = pos_ >> 3;
     const unsigned off = static_cast<unsigned>(pos_ & 7);
-    const std::size_t last = (end_ + 7) >> 3;  // one past the last readable byte
     const std::size_t need = (off + nbits + 7) >> 3;
     std::uint64_t w = 0;
-    if (byte + 8 <= last) {
+    if (byte + 8 <= limit_) {
       w = load<std::uint64_t>(data_ + byte, Endian::big);
     } else {
       for (std::size_t i = 0; i < need; ++i) w |= std::uint64_t{data_[byte + i]} << (56 - 8 * i);
@@ -151,6 +166,7 @@ class BitReader {
   std::size_t pos_;
   std::size_t begin_;
   std::size_t end_;
+  std::size_t limit_;  // bytes of data_ that may be read
 };
 
 }  // namespace memcomp
