@@ -75,7 +75,8 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads) const {
   std::size_t at = 0;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const std::size_t b = parts[k].first, e = k + 1 < parts.size() ? parts[k + 1].first : n;
-    std::memcpy(enc.data.data() + at, parts[k].second.data(), parts[k].second.size());
+    if (!parts[k].second.empty())  // all-zero-bit parts have no bytes (and data() may be null)
+      std::memcpy(enc.data.data() + at, parts[k].second.data(), parts[k].second.size());
     for (std::size_t i = b; i < e; ++i) enc.bit_offsets[i] += 8 * at;
     at += parts[k].second.size();
   }
