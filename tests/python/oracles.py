@@ -186,19 +186,25 @@ def _bd_record(data, enc, tag=0, header=0):
     return _rec(enc, payload=8 * k + 8 * d * n, meta=n, header=header, tag=tag)
 
 
-def _bdi_paper(data, B, is_zero, is_rep):
+def _bdi_min_bits(data, B, is_zero, is_rep, fits, rank, **where):
+    """Minimum in-band bits over the fitting encodings; ties by rank; raw only if none fits.
+    ``where`` puts the 4-bit encoding in the tag (paper) or in-band as a header (kim)."""
     cands = []
     if is_zero:
-        cands.append(_rec(0, payload=8, tag=4))
+        cands.append(_rec(0, payload=8, **where))
     if is_rep:
-        cands.append(_rec(1, payload=64, tag=4))
+        cands.append(_rec(1, payload=64, **where))
     for enc, (k, d) in BDI_ENCODINGS.items():
-        if _fits_paper(elements(data, k), k, d):
-            cands.append(_bd_record(data, enc, tag=4))
+        if fits(elements(data, k), k, d):
+            cands.append(_bd_record(data, enc, **where))
     if not cands:
-        return _rec(15, payload=8 * B, tag=4)
-    # minimum in-band bits; ties -> lower encoding id
-    return min(cands, key=lambda r: (inband(r), r["mode"]))
+        return _rec(15, payload=8 * B, **where)
+    return min(cands, key=lambda r: (inband(r), rank(r["mode"])))
+
+
+def _bdi_paper(data, B, is_zero, is_rep):
+    # ties -> lower encoding id
+    return _bdi_min_bits(data, B, is_zero, is_rep, _fits_paper, lambda m: m, tag=4)
 
 
 def nextpow2(x: int) -> int:
@@ -248,17 +254,7 @@ _KIM_ORDER = {0: 0, 1: 1, 2: 2, 5: 3, 3: 4, 7: 5, 6: 6, 4: 7}
 
 
 def _bdi_kim(data, B, is_zero, is_rep):
-    cands = []
-    if is_zero:
-        cands.append(_rec(0, payload=8, header=4))
-    if is_rep:
-        cands.append(_rec(1, payload=64, header=4))
-    for enc, (k, d) in BDI_ENCODINGS.items():
-        if _fits_kim(elements(data, k), k, d):
-            cands.append(_bd_record(data, enc, header=4))
-    if not cands:
-        return _rec(15, payload=8 * B, header=4)
-    return min(cands, key=lambda r: (inband(r), _KIM_ORDER[r["mode"]]))
+    return _bdi_min_bits(data, B, is_zero, is_rep, _fits_kim, _KIM_ORDER.__getitem__, header=4)
 
 
 def _bdi_cmu(data, B, is_zero, is_rep):
