@@ -31,7 +31,7 @@ TEST(BitWriter, IgnoresHighBitsOfValue) {
 }
 
 TEST(BitWriter, CapacityAndWidthAreChecked) {
-  std::vector<std::uint8_t> buf(2);
+  std::vector<std::uint8_t> buf(8);  // capacity is what bounds the writer, not the buffer
   BitWriter w(buf.data(), 10);
   w.write(0, 8);
   EXPECT_THROW(w.write(0, 3), std::length_error);
