@@ -29,8 +29,17 @@ void Codec::measure_range(const BlockView& blocks, std::size_t begin, std::size_
   for (std::size_t i = begin; i < end; ++i) out.set(i, measure(blocks.block(i), blocks.block_bytes));
 }
 
+int Codec::batch_threads(int threads, std::unique_lock<std::mutex>& lock) const {
+  if (!stateful()) return threads;
+  lock = std::unique_lock<std::mutex>(batch_mutex_);
+  reset();
+  return 1;
+}
+
 void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int threads) const {
   check_block_bytes(blocks.block_bytes);
+  std::unique_lock<std::mutex> lock;
+  threads = batch_threads(threads, lock);
   parallel_for(blocks.n_blocks, threads, kMinChunk,
                [&](std::size_t b, std::size_t e) { measure_range(blocks, b, e, out); });
 }
@@ -45,6 +54,8 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads) const {
   enc.bit_offsets.resize(n);
   enc.bit_lengths.resize(n);
   enc.tags.resize(n);
+  std::unique_lock<std::mutex> lock;
+  threads = batch_threads(threads, lock);
   // One pass: every worker encodes its range into its own buffer (block streams start on byte
   // boundaries, offsets relative to the buffer); the buffers are then joined in order.
   std::mutex mu;
@@ -61,7 +72,7 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads) const {
       at += (bits + 7) / 8;
     }
     buf.resize(at);
-    std::lock_guard<std::mutex> lock(mu);
+    std::lock_guard<std::mutex> join(mu);
     parts.emplace_back(b, std::move(buf));
   });
   std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -98,6 +109,8 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads)
                            std::to_string(off + len) + ") lie outside the " +
                            std::to_string(enc.data_bytes) + "-byte buffer");
   }
+  std::unique_lock<std::mutex> lock;
+  threads = batch_threads(threads, lock);
   parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
       const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];

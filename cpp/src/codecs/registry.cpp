@@ -11,6 +11,10 @@ std::vector<Preset> register_builtin_codecs() {
   add_zero_presets(out);
   add_bdi_presets(out);
   add_fpc_presets(out);
+  add_cpack_presets(out);
+  add_bpc_presets(out);
+  add_lzss_presets(out);
+  add_fib_presets(out);
   return out;
 }
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ class Codec {
     policy_ = std::move(policy);
   }
 
+  /// A stateful codec carries state from block to block in array order (SPEC 0.1: only
+  /// cpack.skku). Its batches run on one thread from the initial state, one batch at a time.
+  virtual bool stateful() const { return false; }
+
   /// Every option with its effective value (a complete config).
   virtual Options options() const = 0;
   /// True for a decodable, lossless format; false for accounting-only presets (SPEC 0.7).
@@ -102,9 +107,15 @@ class Codec {
   virtual void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
                              const SizeColumns& out) const;
   [[noreturn]] void not_decodable() const;
+  /// Stateful codecs: return to the initial state (called at the start of every batch).
+  virtual void reset() const {}
 
  private:
+  /// Threads for a batch, and the lock a stateful codec holds for its whole duration.
+  int batch_threads(int threads, std::unique_lock<std::mutex>& lock) const;
+
   std::string family_, preset_, policy_;
+  mutable std::mutex batch_mutex_;
 };
 
 /// CRTP helper: the batch loop calls Derived::measure directly so it inlines.

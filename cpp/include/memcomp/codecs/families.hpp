@@ -10,5 +10,9 @@ namespace memcomp {
 void add_zero_presets(std::vector<Preset>& out);  // zca, zrep (zero.cpp)
 void add_bdi_presets(std::vector<Preset>& out);   // bdi (bdi.cpp)
 void add_fpc_presets(std::vector<Preset>& out);   // fpc (fpc.cpp)
+void add_cpack_presets(std::vector<Preset>& out);  // cpack (cpack.cpp)
+void add_bpc_presets(std::vector<Preset>& out);    // bpc (bpc.cpp)
+void add_lzss_presets(std::vector<Preset>& out);   // lzss (lzss.cpp)
+void add_fib_presets(std::vector<Preset>& out);    // fib (fibonacci.cpp)
 
 }  // namespace memcomp

@@ -1,0 +1,2 @@
+// placeholder for the bpc tests
+#include <gtest/gtest.h>

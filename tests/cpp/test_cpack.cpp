@@ -1,0 +1,2 @@
+// placeholder for the cpack tests
+#include <gtest/gtest.h>

@@ -1,0 +1,2 @@
+// placeholder for the fib tests
+#include <gtest/gtest.h>

@@ -1,0 +1,2 @@
+// placeholder for the lzss tests
+#include <gtest/gtest.h>
