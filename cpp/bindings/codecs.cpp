@@ -83,6 +83,19 @@ void register_codecs(py::module_& m) {
       .def_property_readonly("preset", &Codec::preset)
       .def_property_readonly("policy", &Codec::policy)
       .def_property_readonly("exact", &Codec::exact)
+      .def_property_readonly("stateful", &Codec::stateful)
+      .def_property_readonly("needs_model", &Codec::needs_model)
+      .def_property_readonly("has_model", &Codec::has_model)
+      .def(
+          "fit",
+          [](const Codec& c, const py::array& blocks, const py::object& threads) {
+            const BlockView v = block_view(blocks);
+            const int t = thread_count(threads);
+            py::gil_scoped_release nogil;
+            return c.fit(v, t);
+          },
+          py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
+          "Fits a model on the blocks; returns it as JSON text (the 'model' option).")
       .def("options", [](const Codec& c) { return from_options(c.options()); })
       .def("modes", [](const Codec& c) {
         py::dict d;

@@ -13,7 +13,8 @@ from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
 from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
 from .io import Dump, open_dump, save_dump
 from .metrics import SizeStats, charge, parse_policy
-from .report import compare
+from .models import Model
+from .report import breakdown, compare
 
 __version__ = "0.1.0"
 
@@ -23,9 +24,11 @@ __all__ = [
     "CorruptStreamError",
     "Dump",
     "Encoded",
+    "Model",
     "SizeStats",
     "Sizes",
     "as_blocks",
+    "breakdown",
     "charge",
     "codec_names",
     "compare",

@@ -52,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--u-min", type=int, default=1, choices=(0, 1), help="minimum bursts charged per block")
     c.add_argument("--policy", default=None, help="report policy for raw CR, e.g. 'cap+bytes' (default: each preset's)")
     c.add_argument("--count-tag", action="store_true", help="count tag-side bits in CR")
+    c.add_argument("--no-oracle", dest="oracle", action="store_false",
+                   help="omit the per-block best-of-all-codecs row")
     c.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     c.add_argument("--offset", type=int, default=0, help="bytes to skip at the start of the dump")
     c.add_argument("--allow-partial", action="store_true", help="drop a trailing partial block instead of failing")
@@ -79,7 +81,7 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     show = args.progress if args.progress is not None else (sys.stderr.isatty() and n * args.block >= 64 << 20)
     df = compare(
         source, codecs, mag=args.mag, u_min=args.u_min, policy=args.policy, count_tag=args.count_tag,
-        threads=args.threads, progress=ProgressBar(args.block) if show else None,
+        threads=args.threads, oracle=args.oracle, progress=ProgressBar(args.block) if show else None,
     )
     df.insert(0, "dataset", name)
     if args.csv:
@@ -88,7 +90,8 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
         json.dump(df.to_dict(orient="records"), out, indent=1)
         out.write("\n")
     else:
-        cols = ["codec", "exact", "policy", "cr", f"cr_mag"] + [c for c in df.columns if c.startswith("share_")]
+        cols = ["codec", "exact", "model", "policy", "cr", "cr_mag"]
+        cols += [c for c in df.columns if c.startswith("share_")] + ["oracle_wins"]
         out.write(f"{name}: {n} blocks of {args.block} B, MAG {args.mag} B\n")
         out.write(df[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
     return 0

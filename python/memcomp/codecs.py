@@ -8,6 +8,7 @@ accounting-only presets have ``exact == False`` and only measure.
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any, Dict, Iterable, Mapping, Optional, Union
 import numpy as np
 
 from . import _core
+from .models import Model
 
 CorruptStreamError = _core.CorruptStreamError
 
@@ -48,14 +50,36 @@ def codec_names(defaults_only: bool = False) -> list:
 
 def get_codec(name: str, **options: Any) -> "Codec":
     """Builds a codec from a family name (its default preset) or a preset name, e.g.
-    ``get_codec("bdi")``, ``get_codec("bdi.gem5")``, ``get_codec("fpc", endian="big")``."""
+    ``get_codec("bdi")``, ``get_codec("bdi.gem5")``, ``get_codec("fpc", endian="big")``.
+
+    Data-driven codecs take ``model=`` (a :class:`Model`, its dict or JSON text); hybrids take
+    ``members=[...]`` (names or Codec objects, fitted ones included)."""
     if isinstance(name, Codec):
         if options:
             raise TypeError("options cannot be given together with a Codec object")
         return name
     if not isinstance(name, str):
         raise TypeError(f"codec name must be a str, got {type(name).__name__}")
-    return Codec(_core.make_codec(name, dict(options)))
+    return Codec(_core.make_codec(name, {k: _core_option(k, v) for k, v in options.items()}))
+
+
+def _core_option(key: str, value: Any) -> Any:
+    """Python option values in the core's terms: models and member lists become JSON text."""
+    if key == "model" and value is not None and not isinstance(value, str):
+        return (value if isinstance(value, Model) else Model(value)).to_json()
+    if key == "members" and isinstance(value, (list, tuple)):
+        members = []
+        for m in value:
+            c = get_codec(m) if isinstance(m, str) else Codec.from_config(m) if isinstance(m, Mapping) else m
+            if not isinstance(c, Codec):
+                raise TypeError(f"members are codec names or Codec objects, got {type(m).__name__}")
+            cfg = c.get_config()
+            cfg.pop("id")
+            members.append(cfg)
+        return json.dumps(members, separators=(",", ":"))
+    if key == "model" and value is None:
+        return ""
+    return value
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -69,8 +93,16 @@ class Codec:
     def __init__(self, core: "_core.Codec"):
         self._c = core
         self._options = dict(core.options())
+        text = self._options.get("model")
+        self._model = Model(text) if text else None
+        if "model" in self._options:
+            self._options["model"] = self._model.data if self._model else None
+        if isinstance(self._options.get("members"), str) and self._options["members"].startswith("["):
+            self._options["members"] = json.loads(self._options["members"])
         base = _core.make_codec(core.preset, {}).options()
-        self._overrides = {k: v for k, v in self._options.items() if base.get(k) != v}
+        self._overrides = {
+            k: v for k, v in self._options.items() if _core_option(k, v) != base.get(k) and k != "model"
+        }
 
     # --- identity --------------------------------------------------------------------------
     @property
@@ -106,13 +138,40 @@ class Codec:
         return dict(self._options)
 
     @property
+    def stateful(self) -> bool:
+        """True if blocks are not independent (the codec carries state across a batch)."""
+        return self._c.stateful
+
+    @property
+    def requires_fit(self) -> bool:
+        """True for a data-driven codec that has no model yet (see :meth:`fit`)."""
+        return self._c.needs_model and not self._c.has_model
+
+    @property
+    def model(self) -> Optional[Model]:
+        """The fitted model of a data-driven codec (None for an unfitted or model-free one)."""
+        return self._model
+
+    def fit(self, blocks, threads: Optional[int] = None) -> "Codec":
+        """A copy of this codec with a model fitted on ``blocks`` (an ``(n, B)`` uint8 array or a
+        Dump). The model is never charged to blocks (SPEC 0.7)."""
+        if not self._c.needs_model:
+            raise ValueError(f"{self.name} is not data-driven: it has no model to fit")
+        if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray):
+            blocks = blocks.blocks
+        text = self._c.fit(blocks, threads)
+        cfg = self.get_config()
+        cfg["model"] = Model(text)
+        return Codec.from_config(cfg)
+
+    @property
     def modes(self) -> Dict[int, str]:
         """Names of the per-block ``mode`` values (encoding ids)."""
         return dict(self._c.modes())
 
     def get_config(self) -> Dict[str, Any]:
         """A JSON-serialisable config; ``Codec.from_config(c.get_config()) == c``."""
-        return {"id": self.codec_id, "preset": self.preset, **self._options}
+        return {"id": self.codec_id, "preset": self.preset, **copy.deepcopy(self._options)}
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "Codec":
@@ -134,6 +193,8 @@ class Codec:
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in sorted(self._overrides.items()))
+        if self._model is not None:
+            opts += (", " if opts else "") + "model=<fitted>"
         return f"get_codec({self.preset!r}{', ' + opts if opts else ''})"
 
     # --- work --------------------------------------------------------------------------------

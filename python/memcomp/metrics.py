@@ -14,7 +14,7 @@ chunks (threads, processes, Dask partitions) into exactly the serial answer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -61,7 +61,8 @@ class SizeStats:
     """Mergeable size statistics of one codec on blocks of one size.
 
     ``hist[b]`` counts blocks of exactly ``b`` in-band bits; ``tag_bits`` sums tag-side bits;
-    ``mode_counts`` counts blocks per encoding id.
+    ``modes[m]`` is ``[blocks, payload bits, meta bits, header bits, tag bits]`` of encoding ``m``:
+    where the bits go, per mode.
     """
 
     codec: str
@@ -69,7 +70,7 @@ class SizeStats:
     policy: str
     hist: np.ndarray
     tag_bits: int = 0
-    mode_counts: Dict[int, int] = field(default_factory=dict)
+    modes: Dict[int, List[int]] = field(default_factory=dict)
 
     @classmethod
     def empty(cls, codec, block_bytes: int) -> "SizeStats":
@@ -85,8 +86,11 @@ class SizeStats:
             raise AssertionError("a block exceeds the codec's max_compressed_bits")
         st.hist += counts
         st.tag_bits = int(sizes.tag_bits.sum(dtype=np.uint64))
-        modes, mc = np.unique(sizes.mode, return_counts=True)
-        st.mode_counts = {int(m): int(c) for m, c in zip(modes, mc)}
+        modes, inv = np.unique(sizes.mode, return_inverse=True)
+        cols = [np.bincount(inv, minlength=len(modes))]
+        for f in (sizes.payload_bits, sizes.meta_bits, sizes.header_bits, sizes.tag_bits):
+            cols.append(np.bincount(inv, weights=f, minlength=len(modes)))
+        st.modes = {int(m): [int(round(c[i])) for c in cols] for i, m in enumerate(modes)}
         return st
 
     def __add__(self, other: "SizeStats") -> "SizeStats":
@@ -101,9 +105,9 @@ class SizeStats:
         hist = np.zeros(n, dtype=np.int64)
         hist[: self.hist.shape[0]] += self.hist
         hist[: other.hist.shape[0]] += other.hist
-        modes = dict(self.mode_counts)
-        for m, c in other.mode_counts.items():
-            modes[m] = modes.get(m, 0) + c
+        modes = {m: list(v) for m, v in self.modes.items()}
+        for m, v in other.modes.items():
+            modes[m] = [a + b for a, b in zip(modes.get(m, [0] * len(v)), v)]
         return SizeStats(self.codec, self.block_bytes, self.policy, hist, self.tag_bits + other.tag_bits, modes)
 
     __radd__ = __add__
@@ -116,6 +120,16 @@ class SizeStats:
     @property
     def raw_bits(self) -> int:
         return 8 * self.block_bytes * self.n_blocks
+
+    @property
+    def mode_counts(self) -> Dict[int, int]:
+        """Blocks per encoding id."""
+        return {m: v[0] for m, v in self.modes.items()}
+
+    def bits_by_field(self) -> Dict[str, int]:
+        """Total payload, meta, header and tag bits: where the bits go."""
+        names = ("payload_bits", "meta_bits", "header_bits", "tag_bits")
+        return {n: sum(v[i + 1] for v in self.modes.values()) for i, n in enumerate(names)}
 
     @property
     def inband_bits(self) -> int:

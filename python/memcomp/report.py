@@ -1,7 +1,14 @@
-"""Long-form comparison tables: one row per (codec preset, block size) (DESIGN "Results")."""
+"""Long-form comparison tables: one row per (codec preset, block size) (DESIGN "Results").
+
+:func:`compare` streams a dump through every codec once and reports raw CR, CR at MAG, the share
+of blocks per MAG size class, where the bits go (payload, per-element metadata, header, tags),
+and an "oracle" row: the per-block smallest of all codecs, the headroom a hybrid could reach.
+Data-driven codecs that have no model yet are fitted on the compared blocks themselves (offline
+training, P1's best case); the ``model`` column says which codecs were.
+"""
 from __future__ import annotations
 
-from typing import Callable, Iterable, List, Optional, Sequence, Union
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -9,9 +16,12 @@ from .codecs import Codec, codec_names, get_codec
 from .metrics import SizeStats, mag_policy
 
 ProgressFn = Callable[[int, int], None]
+CodecsArg = Union[str, Codec, Iterable[Union[str, Codec]]]
+
+ORACLE = "oracle"
 
 
-def resolve_codecs(codecs: Union[str, Codec, Iterable[Union[str, Codec]]]) -> List[Codec]:
+def resolve_codecs(codecs: CodecsArg) -> List[Codec]:
     """Codec objects from names, objects, ``"all"`` (every preset) or ``"defaults"``."""
     if isinstance(codecs, (str, Codec)):
         codecs = [codecs]
@@ -26,47 +36,86 @@ def resolve_codecs(codecs: Union[str, Codec, Iterable[Union[str, Codec]]]) -> Li
     return out
 
 
+def _whole(blocks) -> np.ndarray:
+    """The (n, B) array behind blocks (a Dump's memory map, or the array itself)."""
+    if isinstance(blocks, np.ndarray):
+        return blocks
+    if hasattr(blocks, "blocks"):
+        return blocks.blocks
+    raise TypeError(
+        f"blocks must be an (n, B) uint8 ndarray or a memcomp Dump, got {type(blocks).__name__}; "
+        "use memcomp.as_blocks(array, block_bytes)"
+    )
+
+
 def _chunks(blocks, chunk_blocks: int):
-    if hasattr(blocks, "chunks") and callable(blocks.chunks):
+    if hasattr(blocks, "chunks") and callable(blocks.chunks) and not isinstance(blocks, np.ndarray):
         yield from blocks.chunks(chunk_blocks)
         return
-    if not isinstance(blocks, np.ndarray):
-        raise TypeError(
-            f"blocks must be an (n, B) uint8 ndarray or a memcomp Dump, got {type(blocks).__name__}; "
-            "use memcomp.as_blocks(array, block_bytes)"
-        )
-    if blocks.ndim != 2:
-        raise ValueError(f"blocks must be 2-D (n_blocks, block_bytes), got shape {blocks.shape}")
-    for start in range(0, blocks.shape[0], chunk_blocks):
-        yield blocks[start : start + chunk_blocks]
+    arr = _whole(blocks)
+    if arr.ndim != 2:
+        raise ValueError(f"blocks must be 2-D (n_blocks, block_bytes), got shape {arr.shape}")
+    for start in range(0, arr.shape[0], chunk_blocks):
+        yield arr[start : start + chunk_blocks]
+
+
+def fit_missing(blocks, codecs: Sequence[Codec], threads: Optional[int] = None) -> Tuple[List[Codec], List[str]]:
+    """Fits every data-driven codec without a model on ``blocks`` (offline training).
+    Returns the codecs and, per codec, ``"-"`` (no model), ``"given"`` or ``"offline"``."""
+    out, how = [], []
+    for c in codecs:
+        if c.requires_fit:
+            out.append(c.fit(_whole(blocks), threads=threads))
+            how.append("offline")
+        else:
+            out.append(c)
+            how.append("given" if c.model is not None else "-")
+    return out, how
 
 
 def collect_stats(
     blocks,
-    codecs: Union[str, Codec, Iterable[Union[str, Codec]]] = ("bdi", "fpc"),
+    codecs: CodecsArg = ("bdi", "fpc"),
     *,
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
     progress: Optional[ProgressFn] = None,
-) -> List[SizeStats]:
-    """Streams ``blocks`` through every codec chunk by chunk; one merged SizeStats per codec."""
+) -> Tuple[List[SizeStats], SizeStats, np.ndarray]:
+    """Streams ``blocks`` through every (fitted) codec chunk by chunk.
+
+    Returns one merged SizeStats per codec, the oracle's SizeStats (per block the smallest in-band
+    size of any codec; its mode is the index of the first codec reaching it) and the number of
+    blocks each codec won that way."""
     cs = resolve_codecs(codecs)
-    total = int(blocks.n_blocks) if hasattr(blocks, "n_blocks") else int(getattr(blocks, "shape", (0,))[0])
-    stats: List[Optional[SizeStats]] = [None] * len(cs)
+    if any(c.requires_fit for c in cs):
+        raise ValueError("fit data-driven codecs first (see fit_missing)")
+    arr = _whole(blocks)
+    block_bytes = int(arr.shape[1]) if arr.ndim == 2 else 0
+    total = int(arr.shape[0])
+    stats = [SizeStats.empty(c, block_bytes) for c in cs]
+    max_bits = max(c.max_compressed_bits(block_bytes) for c in cs)
+    oracle = SizeStats(ORACLE, block_bytes, "none", np.zeros(max_bits + 1, dtype=np.int64))
+    wins = np.zeros(len(cs), dtype=np.int64)
     done = 0
     for chunk in _chunks(blocks, int(chunk_blocks)):
-        for i, c in enumerate(cs):
-            s = c.measure(chunk, threads=threads).stats()
-            stats[i] = s if stats[i] is None else stats[i] + s
+        sizes = [c.measure(chunk, threads=threads) for c in cs]
+        for i, s in enumerate(sizes):
+            stats[i] = stats[i] + s.stats()
+        if chunk.shape[0]:
+            bits = np.stack([s.size_bits for s in sizes])
+            best = bits.argmin(axis=0)  # first minimum: ties go to the earlier codec
+            wins += np.bincount(best, minlength=len(cs))
+            oracle.hist += np.bincount(bits.min(axis=0), minlength=max_bits + 1)
+            idx, counts = np.unique(best, return_counts=True)
+            for i, n in zip(idx, counts):
+                oracle.modes[int(i)] = [int(n), 0, 0, 0, 0]
         done += int(chunk.shape[0])
         if progress is not None:
             progress(done, total)
-    if stats and stats[0] is None:  # no blocks at all: still validate and report zero rows
-        block_bytes = int(blocks.block_bytes if hasattr(blocks, "block_bytes") else blocks.shape[1])
+    if total == 0:  # validate the (empty) input against every codec all the same
         for c in cs:
-            c.measure(np.zeros((0, block_bytes), dtype=np.uint8))
-        stats = [SizeStats.empty(c, block_bytes) for c in cs]
-    return stats  # type: ignore[return-value]
+            c.measure(arr)
+    return stats, oracle, wins
 
 
 def table(
@@ -77,38 +126,58 @@ def table(
     u_min: int = 1,
     policy: Optional[str] = None,
     count_tag: bool = False,
+    oracle: Optional[SizeStats] = None,
+    wins: Optional[np.ndarray] = None,
+    training: Optional[Sequence[str]] = None,
 ) -> "pandas.DataFrame":  # noqa: F821
     """The comparison table from per-codec statistics (see :func:`compare`)."""
     import pandas as pd
 
     rows = []
-    for st, c in zip(stats, codecs):
-        pol = c.policy if policy is None else policy
-        row = {
-            "codec": c.name,
-            "family": c.codec_id,
-            "preset": c.preset,
-            "exact": c.exact,
+
+    def row(st: SizeStats, name, family, preset, exact, pol, fields):
+        r = {
+            "codec": name,
+            "family": family,
+            "preset": preset,
+            "exact": exact,
             "block_bytes": st.block_bytes,
             "blocks": st.n_blocks,
             "raw_bits": st.raw_bits,
             "inband_bits": st.inband_bits,
-            "tag_bits": st.tag_bits,
+            **fields,
             "policy": pol,
-            "charged_bits": st.charged_bits(pol, count_tag),
-            "cr": st.cr(pol, count_tag),
+            "charged_bits": st.charged_bits(pol, count_tag and fields.get("tag_bits") is not None),
+            "cr": st.cr(pol, count_tag and fields.get("tag_bits") is not None),
             "mag": int(mag),
             "cr_mag": st.cr(mag_policy(pol, mag, u_min)),
         }
         for size, share in st.size_classes(mag, u_min, pol).items():
-            row[f"share_{size}B"] = share
-        rows.append(row)
-    return pd.DataFrame(rows)
+            r[f"share_{size}B"] = share
+        return r
+
+    for i, (st, c) in enumerate(zip(stats, codecs)):
+        pol = c.policy if policy is None else policy
+        r = row(st, c.name, c.codec_id, c.preset, c.exact, pol, st.bits_by_field())
+        r["model"] = training[i] if training is not None else ("given" if c.model is not None else "-")
+        if wins is not None:
+            r["oracle_wins"] = int(wins[i])
+        rows.append(r)
+    if oracle is not None and len(codecs) > 1:
+        none = {"payload_bits": None, "meta_bits": None, "header_bits": None, "tag_bits": None}
+        r = row(oracle, ORACLE, ORACLE, ORACLE, None, "none", none)
+        r["model"] = "-"
+        r["oracle_wins"] = oracle.n_blocks
+        rows.append(r)
+    df = pd.DataFrame(rows)
+    for col in ("payload_bits", "meta_bits", "header_bits", "tag_bits"):
+        df[col] = df[col].astype("Int64")
+    return df
 
 
 def compare(
     blocks,
-    codecs: Union[str, Codec, Iterable[Union[str, Codec]]] = ("bdi", "fpc"),
+    codecs: CodecsArg = ("bdi", "fpc"),
     *,
     mag: int = 32,
     u_min: int = 1,
@@ -116,14 +185,47 @@ def compare(
     count_tag: bool = False,
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
+    oracle: bool = True,
     progress: Optional[ProgressFn] = None,
 ) -> "pandas.DataFrame":  # noqa: F821
     """Compares codecs on ``blocks`` (an ``(n, B)`` uint8 array or a Dump from :func:`open_dump`).
 
-    One row per codec preset: blocks, raw bits, in-band and tag bits, charged bits under the
-    policy (default: each preset's own), raw CR (a ratio of sums), CR at ``mag`` bytes (the
-    policy's fallback, then MAG rounding) and the share of blocks charged each multiple of MAG.
+    One row per codec preset: blocks, raw bits, in-band bits and where they go (payload, meta,
+    header, tag), charged bits under the policy (default: each preset's own), raw CR (a ratio of
+    sums), CR at ``mag`` bytes (the policy's fallback, then MAG rounding), the share of blocks
+    charged each multiple of MAG, how many blocks the codec wins outright (``oracle_wins``) and
+    whether its model was fitted here (``model``: ``offline``). With ``oracle`` and more than one
+    codec, a last row takes per block the smallest in-band size of all codecs (no selector cost):
+    the headroom a hybrid could reach.
     """
-    cs = resolve_codecs(codecs)
-    stats = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress)
-    return table(stats, cs, mag=mag, u_min=u_min, policy=policy, count_tag=count_tag)
+    cs, training = fit_missing(blocks, resolve_codecs(codecs), threads)
+    stats, orc, wins = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress)
+    return table(stats, cs, mag=mag, u_min=u_min, policy=policy, count_tag=count_tag,
+                 oracle=orc if oracle else None, wins=wins, training=training)
+
+
+def breakdown(
+    blocks,
+    codecs: CodecsArg = ("bdi", "fpc"),
+    *,
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 18,
+) -> "pandas.DataFrame":  # noqa: F821
+    """Where the bits go, per codec and encoding mode: blocks, share of blocks, mean in-band bits
+    and the payload / meta / header / tag totals of each mode (a best-of codec's modes name the
+    member that won, e.g. ``fpc.paper:fpc``)."""
+    import pandas as pd
+
+    cs, _ = fit_missing(blocks, resolve_codecs(codecs), threads)
+    stats, _, _ = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks)
+    rows = []
+    for st, c in zip(stats, cs):
+        names = c.modes
+        for m, (n, payload, meta, header, tag) in sorted(st.modes.items()):
+            rows.append({
+                "codec": c.name, "mode": m, "mode_name": names.get(m, str(m)), "blocks": n,
+                "share": n / max(st.n_blocks, 1), "mean_bits": (payload + meta + header) / max(n, 1),
+                "payload_bits": payload, "meta_bits": meta, "header_bits": header, "tag_bits": tag,
+            })
+    return pd.DataFrame(rows, columns=["codec", "mode", "mode_name", "blocks", "share", "mean_bits",
+                                       "payload_bits", "meta_bits", "header_bits", "tag_bits"])

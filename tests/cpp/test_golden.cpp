@@ -125,13 +125,13 @@ TEST(JsonLite, NestingOrderAndScalars) {
   EXPECT_EQ(v["n"].as_double(), -2.5);
   EXPECT_EQ(v["big"].as_int(), 9007199254740993);  // exact beyond 2^53
   EXPECT_EQ(v["a"].size(), 0u);
-  EXPECT_THROW(v["missing"], std::runtime_error);
-  EXPECT_THROW(v["f"].as_int(), std::runtime_error);
-  EXPECT_THROW(v["a"].at(0), std::runtime_error);
+  EXPECT_THROW(v["missing"], memcomp::json_error);
+  EXPECT_THROW(v["f"].as_int(), memcomp::json_error);
+  EXPECT_THROW(v["a"].at(0), memcomp::json_error);
   try {
     (void)v["z"]["nope"];
     FAIL() << "no throw";
-  } catch (const std::runtime_error& e) {
+  } catch (const memcomp::json_error& e) {
     EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos) << e.what();
   }
 }
@@ -141,15 +141,15 @@ TEST(JsonLite, MalformedInputThrowsWithOffset) {
                           "\"abc", "\"a\nb\"", "\"\\x\"", "\"\\u12G4\"", "\"\\ud800\"", "\"\\udc00\"", "tru", "nul",
                           "[1] 2", "{\"a\":1,\"a\":2}", "[NaN]", "'x'", "[1e999]"}) {
     SCOPED_TRACE(bad);
-    EXPECT_THROW(Json::parse(bad), std::runtime_error);
+    EXPECT_THROW(Json::parse(bad), memcomp::json_error);
   }
   try {
     Json::parse("[1, 2, x]");
     FAIL() << "no throw";
-  } catch (const std::runtime_error& e) {
+  } catch (const memcomp::json_error& e) {
     EXPECT_NE(std::string(e.what()).find("at byte 7"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(test::parse_file(std::string(MEMCOMP_GOLDEN_DIR) + "/no_such_file.json"), std::runtime_error);
+  EXPECT_THROW(test::parse_file(std::string(MEMCOMP_GOLDEN_DIR) + "/no_such_file.json"), memcomp::json_error);
 }
 
 TEST(JsonLite, AsIntIsExact) {
@@ -158,9 +158,9 @@ TEST(JsonLite, AsIntIsExact) {
   EXPECT_EQ(v.at(1).as_int(), -7);
   EXPECT_EQ(v.at(2).as_int(), 2);    // integral value written as a fraction
   EXPECT_EQ(v.at(3).as_int(), 100);
-  EXPECT_THROW(v.at(4).as_int(), std::runtime_error);
-  EXPECT_THROW(v.at(5).as_int(), std::runtime_error);  // beyond int64
-  EXPECT_THROW(v.at(6).as_int(), std::runtime_error);  // a string is not a number
+  EXPECT_THROW(v.at(4).as_int(), memcomp::json_error);
+  EXPECT_THROW(v.at(5).as_int(), memcomp::json_error);  // beyond int64
+  EXPECT_THROW(v.at(6).as_int(), memcomp::json_error);  // a string is not a number
   EXPECT_DOUBLE_EQ(v.at(4).as_double(), 2.5);
 }
 

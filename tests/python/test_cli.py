@@ -24,7 +24,7 @@ def test_compare_on_bundled_sample_csv_matches_api():
     df = pd.read_csv(io.StringIO(text))
     blocks = memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 18, seed=0), 64)
     api = memcomp.compare(blocks, ["bdi", "fpc"])
-    assert list(df["codec"]) == ["bdi.paper", "fpc.paper"]
+    assert list(df["codec"]) == ["bdi.paper", "fpc.paper", "oracle"]
     assert df["cr"].tolist() == pytest.approx(api["cr"].tolist())
     assert df["dataset"].iloc[0].startswith("sample(")
 
@@ -36,7 +36,7 @@ def test_compare_on_dump_file_json_and_text(tmp_path):
     rc, text = run("compare", str(p), "--block", "128", "--codecs", "all", "--mag", "32", "--json")
     assert rc == 0
     rows = json.loads(text)
-    assert [r["codec"] for r in rows] == memcomp.codec_names()
+    assert [r["codec"] for r in rows] == memcomp.codec_names() + ["oracle"]
     assert all(r["blocks"] == len(data) // 128 for r in rows)
     rc, text = run("compare", str(p), "--codecs", "bdi.gem5")
     assert rc == 0 and "bdi.gem5" in text and "threshold(0.5)" in text

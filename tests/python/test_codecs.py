@@ -15,6 +15,12 @@ ACCOUNTING = [n for n in ALL if n not in EXACT]
 SIZES = memcomp.VALID_BLOCK_BYTES
 
 
+def ready(name, blocks):
+    """The codec, fitted on ``blocks`` first if it is data-driven."""
+    c = memcomp.get_codec(name)
+    return c.fit(blocks) if c.requires_fit else c
+
+
 def check_sizes(codec, blocks):
     s = codec.measure(blocks)
     assert s.n_blocks == blocks.shape[0]
@@ -39,15 +45,17 @@ def check_roundtrip(codec, blocks):
 @pytest.mark.parametrize("block_bytes", SIZES)
 @pytest.mark.parametrize("name", EXACT)
 def test_roundtrip_every_exact_preset(name, block_bytes):
-    check_roundtrip(memcomp.get_codec(name), all_kinds(block_bytes))
+    blocks = all_kinds(block_bytes)
+    check_roundtrip(ready(name, blocks), blocks)
 
 
 @pytest.mark.parametrize("block_bytes", SIZES)
 @pytest.mark.parametrize("name", ACCOUNTING)
 def test_accounting_presets_measure_but_do_not_encode(name, block_bytes):
-    codec = memcomp.get_codec(name)
+    blocks = all_kinds(block_bytes)
+    codec = ready(name, blocks)
     assert codec.exact is False
-    check_sizes(codec, all_kinds(block_bytes))
+    check_sizes(codec, blocks)
     with pytest.raises(ValueError, match="accounting-only"):
         codec.encode(adversarial(block_bytes)[:3])
 
@@ -55,7 +63,7 @@ def test_accounting_presets_measure_but_do_not_encode(name, block_bytes):
 @pytest.mark.parametrize("name", ALL)
 def test_results_do_not_depend_on_threads(name):
     blocks = realistic(32, 1 << 20)
-    codec = memcomp.get_codec(name)
+    codec = ready(name, blocks)
     a, b = codec.measure(blocks, threads=1), codec.measure(blocks, threads=2)
     for f in ("size_bits", "payload_bits", "meta_bits", "header_bits", "tag_bits", "mode"):
         assert np.array_equal(getattr(a, f), getattr(b, f)), f
@@ -67,9 +75,9 @@ def test_hypothesis_arbitrary_bytes_roundtrip(case):
     raw = raw[: len(raw) // b * b]
     blocks = np.frombuffer(raw, dtype=np.uint8).reshape(-1, b).copy()
     for name in EXACT:
-        check_roundtrip(memcomp.get_codec(name), blocks)
+        check_roundtrip(ready(name, blocks), blocks)
     for name in ACCOUNTING:
-        check_sizes(memcomp.get_codec(name), blocks)
+        check_sizes(ready(name, blocks), blocks)
 
 
 @given(
@@ -89,7 +97,7 @@ def test_hypothesis_typed_narrow_data_roundtrip(dtype, b, seed, bits):
         arr = (rng.integers(-lim, lim, n) + rng.integers(-1, 2) * 1000).astype(dtype)
     blocks = memcomp.as_blocks(arr, b)
     for name in EXACT:
-        check_roundtrip(memcomp.get_codec(name), blocks)
+        check_roundtrip(ready(name, blocks), blocks)
 
 
 # --- identity and configuration ---------------------------------------------------------------
@@ -118,16 +126,17 @@ def test_family_name_gives_default_preset_and_options_override():
 def test_list_codecs_table():
     t = memcomp.list_codecs()
     assert list(t["name"]) == ALL
-    assert set(t.loc[t["default"], "name"]) == {"zca.paper", "zrep.ours", "bdi.paper", "fpc.paper"}
-    assert set(t.loc[~t["exact"], "name"]) == {"bdi.cmu", "fpc.skku", "fpc.cmu"}
-    for name in ("bdi.paper", "bdi.gem5", "bdi.kim", "bdi.cmu", "fpc.paper", "fpc.skku", "fpc.cmu"):
-        assert name in ALL
+    defaults = set(t.loc[t["default"], "name"])
+    assert {"zca.paper", "zrep.ours", "bdi.paper", "fpc.paper", "fvc.paper", "bestof.bdi_fpc"} <= defaults
+    assert len(defaults) == len(set(t["family"]))  # one default per family
+    assert {"bdi.cmu", "fpc.skku", "fpc.cmu", "fvc.gem5"} <= set(t.loc[~t["exact"], "name"])
+    assert not {"bdi.paper", "bdi.gem5", "bdi.kim", "fpc.paper", "fvc.paper"} & set(t.loc[~t["exact"], "name"])
 
 
 def test_modes_name_every_reported_mode():
     blocks = all_kinds(64)
     for name in ALL:
-        c = memcomp.get_codec(name)
+        c = ready(name, blocks)
         assert set(np.unique(c.measure(blocks).mode).tolist()) <= set(c.modes)
 
 
@@ -146,7 +155,7 @@ def test_sizes_are_frozen_and_readonly():
 def test_encoded_save_load_roundtrip(tmp_path):
     blocks = all_kinds(64)
     for name in EXACT:
-        c = memcomp.get_codec(name)
+        c = ready(name, blocks)
         enc = c.encode(blocks)
         p = tmp_path / f"{name}.npz"
         enc.save(p)

@@ -9,7 +9,7 @@ from blockgen import realistic
 
 def test_compare_table_values():
     blocks = realistic(128, 1 << 20)
-    df = memcomp.compare(blocks, ["bdi", "fpc.cmu", "zca"], mag=32)
+    df = memcomp.compare(blocks, ["bdi", "fpc.cmu", "zca"], mag=32, oracle=False)
     assert list(df["codec"]) == ["bdi.paper", "fpc.cmu", "zca.paper"]
     assert set(df.columns) >= {"codec", "family", "preset", "exact", "block_bytes", "blocks", "raw_bits", "inband_bits",
                                "tag_bits", "policy", "charged_bits", "cr", "mag", "cr_mag", "share_32B", "share_64B",
@@ -20,6 +20,8 @@ def test_compare_table_values():
         charged = memcomp.charge(s.size_bits, 128, c.policy).sum()
         assert row["blocks"] == len(blocks) and row["raw_bits"] == blocks.size * 8
         assert row["inband_bits"] == s.total_bits
+        assert row["payload_bits"] == s.payload_bits.sum() and row["meta_bits"] == s.meta_bits.sum()
+        assert row["header_bits"] == s.header_bits.sum() and row["tag_bits"] == s.tag_bits.sum()
         assert row["charged_bits"] == charged
         assert row["cr"] == pytest.approx(blocks.size * 8 / charged)
         mag = memcomp.charge(s.size_bits, 128, memcomp.metrics.mag_policy(c.policy, 32))
@@ -35,6 +37,7 @@ def test_compare_chunked_and_dump_match_whole(tmp_path):
     blocks = memcomp.as_blocks(data, 64)
     whole = memcomp.compare(blocks, "all")
     chunked = memcomp.compare(blocks, "all", chunk_blocks=1000, threads=1)
+    assert whole["codec"].iloc[-1] == "oracle"
     pd.testing.assert_frame_equal(whole, chunked)
     p = tmp_path / "dump.bin"
     memcomp.save_dump(p, data)
@@ -56,8 +59,53 @@ def test_compare_policy_override_and_tags():
 
 def test_compare_all_and_defaults():
     blocks = realistic(32, 1 << 14)
-    assert list(memcomp.compare(blocks, "all")["codec"]) == memcomp.codec_names()
-    assert list(memcomp.compare(blocks, "defaults")["codec"]) == memcomp.codec_names(defaults_only=True)
+    assert list(memcomp.compare(blocks, "all")["codec"]) == memcomp.codec_names() + ["oracle"]
+    df = memcomp.compare(blocks, "defaults", oracle=False)
+    assert list(df["codec"]) == memcomp.codec_names(defaults_only=True)
+    assert df.set_index("codec").loc["fvc.paper", "model"] == "offline"
+    assert df.set_index("codec").loc["bdi.paper", "model"] == "-"
+
+
+def test_oracle_row_and_wins():
+    blocks = realistic(64, 1 << 18)
+    names = ["bdi", "fpc", "zca", "bestof.bdi_fpc"]
+    df = memcomp.compare(blocks, names).set_index("codec")
+    sizes = np.stack([memcomp.get_codec(n).measure(blocks).size_bits for n in names])
+    best = sizes.min(axis=0)
+    assert df.loc["oracle", "inband_bits"] == best.sum()
+    assert df.loc["oracle", "cr"] == pytest.approx(blocks.size * 8 / best.sum())
+    wins = np.bincount(sizes.argmin(axis=0), minlength=len(names))
+    assert df["oracle_wins"].iloc[:-1].tolist() == wins.tolist()
+    assert df.loc["oracle", "oracle_wins"] == len(blocks)
+    assert pd.isna(df.loc["oracle", "payload_bits"])
+    # the oracle is never worse than any codec, the best-of never better than the oracle
+    assert df.loc["oracle", "cr"] >= df["cr"].max() - 1e-12
+    assert memcomp.compare(blocks, ["bdi"])["codec"].tolist() == ["bdi.paper"]  # one codec: no oracle
+
+
+def test_fitted_codec_is_reported_as_given():
+    blocks = realistic(32, 1 << 16)
+    fvc = memcomp.get_codec("fvc").fit(blocks)
+    df = memcomp.compare(blocks, [fvc, "fvc"], oracle=False)
+    assert df["model"].tolist() == ["given", "offline"]
+    assert df["cr"].iloc[0] == pytest.approx(df["cr"].iloc[1])  # same data, same model
+
+
+def test_breakdown_per_mode():
+    blocks = realistic(32, 1 << 18)
+    df = memcomp.breakdown(blocks, ["bdi", "bestof.bdi_fpc"])
+    for name, g in df.groupby("codec"):
+        c = memcomp.get_codec(name)
+        s = c.measure(blocks)
+        assert g["blocks"].sum() == len(blocks)
+        assert g["share"].sum() == pytest.approx(1.0)
+        for _, r in g.iterrows():
+            sel = s.mode == r["mode"]
+            assert r["blocks"] == sel.sum() and r["payload_bits"] == s.payload_bits[sel].sum()
+            assert r["meta_bits"] == s.meta_bits[sel].sum() and r["header_bits"] == s.header_bits[sel].sum()
+            assert r["mode_name"] == c.modes[r["mode"]]
+    assert set(df.loc[df.codec == "bestof.bdi_fpc", "mode_name"]) <= {
+        f"{m}:{n}" for m in ("bdi.paper", "fpc.paper") for n in list(memcomp.get_codec(m).modes.values())}
 
 
 def test_compare_bad_input():

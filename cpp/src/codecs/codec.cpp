@@ -24,6 +24,16 @@ void Codec::not_decodable() const {
                          "another tool's sizes, which no decodable format reaches; use measure()");
 }
 
+std::string Codec::fit(const BlockView&, int) const {
+  throw invalid_argument(preset_ + " is not data-driven: it has no model to fit");
+}
+
+void Codec::require_model() const {
+  if (!has_model())
+    throw invalid_argument(preset_ + " has no model: fit it on sample blocks first (codec.fit(blocks)) "
+                           "or pass model=...");
+}
+
 void Codec::measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
                           const SizeColumns& out) const {
   for (std::size_t i = begin; i < end; ++i) out.set(i, measure(blocks.block(i), blocks.block_bytes));
@@ -38,6 +48,7 @@ int Codec::batch_threads(int threads, std::unique_lock<std::mutex>& lock) const 
 
 void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int threads) const {
   check_block_bytes(blocks.block_bytes);
+  require_model();
   std::unique_lock<std::mutex> lock;
   threads = batch_threads(threads, lock);
   parallel_for(blocks.n_blocks, threads, kMinChunk,
@@ -46,6 +57,7 @@ void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int t
 
 EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads) const {
   check_block_bytes(blocks.block_bytes);
+  require_model();
   if (!exact()) not_decodable();
   const std::size_t n = blocks.n_blocks, B = blocks.block_bytes;
   const std::size_t max_bytes = static_cast<std::size_t>(ceil_div(max_compressed_bits(B), 8));
@@ -96,6 +108,7 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads) const {
 
 void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads) const {
   check_block_bytes(enc.block_bytes);
+  require_model();
   if (!exact()) not_decodable();
   const std::uint64_t max_bits = max_compressed_bits(enc.block_bytes);
   const std::uint64_t total_bits = std::uint64_t{enc.data_bytes} * 8;

@@ -66,14 +66,14 @@ class FPC final : public CodecImpl<FPC> {
     OptionReader r(o, "fpc");
     endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
     unbounded_ = r.get_choice("zero_run", "bounded", {"bounded", "unbounded"}) == "unbounded";
-    cmu_ = r.get_choice("model", "bits", {"bits", "cmu"}) == "cmu";
+    cmu_ = r.get_choice("size_model", "bits", {"bits", "cmu"}) == "cmu";
     r.finish();
   }
 
   Options options() const override {
     return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
             {"zero_run", std::string(unbounded_ ? "unbounded" : "bounded")},
-            {"model", std::string(cmu_ ? "cmu" : "bits")}};
+            {"size_model", std::string(cmu_ ? "cmu" : "bits")}};
   }
   bool exact() const override { return !unbounded_ && !cmu_; }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
@@ -187,7 +187,7 @@ void add_fpc_presets(std::vector<Preset>& out) {
                  {{"zero_run", S("unbounded")}}, false, &make_fpc});
   out.push_back({"fpc.cmu", "fpc",
                  "CMU-SAFARI byte approximation with unsigned-magnitude tests (accounting-only)", "cap",
-                 {{"model", S("cmu")}}, false, &make_fpc});
+                 {{"size_model", S("cmu")}}, false, &make_fpc});
 }
 
 }  // namespace memcomp

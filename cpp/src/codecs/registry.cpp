@@ -15,6 +15,8 @@ std::vector<Preset> register_builtin_codecs() {
   add_bpc_presets(out);
   add_lzss_presets(out);
   add_fib_presets(out);
+  add_fvc_presets(out);
+  add_bestof_presets(out);
   return out;
 }
 }  // namespace

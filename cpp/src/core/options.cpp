@@ -66,6 +66,14 @@ double OptionReader::get_double(const std::string& key, double dflt, double lo, 
   return d;
 }
 
+std::string OptionReader::get_string(const std::string& key, const std::string& dflt) {
+  const OptionValue* v = find(key);
+  if (!v) return dflt;
+  const auto* s = std::get_if<std::string>(v);
+  if (!s) type_error(key, "a string");
+  return *s;
+}
+
 std::string OptionReader::get_choice(const std::string& key, const std::string& dflt,
                                      std::initializer_list<const char*> allowed) {
   const OptionValue* v = find(key);

@@ -82,6 +82,13 @@ class Codec {
   /// cpack.skku). Its batches run on one thread from the initial state, one batch at a time.
   virtual bool stateful() const { return false; }
 
+  /// Data-driven codecs (SPEC 0.7 item 5) need a model fitted on sample blocks: the "model"
+  /// option holds it as JSON text. has_model() is false until one is given.
+  virtual bool needs_model() const { return false; }
+  virtual bool has_model() const { return true; }
+  /// Fits a model on the blocks and returns it as JSON text for the "model" option.
+  virtual std::string fit(const BlockView& blocks, int threads) const;
+
   /// Every option with its effective value (a complete config).
   virtual Options options() const = 0;
   /// True for a decodable, lossless format; false for accounting-only presets (SPEC 0.7).
@@ -107,6 +114,8 @@ class Codec {
   virtual void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
                              const SizeColumns& out) const;
   [[noreturn]] void not_decodable() const;
+  /// Throws invalid_argument if the codec needs a model and has none.
+  void require_model() const;
   /// Stateful codecs: return to the initial state (called at the start of every batch).
   virtual void reset() const {}
 

@@ -1,0 +1,146 @@
+// memcomp codecs: Frequent Value Compression (Yang, Zhang & Gupta, MICRO'00; SPEC 1.7; R §12).
+// A fitted table holds the K most frequent 32-bit words (ties to the smaller value). Each word
+// costs a c-bit code: 0..K-1 index the table, K is the escape, followed by the 32-bit literal.
+//   fvc.paper: K = 7, c = 3.   fvc.gem5: K = 1024, c = 10 (an escape is c + 32 bits, but no
+//   code is left for it, so the preset is accounting-only, as gem5's FrequentValues with
+//   max_code_length = 0 counts it).
+// Model: {"format": "memcomp.model/1", "codec": "fvc", "values": [most frequent first]}.
+#include <algorithm>
+
+#include "memcomp/analysis/symbol_counts.hpp"
+#include "memcomp/codecs/families.hpp"
+#include "memcomp/codecs/model.hpp"
+
+namespace memcomp {
+namespace {
+
+class FVC final : public CodecImpl<FVC> {
+ public:
+  explicit FVC(const Options& o) {
+    OptionReader r(o, "fvc");
+    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
+    entries_ = static_cast<std::uint32_t>(r.get_int("entries", 7, 1, 1 << 20));
+    const auto c = r.get_int("code_bits", 0, 0, 24);
+    code_bits_ = c ? static_cast<unsigned>(c) : ceil_log2(std::uint64_t{entries_} + 1);
+    if ((std::uint64_t{1} << code_bits_) < entries_)
+      throw invalid_argument("fvc: code_bits=" + std::to_string(code_bits_) + " cannot index " +
+                             std::to_string(entries_) + " entries");
+    const std::string model = r.get_string("model", "");
+    r.finish();
+    table_.assign(16, Entry{0, entries_});
+    if (!model.empty()) load_model(model);
+  }
+
+  Options options() const override {
+    return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
+            {"entries", std::int64_t{entries_}},
+            {"code_bits", std::int64_t{code_bits_}},
+            {"model", model_text_}};
+  }
+  bool exact() const override { return (std::uint64_t{1} << code_bits_) > entries_; }
+  bool needs_model() const override { return true; }
+  bool has_model() const override { return !model_text_.empty(); }
+  void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
+  std::uint64_t max_compressed_bits(std::size_t b) const override { return (code_bits_ + 32) * (b / 4); }
+  std::vector<ModeName> modes() const override { return {{0, "fvc"}}; }
+
+  std::string fit(const BlockView& blocks, int threads) const override {
+    check_block_bytes(blocks.block_bytes);
+    ValueCounts32 counts;
+    counts.add_words(blocks, endian_, threads);
+    Json values = Json::array();
+    for (const auto& [v, n] : counts.top(entries_)) values.push(Json::integer(v));
+    Json m = new_model("fvc");
+    m.set("values", std::move(values));
+    return m.dump();
+  }
+
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+    const std::size_t n = b / 4;
+    std::uint32_t escapes = 0;
+    for (std::size_t i = 0; i < n; ++i) escapes += index(load<std::uint32_t>(blk + 4 * i, endian_)) == entries_;
+    SizeBreakdown s;
+    s.meta = static_cast<std::uint32_t>(code_bits_ * n);
+    s.payload = 32 * escapes;
+    return s;
+  }
+
+  std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
+    for (std::size_t i = 0; i < b / 4; ++i) {
+      const std::uint32_t v = load<std::uint32_t>(blk + 4 * i, endian_), k = index(v);
+      w.write(k, code_bits_);
+      if (k == entries_) w.write(v, 32);
+    }
+    return 0;
+  }
+
+  void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
+    for (std::size_t i = 0; i < b / 4; ++i) {
+      const auto k = static_cast<std::uint32_t>(in.read(code_bits_));
+      std::uint32_t v;
+      if (k == entries_)
+        v = static_cast<std::uint32_t>(in.read(32));
+      else if (k < values_.size())
+        v = values_[k];
+      else
+        throw corrupt_stream("fvc code " + std::to_string(k) + " indexes no table entry");
+      store<std::uint32_t>(out + 4 * i, v, endian_);
+    }
+  }
+
+ private:
+  void load_model(const std::string& text) {
+    const Json m = parse_model(text, "fvc");
+    const Json& vals = m["values"];
+    if (vals.size() > entries_)
+      throw json_error("fvc model: " + std::to_string(vals.size()) + " values exceed entries=" + std::to_string(entries_));
+    for (const Json& v : vals.elements()) {
+      const std::int64_t x = v.as_int();
+      if (x < 0 || x > 0xFFFFFFFFll) throw json_error("fvc model: values must be 32-bit unsigned integers");
+      values_.push_back(static_cast<std::uint32_t>(x));
+    }
+    std::vector<std::uint32_t> sorted = values_;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      throw json_error("fvc model: values must be distinct");
+    model_text_ = m.dump();
+    // index lookup: open addressing over a power-of-two table at most half full
+    std::size_t cap = 16;
+    while (cap < 2 * values_.size()) cap <<= 1;
+    table_.assign(cap, Entry{0, entries_});
+    for (std::uint32_t k = 0; k < values_.size(); ++k) table_[slot(values_[k])] = Entry{values_[k], k};
+  }
+
+  struct Entry {
+    std::uint32_t value, index;  // index == entries_: empty
+  };
+  std::size_t slot(std::uint32_t v) const noexcept {
+    const std::size_t mask = table_.size() - 1;
+    std::size_t i = (v * 0x9E3779B1u) >> 8 & mask;
+    while (table_[i].index != entries_ && table_[i].value != v) i = (i + 1) & mask;
+    return i;
+  }
+  // Table index of v, or entries_ (the escape code).
+  std::uint32_t index(std::uint32_t v) const noexcept { return table_[slot(v)].index; }
+
+  Endian endian_ = Endian::little;
+  std::uint32_t entries_ = 7;
+  unsigned code_bits_ = 3;
+  std::string model_text_;
+  std::vector<std::uint32_t> values_;
+  std::vector<Entry> table_;
+};
+
+std::unique_ptr<Codec> make_fvc(const Options& o) { return std::make_unique<FVC>(o); }
+
+}  // namespace
+
+void add_fvc_presets(std::vector<Preset>& out) {
+  out.push_back({"fvc.paper", "fvc", "frequent-value table of 7 fitted words, 3-bit codes, escape + 32-bit literal",
+                 "none", {}, true, &make_fvc});
+  out.push_back({"fvc.gem5", "fvc",
+                 "gem5 FrequentValues without Huffman: 1024 entries, 10-bit codes, escape costs 10 + 32 (accounting-only)",
+                 "none", {{"entries", std::int64_t{1024}}, {"code_bits", std::int64_t{10}}}, false, &make_fvc});
+}
+
+}  // namespace memcomp

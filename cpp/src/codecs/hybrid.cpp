@@ -1,0 +1,202 @@
+// memcomp codecs: best-of hybrids (HyComp-style oracle selection; SPEC 1.15). Every member
+// encodes the block and the one with the smallest key wins (ties go to the earlier member); a
+// ceil(log2 |members|)-bit selector names it, in-band by default or in the tags.
+//   keys: bits (in-band bits), mag (bytes charged at MAG, P1 §V), pow2 (gem5's factor).
+//   mode: (member index << 8) | member mode, so reports can count each member's wins.
+// Presets: bestof.bdi_fpc = [bdi.paper, fpc.paper], the BDI+FPC pairing of P2 §3.
+// Members are preset names ("bdi.paper,fpc.gem5") or a JSON array whose entries are names or
+// configs {"preset": ..., options..., "model": {...}} (fitted data-driven members).
+#include <algorithm>
+
+#include "memcomp/analysis/metrics.hpp"
+#include "memcomp/codecs/families.hpp"
+#include "memcomp/core/json.hpp"
+
+namespace memcomp {
+namespace {
+
+// A member config as JSON: its preset name if it has no overrides, else {"preset", overrides}.
+Json member_config(const Codec& c) {
+  const Options base = make_codec(c.preset())->options();
+  Json obj = Json::object({{"preset", Json::string(c.preset())}});
+  for (const auto& [k, v] : c.options()) {
+    auto it = base.find(k);
+    if (it != base.end() && it->second == v) continue;
+    if (const auto* b = std::get_if<bool>(&v)) obj.set(k, Json::boolean(*b));
+    else if (const auto* i = std::get_if<std::int64_t>(&v)) obj.set(k, Json::integer(*i));
+    else if (const auto* d = std::get_if<double>(&v)) obj.set(k, Json::number(*d));
+    else {
+      const std::string& str = std::get<std::string>(v);
+      const bool nested = (k == "model" || k == "members") && !str.empty() && (str[0] == '{' || str[0] == '[');
+      obj.set(k, nested ? Json::parse(str) : Json::string(str));  // models and member lists stay JSON
+    }
+  }
+  return obj.size() == 1 ? Json::string(c.preset()) : obj;
+}
+
+std::unique_ptr<Codec> member_from(const Json& j) {
+  if (j.is_string()) return make_codec(j.as_string());
+  if (!j.is_object()) throw invalid_argument("bestof: a member is a preset name or a config object");
+  Options o;
+  std::string preset;
+  for (const auto& [k, v] : j.items()) {
+    if (k == "preset") preset = v.as_string();
+    else if (k == "id") continue;
+    else if (v.is_string()) o[k] = v.as_string();
+    else if (v.is_object() || v.is_array()) o[k] = v.dump();  // models and nested member lists
+    else if (v.is_null()) throw invalid_argument("bestof: member option '" + k + "' is null");
+    else if (v.dump() == "true" || v.dump() == "false") o[k] = v.as_bool();
+    else if (v.dump().find_first_of(".eE") == std::string::npos) o[k] = v.as_int();
+    else o[k] = v.as_double();
+  }
+  if (preset.empty()) throw invalid_argument("bestof: a member config needs a 'preset'");
+  return make_codec(preset, o);
+}
+
+class BestOf final : public CodecImpl<BestOf> {
+ public:
+  explicit BestOf(const Options& o) {
+    OptionReader r(o, "bestof");
+    const std::string members = r.get_string("members", "bdi.paper,fpc.paper");
+    const std::string key = r.get_choice("key", "bits", {"bits", "mag", "pow2"});
+    key_ = key == "bits" ? Key::bits : key == "mag" ? Key::mag : Key::pow2;
+    tag_selector_ = r.get_choice("selector", "inband", {"inband", "tag"}) == "tag";
+    mag_.rounding = Policy::Rounding::mag;
+    mag_.mag_bytes = static_cast<unsigned>(r.get_int("mag", 32, 1, 4096));
+    fmax_ = static_cast<unsigned>(r.get_int("fmax", 4, 1, 1024));
+    r.finish();
+    if (!members.empty() && members.front() == '[') {
+      const Json list = Json::parse(members);
+      for (const Json& j : list.elements()) members_.push_back(member_from(j));
+    } else {
+      std::size_t start = 0;
+      while (start <= members.size()) {
+        const std::size_t comma = std::min(members.find(',', start), members.size());
+        members_.push_back(make_codec(members.substr(start, comma - start)));
+        start = comma + 1;
+      }
+    }
+    if (members_.empty() || members_.size() > 256) throw invalid_argument("bestof: give 1 to 256 members");
+    for (const auto& m : members_)
+      if (m->stateful()) throw invalid_argument("bestof: stateful member " + m->preset() + " is not supported");
+    sel_bits_ = ceil_log2(members_.size());
+  }
+
+  Options options() const override {
+    Json list = Json::array();
+    bool plain = true;
+    for (const auto& m : members_) {
+      list.push(member_config(*m));
+      plain = plain && list.elements().back().is_string();
+    }
+    std::string members;
+    if (plain) {
+      for (const Json& j : list.elements()) members += (members.empty() ? "" : ",") + j.as_string();
+    } else {
+      members = list.dump();
+    }
+    static const char* keys[] = {"bits", "mag", "pow2"};
+    return {{"members", members},
+            {"key", std::string(keys[static_cast<int>(key_)])},
+            {"selector", std::string(tag_selector_ ? "tag" : "inband")},
+            {"mag", std::int64_t{mag_.mag_bytes}},
+            {"fmax", std::int64_t{fmax_}}};
+  }
+  bool exact() const override {
+    return std::all_of(members_.begin(), members_.end(), [](const auto& m) { return m->exact(); });
+  }
+  bool needs_model() const override {
+    return std::any_of(members_.begin(), members_.end(), [](const auto& m) { return m->needs_model(); });
+  }
+  bool has_model() const override {
+    return std::all_of(members_.begin(), members_.end(), [](const auto& m) { return m->has_model(); });
+  }
+  void check_block_bytes(std::size_t b) const override {
+    for (const auto& m : members_) m->check_block_bytes(b);
+  }
+  std::uint64_t max_compressed_bits(std::size_t b) const override {
+    std::uint64_t mx = 0;
+    for (const auto& m : members_) mx = std::max(mx, m->max_compressed_bits(b));
+    return mx + (tag_selector_ ? 0 : sel_bits_);
+  }
+  std::vector<ModeName> modes() const override {
+    std::vector<ModeName> out;
+    for (std::size_t i = 0; i < members_.size(); ++i)
+      for (const ModeName& mn : members_[i]->modes())
+        out.push_back({mode_of(i, mn.mode), members_[i]->preset() + ":" + mn.name});
+    return out;
+  }
+
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+    std::size_t idx;
+    SizeBreakdown s = choose(blk, b, idx);
+    (tag_selector_ ? s.tag : s.header) += sel_bits_;
+    s.mode = mode_of(idx, s.mode);
+    return s;
+  }
+
+  std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
+    std::size_t idx;
+    choose(blk, b, idx);
+    if (!tag_selector_) w.write(idx, sel_bits_);
+    const std::uint32_t tag = members_[idx]->encode(blk, b, w);
+    if (tag >> 24) throw std::logic_error("bestof: member tag does not fit 24 bits");
+    return tag_selector_ ? static_cast<std::uint32_t>(idx << 24) | tag : tag;
+  }
+
+  void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
+    const std::size_t idx = tag_selector_ ? tag >> 24 : static_cast<std::size_t>(in.read(sel_bits_));
+    if (idx >= members_.size()) throw corrupt_stream("bestof selector " + std::to_string(idx) + " names no member");
+    members_[idx]->decode(in, tag_selector_ ? tag & 0xFFFFFFu : tag, out, b);
+  }
+
+ private:
+  enum class Key { bits, mag, pow2 };
+
+  static std::int16_t mode_of(std::size_t idx, std::int16_t mode) {
+    return static_cast<std::int16_t>(idx << 8 | (static_cast<unsigned>(mode) & 0xFFu));
+  }
+
+  std::uint64_t key(std::uint32_t bits, std::size_t b) const {
+    switch (key_) {
+      case Key::bits: return bits;
+      case Key::mag: return mag_.charge(bits, b);
+      default: return 1024 - pow2_factor(bits, b, fmax_);
+    }
+  }
+
+  SizeBreakdown choose(const std::uint8_t* blk, std::size_t b, std::size_t& idx) const {
+    SizeBreakdown best = members_[0]->measure(blk, b);
+    std::uint64_t best_key = key(best.inband(), b);
+    idx = 0;
+    for (std::size_t i = 1; i < members_.size(); ++i) {
+      const SizeBreakdown s = members_[i]->measure(blk, b);
+      const std::uint64_t k = key(s.inband(), b);
+      if (k < best_key) {
+        best = s;
+        best_key = k;
+        idx = i;
+      }
+    }
+    return best;
+  }
+
+  std::vector<std::unique_ptr<Codec>> members_;
+  Key key_ = Key::bits;
+  bool tag_selector_ = false;
+  Policy mag_;
+  unsigned fmax_ = 4;
+  unsigned sel_bits_ = 1;
+};
+
+std::unique_ptr<Codec> make_bestof(const Options& o) { return std::make_unique<BestOf>(o); }
+
+}  // namespace
+
+void add_bestof_presets(std::vector<Preset>& out) {
+  out.push_back({"bestof.bdi_fpc", "bestof",
+                 "per block the smaller of bdi.paper and fpc.paper, 1-bit selector in-band (P2's BDI+FPC)", "none",
+                 {{"members", std::string("bdi.paper,fpc.paper")}}, true, &make_bestof});
+}
+
+}  // namespace memcomp
