@@ -7,7 +7,7 @@ namespace memcomp::bindings {
 
 namespace {
 
-py::dict measure(const Codec& c, const py::array& blocks, const py::object& threads) {
+py::dict measure(const Codec& c, const py::array& blocks, const py::object& threads, bool resume) {
   const BlockView v = block_view(blocks);
   const int t = thread_count(threads);
   const auto n = static_cast<py::ssize_t>(v.n_blocks);
@@ -17,7 +17,7 @@ py::dict measure(const Codec& c, const py::array& blocks, const py::object& thre
                    header.mutable_data(), tag.mutable_data(), mode.mutable_data()};
   {
     py::gil_scoped_release nogil;
-    c.measure_batch(v, cols, t);
+    c.measure_batch(v, cols, t, resume);
   }
   py::dict out;
   out["size_bits"] = bits;
@@ -29,13 +29,13 @@ py::dict measure(const Codec& c, const py::array& blocks, const py::object& thre
   return out;
 }
 
-py::tuple encode(const Codec& c, const py::array& blocks, const py::object& threads) {
+py::tuple encode(const Codec& c, const py::array& blocks, const py::object& threads, bool resume) {
   const BlockView v = block_view(blocks);
   const int t = thread_count(threads);
   EncodedBlocks e;
   {
     py::gil_scoped_release nogil;
-    e = c.encode_batch(v, t);
+    e = c.encode_batch(v, t, resume);
   }
   return py::make_tuple(to_numpy(std::move(e.data)), to_numpy(std::move(e.bit_offsets)),
                         to_numpy(std::move(e.bit_lengths)), to_numpy(std::move(e.tags)));
@@ -43,7 +43,7 @@ py::tuple encode(const Codec& c, const py::array& blocks, const py::object& thre
 
 py::array_t<std::uint8_t> decode(const Codec& c, const py::array& data, const py::array& offsets,
                                  const py::array& lengths, const py::array& tags, std::size_t block_bytes,
-                                 const py::object& threads) {
+                                 const py::object& threads, bool resume) {
   const int t = thread_count(threads);
   EncodedView e;
   e.data = column<std::uint8_t>(data, "data");
@@ -58,7 +58,7 @@ py::array_t<std::uint8_t> decode(const Codec& c, const py::array& data, const py
   std::uint8_t* dst = out.mutable_data();
   {
     py::gil_scoped_release nogil;
-    c.decode_batch(e, dst, t);
+    c.decode_batch(e, dst, t, resume);
   }
   return out;
 }
@@ -104,11 +104,13 @@ void register_codecs(py::module_& m) {
       })
       .def("check_block_bytes", &Codec::check_block_bytes, py::arg("block_bytes"))
       .def("max_compressed_bits", &Codec::max_compressed_bits, py::arg("block_bytes"))
-      .def("measure", &measure, py::arg("blocks").noconvert(), py::arg("threads") = py::none())
-      .def("encode", &encode, py::arg("blocks").noconvert(), py::arg("threads") = py::none())
+      .def("measure", &measure, py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
+           py::arg("resume") = false)
+      .def("encode", &encode, py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
+           py::arg("resume") = false)
       .def("decode", &decode, py::arg("data").noconvert(), py::arg("bit_offsets").noconvert(),
            py::arg("bit_lengths").noconvert(), py::arg("tags").noconvert(), py::arg("block_bytes"),
-           py::arg("threads") = py::none());
+           py::arg("threads") = py::none(), py::arg("resume") = false);
 
   m.def("make_codec", [](const std::string& name, const py::dict& options) {
     return std::shared_ptr<Codec>(make_codec(name, to_options(options)));

@@ -73,8 +73,7 @@ def _core_option(key: str, value: Any) -> Any:
             c = get_codec(m) if isinstance(m, str) else Codec.from_config(m) if isinstance(m, Mapping) else m
             if not isinstance(c, Codec):
                 raise TypeError(f"members are codec names or Codec objects, got {type(m).__name__}")
-            cfg = c.get_config()
-            cfg.pop("id")
+            cfg = {k: v for k, v in c.get_config().items() if k != "id" and v is not None}
             members.append(cfg)
         return json.dumps(members, separators=(",", ":"))
     if key == "model" and value is None:
@@ -202,18 +201,22 @@ class Codec:
         """Upper bound of the in-band bits of any ``block_bytes`` block."""
         return int(self._c.max_compressed_bits(int(block_bytes)))
 
-    def measure(self, blocks: np.ndarray, threads: Optional[int] = None) -> "Sizes":
-        """Per-block sizes of a C-contiguous ``(n, B)`` uint8 array (see :func:`memcomp.as_blocks`)."""
-        cols = self._c.measure(blocks, threads)
+    def measure(self, blocks: np.ndarray, threads: Optional[int] = None, *, resume: bool = False) -> "Sizes":
+        """Per-block sizes of a C-contiguous ``(n, B)`` uint8 array (see :func:`memcomp.as_blocks`).
+
+        A stateful codec starts from its initial state, or with ``resume=True`` from where its
+        previous batch ended (streaming a dump in chunks)."""
+        cols = self._c.measure(blocks, threads, resume)
         return Sizes(
             codec=self,
             block_bytes=int(blocks.shape[1]),
             **{k: _readonly(v) for k, v in cols.items()},
         )
 
-    def encode(self, blocks: np.ndarray, threads: Optional[int] = None) -> "Encoded":
-        """Encodes every block into one buffer (blocks start on byte boundaries)."""
-        data, offsets, lengths, tags = self._c.encode(blocks, threads)
+    def encode(self, blocks: np.ndarray, threads: Optional[int] = None, *, resume: bool = False) -> "Encoded":
+        """Encodes every block into one buffer (blocks start on byte boundaries); ``resume`` as in
+        :meth:`measure`."""
+        data, offsets, lengths, tags = self._c.encode(blocks, threads, resume)
         return Encoded(
             config=self.get_config(),
             block_bytes=int(blocks.shape[1]),
@@ -223,7 +226,7 @@ class Codec:
             tags=_readonly(tags),
         )
 
-    def decode(self, encoded: "Encoded", threads: Optional[int] = None) -> np.ndarray:
+    def decode(self, encoded: "Encoded", threads: Optional[int] = None, *, resume: bool = False) -> np.ndarray:
         """The ``(n, B)`` uint8 blocks back from :meth:`encode`'s output. Raises
         :class:`CorruptStreamError` for a stream this codec cannot have written."""
         if not isinstance(encoded, Encoded):
@@ -234,7 +237,7 @@ class Codec:
                 "decode with Codec.from_config(encoded.config)"
             )
         return self._c.decode(
-            encoded.data, encoded.bit_offsets, encoded.bit_lengths, encoded.tags, encoded.block_bytes, threads
+            encoded.data, encoded.bit_offsets, encoded.bit_lengths, encoded.tags, encoded.block_bytes, threads, resume
         )
 
 

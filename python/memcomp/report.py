@@ -98,7 +98,7 @@ def collect_stats(
     wins = np.zeros(len(cs), dtype=np.int64)
     done = 0
     for chunk in _chunks(blocks, int(chunk_blocks)):
-        sizes = [c.measure(chunk, threads=threads) for c in cs]
+        sizes = [c.measure(chunk, threads=threads, resume=done > 0) for c in cs]
         for i, s in enumerate(sizes):
             stats[i] = stats[i] + s.stats()
         if chunk.shape[0]:

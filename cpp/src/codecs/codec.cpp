@@ -39,23 +39,23 @@ void Codec::measure_range(const BlockView& blocks, std::size_t begin, std::size_
   for (std::size_t i = begin; i < end; ++i) out.set(i, measure(blocks.block(i), blocks.block_bytes));
 }
 
-int Codec::batch_threads(int threads, std::unique_lock<std::mutex>& lock) const {
+int Codec::batch_threads(int threads, bool resume, std::unique_lock<std::mutex>& lock) const {
   if (!stateful()) return threads;
   lock = std::unique_lock<std::mutex>(batch_mutex_);
-  reset();
+  if (!resume) reset();
   return 1;
 }
 
-void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int threads) const {
+void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, bool resume) const {
   check_block_bytes(blocks.block_bytes);
   require_model();
   std::unique_lock<std::mutex> lock;
-  threads = batch_threads(threads, lock);
+  threads = batch_threads(threads, resume, lock);
   parallel_for(blocks.n_blocks, threads, kMinChunk,
                [&](std::size_t b, std::size_t e) { measure_range(blocks, b, e, out); });
 }
 
-EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads) const {
+EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool resume) const {
   check_block_bytes(blocks.block_bytes);
   require_model();
   if (!exact()) not_decodable();
@@ -67,7 +67,7 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads) const {
   enc.bit_lengths.resize(n);
   enc.tags.resize(n);
   std::unique_lock<std::mutex> lock;
-  threads = batch_threads(threads, lock);
+  threads = batch_threads(threads, resume, lock);
   // One pass: every worker encodes its range into its own buffer (block streams start on byte
   // boundaries, offsets relative to the buffer); the buffers are then joined in order.
   std::mutex mu;
@@ -106,7 +106,7 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads) const {
   return enc;
 }
 
-void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads) const {
+void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, bool resume) const {
   check_block_bytes(enc.block_bytes);
   require_model();
   if (!exact()) not_decodable();
@@ -123,7 +123,7 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads)
                            std::to_string(enc.data_bytes) + "-byte buffer");
   }
   std::unique_lock<std::mutex> lock;
-  threads = batch_threads(threads, lock);
+  threads = batch_threads(threads, resume, lock);
   parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
       const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];

@@ -104,10 +104,12 @@ class Codec {
   virtual std::uint32_t encode(const std::uint8_t* block, std::size_t block_bytes, BitWriter& out) const;
   virtual void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t block_bytes) const;
 
-  /// Batch API. threads <= 0 means all hardware threads; results never depend on it.
-  void measure_batch(const BlockView& blocks, const SizeColumns& out, int threads) const;
-  EncodedBlocks encode_batch(const BlockView& blocks, int threads) const;
-  void decode_batch(const EncodedView& enc, std::uint8_t* out, int threads) const;
+  /// Batch API. threads <= 0 means all hardware threads; results never depend on it. A stateful
+  /// codec starts each batch from its initial state, or with `resume` from where the previous
+  /// batch left it (streaming a dump in chunks).
+  void measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, bool resume = false) const;
+  EncodedBlocks encode_batch(const BlockView& blocks, int threads, bool resume = false) const;
+  void decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, bool resume = false) const;
 
  protected:
   /// Measures blocks [begin, end); CodecImpl overrides it with a statically dispatched loop.
@@ -121,7 +123,7 @@ class Codec {
 
  private:
   /// Threads for a batch, and the lock a stateful codec holds for its whole duration.
-  int batch_threads(int threads, std::unique_lock<std::mutex>& lock) const;
+  int batch_threads(int threads, bool resume, std::unique_lock<std::mutex>& lock) const;
 
   std::string family_, preset_, policy_;
   mutable std::mutex batch_mutex_;

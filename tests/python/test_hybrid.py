@@ -1,0 +1,65 @@
+"""Best-of hybrids (SPEC 1.15): per-block selection with the selector counted."""
+import numpy as np
+import pytest
+
+import memcomp
+from blockgen import all_kinds, realistic
+
+
+@pytest.mark.parametrize("block_bytes", [16, 32, 128])
+def test_bdi_fpc_is_per_block_min_plus_one_bit(block_bytes):
+    blocks = all_kinds(block_bytes)
+    best = memcomp.get_codec("bestof.bdi_fpc").measure(blocks)
+    bdi = memcomp.get_codec("bdi").measure(blocks).size_bits.astype(np.int64)
+    fpc = memcomp.get_codec("fpc").measure(blocks).size_bits.astype(np.int64)
+    assert np.array_equal(best.size_bits, np.minimum(bdi, fpc) + 1)
+    assert np.array_equal(best.mode >> 8, (fpc < bdi).astype(np.int16))
+    assert np.array_equal(best.header_bits - 1, np.where(fpc < bdi, 0, 0))
+
+
+@pytest.mark.parametrize("key", ["bits", "mag", "pow2"])
+@pytest.mark.parametrize("selector", ["inband", "tag"])
+def test_keys_and_selectors_roundtrip(key, selector):
+    blocks = all_kinds(64)
+    c = memcomp.get_codec("bestof", members=["zca", "bdi.kim", "fpc", "zrep"], key=key, selector=selector)
+    s = c.measure(blocks)
+    enc = c.encode(blocks)
+    assert np.array_equal(enc.bit_lengths, s.size_bits)
+    assert np.array_equal(c.decode(enc), blocks)
+    members = [memcomp.get_codec(n).measure(blocks).size_bits.astype(np.int64) for n in ("zca", "bdi.kim", "fpc", "zrep")]
+    policy = {"bits": "none", "mag": "mag(32)", "pow2": "pow2"}[key]
+    keys = np.stack([memcomp.charge(m.astype(np.uint32), 64, policy).astype(np.int64) for m in members])
+    if key == "pow2":
+        keys = -(64 * 8 // keys)  # larger factor first
+    winner = keys.argmin(axis=0)
+    assert np.array_equal(s.mode >> 8, winner)
+    chosen = np.stack(members)[winner, np.arange(len(blocks))]
+    assert np.array_equal(s.size_bits, chosen + (2 if selector == "inband" else 0))
+
+
+def test_fitted_member_and_config_roundtrip():
+    blocks = realistic(32, 1 << 18)
+    fvc = memcomp.get_codec("fvc").fit(blocks)
+    c = memcomp.get_codec("bestof", members=["bdi", fvc])
+    assert not c.requires_fit and c.exact
+    assert memcomp.Codec.from_config(c.get_config()) == c
+    assert np.array_equal(c.decode(c.encode(blocks)), blocks)
+    with pytest.raises(ValueError, match="has no model"):
+        memcomp.get_codec("bestof", members=["bdi", "fvc"]).measure(blocks)
+
+
+def test_bestof_is_exact_only_if_all_members_are():
+    assert memcomp.get_codec("bestof", members=["bdi", "fpc.cmu"]).exact is False
+    with pytest.raises(ValueError, match="unknown codec"):
+        memcomp.get_codec("bestof", members=["bdi", "nope"])
+    with pytest.raises(TypeError):
+        memcomp.get_codec("bestof", members=["bdi", 3])
+
+
+def test_compare_reports_member_wins():
+    blocks = realistic(32, 1 << 18)
+    df = memcomp.breakdown(blocks, ["bestof.bdi_fpc"])
+    by_member = df.groupby(df["mode_name"].str.split(":").str[0])["blocks"].sum()
+    s = memcomp.get_codec("bestof.bdi_fpc").measure(blocks)
+    assert by_member.get("fpc.paper", 0) == int((s.mode >> 8 == 1).sum())
+    assert by_member.sum() == len(blocks)
