@@ -6,6 +6,7 @@
 //   max_code_length = 0 counts it).
 // Model: {"format": "memcomp.model/1", "codec": "fvc", "values": [most frequent first]}.
 #include <algorithm>
+#include <array>
 
 #include "memcomp/analysis/symbol_counts.hpp"
 #include "memcomp/codecs/families.hpp"
@@ -58,7 +59,16 @@ class FVC final : public CodecImpl<FVC> {
   SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
     const std::size_t n = b / 4;
     std::uint32_t escapes = 0;
-    for (std::size_t i = 0; i < n; ++i) escapes += index(load<std::uint32_t>(blk + 4 * i, endian_)) == entries_;
+    if (small_) {  // up to 8 values: a branch-free membership test
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t v = load<std::uint32_t>(blk + 4 * i, endian_);
+        bool hit = false;
+        for (std::uint32_t t : small_table_) hit |= v == t;
+        escapes += !hit;
+      }
+    } else {
+      for (std::size_t i = 0; i < n; ++i) escapes += index(load<std::uint32_t>(blk + 4 * i, endian_)) == entries_;
+    }
     SizeBreakdown s;
     s.meta = static_cast<std::uint32_t>(code_bits_ * n);
     s.payload = 32 * escapes;
@@ -109,6 +119,9 @@ class FVC final : public CodecImpl<FVC> {
     while (cap < 2 * values_.size()) cap <<= 1;
     table_.assign(cap, Entry{0, entries_});
     for (std::uint32_t k = 0; k < values_.size(); ++k) table_[slot(values_[k])] = Entry{values_[k], k};
+    small_ = !values_.empty() && values_.size() <= small_table_.size();
+    if (small_)  // pad with a table value: duplicates do not change membership
+      for (std::size_t k = 0; k < small_table_.size(); ++k) small_table_[k] = values_[std::min(k, values_.size() - 1)];
   }
 
   struct Entry {
@@ -129,6 +142,8 @@ class FVC final : public CodecImpl<FVC> {
   std::string model_text_;
   std::vector<std::uint32_t> values_;
   std::vector<Entry> table_;
+  bool small_ = false;
+  std::array<std::uint32_t, 8> small_table_{};
 };
 
 std::unique_ptr<Codec> make_fvc(const Options& o) { return std::make_unique<FVC>(o); }
