@@ -5,6 +5,7 @@
 namespace memcomp::bindings {
 void register_codecs(py::module_& m);
 void register_metrics(py::module_& m);
+void register_entropy(py::module_& m);
 }  // namespace memcomp::bindings
 
 PYBIND11_MODULE(_core, m) {
@@ -13,4 +14,5 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<memcomp::corrupt_stream>(m, "CorruptStreamError", PyExc_ValueError);
   memcomp::bindings::register_codecs(m);
   memcomp::bindings::register_metrics(m);
+  memcomp::bindings::register_entropy(m);
 }

@@ -1,5 +1,8 @@
 // memcomp analysis: exact counts of 32-bit values, a mergeable partial result (DESIGN "Analyses
 // are monoids"). Frequent-value tables (FVC, SC2, E2MC's MFV tables) are fitted from it.
+// Counts live as (value, count) runs sorted by value: new words are radix-sorted and
+// run-length counted, then merged linearly, which stays fast for dumps with millions of distinct
+// values (a hash table there is bound by cache misses).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -20,25 +23,24 @@ class ValueCounts32 {
   void add_words(const BlockView& blocks, Endian endian, int threads = 1);
   void merge(const ValueCounts32& other);
 
-  std::size_t distinct() const noexcept { return used_; }
+  std::size_t distinct() const { return items_ref().size(); }
   std::uint64_t total() const noexcept { return total_; }
   std::uint64_t count(std::uint32_t value) const;
   /// Every (value, count), by ascending value.
-  std::vector<Item> items() const;
+  std::vector<Item> items() const { return items_ref(); }
   /// The k most frequent values: count descending, ties to the smaller value (SPEC 1.7, 1.8).
   std::vector<Item> top(std::size_t k) const;
 
  private:
-  struct Slot {
-    std::uint32_t value;
-    std::uint64_t count;  // 0 = empty
-  };
-  std::size_t find(std::uint32_t value) const noexcept;  // slot holding value, or the empty one
-  void grow();
+  const std::vector<Item>& items_ref() const;  // folds pending single adds first
+  void merge_sorted(const std::vector<Item>& run);
 
-  std::vector<Slot> slots_ = std::vector<Slot>(64, Slot{0, 0});
-  std::size_t used_ = 0;
+  mutable std::vector<Item> items_;            // sorted by value, counts > 0
+  mutable std::vector<std::uint32_t> pending_;  // single adds of count 1, not yet folded
   std::uint64_t total_ = 0;
 };
+
+/// Sorts values ascending (LSD radix sort, 11-bit digits) and appends (value, count) runs to out.
+void count_runs(std::vector<std::uint32_t>& values, std::vector<ValueCounts32::Item>& out);
 
 }  // namespace memcomp

@@ -1,0 +1,109 @@
+// memcomp bindings: symbol statistics and entropy (SPEC 3).
+#include "memcomp/analysis/entropy.hpp"
+
+#include "common.hpp"
+
+namespace memcomp::bindings {
+
+namespace {
+
+Endian endian_of(const std::string& e) {
+  if (e == "little") return Endian::little;
+  if (e == "big") return Endian::big;
+  throw py::value_error("endian must be 'little' or 'big', got '" + e + "'");
+}
+
+py::dict histogram(const py::array& blocks, unsigned sl, bool per_position, const std::string& endian,
+                   const py::object& threads) {
+  const BlockView v = block_view(blocks);
+  const int t = thread_count(threads);
+  SymbolHistogram h(sl, per_position, endian_of(endian));
+  {
+    py::gil_scoped_release nogil;
+    h.add(v, t);
+  }
+  py::dict out;
+  out["total"] = h.total();
+  if (sl <= 16) {
+    py::array_t<std::uint64_t> counts({static_cast<py::ssize_t>(h.positions()), static_cast<py::ssize_t>(1) << sl});
+    std::copy(h.dense().begin(), h.dense().end(), counts.mutable_data());
+    out["counts"] = counts;
+  } else {
+    const auto items = h.table().items();
+    py::array_t<std::uint32_t> values(static_cast<py::ssize_t>(items.size()));
+    py::array_t<std::uint64_t> counts(static_cast<py::ssize_t>(items.size()));
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      values.mutable_data()[i] = items[i].first;
+      counts.mutable_data()[i] = items[i].second;
+    }
+    out["values"] = values;
+    out["counts"] = counts;
+  }
+  return out;
+}
+
+py::tuple entries(const SpaceSaving32& s) {
+  const auto e = s.entries();
+  py::array_t<std::uint32_t> values(static_cast<py::ssize_t>(e.size()));
+  py::array_t<std::uint64_t> counts(static_cast<py::ssize_t>(e.size())), errors(static_cast<py::ssize_t>(e.size()));
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    values.mutable_data()[i] = e[i].value;
+    counts.mutable_data()[i] = e[i].count;
+    errors.mutable_data()[i] = e[i].error;
+  }
+  return py::make_tuple(values, counts, errors);
+}
+
+}  // namespace
+
+void register_entropy(py::module_& m) {
+  m.def("symbol_histogram", &histogram, py::arg("blocks").noconvert(), py::arg("symbol_bits"),
+        py::arg("per_position") = false, py::arg("endian") = "little", py::arg("threads") = py::none(),
+        "Exact SL-bit symbol counts: {'total', 'counts'[positions, 2^SL]} or, for SL 32, {'values', 'counts'}.");
+  m.def(
+      "block_entropy",
+      [](const py::array& blocks, unsigned sl, const std::string& endian, const py::object& threads) {
+        const BlockView v = block_view(blocks);
+        const int t = thread_count(threads);
+        const Endian e = endian_of(endian);
+        check_symbol_bits(sl, v.block_bytes);
+        py::array_t<double> out(static_cast<py::ssize_t>(v.n_blocks));
+        double* dst = out.mutable_data();
+        {
+          py::gil_scoped_release nogil;
+          block_entropy(v, sl, e, dst, t);
+        }
+        return out;
+      },
+      py::arg("blocks").noconvert(), py::arg("symbol_bits"), py::arg("endian") = "little", py::arg("threads") = py::none());
+
+  py::class_<SpaceSaving32>(m, "SpaceSaving", "Bounded-memory heavy hitters of 32-bit values (Space-Saving).")
+      .def(py::init<std::size_t>(), py::arg("capacity"))
+      .def_property_readonly("capacity", &SpaceSaving32::capacity)
+      .def_property_readonly("total", &SpaceSaving32::total)
+      .def(
+          "add_words",
+          [](SpaceSaving32& s, const py::array& blocks, const std::string& endian) {
+            const BlockView v = block_view(blocks);
+            const Endian e = endian_of(endian);
+            py::gil_scoped_release nogil;
+            s.add_words(v, e);
+          },
+          py::arg("blocks").noconvert(), py::arg("endian") = "little")
+      .def("merge", &SpaceSaving32::merge, py::arg("other"))
+      .def("entries", &entries, "(values, counts, errors), by count descending")
+      .def(py::pickle(
+          [](const SpaceSaving32& s) {
+            return py::make_tuple(s.capacity(), s.total(), entries(s));
+          },
+          [](const py::tuple& t) {
+            const auto e = t[2].cast<py::tuple>();
+            const auto v = e[0].cast<py::array_t<std::uint32_t>>();
+            const auto c = e[1].cast<py::array_t<std::uint64_t>>(), r = e[2].cast<py::array_t<std::uint64_t>>();
+            std::vector<SpaceSaving32::Entry> list;
+            for (py::ssize_t i = 0; i < v.shape(0); ++i) list.push_back({v.at(i), c.at(i), r.at(i)});
+            return SpaceSaving32::restore(t[0].cast<std::size_t>(), t[1].cast<std::uint64_t>(), list);
+          }));
+}
+
+}  // namespace memcomp::bindings

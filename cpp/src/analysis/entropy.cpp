@@ -1,0 +1,282 @@
+// memcomp analysis: symbol histograms, entropy and the Space-Saving sketch (SPEC 3).
+#include "memcomp/analysis/entropy.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "memcomp/core/error.hpp"
+#include "memcomp/core/parallel.hpp"
+
+namespace memcomp {
+namespace {
+
+// Calls fn(symbol, position_in_word) for every SL-bit symbol of `n` bytes at p (SPEC 0.2).
+template <unsigned SL, class Fn>
+inline void for_each_symbol(const std::uint8_t* p, std::size_t n, Endian e, Fn&& fn) {
+  if constexpr (SL == 4) {
+    const unsigned lo_first = e == Endian::little;
+    for (std::size_t j = 0; j < n; ++j) {
+      const unsigned lo = p[j] & 0xFu, hi = p[j] >> 4, pos = static_cast<unsigned>(2 * (j & 3));
+      fn(lo_first ? lo : hi, pos);
+      fn(lo_first ? hi : lo, pos + 1);
+    }
+  } else if constexpr (SL == 8) {
+    for (std::size_t j = 0; j < n; ++j) fn(p[j], static_cast<unsigned>(j & 3));
+  } else if constexpr (SL == 16) {
+    for (std::size_t j = 0; j < n; j += 2) fn(load<std::uint16_t>(p + j, e), static_cast<unsigned>((j >> 1) & 1));
+  } else {
+    for (std::size_t j = 0; j < n; j += 4) fn(load<std::uint32_t>(p + j, e), 0u);
+  }
+}
+
+// Dense counts of one byte range into a local table (positions x 2^SL).
+template <unsigned SL>
+void count_dense(const std::uint8_t* p, std::size_t n, Endian e, bool per_pos, std::uint64_t* out) {
+  constexpr std::size_t V = std::size_t{1} << SL;
+  constexpr std::size_t kStep = std::size_t{1} << 28;  // bytes per uint32 round (no overflow)
+  std::vector<std::uint32_t> local(per_pos ? (32 / SL) * V : V);
+  for (std::size_t base = 0; base < n; base += kStep) {
+    const std::size_t len = std::min(kStep, n - base);
+    std::fill(local.begin(), local.end(), 0u);
+    if (per_pos) {
+      for_each_symbol<SL>(p + base, len, e, [&](std::uint32_t s, unsigned pos) { ++local[pos * V + s]; });
+    } else if constexpr (SL == 8) {
+      // Four interleaved tables break the store-to-load chains of repeated bytes; words are
+      // loaded 8 bytes at a time.
+      std::array<std::vector<std::uint32_t>, 3> more;
+      for (auto& m : more) m.assign(V, 0u);
+      std::uint32_t* t[4] = {local.data(), more[0].data(), more[1].data(), more[2].data()};
+      std::size_t j = 0;
+      for (; j + 8 <= len; j += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + base + j, 8);
+        ++t[0][w & 0xFF];
+        ++t[1][(w >> 8) & 0xFF];
+        ++t[2][(w >> 16) & 0xFF];
+        ++t[3][(w >> 24) & 0xFF];
+        ++t[0][(w >> 32) & 0xFF];
+        ++t[1][(w >> 40) & 0xFF];
+        ++t[2][(w >> 48) & 0xFF];
+        ++t[3][w >> 56];
+      }
+      for (; j < len; ++j) ++local[p[base + j]];
+      for (auto& m : more)
+        for (std::size_t v = 0; v < V; ++v) local[v] += m[v];
+    } else {
+      for_each_symbol<SL>(p + base, len, e, [&](std::uint32_t s, unsigned) { ++local[s]; });
+    }
+    for (std::size_t i = 0; i < local.size(); ++i) out[i] += local[i];
+  }
+}
+
+}  // namespace
+
+void check_symbol_bits(unsigned sl, std::size_t block_bytes) {
+  if (sl != 4 && sl != 8 && sl != 16 && sl != 32)
+    throw invalid_argument("symbol length must be 4, 8, 16 or 32 bits, got " + std::to_string(sl));
+  if (block_bytes && (8 * block_bytes) % sl)
+    throw invalid_argument(std::to_string(sl) + "-bit symbols do not divide " + std::to_string(block_bytes) + " B blocks");
+}
+
+SymbolHistogram::SymbolHistogram(unsigned sl, bool per_position, Endian endian)
+    : sl_(sl), positions_(1), endian_(endian) {
+  check_symbol_bits(sl);
+  if (per_position) {
+    if (sl > 8) throw invalid_argument("per-position histograms are defined for 4- and 8-bit symbols (P1 §III-E)");
+    positions_ = 32 / sl;
+  }
+  if (sl <= 16) dense_.assign(std::size_t{positions_} << sl, 0);
+}
+
+void SymbolHistogram::add(const BlockView& blocks, int threads) {
+  check_symbol_bits(sl_, blocks.block_bytes);
+  const std::size_t bytes = blocks.n_blocks * blocks.block_bytes;
+  if (bytes == 0) return;
+  if (sl_ == 32) {
+    table_.add_words(blocks, endian_, threads);
+  } else {
+    const unsigned t = std::max(1u, std::min<unsigned>(resolve_threads(threads), static_cast<unsigned>(bytes >> 20) + 1));
+    std::vector<std::vector<std::uint64_t>> parts(t, std::vector<std::uint64_t>(dense_.size(), 0));
+    const bool pp = positions_ > 1;
+    parallel_for(t, static_cast<int>(t), 1, [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = b; k < e; ++k) {
+        // split on 4-byte boundaries so positions stay aligned with words
+        const std::size_t lo = bytes / 4 * k / t * 4, hi = k + 1 == t ? bytes : bytes / 4 * (k + 1) / t * 4;
+        const std::uint8_t* p = blocks.data + lo;
+        switch (sl_) {
+          case 4: count_dense<4>(p, hi - lo, endian_, pp, parts[k].data()); break;
+          case 8: count_dense<8>(p, hi - lo, endian_, pp, parts[k].data()); break;
+          default: count_dense<16>(p, hi - lo, endian_, pp, parts[k].data()); break;
+        }
+      }
+    });
+    for (const auto& part : parts)
+      for (std::size_t i = 0; i < dense_.size(); ++i) dense_[i] += part[i];
+  }
+  total_ += bytes * 8 / sl_;
+}
+
+void SymbolHistogram::merge(const SymbolHistogram& o) {
+  if (o.sl_ != sl_ || o.positions_ != positions_ || o.endian_ != endian_)
+    throw invalid_argument("cannot merge histograms of different symbol lengths, positions or byte orders");
+  for (std::size_t i = 0; i < dense_.size(); ++i) dense_[i] += o.dense_[i];
+  table_.merge(o.table_);
+  total_ += o.total_;
+}
+
+double entropy_bits(const std::uint64_t* counts, std::size_t n) {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) total += counts[i];
+  if (total == 0) return 0.0;
+  // H = log2(N) - (1/N) sum c log2 c
+  double s = 0.0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (counts[i]) s += static_cast<double>(counts[i]) * std::log2(static_cast<double>(counts[i]));
+  const double nn = static_cast<double>(total);
+  return std::max(0.0, std::log2(nn) - s / nn);
+}
+
+void block_entropy(const BlockView& blocks, unsigned sl, Endian endian, double* out, int threads) {
+  check_symbol_bits(sl, blocks.block_bytes);
+  const std::size_t b = blocks.block_bytes, n_sym = 8 * b / sl;
+  parallel_for(blocks.n_blocks, threads, 2048, [&](std::size_t lo, std::size_t hi) {
+    std::vector<std::uint32_t> syms(n_sym);
+    std::vector<std::uint64_t> runs;
+    for (std::size_t i = lo; i < hi; ++i) {
+      std::size_t k = 0;
+      auto put = [&](std::uint32_t s, unsigned) { syms[k++] = s; };
+      switch (sl) {
+        case 4: for_each_symbol<4>(blocks.block(i), b, endian, put); break;
+        case 8: for_each_symbol<8>(blocks.block(i), b, endian, put); break;
+        case 16: for_each_symbol<16>(blocks.block(i), b, endian, put); break;
+        default: for_each_symbol<32>(blocks.block(i), b, endian, put); break;
+      }
+      std::sort(syms.begin(), syms.end());
+      runs.clear();
+      for (std::size_t j = 0; j < n_sym;) {
+        std::size_t r = j;
+        while (r < n_sym && syms[r] == syms[j]) ++r;
+        runs.push_back(r - j);
+        j = r;
+      }
+      out[i] = entropy_bits(runs.data(), runs.size());
+    }
+  });
+}
+
+// --- Space-Saving ------------------------------------------------------------------------------
+
+namespace {
+// Heap order: smaller count first; on equal counts the larger value is evicted first.
+inline bool before(const SpaceSaving32::Entry& a, const SpaceSaving32::Entry& b) {
+  return a.count != b.count ? a.count < b.count : a.value > b.value;
+}
+}  // namespace
+
+SpaceSaving32::SpaceSaving32(std::size_t capacity) : capacity_(capacity) {
+  if (capacity == 0 || capacity > (std::size_t{1} << 26)) throw invalid_argument("sketch capacity must be in [1, 2^26]");
+  heap_.reserve(capacity);
+  where_.reserve(capacity);
+}
+
+void SpaceSaving32::swap_nodes(std::size_t i, std::size_t j) {
+  std::swap(heap_[i], heap_[j]);
+  where_[heap_[i].value] = i;
+  where_[heap_[j].value] = j;
+}
+
+void SpaceSaving32::sift_up(std::size_t i) {
+  while (i > 0 && before(heap_[i], heap_[(i - 1) / 2])) {
+    swap_nodes(i, (i - 1) / 2);
+    i = (i - 1) / 2;
+  }
+}
+
+void SpaceSaving32::sift_down(std::size_t i) {
+  for (;;) {
+    std::size_t m = i;
+    const std::size_t l = 2 * i + 1, r = l + 1;
+    if (l < heap_.size() && before(heap_[l], heap_[m])) m = l;
+    if (r < heap_.size() && before(heap_[r], heap_[m])) m = r;
+    if (m == i) return;
+    swap_nodes(i, m);
+    i = m;
+  }
+}
+
+void SpaceSaving32::add(std::uint32_t v, std::uint64_t count) {
+  if (count == 0) return;
+  total_ += count;
+  auto it = where_.find(v);
+  if (it != where_.end()) {
+    heap_[it->second].count += count;  // a larger count moves towards the leaves
+    sift_down(it->second);
+  } else if (heap_.size() < capacity_) {
+    heap_.push_back({v, count, 0});
+    where_[v] = heap_.size() - 1;
+    sift_up(heap_.size() - 1);
+  } else {  // replace the smallest counter: the newcomer inherits its count as error
+    Entry& min = heap_.front();
+    where_.erase(min.value);
+    min = Entry{v, min.count + count, min.count};
+    where_[v] = 0;
+    sift_down(0);
+  }
+}
+
+void SpaceSaving32::add_words(const BlockView& blocks, Endian endian) {
+  if (blocks.block_bytes % 4) throw invalid_argument("32-bit words need a block size that is a multiple of 4");
+  const std::size_t words = blocks.n_blocks * blocks.block_bytes / 4;
+  for (std::size_t w = 0; w < words; ++w) add(load<std::uint32_t>(blocks.data + 4 * w, endian));
+}
+
+void SpaceSaving32::merge(const SpaceSaving32& o) {
+  std::unordered_map<std::uint32_t, Entry> all;
+  for (const std::vector<Entry>* h : {&std::as_const(heap_), &o.heap_})
+    for (const Entry& e : *h) {
+      auto [it, fresh] = all.try_emplace(e.value, e);
+      if (!fresh) {
+        it->second.count += e.count;
+        it->second.error += e.error;
+      }
+    }
+  std::vector<Entry> keep;
+  keep.reserve(all.size());
+  for (const auto& kv : all) keep.push_back(kv.second);
+  std::sort(keep.begin(), keep.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
+  if (keep.size() > capacity_) keep.resize(capacity_);
+  const std::uint64_t total = total_ + o.total_;
+  heap_.clear();
+  where_.clear();
+  for (const Entry& e : keep) {
+    heap_.push_back(e);
+    where_[e.value] = heap_.size() - 1;
+    sift_up(heap_.size() - 1);
+  }
+  total_ = total;
+}
+
+SpaceSaving32 SpaceSaving32::restore(std::size_t capacity, std::uint64_t total, const std::vector<Entry>& entries) {
+  if (entries.size() > capacity) throw invalid_argument("more sketch entries than its capacity");
+  SpaceSaving32 s(capacity);
+  for (const Entry& e : entries) {
+    if (e.error > e.count || s.where_.count(e.value)) throw invalid_argument("malformed sketch entries");
+    s.heap_.push_back(e);
+    s.where_[e.value] = s.heap_.size() - 1;
+    s.sift_up(s.heap_.size() - 1);
+  }
+  s.total_ = total;
+  return s;
+}
+
+std::vector<SpaceSaving32::Entry> SpaceSaving32::entries() const {
+  std::vector<Entry> out = heap_;
+  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
+  return out;
+}
+
+}  // namespace memcomp

@@ -1,0 +1,285 @@
+"""Entropy bounds on memory data (SPEC 3; E2MC, P1 §III-B1 and §V-A).
+
+The order-0 Shannon entropy H of SL-bit symbols bounds what any symbol-by-symbol code reaches:
+``CR_H = SL / H`` (P1's "optimal CR", 2.61 at SL 16 on its data). Variants:
+
+==================  ===========================================================================
+``global``          one histogram over the dump (default; P1's bound)
+``per_position``    mean of H_p over positions p = index mod 32/SL (E2MC's SL 4/8 tables)
+``block``           sum(8B) / sum_b(n_b H_b) over per-block histograms; ignores the model
+                    cost, so it is **not achievable**
+``per_workload``    ``global`` per dump, then the geometric mean over dumps
+==================  ===========================================================================
+
+A most-frequent-value (MFV) table of K entries bounds E2MC/SC2 more tightly: symbols outside the
+table cost an escape plus SL raw bits, ``H_K = -sum_M p log2 p - p_E log2 p_E + p_E SL`` (SPEC 3),
+and ``CR_H >= CR_K``.
+
+Statistics are mergeable partial results: :class:`SymbolStats` objects add (``a + b``), so a dump
+streamed in chunks, on threads or on Dask gives exactly the serial answer. For 32-bit symbols with
+too many distinct values, :class:`TopK` keeps bounded-memory heavy hitters instead.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _core
+
+SYMBOL_BITS = (4, 8, 16, 32)
+VARIANTS = ("global", "per_position", "block")
+
+
+def _check_sl(symbol_bits: int) -> int:
+    if isinstance(symbol_bits, bool) or symbol_bits not in SYMBOL_BITS:
+        raise ValueError(f"symbol_bits must be one of {SYMBOL_BITS}, got {symbol_bits!r}")
+    return int(symbol_bits)
+
+
+def _entropy(counts: np.ndarray) -> float:
+    """Plug-in entropy in bits of one histogram (0 log 0 = 0)."""
+    c = np.asarray(counts, dtype=np.float64)
+    c = c[c > 0]
+    n = c.sum()
+    if n == 0:
+        return 0.0
+    return max(0.0, float(math.log2(n) - np.dot(c, np.log2(c)) / n))
+
+
+def _chunks(blocks, chunk_blocks: int):
+    if isinstance(blocks, np.ndarray):
+        for s in range(0, max(blocks.shape[0], 1) if blocks.ndim == 2 else 1, chunk_blocks):
+            yield blocks[s : s + chunk_blocks]
+    elif hasattr(blocks, "chunks"):
+        yield from blocks.chunks(chunk_blocks)
+    else:
+        raise TypeError(
+            f"blocks must be an (n, B) uint8 ndarray or a memcomp Dump, got {type(blocks).__name__}; "
+            "use memcomp.as_blocks(array, block_bytes)"
+        )
+
+
+@dataclass(frozen=True)
+class SymbolStats:
+    """Exact counts of SL-bit symbols: ``counts[p, v]`` for SL <= 16 (p = position if
+    ``per_position``), or sorted ``values`` with their ``counts`` for SL 32. Adds with ``+``."""
+
+    symbol_bits: int
+    per_position: bool
+    endian: str
+    total: int
+    counts: np.ndarray
+    values: Optional[np.ndarray] = None
+
+    def __add__(self, other: "SymbolStats") -> "SymbolStats":
+        if not isinstance(other, SymbolStats):
+            return NotImplemented
+        if (self.symbol_bits, self.per_position, self.endian) != (other.symbol_bits, other.per_position, other.endian):
+            raise ValueError("cannot merge statistics of different symbol lengths, positions or byte orders")
+        if self.values is None:
+            return SymbolStats(self.symbol_bits, self.per_position, self.endian, self.total + other.total,
+                               self.counts + other.counts)
+        values, inv = np.unique(np.concatenate([self.values, other.values]), return_inverse=True)
+        counts = np.zeros(values.shape[0], dtype=np.uint64)
+        np.add.at(counts, inv, np.concatenate([self.counts, other.counts]))
+        return SymbolStats(self.symbol_bits, self.per_position, self.endian, self.total + other.total, counts, values)
+
+    __radd__ = __add__
+
+    @property
+    def distinct(self) -> int:
+        """Distinct symbol values seen (over all positions)."""
+        if self.values is not None:
+            return int(self.values.shape[0])
+        return int(np.count_nonzero(self.counts.sum(axis=0)))
+
+    def pooled(self) -> Tuple[np.ndarray, np.ndarray]:
+        """(values, counts) over all positions, values ascending, zero counts dropped."""
+        if self.values is not None:
+            return self.values, self.counts
+        c = self.counts.sum(axis=0)
+        nz = np.nonzero(c)[0]
+        return nz.astype(np.uint32), c[nz]
+
+    def entropy(self, variant: str = "global") -> float:
+        """Bits per symbol: ``global`` (pooled) or ``per_position`` (mean of H_p)."""
+        if variant == "global":
+            return _entropy(self.pooled()[1])
+        if variant == "per_position":
+            if self.values is not None or not self.per_position:
+                raise ValueError("per_position entropy needs a per-position histogram of 4- or 8-bit symbols")
+            return float(np.mean([_entropy(row) for row in self.counts]))
+        raise ValueError(f"variant must be 'global' or 'per_position' here, got {variant!r}")
+
+    def cr(self, variant: str = "global") -> float:
+        """The bound CR_H = SL / H (inf for H = 0)."""
+        h = self.entropy(variant)
+        return math.inf if h == 0 else self.symbol_bits / h
+
+    def top(self, k: int) -> Tuple[np.ndarray, np.ndarray]:
+        """The k most frequent values and counts: count descending, ties to the smaller value."""
+        values, counts = self.pooled()
+        order = np.lexsort((values, -counts.astype(np.float64)))[: int(k)]
+        return values[order], counts[order]
+
+    def mfv_entropy(self, k: int) -> float:
+        """H_K: bits per symbol with a K-entry MFV table, escapes costing SL raw bits (SPEC 3)."""
+        if k < 1:
+            raise ValueError("the MFV table needs at least one entry")
+        _, counts = self.pooled()
+        n = float(counts.sum())
+        if n == 0:
+            return 0.0
+        _, kept = self.top(k)
+        p = kept.astype(np.float64) / n
+        p_e = max(0.0, 1.0 - float(p.sum()))
+        h = -float(np.dot(p, np.log2(p)))
+        if p_e > 0:
+            h += -p_e * math.log2(p_e) + p_e * self.symbol_bits
+        return h
+
+    def mfv_cr(self, k: int) -> float:
+        h = self.mfv_entropy(k)
+        return math.inf if h == 0 else self.symbol_bits / h
+
+
+def histogram(
+    blocks,
+    symbol_bits: int = 16,
+    *,
+    per_position: bool = False,
+    endian: str = "little",
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 20,
+) -> SymbolStats:
+    """Exact symbol counts of an ``(n, B)`` uint8 array or a Dump (streamed in chunks)."""
+    sl = _check_sl(symbol_bits)
+    total: Optional[SymbolStats] = None
+    for chunk in _chunks(blocks, chunk_blocks):
+        h = _core.symbol_histogram(chunk, sl, per_position, endian, threads)
+        part = SymbolStats(sl, bool(per_position), endian, int(h["total"]), h["counts"], h.get("values"))
+        total = part if total is None else total + part
+    assert total is not None
+    return total
+
+
+def block_entropy(blocks: np.ndarray, symbol_bits: int = 16, *, endian: str = "little",
+                  threads: Optional[int] = None) -> np.ndarray:
+    """Per-block order-0 entropy H_b in bits per symbol."""
+    return _core.block_entropy(blocks, _check_sl(symbol_bits), endian, threads)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """An entropy bound: ``cr = symbol_bits / entropy``. ``achievable`` is False for the
+    ``block`` variant (it ignores the cost of describing per-block models)."""
+
+    symbol_bits: int
+    variant: str
+    entropy: float
+    cr: float
+    symbols: int
+    distinct: int
+    achievable: bool = True
+
+
+def bound(blocks, symbol_bits: int = 16, variant: str = "global", *, endian: str = "little",
+          threads: Optional[int] = None) -> Bound:
+    """The entropy bound of ``blocks`` at ``symbol_bits`` (see the module doc for variants)."""
+    sl = _check_sl(symbol_bits)
+    if variant == "block":
+        parts = [(block_entropy(c, sl, endian=endian, threads=threads), c.shape[1]) for c in _chunks(blocks, 1 << 20)]
+        h_sum = sum(float(h.sum()) for h, _ in parts)
+        n_blocks = sum(h.shape[0] for h, _ in parts)
+        symbols = sum(h.shape[0] * 8 * b // sl for h, b in parts)
+        h = h_sum / n_blocks if n_blocks else 0.0
+        return Bound(sl, variant, h, math.inf if h == 0 else sl / h, symbols, -1, achievable=False)
+    if variant not in ("global", "per_position"):
+        raise ValueError(f"variant must be one of {VARIANTS} (or use bound_per_workload), got {variant!r}")
+    st = histogram(blocks, sl, per_position=variant == "per_position", endian=endian, threads=threads)
+    h = st.entropy(variant)
+    return Bound(sl, variant, h, math.inf if h == 0 else sl / h, st.total, st.distinct)
+
+
+def bound_per_workload(workloads: Mapping[str, object], symbol_bits: int = 16, **kw) -> Tuple[float, "pandas.DataFrame"]:  # noqa: F821
+    """``per_workload``: the global bound of each dump and their geometric mean (as P1 reports)."""
+    import pandas as pd
+
+    rows = [{"workload": name, **bound(b, symbol_bits, **kw).__dict__} for name, b in workloads.items()]
+    df = pd.DataFrame(rows)
+    finite = df["cr"][np.isfinite(df["cr"])]
+    gmean = float(np.exp(np.log(finite).mean())) if len(finite) else math.inf
+    return gmean, df
+
+
+def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, endian: str = "little",
+          threads: Optional[int] = None) -> "pandas.DataFrame":  # noqa: F821
+    """One row per symbol length: entropies and bounds of every variant, plus the MFV bound."""
+    import pandas as pd
+
+    rows = []
+    for sl in symbol_bits:
+        st = histogram(blocks, sl, per_position=sl <= 8, endian=endian, threads=threads)
+        blk = bound(blocks, sl, "block", endian=endian, threads=threads)
+        h = st.entropy("global")
+        rows.append({
+            "symbol_bits": sl,
+            "symbols": st.total,
+            "distinct": st.distinct,
+            "entropy": h,
+            "cr_bound": math.inf if h == 0 else sl / h,
+            "cr_per_position": st.cr("per_position") if sl <= 8 else math.nan,
+            "mfv": mfv if sl >= 16 else 1 << sl,
+            "cr_mfv": st.mfv_cr(mfv) if sl >= 16 else (math.inf if h == 0 else sl / h),
+            "cr_block_unachievable": blk.cr,
+        })
+    return pd.DataFrame(rows)
+
+
+class TopK:
+    """Bounded-memory heavy hitters of 32-bit words (Space-Saving): every value more frequent than
+    total/capacity is kept; counts are upper bounds, ``count - error`` lower bounds. Adds with ``+``
+    (pickles, so Dask partitions combine)."""
+
+    def __init__(self, capacity: int = 4096, endian: str = "little"):
+        self._s = _core.SpaceSaving(int(capacity))
+        self.endian = endian
+
+    def add(self, blocks) -> "TopK":
+        for chunk in _chunks(blocks, 1 << 20):
+            self._s.add_words(chunk, self.endian)
+        return self
+
+    def __add__(self, other: "TopK") -> "TopK":
+        if not isinstance(other, TopK):
+            return NotImplemented
+        if (self.capacity, self.endian) != (other.capacity, other.endian):
+            raise ValueError("cannot merge sketches of different capacities or byte orders")
+        out = TopK(self.capacity, self.endian)
+        out._s.merge(self._s)
+        out._s.merge(other._s)
+        return out
+
+    @property
+    def capacity(self) -> int:
+        return self._s.capacity
+
+    @property
+    def total(self) -> int:
+        return self._s.total
+
+    def top(self, k: Optional[int] = None) -> "pandas.DataFrame":  # noqa: F821
+        import pandas as pd
+
+        values, counts, errors = self._s.entries()
+        df = pd.DataFrame({"value": values, "count": counts, "error": errors})
+        return df if k is None else df.head(int(k))
+
+    def __getstate__(self):
+        return {"s": self._s, "endian": self.endian}
+
+    def __setstate__(self, state):
+        self._s, self.endian = state["s"], state["endian"]
