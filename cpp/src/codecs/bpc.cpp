@@ -1,6 +1,584 @@
-// placeholder: the bpc family is being written.
+// memcomp codecs: Bit-Plane Compression (Kim, Sullivan, Choukse, Erez, ISCA'16; SPEC 1.5; R §5).
+//
+// Transform of a B-byte block of n = B/4 32-bit words w_0..w_{n-1}, m = n - 1 deltas:
+//   d_i = w_i - w_{i-1} over signed words, exact in 33 bits (delta_bits=33, P = 33 planes) or
+//   mod 2^32 (delta_bits=32, P = 32 planes);
+//   DBP[j] = the m-bit plane whose bit i-1 is bit j of d_i (plane 32 is the sign plane);
+//   DBX[P-1] = DBP[P-1], DBX[j] = DBP[j] ^ DBP[j+1]; symbols go from DBX[P-1] down to DBX[0].
+//
+//   base word w_0 (signed)          plane symbols (W = plane width, m in delta mode)
+//   000         w_0 = 0             01 + 5       run of 2..33 zero DBX (field = run - 2)
+//   001 + 4     signed 4-bit        001          one zero DBX
+//   010 + 8     signed 8-bit        00001        DBX != 0 and DBP = 0
+//   011 + 16    signed 16-bit       00000        DBX = 2^m - 1 (all ones)
+//   1 + 32      otherwise           00010 + pos  two adjacent ones, pos = the lower index
+//                                   00011 + pos  a single one
+//                                   1 + W        raw DBX, bit W-1 first
+//
+// pos has ceil(log2 W) bits. The 5-bit codes are EBPC's assignment; code_map="kim" permutes
+// them (single 00000, two 00001, DBP zero 00010, all ones 00011), with the same lengths. A
+// non-zero plane takes the first class that applies: DBP zero, all ones, two ones, one, raw
+// (precedence="kim"); precedence="liu" tests one, two ones, all ones, DBP zero, raw.
+// Zero runs are flushed at the next non-zero plane or at the end. The general-B rules
+// (field widths from W) are ours (SPEC 1.5).
+//
+// Size: payload = base value, run, position and raw fields; meta = every code including the
+// base code (SPEC 0.4); header = the 1-bit mode flag when alt_mode is set.
+//
+// alt_mode adds a second candidate behind a leading 1-bit flag (0 = delta bit-planes, 1 = the
+// alternative; the strictly smaller wins, ties go to delta). alt_mode=rows is Yuqing Liu's
+// bpc_compresso.h (NAP64/Memory-Compression-Measurements-Open@5d77a4a), read as follows. At its
+// 64 B: flag 0 = base (Kim's codes) + 32 planes of 15-bit deltas mod 2^32; flag 1 = no base and
+// no transform: the block's 32 16-bit halfwords are themselves the planes (DBP = halfword k,
+// DBX[31] = halfword 31, DBX[k] = halfword k ^ halfword k+1, raw = 1 + 16). Both modes use
+// EBPC's codes, 4-bit positions, and test single one, two ones, all ones (0x7fff, also on the
+// 16-bit rows), DBP zero, raw. Generalised (ours): rows of W = B/4 bits (row k = element k of
+// width W, read with `endian`; W = 4: the low nibble first, the high one for big), positions of
+// ceil(log2 W) bits, all ones = 2^m - 1. alt_mode=planes is the other reading of "raw
+// bit-planes": the base, then 32 bit-planes of w_1..w_m taken without a delta (W = m).
+// bpc.liu = delta_bits 32, alt_mode rows, precedence liu: Liu's sizes at 64 B.
+// base="fixed7" charges every base 3 + 4 bits, the SKKU `if (base = 0)` bug (accounting-only).
+//
+// The decoder accepts exactly the streams the encoder writes: narrowest base code, maximal
+// zero runs inside the planes, positions inside the plane, each plane's first applicable
+// class, a 33-bit delta that stays within int32, and the mode flag the encoder would choose.
+#include <algorithm>
+#include <string>
+
 #include "memcomp/codecs/families.hpp"
 
 namespace memcomp {
-void add_bpc_presets(std::vector<Preset>&) {}
+namespace {
+
+// Classes of a non-zero DBX plane; the 5-bit codes of the first four per code map.
+enum Cls : unsigned { kDbp0 = 0, kOnes = 1, kPair = 2, kSingle = 3, kRaw = 4 };
+constexpr unsigned kCode[2][4] = {{1, 0, 2, 3}, {2, 3, 1, 0}};  // [ebpc|kim][class]
+constexpr unsigned kClassOf[2][4] = {{kOnes, kDbp0, kPair, kSingle}, {kSingle, kPair, kDbp0, kOnes}};  // [map][code]
+const char* const kClassName[5] = {"DBP-zero", "all-ones", "two-ones", "single-one", "raw"};
+
+enum class Alt : std::uint8_t { none, rows, planes };
+enum class Src : std::uint8_t { delta33, delta32, words };  // the rows under the planes: d_i or w_i
+
+struct Cost {
+  std::uint32_t payload = 0, meta = 0;
+  std::uint32_t bits() const { return payload + meta; }
+};
+
+// Portable builds have no popcnt instruction; this beats the libgcc call.
+inline unsigned popcount(std::uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<unsigned>((x * 0x0101010101010101ull) >> 56);
+}
+inline unsigned ctz(std::uint64_t x) { return static_cast<unsigned>(__builtin_ctzll(x)); }
+
+// Class of a non-zero DBX plane x whose DBP is p (all-ones value `ones`).
+inline unsigned classify(std::uint64_t x, std::uint64_t p, std::uint64_t ones, bool liu) {
+  const bool single = (x & (x - 1)) == 0;
+  const bool pair = (x >> ctz(x)) == 3;
+  if (liu) {
+    if (single) return kSingle;
+    if (pair) return kPair;
+    if (x == ones) return kOnes;
+    if (p == 0) return kDbp0;
+    return kRaw;
+  }
+  if (p == 0) return kDbp0;
+  if (x == ones) return kOnes;
+  if (pair) return kPair;
+  if (single) return kSingle;
+  return kRaw;
+}
+
+inline Cost base_cost(std::uint32_t w0, bool fixed7) {
+  if (fixed7) return {4, 3};
+  const std::int64_t s = static_cast<std::int32_t>(w0);
+  if (s == 0) return {0, 3};
+  if (fits_signed(s, 4)) return {4, 3};
+  if (fits_signed(s, 8)) return {8, 3};
+  if (fits_signed(s, 16)) return {16, 3};
+  return {32, 1};
+}
+
+// Zero-run symbols of the zero-plane mask z (bit j = DBX[j] == 0): 3 bits for a run of one,
+// 2 + 5 for a longer one.
+inline void add_runs(std::uint64_t z, Cost& c) {
+  const std::uint64_t starts = z & ~(z << 1);
+  const unsigned runs = popcount(starts), ones = popcount(starts & ~(z >> 1));
+  c.meta += 3 * ones + 2 * (runs - ones);
+  c.payload += 5 * (runs - ones);
+}
+
+// Statistics of P planes of width W gathered from the rows, without a transpose: row u_i is
+// d_i itself (bit j of u_i = bit i-1 of DBP[j]) and e_i = u_i ^ (u_i >> 1) is row i of the DBX
+// planes. Per plane: any/two/three = at least 1/2/3 ones, adj = two adjacent ones somewhere,
+// dbp = DBP != 0.
+struct RowStats {
+  std::uint64_t any = 0, two = 0, three = 0, all = ~std::uint64_t{0}, adj = 0, dbp = 0, prev = 0;  // prev: last e
+  void add(std::uint64_t u) {
+    const std::uint64_t e = u ^ (u >> 1);
+    three |= two & e;
+    two |= any & e;
+    any |= e;
+    all &= e;
+    adj |= prev & e;
+    prev = e;
+    dbp |= u;
+  }
+  // Symbol bits of the planes; pb = position bits, ones = the planes that equal 2^m - 1.
+  Cost cost(unsigned P, unsigned W, unsigned pb, bool liu, std::uint64_t ones) const {
+    const std::uint64_t full = low_mask(P), nz = any;
+    const std::uint64_t c1 = any & ~two, c2 = (two & ~three) & adj, dz = nz & ~dbp;
+    std::uint64_t s, pr, on, d;
+    if (liu) {
+      s = c1;
+      pr = c2;
+      on = ones & ~(s | pr);
+      d = dz & ~(s | pr | on);
+    } else {
+      d = dz;
+      on = ones & ~d;
+      s = c1 & ~(d | on);
+      pr = c2 & ~(d | on);
+    }
+    const std::uint64_t coded = d | on | s | pr, raw = nz & ~coded;
+    Cost c;
+    const unsigned npos = popcount(s | pr), nraw = popcount(raw);
+    c.meta = 5 * popcount(coded) + nraw;
+    c.payload = pb * npos + W * nraw;
+    add_runs(full & ~nz, c);
+    return c;
+  }
+};
+
+// 8x8 bit matrix in a uint64 (bit 8r + c = row r, column c) -> its transpose.
+inline std::uint64_t transpose8(std::uint64_t x) {
+  std::uint64_t t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
+  x ^= t ^ (t << 7);
+  t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
+  x ^= t ^ (t << 14);
+  t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
+  return x ^ t ^ (t << 28);
+}
+
+// cols[c] bit r = rows[r] bit c for r < R <= 64 and c < C <= 64, through 8x8 tiles.
+void transpose_bits(const std::uint64_t* rows, unsigned R, unsigned C, std::uint64_t* cols) {
+  alignas(8) std::uint8_t t[64][8] = {};  // t[c][g]: column c of rows 8g..8g+7
+  for (unsigned g = 0; 8 * g < R; ++g) {
+    std::uint64_t rr[8];
+    for (unsigned r = 0; r < 8; ++r) rr[r] = 8 * g + r < R ? rows[8 * g + r] : 0;
+    for (unsigned b = 0; 8 * b < C; ++b) {
+      std::uint64_t tile = 0;
+      for (unsigned r = 0; r < 8; ++r) tile |= ((rr[r] >> (8 * b)) & 0xFFu) << (8 * r);
+      tile = transpose8(tile);
+      for (unsigned c = 0; c < 8 && 8 * b + c < 64; ++c) t[8 * b + c][g] = static_cast<std::uint8_t>(tile >> (8 * c));
+    }
+  }
+  for (unsigned c = 0; c < C; ++c) cols[c] = load<std::uint64_t>(t[c], Endian::little);
+}
+
+// Bits 0..15 of x to the even bits 0..30.
+inline std::uint32_t spread16(std::uint32_t x) {
+  x = (x | x << 8) & 0x00FF00FFu;
+  x = (x | x << 4) & 0x0F0F0F0Fu;
+  x = (x | x << 2) & 0x33333333u;
+  return (x | x << 1) & 0x55555555u;
+}
+
+class BPC final : public CodecImpl<BPC> {
+ public:
+  explicit BPC(const Options& o) {
+    OptionReader r(o, "bpc");
+    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
+    kim_codes_ = r.get_choice("code_map", "ebpc", {"ebpc", "kim"}) == "kim";
+    delta_bits_ = static_cast<unsigned>(r.get_int("delta_bits", 33, 32, 33));
+    fixed7_ = r.get_choice("base", "coded", {"coded", "fixed7"}) == "fixed7";
+    const std::string alt = r.get_choice("alt_mode", "none", {"none", "rows", "planes"});
+    alt_ = alt == "rows" ? Alt::rows : alt == "planes" ? Alt::planes : Alt::none;
+    liu_ = r.get_choice("precedence", "kim", {"kim", "liu"}) == "liu";
+    r.finish();
+  }
+
+  Options options() const override {
+    static const char* alts[] = {"none", "rows", "planes"};
+    return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
+            {"code_map", std::string(kim_codes_ ? "kim" : "ebpc")},
+            {"delta_bits", std::int64_t{delta_bits_}},
+            {"base", std::string(fixed7_ ? "fixed7" : "coded")},
+            {"alt_mode", std::string(alts[static_cast<int>(alt_)])},
+            {"precedence", std::string(liu_ ? "liu" : "kim")}};
+  }
+  bool exact() const override { return !fixed7_; }
+  std::uint64_t max_compressed_bits(std::size_t b) const override {
+    // A plane costs at most max(1 + W, 5 + pos bits) (at W = 3 a position symbol is longer than
+    // a raw plane); a zero plane costs less.
+    const std::uint64_t m = b / 4 - 1;
+    auto plane = [](std::uint64_t W) { return std::max<std::uint64_t>(1 + W, 5 + ceil_log2(W)); };
+    std::uint64_t bits = 33 + delta_bits_ * plane(m);
+    if (alt_ == Alt::rows) bits = std::max<std::uint64_t>(bits, 32 * plane(m + 1));
+    if (alt_ == Alt::planes) bits = std::max<std::uint64_t>(bits, 33 + 32 * plane(m));
+    return bits + (alt_ != Alt::none ? 1 : 0);
+  }
+  std::vector<ModeName> modes() const override {
+    if (alt_ == Alt::rows) return {{0, "delta"}, {1, "rows"}};
+    if (alt_ == Alt::planes) return {{0, "delta"}, {1, "planes"}};
+    return {{0, "delta"}};
+  }
+
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+    switch (b) {
+      case 16: return measure_t<16>(blk);
+      case 32: return measure_t<32>(blk);
+      case 64: return measure_t<64>(blk);
+      case 128: return measure_t<128>(blk);
+      default: return measure_t<256>(blk);
+    }
+  }
+
+  std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
+    if (!exact()) not_decodable();
+    const std::size_t n = b / 4, m = n - 1;
+    int mode = 0;
+    if (alt_ != Alt::none) {
+      mode = measure(blk, b).mode;
+      out.write(static_cast<unsigned>(mode), 1);
+    }
+    const unsigned pb = ceil_log2(m);
+    std::uint64_t planes[64];
+    if (mode == 1 && alt_ == Alt::rows) {
+      load_rows(blk, b, planes);
+      emit_planes(planes, 32, static_cast<unsigned>(n), ceil_log2(n), low_mask(static_cast<unsigned>(m)), out);
+      return 0;
+    }
+    std::uint32_t w[64];
+    for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
+    emit_base(w[0], out);
+    const Src src = mode == 1 ? Src::words : delta_bits_ == 33 ? Src::delta33 : Src::delta32;
+    const unsigned P = src == Src::delta33 ? 33 : 32;
+    std::uint64_t rows[63];
+    for (std::size_t i = 1; i < n; ++i) rows[i - 1] = row_of(src, w[i], w[i - 1]);
+    transpose_bits(rows, static_cast<unsigned>(m), P, planes);
+    emit_planes(planes, P, static_cast<unsigned>(m), pb, low_mask(static_cast<unsigned>(m)), out);
+    return 0;
+  }
+
+  // Accepts exactly the streams encode() writes: every other stream throws corrupt_stream.
+  void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
+    if (!exact()) not_decodable();
+    const bool alt = alt_ != Alt::none && in.read_bit();
+    decode_mode(in, alt, out, b);
+    if (alt_ != Alt::none && measure(out, b).mode != (alt ? 1 : 0))
+      throw corrupt_stream(std::string("bpc mode flag ") + (alt ? "1" : "0") +
+                           " names the candidate the encoder does not choose for this block");
+  }
+
+ private:
+  void decode_mode(BitReader& in, bool alt, std::uint8_t* out, std::size_t b) const {
+    const std::size_t n = b / 4, m = n - 1;
+    std::uint64_t planes[64];
+    if (alt && alt_ == Alt::rows) {
+      read_planes(in, planes, 32, static_cast<unsigned>(n), ceil_log2(n), low_mask(static_cast<unsigned>(m)));
+      store_rows(planes, b, out);
+      return;
+    }
+    const Src src = alt ? Src::words : delta_bits_ == 33 ? Src::delta33 : Src::delta32;
+    const unsigned P = src == Src::delta33 ? 33 : 32;
+    std::uint32_t w = read_base(in);
+    read_planes(in, planes, P, static_cast<unsigned>(m), ceil_log2(m), low_mask(static_cast<unsigned>(m)));
+    std::uint64_t rows[64];
+    transpose_bits(planes, P, static_cast<unsigned>(m), rows);
+    store<std::uint32_t>(out, w, endian_);
+    for (std::size_t i = 1; i < n; ++i) {
+      const std::uint64_t u = rows[i - 1];
+      if (src == Src::delta33) {
+        const std::int64_t d = static_cast<std::int64_t>(u & 0xFFFFFFFFu) - ((u >> 32) ? (std::int64_t{1} << 32) : 0);
+        const std::int64_t s = static_cast<std::int32_t>(w) + d;
+        if (!fits_signed(s, 32))
+          throw corrupt_stream("bpc delta " + std::to_string(d) + " of word " + std::to_string(i) +
+                               " leaves the signed 32-bit range");
+        w = static_cast<std::uint32_t>(s);
+      } else if (src == Src::delta32) {
+        w += static_cast<std::uint32_t>(u);
+      } else {
+        w = static_cast<std::uint32_t>(u);
+      }
+      store<std::uint32_t>(out + 4 * i, w, endian_);
+    }
+  }
+
+  static std::uint64_t row_of(Src src, std::uint32_t cur, std::uint32_t prev) {
+    if (src == Src::delta33) {
+      const std::int64_t d = std::int64_t{static_cast<std::int32_t>(cur)} - std::int64_t{static_cast<std::int32_t>(prev)};
+      return static_cast<std::uint64_t>(d) & low_mask(33);
+    }
+    if (src == Src::delta32) return static_cast<std::uint32_t>(cur - prev);
+    return cur;
+  }
+
+  // Planes of the delta (or plain-word) bit-planes, from the row domain.
+  template <std::size_t B, Src S>
+  Cost delta_cost(const std::uint32_t* w) const {
+    constexpr std::size_t n = B / 4, m = n - 1;
+    constexpr unsigned P = S == Src::delta33 ? 33 : 32;
+    RowStats st;
+    for (std::size_t i = 1; i < n; ++i) st.add(row_of(S, w[i], w[i - 1]));
+    return st.cost(P, static_cast<unsigned>(m), ceil_log2(m), liu_, st.all);
+  }
+
+  // alt_mode=rows. Rows of at most 8 bits are transposed into W columns (column c bit k = bit c
+  // of row k) and go through the row-domain statistics; wider rows are classified one by one.
+  template <std::size_t B>
+  Cost rows_cost(const std::uint8_t* blk) const {
+    constexpr unsigned W = B / 4, m = W - 1, pb = ceil_log2(W);
+    if constexpr (W <= 8) {
+      std::uint64_t col[8];
+      if constexpr (W == 8) {  // rows are bytes: tile q holds rows 8q..8q+7
+        std::uint64_t t[4];
+        for (unsigned q = 0; q < 4; ++q) t[q] = transpose8(load<std::uint64_t>(blk + 8 * q, Endian::little));
+        for (unsigned c = 0; c < 8; ++c) {
+          col[c] = 0;
+          for (unsigned q = 0; q < 4; ++q) col[c] |= ((t[q] >> (8 * c)) & 0xFFu) << (8 * q);
+        }
+      } else {  // nibbles: column c of the even rows is bit c of every byte (bit c + 4 for endian=big)
+        const std::uint64_t t0 = transpose8(load<std::uint64_t>(blk, Endian::little));
+        const std::uint64_t t1 = transpose8(load<std::uint64_t>(blk + 8, Endian::little));
+        const unsigned even = endian_ == Endian::big ? 4 : 0;
+        for (unsigned c = 0; c < 4; ++c) {
+          auto bits16 = [&](unsigned j) {
+            return static_cast<std::uint32_t>(((t0 >> (8 * j)) & 0xFFu) | ((t1 >> (8 * j)) & 0xFFu) << 8);
+          };
+          col[c] = spread16(bits16(c + even)) | spread16(bits16(c + 4 - even)) << 1;
+        }
+      }
+      RowStats st;
+      for (unsigned c = 0; c < m; ++c) st.add(col[c]);
+      const std::uint64_t below = st.all;  // planes whose bits 0..m-1 are all set
+      st.add(col[m]);
+      return st.cost(32, W, pb, liu_, below & ~(col[m] ^ (col[m] >> 1)));
+    } else {
+      std::uint64_t r[33];
+      load_rows(blk, B, r);
+      r[32] = 0;
+      const std::uint64_t ones = low_mask(m);
+      std::uint64_t z = 0;
+      unsigned n5 = 0, npos = 0, nraw = 0;
+      for (unsigned k = 0; k < 32; ++k) {
+        const std::uint64_t x = r[k] ^ r[k + 1];
+        if (x == 0) {
+          z |= std::uint64_t{1} << k;
+          continue;
+        }
+        const unsigned c = classify(x, r[k], ones, liu_);
+        n5 += c != kRaw;
+        npos += c == kPair || c == kSingle;
+        nraw += c == kRaw;
+      }
+      Cost c;
+      c.meta = 5 * n5 + nraw;
+      c.payload = pb * npos + W * nraw;
+      add_runs(z, c);
+      return c;
+    }
+  }
+
+  template <std::size_t B>
+  SizeBreakdown measure_t(const std::uint8_t* blk) const {
+    constexpr std::size_t n = B / 4;
+    std::uint32_t w[n];
+    for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
+    const Cost base = base_cost(w[0], fixed7_);
+    Cost c = delta_bits_ == 33 ? delta_cost<B, Src::delta33>(w) : delta_cost<B, Src::delta32>(w);
+    c.payload += base.payload;
+    c.meta += base.meta;
+    SizeBreakdown s;
+    if (alt_ != Alt::none) {
+      s.header = 1;
+      Cost a;
+      if (alt_ == Alt::rows) {
+        a = rows_cost<B>(blk);
+      } else {
+        a = delta_cost<B, Src::words>(w);
+        a.payload += base.payload;
+        a.meta += base.meta;
+      }
+      if (a.bits() < c.bits()) {
+        c = a;
+        s.mode = 1;
+      }
+    }
+    s.payload = c.payload;
+    s.meta = c.meta;
+    return s;
+  }
+
+  // Rows of alt_mode=rows: 32 elements of W = B/4 bits (W = 4: nibbles, low nibble first unless
+  // endian=big).
+  void load_rows(const std::uint8_t* blk, std::size_t b, std::uint64_t* r) const {
+    const unsigned W = static_cast<unsigned>(b / 4);
+    if (W == 4) {
+      const unsigned first = endian_ == Endian::big ? 4 : 0;  // shift of the even row's nibble
+      for (unsigned k = 0; k < 32; ++k) r[k] = (unsigned{blk[k / 2]} >> ((k & 1) ? 4 - first : first)) & 0xFu;
+      return;
+    }
+    for (unsigned k = 0; k < 32; ++k) r[k] = load_k(blk + k * (W / 8), W / 8, endian_);
+  }
+  void store_rows(const std::uint64_t* r, std::size_t b, std::uint8_t* out) const {
+    const unsigned W = static_cast<unsigned>(b / 4);
+    if (W == 4) {
+      const bool big = endian_ == Endian::big;
+      for (unsigned k = 0; k < 32; k += 2) {
+        const std::uint64_t first = r[k] & 0xFu, second = r[k + 1] & 0xFu;
+        out[k / 2] = static_cast<std::uint8_t>(big ? (first << 4 | second) : (second << 4 | first));
+      }
+      return;
+    }
+    for (unsigned k = 0; k < 32; ++k) store_k(out + k * (W / 8), r[k], W / 8, endian_);
+  }
+
+  void emit_base(std::uint32_t w0, BitWriter& out) const {
+    const Cost c = base_cost(w0, false);
+    if (c.meta == 1) {
+      out.write(std::uint64_t{1} << 32 | w0, 33);
+    } else {
+      const unsigned code = c.payload == 0 ? 0 : c.payload == 4 ? 1 : c.payload == 8 ? 2 : 3;
+      out.write(std::uint64_t{code} << c.payload | (w0 & low_mask(c.payload)), 3 + c.payload);
+    }
+  }
+
+  std::uint32_t read_base(BitReader& in) const {
+    if (in.read_bit()) {
+      const auto w0 = static_cast<std::uint32_t>(in.read(32));
+      if (fits_signed(static_cast<std::int32_t>(w0), 16))
+        throw corrupt_stream("bpc base " + std::to_string(static_cast<std::int32_t>(w0)) +
+                             " written raw fits a shorter base code");
+      return w0;
+    }
+    static constexpr unsigned kBits[4] = {0, 4, 8, 16};
+    const auto code = static_cast<unsigned>(in.read(2));
+    const std::int64_t v = code == 0 ? 0 : sign_extend(in.read(kBits[code]), kBits[code]);
+    if (code > 0 && (v == 0 || (code > 1 && fits_signed(v, kBits[code - 1]))))
+      throw corrupt_stream("bpc base " + std::to_string(v) + " fits a shorter base code than " +
+                           std::to_string(kBits[code]) + " bits");
+    return static_cast<std::uint32_t>(v);
+  }
+
+  static void flush_run(unsigned& run, BitWriter& out) {
+    if (run == 1) out.write(0b001, 3);
+    if (run >= 2) out.write(0b01u << 5 | (run - 2), 7);
+    run = 0;
+  }
+
+  // Symbols of DBX[P-1] .. DBX[0] for the DBP planes `dbp` of width W.
+  void emit_planes(const std::uint64_t* dbp, unsigned P, unsigned W, unsigned pb, std::uint64_t ones,
+                   BitWriter& out) const {
+    const unsigned map = kim_codes_ ? 1 : 0;
+    unsigned run = 0;
+    for (unsigned j = P; j-- > 0;) {
+      const std::uint64_t above = j + 1 < P ? dbp[j + 1] : 0, x = dbp[j] ^ above;
+      if (x == 0) {
+        ++run;
+        continue;
+      }
+      flush_run(run, out);
+      const unsigned c = classify(x, dbp[j], ones, liu_);
+      if (c == kRaw) {
+        if (W < 64) {
+          out.write(std::uint64_t{1} << W | x, W + 1);
+        } else {
+          out.write(1, 1);
+          out.write(x, W);
+        }
+      } else if (c == kPair || c == kSingle) {
+        out.write(std::uint64_t{kCode[map][c]} << pb | ctz(x), 5 + pb);
+      } else {
+        out.write(kCode[map][c], 5);
+      }
+    }
+    flush_run(run, out);
+  }
+
+  // Reads the symbols of P planes of width W into dbp; rejects every stream emit_planes cannot
+  // have written (runs past the planes or not maximal, positions outside the plane, a symbol
+  // that is not the plane's first applicable class).
+  void read_planes(BitReader& in, std::uint64_t* dbp, unsigned P, unsigned W, unsigned pb, std::uint64_t ones) const {
+    const unsigned map = kim_codes_ ? 1 : 0;
+    std::uint64_t above = 0;  // DBP of the plane above (0 above the top plane)
+    bool after_zero = false;  // the previous symbol was a zero run
+    unsigned j = P;           // planes left to read
+    auto zero_run = [&](unsigned run) {
+      if (after_zero) throw corrupt_stream("bpc zero run at plane " + std::to_string(j - 1) + " follows another");
+      if (run > j)
+        throw corrupt_stream("bpc zero run of " + std::to_string(run) + " planes at plane " + std::to_string(j - 1) +
+                             " runs past plane 0");
+      for (unsigned t = 0; t < run; ++t) dbp[--j] = above;
+      after_zero = true;
+    };
+    while (j > 0) {
+      const unsigned plane = j - 1;
+      std::uint64_t x;
+      unsigned cls;
+      // Every symbol has at least 3 bits: read them at once.
+      const auto head = static_cast<unsigned>(in.read(3));
+      if (head >= 4) {  // 1 + W: raw DBX
+        x = (std::uint64_t{head} & 3u) << (W - 2) | in.read(W - 2);
+        cls = kRaw;
+      } else if (head >= 2) {  // 01 + 5: run of 2..33
+        zero_run(static_cast<unsigned>((head & 1u) << 4 | in.read(4)) + 2);
+        continue;
+      } else if (head == 1) {  // 001: one zero plane
+        zero_run(1);
+        continue;
+      } else {  // 000 + 2: the 5-bit codes
+        cls = kClassOf[map][in.read(2)];
+        if (cls == kDbp0) {
+          x = above;
+        } else if (cls == kOnes) {
+          x = ones;
+        } else {
+          const auto pos = static_cast<unsigned>(in.read(pb));
+          const unsigned width = cls == kPair ? 2 : 1;
+          if (pos + width > W)
+            throw corrupt_stream("bpc " + std::string(kClassName[cls]) + " position " + std::to_string(pos) +
+                                 " lies outside the " + std::to_string(W) + "-bit plane " + std::to_string(plane));
+          x = (cls == kPair ? std::uint64_t{3} : std::uint64_t{1}) << pos;
+        }
+      }
+      const std::uint64_t p = x ^ above;
+      if (x == 0 || classify(x, p, ones, liu_) != cls)
+        throw corrupt_stream("bpc plane " + std::to_string(plane) + " is coded " + kClassName[cls] +
+                             ", which is not its encoding");
+      dbp[--j] = p;
+      above = p;
+      after_zero = false;
+    }
+  }
+
+  Endian endian_ = Endian::little;
+  bool kim_codes_ = false;
+  unsigned delta_bits_ = 33;
+  bool fixed7_ = false;
+  Alt alt_ = Alt::none;
+  bool liu_ = false;
+};
+
+std::unique_ptr<Codec> make_bpc(const Options& o) { return std::make_unique<BPC>(o); }
+
+}  // namespace
+
+void add_bpc_presets(std::vector<Preset>& out) {
+  using S = std::string;
+  out.push_back({"bpc.isca16", "bpc",
+                 "ISCA'16 bit-plane compression as Kim's reference model: 33-bit deltas, DBX symbols, sizes in bits",
+                 "none", {}, true, &make_bpc});
+  out.push_back({"bpc.skku", "bpc",
+                 "SKKU MPC tools' BPC: every base charged 7 bits, the `if (base = 0)` bug (accounting-only)", "none",
+                 {{"base", S("fixed7")}}, false, &make_bpc});
+  out.push_back({"bpc.liu", "bpc",
+                 "Liu's Compresso-style BPC: 32-bit deltas, a 1-bit flag choosing delta planes or the block's rows",
+                 "none",
+                 {{"delta_bits", std::int64_t{32}}, {"alt_mode", S("rows")}, {"precedence", S("liu")}}, false,
+                 &make_bpc});
+}
+
 }  // namespace memcomp

@@ -1,6 +1,183 @@
-// placeholder: the fib family is being written.
+// memcomp codecs: Fibonacci coding of word deltas (the code of Pool, Lastra, Singh, I3D'12;
+// SPEC 1.14; R §11). Everything around the code itself is ours.
+//
+//   field                     bits
+//   w_0, raw                  32
+//   Fib(u_i + 1), i >= 1      2..47   u_i = zigzag((w_i - w_{i-1}) mod 2^32 read as int32)
+//
+// zigzag(r) = (r << 1) ^ (r >> 31) as uint32: 0, -1, 1, -2, ... -> 0, 1, 2, 3, ...
+// Fib(n), 1 <= n <= 2^32: the Zeckendorf representation of n over F2 = 1, F3 = 2, F4 = 3, F5 = 5,
+// ... written from the lowest term up, then a terminating 1, so every codeword ends in 11 and
+// no other 11 occurs. Its length is k + 1 where F(k+1) <= n < F(k+2):
+//   n = 1 -> 11, 2 -> 011, 3 -> 0011, 4 -> 1011, 5 -> 00011; n = 2^32 -> 47 bits.
+// Size: payload = first word + codewords (SPEC 0.4); no meta, header or tag.
+// The decoder rejects a codeword with no terminator within 47 bits, a value above 2^32 (u must
+// fit 32 bits) and a stream that ends early or has bits left over.
+#include <algorithm>
+
 #include "memcomp/codecs/families.hpp"
 
 namespace memcomp {
-void add_fib_presets(std::vector<Preset>&) {}
+namespace {
+
+constexpr unsigned kMaxLen = 47;                        // length of Fib(2^32)
+constexpr std::uint64_t kMaxN = std::uint64_t{1} << 32;  // u + 1 for u = 2^32 - 1
+
+struct FibTables {
+  std::uint64_t F[50] = {};  // F[0] = 0, F[1] = F[2] = 1, ...
+  // Codeword length of n with bit length L (2^(L-1) <= n < 2^L) is lo[L] + (n >= t1[L]) +
+  // (n >= t2[L]): [x, 2x) holds at most two Fibonacci numbers since 2 < phi^2.
+  unsigned char lo[34] = {};
+  std::uint64_t t1[34] = {}, t2[34] = {};
+};
+
+constexpr FibTables make_tables() {
+  FibTables t;
+  t.F[1] = 1;
+  for (unsigned k = 2; k < 50; ++k) t.F[k] = t.F[k - 1] + t.F[k - 2];
+  for (unsigned L = 1; L <= 33; ++L) {
+    const std::uint64_t n = std::uint64_t{1} << (L - 1);
+    unsigned k = 1;
+    while (t.F[k + 2] <= n) ++k;  // F(k+1) <= n < F(k+2)
+    t.lo[L] = static_cast<unsigned char>(k + 1);
+    t.t1[L] = t.F[k + 2];
+    t.t2[L] = t.F[k + 3];
+  }
+  return t;
+}
+
+constexpr FibTables kT = make_tables();
+
+/// Codeword length of n, 1 <= n <= 2^32.
+inline unsigned fib_len(std::uint64_t n) {
+  const unsigned L = 64u - static_cast<unsigned>(__builtin_clzll(n));
+  return kT.lo[L] + static_cast<unsigned>(n >= kT.t1[L]) + static_cast<unsigned>(n >= kT.t2[L]);
+}
+
+/// The codeword of n as a field of fib_len(n) bits (first stream bit = the F2 coefficient):
+/// greedy from the top, one step per Zeckendorf term.
+inline std::uint64_t fib_code(std::uint64_t n, unsigned len) {
+  std::uint64_t code = 1;  // the terminating 1 is the field's last bit
+  while (n != 0) {
+    const unsigned k = fib_len(n);  // the largest term of n is F(k), at field bit len - k + 1
+    code |= std::uint64_t{1} << (len - k + 1);
+    n -= kT.F[k];
+  }
+  return code;
+}
+
+inline std::uint32_t zigzag(std::uint32_t cur, std::uint32_t prev) {
+  const std::uint32_t r = cur - prev;
+  return (r << 1) ^ (0u - (r >> 31));
+}
+
+class Fibonacci final : public CodecImpl<Fibonacci> {
+ public:
+  explicit Fibonacci(const Options& o) {
+    OptionReader r(o, "fib");
+    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
+    r.finish();
+  }
+
+  Options options() const override { return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")}}; }
+  std::uint64_t max_compressed_bits(std::size_t b) const override { return 32 + kMaxLen * (b / 4 - 1); }
+  std::vector<ModeName> modes() const override { return {{0, "fib"}}; }
+
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+    switch (b) {
+      case 16: return measure_t<16>(blk);
+      case 32: return measure_t<32>(blk);
+      case 64: return measure_t<64>(blk);
+      case 128: return measure_t<128>(blk);
+      default: return measure_t<256>(blk);
+    }
+  }
+
+  std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
+    std::uint32_t prev = load<std::uint32_t>(blk, endian_);
+    out.write(prev, 32);
+    for (std::size_t i = 4; i < b; i += 4) {
+      const std::uint32_t w = load<std::uint32_t>(blk + i, endian_);
+      const std::uint64_t n = std::uint64_t{zigzag(w, prev)} + 1;
+      const unsigned len = fib_len(n);
+      out.write(fib_code(n, len), len);
+      prev = w;
+    }
+    return 0;
+  }
+
+  void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
+    auto w = static_cast<std::uint32_t>(in.read(32));
+    store<std::uint32_t>(out, w, endian_);
+    Lookahead la{in};
+    for (std::size_t i = 1; i < b / 4; ++i) {
+      const std::uint64_t u = la.next(i, b / 4 - 1 - i) - 1;
+      w += static_cast<std::uint32_t>((u >> 1) ^ (0u - (u & 1u)));
+      store<std::uint32_t>(out + 4 * i, w, endian_);
+    }
+  }
+
+ private:
+  template <std::size_t B>
+  SizeBreakdown measure_t(const std::uint8_t* blk) const {
+    std::uint32_t prev = load<std::uint32_t>(blk, endian_), bits = 32;
+    for (std::size_t i = 4; i < B; i += 4) {
+      const std::uint32_t w = load<std::uint32_t>(blk + i, endian_);
+      bits += fib_len(std::uint64_t{zigzag(w, prev)} + 1);
+      prev = w;
+    }
+    SizeBreakdown s;
+    s.payload = bits;
+    return s;
+  }
+
+  // Reads codewords through a 64-bit window. It never takes a bit beyond the block's stream:
+  // bits already in the window without a terminator belong to the current codeword, which needs
+  // at least one more bit (two after a 0), and each codeword after it at least two.
+  struct Lookahead {
+    BitReader& in;
+    std::uint64_t win = 0;  // `have` pending bits at the top, the next bit at bit 63
+    unsigned have = 0;
+
+    std::uint64_t next(std::size_t word, std::size_t words_after) {
+      for (;;) {
+        const std::uint64_t pairs = win & (win << 1);  // bit 63 - t: stream bits t and t + 1 are set
+        if (pairs != 0) {
+          const unsigned len = static_cast<unsigned>(__builtin_clzll(pairs)) + 2;
+          if (len > kMaxLen) break;
+          // The len - 1 coefficient bits at the bottom: bit q is the coefficient of F(len - q).
+          std::uint64_t data = win >> (65 - len), n = 0;
+          for (; data != 0; data &= data - 1) n += kT.F[len - static_cast<unsigned>(__builtin_ctzll(data))];
+          win <<= len;
+          have -= len;
+          if (n > kMaxN)
+            throw corrupt_stream("fib codeword of word " + std::to_string(word) + " has value " + std::to_string(n) +
+                                 " > 2^32");
+          return n;
+        }
+        if (have >= kMaxLen) break;
+        const std::uint64_t need = ((have > 0 && (win >> (64 - have)) & 1u) ? 1u : 2u) + 2 * std::uint64_t{words_after};
+        const unsigned k = static_cast<unsigned>(std::min<std::uint64_t>({need, 64u - have, in.remaining()}));
+        if (k == 0) in.read(1);  // the stream ended inside a codeword: throws
+        win |= in.read(k) << (64 - have - k);
+        have += k;
+      }
+      throw corrupt_stream("fib codeword of word " + std::to_string(word) + " has no terminator within " +
+                           std::to_string(kMaxLen) + " bits");
+    }
+  };
+
+  Endian endian_ = Endian::little;
+};
+
+std::unique_ptr<Codec> make_fib(const Options& o) { return std::make_unique<Fibonacci>(o); }
+
+}  // namespace
+
+void add_fib_presets(std::vector<Preset>& out) {
+  out.push_back({"fib.ours", "fib",
+                 "Fibonacci codes (Pool et al. I3D'12) of zigzagged word deltas after a raw first word", "none", {},
+                 true, &make_fib});
+}
+
 }  // namespace memcomp
