@@ -14,6 +14,10 @@ using namespace memcomp;
 
 namespace {
 
+using test::decode_bits;
+using test::field;
+using test::stream_bits;
+
 /// B-byte block of little-endian words; missing words repeat the last one (zero deltas).
 std::vector<std::uint8_t> words(std::vector<std::uint32_t> ws, std::size_t B) {
   std::vector<std::uint8_t> b(B, 0);
@@ -28,22 +32,7 @@ std::vector<std::uint32_t> iota(std::uint32_t n, std::uint32_t step = 1) {
   return v;
 }
 
-/// The block's stream as a '0'/'1' string (encode_batch of one block).
-std::string stream_bits(const Codec& c, const std::vector<std::uint8_t>& blk) {
-  const EncodedBlocks enc = c.encode_batch(BlockView{blk.data(), 1, blk.size()}, 1);
-  std::string s;
-  for (std::uint32_t i = 0; i < enc.bit_lengths[0]; ++i) {
-    const std::uint64_t bit = enc.bit_offsets[0] + i;
-    s += ((unsigned{enc.data[bit / 8]} >> (7 - bit % 8)) & 1u) ? '1' : '0';
-  }
-  return s;
-}
 
-std::string field(std::uint64_t v, unsigned n) {
-  std::string s;
-  for (unsigned i = n; i-- > 0;) s += ((v >> i) & 1u) ? '1' : '0';
-  return s;
-}
 std::string run(unsigned n) { return n == 1 ? "001" : "01" + field(n - 2, 5); }
 
 /// Bit string -> bytes, zero padded.
@@ -55,15 +44,6 @@ std::vector<std::uint8_t> pack(const std::string& bits) {
 }
 
 /// Decodes a hand-written stream of one B-byte block with decode_batch.
-std::vector<std::uint8_t> decode_bits(const Codec& c, const std::string& bits, std::size_t B) {
-  const auto buf = pack(bits);
-  const std::uint64_t off = 0;
-  const auto len = static_cast<std::uint32_t>(bits.size());
-  const std::uint32_t tag = 0;
-  std::vector<std::uint8_t> out(B);
-  c.decode_batch(EncodedView{buf.data(), buf.size(), &off, &len, &tag, 1, B}, out.data(), 1);
-  return out;
-}
 
 struct Want {
   std::uint32_t payload, meta, header;

@@ -14,33 +14,16 @@ using namespace memcomp;
 
 namespace {
 
+using test::decode_bits;
+using test::stream_bits;
+
 std::vector<std::uint8_t> words(std::vector<std::uint32_t> ws) {
   std::vector<std::uint8_t> b(4 * ws.size());
   for (std::size_t i = 0; i < ws.size(); ++i) store<std::uint32_t>(b.data() + 4 * i, ws[i], Endian::little);
   return b;
 }
 
-std::string stream_bits(const Codec& c, const std::vector<std::uint8_t>& blk) {
-  const EncodedBlocks enc = c.encode_batch(BlockView{blk.data(), 1, blk.size()}, 1);
-  std::string s;
-  for (std::uint32_t i = 0; i < enc.bit_lengths[0]; ++i) {
-    const std::uint64_t bit = enc.bit_offsets[0] + i;
-    s += ((unsigned{enc.data[bit / 8]} >> (7 - bit % 8)) & 1u) ? '1' : '0';
-  }
-  return s;
-}
 
-std::vector<std::uint8_t> decode_bits(const Codec& c, const std::string& bits, std::size_t B) {
-  std::vector<std::uint8_t> buf((bits.size() + 7) / 8 + 1, 0);
-  for (std::size_t i = 0; i < bits.size(); ++i)
-    if (bits[i] == '1') buf[i / 8] = static_cast<std::uint8_t>(unsigned{buf[i / 8]} | (0x80u >> (i % 8)));
-  const std::uint64_t off = 0;
-  const auto len = static_cast<std::uint32_t>(bits.size());
-  const std::uint32_t tag = 0;
-  std::vector<std::uint8_t> out(B);
-  c.decode_batch(EncodedView{buf.data(), buf.size(), &off, &len, &tag, 1, B}, out.data(), 1);
-  return out;
-}
 
 const std::string kZero32(32, '0');
 

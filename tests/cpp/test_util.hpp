@@ -5,6 +5,9 @@
 #include <random>
 #include <vector>
 
+#include <string>
+
+#include "memcomp/codecs/codec.hpp"
 #include "memcomp/core/bits.hpp"
 
 namespace memcomp::test {
@@ -63,6 +66,38 @@ inline std::vector<std::uint8_t> adversarial_blocks(std::size_t B, std::size_t n
   std::vector<std::uint8_t> flat;
   for (auto& b : blocks) flat.insert(flat.end(), b.begin(), b.end());
   return flat;
+}
+
+
+/// The stream of one block as a '0'/'1' string (encode_batch of that block).
+inline std::string stream_bits(const Codec& c, const std::vector<std::uint8_t>& blk) {
+  const EncodedBlocks enc = c.encode_batch(BlockView{blk.data(), 1, blk.size()}, 1);
+  std::string s;
+  for (std::uint32_t i = 0; i < enc.bit_lengths[0]; ++i) {
+    const std::uint64_t bit = enc.bit_offsets[0] + i;
+    s += ((unsigned{enc.data[bit / 8]} >> (7 - bit % 8)) & 1u) ? '1' : '0';
+  }
+  return s;
+}
+
+/// An n-bit field as a '0'/'1' string, MSB first.
+inline std::string field(std::uint64_t v, unsigned n) {
+  std::string s;
+  for (unsigned i = n; i-- > 0;) s += ((v >> i) & 1u) ? '1' : '0';
+  return s;
+}
+
+/// Decodes one block from a '0'/'1' stream string (tag 0).
+inline std::vector<std::uint8_t> decode_bits(const Codec& c, const std::string& bits, std::size_t B) {
+  std::vector<std::uint8_t> buf((bits.size() + 7) / 8 + 1, 0);
+  for (std::size_t i = 0; i < bits.size(); ++i)
+    if (bits[i] == '1') buf[i / 8] = static_cast<std::uint8_t>(unsigned{buf[i / 8]} | (0x80u >> (i % 8)));
+  const std::uint64_t off = 0;
+  const auto len = static_cast<std::uint32_t>(bits.size());
+  const std::uint32_t tag = 0;
+  std::vector<std::uint8_t> out(B);
+  c.decode_batch(EncodedView{buf.data(), buf.size(), &off, &len, &tag, 1, B}, out.data(), 1);
+  return out;
 }
 
 }  // namespace memcomp::test

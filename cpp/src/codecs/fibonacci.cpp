@@ -84,13 +84,7 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   std::vector<ModeName> modes() const override { return {{0, "fib"}}; }
 
   SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
-    switch (b) {
-      case 16: return measure_t<16>(blk);
-      case 32: return measure_t<32>(blk);
-      case 64: return measure_t<64>(blk);
-      case 128: return measure_t<128>(blk);
-      default: return measure_t<256>(blk);
-    }
+    return with_block_size(b, [&](auto B) { return measure_t<B()>(blk); });
   }
 
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {

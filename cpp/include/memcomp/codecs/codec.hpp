@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "memcomp/core/bitstream.hpp"
@@ -128,6 +129,19 @@ class Codec {
   std::string family_, preset_, policy_;
   mutable std::mutex batch_mutex_;
 };
+
+/// Calls f(std::integral_constant<std::size_t, B>{}) for a runtime block size b in {16, ..., 256},
+/// so codecs can specialise their loops on the block size.
+template <class F>
+decltype(auto) with_block_size(std::size_t b, F&& f) {
+  switch (b) {
+    case 16: return f(std::integral_constant<std::size_t, 16>{});
+    case 32: return f(std::integral_constant<std::size_t, 32>{});
+    case 64: return f(std::integral_constant<std::size_t, 64>{});
+    case 128: return f(std::integral_constant<std::size_t, 128>{});
+    default: return f(std::integral_constant<std::size_t, 256>{});
+  }
+}
 
 /// CRTP helper: the batch loop calls Derived::measure directly so it inlines.
 template <class Derived>
