@@ -1,0 +1,260 @@
+// memcomp codecs: the canonical-Huffman machinery shared by E2MC, SC2 and SLC (SPEC 1.8).
+//   * Alphabet (SPEC 1.8; P1 §III-B2b): SL >= 9 (the spec's SL 16/32) keeps the top-K symbols plus
+//     an escape ESC; SL <= 8 keeps all 2^SL values with weight count + 1 and no ESC.
+//   * Code lengths: a deterministic Huffman tree (two minima by (weight, key)), limited to
+//     max_len by `floor` (our reading of P1 §III-B2c's "minimum probability"), `package_merge`
+//     (the optimal length-limited code) or `drop` (gem5: too-long symbols move into ESC).
+//   * Canonical code (P1 §III-B2c): symbols sorted by (length, key), consecutive codes per length.
+//   * Decoder tables (P1 §III-F): first_code, first_index, offset = first_code - first_index per
+//     length; decode() uses them, after a lookup table over the first bits.
+//   * Escape: the ESC codeword followed by the SL-bit literal (SPEC 1.8).
+//   * One table as JSON: {"symbols": [...], "lengths": [...], "esc_len": n} (SPEC 1.8 model);
+//     codes are always rebuilt from the lengths.
+// Keys: a symbol's key is its value (< 2^SL); ESC's key is 2^SL.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memcomp/core/bitstream.hpp"
+#include "memcomp/core/error.hpp"
+#include "memcomp/core/json.hpp"
+
+namespace memcomp {
+
+class ValueCounts32;
+
+namespace huffman {
+
+/// Longest code length a CanonicalCode accepts (and the largest max_len of a limited code).
+inline constexpr unsigned kMaxCodeLen = 32;
+/// Largest symbol length: symbols are SL-bit values, SL in 1..32.
+inline constexpr unsigned kMaxSymbolBits = 32;
+
+/// A leaf of the code tree: a symbol value (or ESC = 2^SL) and its weight.
+struct Leaf {
+  std::uint64_t key = 0;
+  std::uint64_t weight = 0;
+  friend bool operator==(const Leaf& a, const Leaf& b) { return a.key == b.key && a.weight == b.weight; }
+};
+
+/// The leaves a table is built from (SPEC 1.8).
+struct Alphabet {
+  unsigned sl = 0;       ///< symbol length in bits, 1..32
+  bool has_esc = false;  ///< true iff the last leaf is ESC
+  /// SL <= 8: values 0..2^SL-1 in order, weight count + 1.
+  /// SL >= 9: the top-K values (count descending, ties to the smaller value), then ESC.
+  std::vector<Leaf> leaves;
+  std::uint64_t esc_key() const noexcept { return std::uint64_t{1} << sl; }
+};
+
+/// Builds the alphabet from (value, count) pairs (values distinct and < 2^sl, any order).
+///   sl <= 8: every value 0..2^sl-1 with weight count + 1 (saturating); k is ignored; no ESC.
+///   sl >= 9: the min(k, #values with count > 0) most frequent values by count descending, ties
+///            to the smaller value, weight = count; then ESC (key 2^sl) with weight
+///            max(1, total count of all other values) (saturating at 2^64 - 1).
+/// Throws invalid_argument for sl outside 1..32, a value >= 2^sl, or a repeated value.
+Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& counts,
+                       std::size_t k);
+/// The same from a dense histogram: histogram[v] is the count of v; size must be 2^sl (sl <= 24).
+Alphabet make_alphabet_dense(unsigned sl, const std::vector<std::uint64_t>& histogram, std::size_t k);
+/// The same from exact value counts (every counted value must be < 2^sl).
+Alphabet make_alphabet(unsigned sl, const ValueCounts32& counts, std::size_t k);
+
+/// How code lengths are limited to max_len (SPEC 1.8).
+enum class LimitMethod : std::uint8_t {
+  /// ★ Start with f = 1 (the unlimited tree); while some length exceeds max_len: f <- 2f, every
+  /// leaf's weight <- max(original weight, f), rebuild. Needs #leaves <= 2^max_len.
+  floor = 0,
+  /// The optimal length-limited code (Larmore-Hirschberg package-merge; leaves ordered by
+  /// (weight, key), a leaf before a package of equal weight). If the unlimited tree already fits,
+  /// it is returned unchanged, so all methods agree when the limit does not bind.
+  /// Needs #leaves <= 2^max_len.
+  package_merge = 1,
+  /// gem5: build the unlimited tree; if some length exceeds max_len, every non-ESC leaf longer
+  /// than max_len is removed and its weight added to ESC's (exactly: tree weights are 128-bit);
+  /// rebuild over the remaining leaves; repeat until every length fits. Removed leaves get length 0 (no code; they
+  /// are sent as ESC + literal). Needs an ESC leaf (esc_key), even when nothing is dropped.
+  drop = 2,
+};
+
+/// "floor", "package_merge", "drop"; throws invalid_argument for another name.
+LimitMethod parse_limit_method(const std::string& name);
+const char* to_string(LimitMethod m) noexcept;
+
+/// Code lengths of the unlimited Huffman tree of SPEC 1.8, aligned with `leaves`: repeatedly
+/// merge the two minima by (weight, key), where internal nodes have keys above every leaf key, in
+/// creation order. A single leaf gets length 1 (a one-symbol code still spends one bit per
+/// symbol). The result does not depend on the order of `leaves`. Lengths may exceed 32.
+/// Throws invalid_argument for no leaves or repeated keys.
+std::vector<unsigned> huffman_lengths(const std::vector<Leaf>& leaves);
+
+/// Lengths limited to max_len (1..32) by `method`, aligned with `leaves`; 0 only for leaves that
+/// `drop` moved into ESC. esc_key names the ESC leaf (needed by drop; ignored otherwise).
+/// Throws invalid_argument for no leaves, repeated keys, max_len outside 1..32, more leaves than
+/// 2^max_len (floor, package_merge), or drop without an ESC leaf.
+std::vector<unsigned> limited_lengths(const std::vector<Leaf>& leaves, unsigned max_len,
+                                      LimitMethod method = LimitMethod::floor,
+                                      std::uint64_t esc_key = ~std::uint64_t{0});
+
+class CanonicalCode;
+/// Alphabet -> limited lengths -> canonical code (dropped leaves omitted).
+CanonicalCode build_code(const Alphabet& alphabet, unsigned max_len, LimitMethod method = LimitMethod::floor);
+
+/// A canonical prefix code over SL-bit symbols and, optionally, ESC (key 2^SL). Immutable.
+class CanonicalCode {
+ public:
+  struct Entry {
+    std::uint64_t key = 0;
+    unsigned len = 0;
+    friend bool operator==(const Entry& a, const Entry& b) { return a.key == b.key && a.len == b.len; }
+  };
+  /// A codeword: the low `len` bits of `code`, written MSB first; len == 0 means "no codeword".
+  struct Codeword {
+    std::uint32_t code = 0;
+    std::uint32_t len = 0;
+  };
+
+  CanonicalCode() = default;  ///< empty: only for assignment later; encode/decode throw
+  /// Builds the canonical code of (key, length) pairs in any order. Validates: sl in 1..32; at
+  /// least one entry; every key <= 2^sl (2^sl is ESC); distinct keys; lengths in 1..32; Kraft
+  /// sum <= 1. Throws invalid_argument naming the offending entry.
+  CanonicalCode(unsigned sl, std::vector<Entry> entries);
+  /// From lengths aligned with leaves (as returned by limited_lengths); length 0 leaves are skipped.
+  static CanonicalCode from_lengths(unsigned sl, const std::vector<Leaf>& leaves, const std::vector<unsigned>& lengths);
+
+  unsigned sl() const noexcept { return sl_; }
+  std::uint64_t esc_key() const noexcept { return std::uint64_t{1} << sl_; }
+  /// Number of codewords, ESC included.
+  std::size_t size() const noexcept { return keys_.size(); }
+  bool empty() const noexcept { return keys_.empty(); }
+  unsigned max_len() const noexcept { return max_len_; }
+  unsigned min_len() const noexcept { return min_len_; }
+  /// Kraft sum of the lengths, in (0, 1]; 1 iff every bit pattern starts with a codeword.
+  double kraft() const noexcept;
+  bool complete() const noexcept { return kraft_num_ == (std::uint64_t{1} << kMaxCodeLen); }
+
+  /// Codeword of a key (a value, or esc_key()); len == 0 if the key has none. O(1).
+  Codeword code_of(std::uint64_t key) const noexcept {
+    if (!dense_.empty()) return key < dense_.size() ? dense_[key] : Codeword{};
+    if (hash_.empty()) return Codeword{};
+    const std::size_t mask = hash_.size() - 1;
+    for (std::size_t i = slot(key);; i = (i + 1) & mask) {
+      const Slot& s = hash_[i];
+      if (s.cw.len == 0 || s.key == key) return s.cw;
+    }
+  }
+  bool contains(std::uint64_t key) const noexcept { return code_of(key).len != 0; }
+  bool has_esc() const noexcept { return esc_.len != 0; }
+  /// ESC's codeword (len == 0 if the code has no ESC).
+  Codeword esc() const noexcept { return esc_; }
+
+  /// Entries in canonical order: (length, key) ascending; entry i has the i-th codeword.
+  std::vector<Entry> entries() const;
+  /// Key at canonical index i (the De-LUT of P1 §III-F).
+  std::uint64_t key_at(std::size_t i) const { return keys_.at(i); }
+
+  // Decoder tables (P1 §III-F), for l in 1..32 (lengths without codewords included): count[l]
+  // codewords of length l; the first is first_code[l] and has canonical index first_index[l];
+  // a length-l codeword c has index c - offset[l]. Throws invalid_argument for l outside 1..32.
+  std::uint32_t count(unsigned l) const;
+  std::uint64_t first_code(unsigned l) const;
+  std::uint32_t first_index(unsigned l) const;
+  std::uint64_t offset(unsigned l) const { return first_code(l) - first_index(l); }
+
+  /// Reads one codeword and returns its key (possibly esc_key()). Throws corrupt_stream if the
+  /// bits are no codeword (possible when kraft() < 1) or the stream ends inside a codeword; it
+  /// never reads past the reader's end.
+  std::uint64_t decode(BitReader& in) const;
+
+  /// Bits a value (< 2^sl) costs: its code length, or ESC's + sl. Throws invalid_argument if the
+  /// value is out of range or has no codeword and there is no ESC.
+  unsigned symbol_bits(std::uint64_t value) const {
+    const Codeword cw = symbol_code(value);
+    return cw.len == 0 ? esc_.len + sl_ : cw.len;
+  }
+  /// Writes a value: its codeword, or ESC's codeword followed by the sl-bit literal (SPEC 1.8).
+  /// Throws invalid_argument as symbol_bits does.
+  void encode_symbol(BitWriter& out, std::uint64_t value) const {
+    const Codeword cw = symbol_code(value);
+    if (cw.len != 0) {
+      out.write(cw.code, cw.len);
+    } else {
+      out.write(esc_.code, esc_.len);
+      out.write(value, sl_);
+    }
+  }
+  /// Reads what encode_symbol wrote and returns the value.
+  std::uint64_t decode_symbol(BitReader& in) const {
+    const std::uint64_t key = decode(in);
+    return key == esc_key() ? in.read(sl_) : key;
+  }
+
+  /// Mean bits per leaf weight: sum(w * cost) / sum(w). A key with a codeword costs its length
+  /// (ESC's key: esc length + literal_bits); a key without one costs esc length + literal_bits
+  /// (invalid_argument without ESC). For a package_merge code over an alphabet's leaves and
+  /// literal_bits = sl, this is SPEC §3's L*.
+  /// Returns 0 for a zero total weight.
+  double mean_length(const std::vector<Leaf>& leaves, unsigned literal_bits = 0) const;
+
+  /// {"symbols": [...], "lengths": [...], "esc_len": n}: symbols (ESC excluded) in canonical
+  /// order, esc_len 0 without ESC.
+  Json to_json() const;
+  /// Parses one table for symbol length sl. Throws json_error (an invalid_argument) for a
+  /// malformed table: not an object, missing or unknown keys, non-integers, length-count mismatch,
+  /// a symbol outside 0..2^sl-1, repeated symbols, a length outside 1..32 (esc_len 0..32), no
+  /// codeword at all, or Kraft sum > 1. It does not apply SPEC 1.8's per-SL alphabet rule (no ESC
+  /// and every value coded for SL <= 8): the codec checks has_esc() and size() as it needs.
+  static CanonicalCode from_json(const Json& table, unsigned sl);
+
+  friend bool operator==(const CanonicalCode& a, const CanonicalCode& b) {
+    return a.sl_ == b.sl_ && a.keys_ == b.keys_ && a.lens_ == b.lens_;
+  }
+  friend bool operator!=(const CanonicalCode& a, const CanonicalCode& b) { return !(a == b); }
+
+ private:
+  struct Slot {
+    std::uint64_t key = 0;
+    Codeword cw;
+  };
+  struct LutEntry {
+    std::uint32_t index = 0;
+    std::uint8_t len = 0;  // 0: no codeword starts with these bits; kLongCode: a longer code does
+  };
+  static constexpr std::uint8_t kLongCode = 0xFF;
+  static constexpr unsigned kLutBits = 11;   // decode lookup over the first min(11, max_len) bits
+  static constexpr unsigned kDenseBits = 12; // code_of is a direct array for sl <= 12
+
+  std::size_t slot(std::uint64_t key) const noexcept {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> hash_shift_);
+  }
+  // The value's own codeword, or len 0 if it must be escaped; throws if it cannot be coded.
+  Codeword symbol_code(std::uint64_t value) const {
+    if (value >= esc_key()) unencodable(value);
+    const Codeword cw = code_of(value);
+    if (cw.len == 0 && esc_.len == 0) unencodable(value);
+    return cw;
+  }
+  [[noreturn]] void unencodable(std::uint64_t value) const;
+
+  unsigned sl_ = 0;
+  unsigned max_len_ = 0, min_len_ = 0;
+  std::uint64_t kraft_num_ = 0;        // Kraft sum * 2^32
+  std::vector<std::uint64_t> keys_;    // canonical order
+  std::vector<std::uint8_t> lens_;     // canonical order
+  std::vector<std::uint32_t> codes_;   // canonical order
+  std::uint32_t count_[kMaxCodeLen + 2] = {};
+  std::uint64_t first_code_[kMaxCodeLen + 2] = {};
+  std::uint32_t first_index_[kMaxCodeLen + 2] = {};
+  Codeword esc_;
+  std::vector<Codeword> dense_;  // key -> codeword, for sl <= kDenseBits
+  std::vector<Slot> hash_;       // open addressing, power-of-two size, at most half full
+  unsigned hash_shift_ = 64;
+  unsigned lut_bits_ = 0;
+  std::vector<LutEntry> lut_;    // first lut_bits_ bits -> codeword
+};
+
+}  // namespace huffman
+}  // namespace memcomp
