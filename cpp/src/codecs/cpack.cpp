@@ -1,6 +1,422 @@
-// placeholder: the cpack family is being written.
+// memcomp codecs: C-Pack (Chen, Yang, Dick, Shang, Lekatsas, TVLSI'10; SPEC 1.4; R §4).
+// Every 32-bit word of the word view takes the smallest code, in the order
+// zzzz < mmmm < zzzx < mmmx < mmxx < xxxx; among dictionary entries the lowest index wins.
+//
+//   code   pattern                        fields                  meta + payload bits
+//   00     zzzz: word == 0                -                       2 + 0
+//   01     xxxx: no match                 32-bit word             2 + 32
+//   10     mmmm: entry == word            4-bit index             2 + 4
+//   1100   mmxx: bits 31..16 match        index, low 16 bits      4 + 20
+//   1101   zzzx: bits 31..8 are zero      low 8 bits              4 + 8
+//   1110   mmmx: bits 31..8 match         index, low 8 bits       4 + 12
+//   (1111 is undefined)
+//
+// Stream: [code][index:4][low bits of the word view] per word, in word order. Options:
+//   endian      word view: little (masks on the upper bytes of the LE word) or big (memory
+//               bytes 0..2 act as the upper bytes: the memory-order-byte implementations);
+//   push        which coded words enter the dictionary: unmatched = xxxx, mmxx, mmmx (paper);
+//               literal = xxxx only (kim, schreiber, skku); nonnarrow = every word whose bits
+//               31..8 are not all zero, i.e. all codes but zzzz and zzzx (gem5, whose zzzz and
+//               zzzx patterns are built with allocate=false; SPEC 1.4 reads "every word not
+//               coded zzzz", which is nonzero);
+//   dictionary  fifo = 16 physical slots and a wrapping write pointer, index = slot (paper, kim);
+//               deque = the same 16 entries indexed by age, 0 = oldest (skku's std::deque:
+//               push_back + pop_front, searched from the front); fill = at most 16 entries,
+//               pushes stop when full (schreiber); block = B/4 slots with no replacement, the
+//               index still charged 4 bits (gem5: accounting-only, indices >= 16 do not fit);
+//   init        empty, or 16 zero entries (kim resets its slots to 0 per line, skku's deque
+//               starts as 16 zeros): zero entries match like any other, so 0x0000abcd is mmxx;
+//   persistent  one dictionary carried across the blocks of a batch in array order (skku;
+//               stateful). A batch starts from the initial dictionary unless it resumes.
+//               Direct measure() calls keep a dictionary of their own, from the initial one.
+// An index naming an empty slot, the code 1111 and a truncated stream are corrupt.
+//
+// First-match implementations (schreiber, skku: take the first entry whose bits 31..16 match,
+// then its best code) give the same codes as the smallest-code rule under push=literal: a word
+// is pushed only when no entry shares its bits 31..16, so all entries that share them are
+// copies of one value (the initial zeros).
+//
+// measure() avoids data-dependent branches: the smallest word ^ entry over the dictionary
+// gives the code through a table, pushes are masked writes, and two independent blocks step
+// through their words together.
+#include <algorithm>
+
 #include "memcomp/codecs/families.hpp"
 
 namespace memcomp {
-void add_cpack_presets(std::vector<Preset>&) {}
+namespace {
+
+enum Code : unsigned { kZZZZ = 0, kXXXX = 1, kMMMM = 2, kMMXX = 3, kZZZX = 4, kMMMX = 5 };
+
+constexpr unsigned kMeta[6] = {2, 2, 2, 4, 4, 4};
+constexpr unsigned kPayload[6] = {0, 32, 4, 20, 8, 12};
+constexpr unsigned kPrefix[6] = {0b00, 0b01, 0b10, 0b1100, 0b1101, 0b1110};
+constexpr unsigned kLowBits[6] = {0, 32, 0, 16, 8, 8};  // literal low bits after the index
+constexpr std::uint32_t kMatchMask[6] = {0, 0, 0xFFFFFFFFu, 0xFFFF0000u, 0, 0xFFFFFF00u};
+
+inline bool has_index(unsigned c) { return c == kMMMM || c == kMMXX || c == kMMMX; }
+
+constexpr unsigned bit(unsigned c) { return 1u << c; }
+
+enum class Dict { fifo, deque, fill, block };
+
+constexpr unsigned kSlots = 16;
+constexpr unsigned kMaxEntries = 64;  // block dictionary at B = 256
+
+/// Leading zero bytes of x: 4 for 0, 3 below 2^8, 2 below 2^16, ...
+inline unsigned lz_bytes(std::uint32_t x) {
+#if defined(__GNUC__)
+  return static_cast<unsigned>(__builtin_clzll(std::uint64_t{x} << 32 | 0x80000000u)) >> 3;
+#else
+  return x == 0 ? 4u : x < 0x100u ? 3u : x < 0x10000u ? 2u : x < 0x1000000u ? 1u : 0u;
+#endif
+}
+
+/// A word's code follows from key = 5 * lz_bytes(m) + lz_bytes(w), m being the smallest
+/// w ^ entry: lz_bytes(m) is 4 if some entry equals w, >= 3 if one shares bits 31..8, >= 2 if
+/// one shares bits 31..16. The table gives the smallest pattern for each key.
+struct KeyTable {
+  unsigned char code[25];
+  unsigned char meta[25];
+  unsigned char payload[25];
+  constexpr KeyTable() : code(), meta(), payload() {
+    for (unsigned k = 0; k < 25; ++k) {
+      const unsigned lm = k / 5, lw = k % 5;
+      const unsigned c = lw == 4 ? kZZZZ : lm == 4 ? kMMMM : lw >= 3 ? kZZZX : lm >= 3 ? kMMMX
+                         : lm >= 2 ? kMMXX : kXXXX;
+      code[k] = static_cast<unsigned char>(c);
+      meta[k] = static_cast<unsigned char>(kMeta[c]);
+      payload[k] = static_cast<unsigned char>(kPayload[c]);
+    }
+  }
+};
+constexpr KeyTable kKeys;
+
+/// A dictionary. Slots [0, count) hold pushed words (all 16 once a fifo/deque is full). With
+/// init=zeros the other slots of the 16 are zero entries, all valid; otherwise they are empty,
+/// and the first push into a chunk of 16 slots copies its word into the whole chunk. Either way
+/// a search may run past count to a multiple of 4: those slots change no code.
+struct Dictionary {
+  std::uint32_t e[kMaxEntries];
+  unsigned count;  ///< slots holding pushed words
+  unsigned wp;     ///< fifo/deque: the physical slot the next push writes (the oldest when full)
+};
+
+/// Key (kKeys) of word w against the pushed entries [0, count), plus a zero entry if `zero`.
+/// Branch-free: data-dependent branches here would cost more than the search.
+inline unsigned key(std::uint32_t w, const std::uint32_t* e, unsigned count, unsigned zero) {
+  std::uint32_t m0 = ~0u ^ ((~0u ^ w) & (0u - zero)), m1 = ~0u, m2 = ~0u, m3 = ~0u;  // four chains
+  for (unsigned j = 0; j < count; j += 4) {
+    m0 = std::min(m0, w ^ e[j]);
+    m1 = std::min(m1, w ^ e[j + 1]);
+    m2 = std::min(m2, w ^ e[j + 2]);
+    m3 = std::min(m3, w ^ e[j + 3]);
+  }
+  const std::uint32_t m = std::min(std::min(m0, m1), std::min(m2, m3));
+  return 5 * lz_bytes(m) + lz_bytes(w);
+}
+
+/// Pushes w into d when p is 1 (nothing changes when 0), without branching on p. Zeros: the
+/// dictionary started as 16 zero entries (no empty slots to fill).
+template <Dict K, bool Zeros>
+inline void push(Dictionary& d, std::uint32_t w, unsigned p) {
+  unsigned s, grows;
+  if constexpr (K == Dict::fifo || K == Dict::deque) {
+    s = d.wp;  // == count while filling
+    grows = static_cast<unsigned>(d.count < kSlots);
+    d.wp = (s + p) % kSlots;
+  } else if constexpr (K == Dict::fill) {
+    grows = static_cast<unsigned>(d.count < kSlots);
+    p &= grows;  // full: pushes stop
+    s = d.count % kSlots;
+  } else {  // block: at most one push per word, so B/4 <= 64 slots never overflow
+    grows = static_cast<unsigned>(d.count < kMaxEntries);
+    p &= grows;
+    s = d.count % kMaxEntries;
+  }
+  if constexpr (!Zeros) {
+    if (p & grows & static_cast<unsigned>(s % 16 == 0)) std::fill(d.e + s, d.e + s + 16, w);  // a new chunk
+  }
+  d.e[s] ^= (d.e[s] ^ w) & (0u - p);
+  d.count += p & grows;
+}
+
+/// One block being measured.
+struct Lane {
+  Dictionary d;
+  std::uint32_t payload, meta;
+};
+
+class CPack final : public CodecImpl<CPack> {
+ public:
+  explicit CPack(const Options& o) {
+    OptionReader r(o, "cpack");
+    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
+    push_name_ = r.get_choice("push", "unmatched", {"unmatched", "literal", "nonnarrow", "nonzero"});
+    dict_name_ = r.get_choice("dictionary", "fifo", {"fifo", "deque", "fill", "block"});
+    zeros_ = r.get_choice("init", "empty", {"empty", "zeros"}) == "zeros";
+    persistent_ = r.get_bool("persistent", false);
+    r.finish();
+    if (push_name_ == "unmatched") push_mask_ = bit(kXXXX) | bit(kMMXX) | bit(kMMMX);
+    if (push_name_ == "literal") push_mask_ = bit(kXXXX);
+    if (push_name_ == "nonnarrow") push_mask_ = bit(kXXXX) | bit(kMMMM) | bit(kMMXX) | bit(kMMMX);
+    if (push_name_ == "nonzero") push_mask_ = 0x3Fu & ~bit(kZZZZ);
+    for (unsigned k = 0; k < 25; ++k) push_keys_ |= ((push_mask_ >> kKeys.code[k]) & 1u) << k;
+    dict_ = dict_name_ == "fifo" ? Dict::fifo : dict_name_ == "deque" ? Dict::deque
+            : dict_name_ == "fill" ? Dict::fill : Dict::block;
+    if (zeros_ && dict_ != Dict::fifo && dict_ != Dict::deque)
+      throw invalid_argument("cpack: init=zeros needs dictionary=fifo or deque (a full dictionary of zeros)");
+    if (persistent_ && dict_ == Dict::block)
+      throw invalid_argument("cpack: persistent=True needs a bounded dictionary (fifo, deque or fill), not block");
+    init(state_);
+    init(direct_);
+  }
+
+  Options options() const override {
+    return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
+            {"push", push_name_},
+            {"dictionary", dict_name_},
+            {"init", std::string(zeros_ ? "zeros" : "empty")},
+            {"persistent", persistent_}};
+  }
+  bool exact() const override { return dict_ != Dict::block; }
+  bool stateful() const override { return persistent_; }
+  std::uint64_t max_compressed_bits(std::size_t b) const override { return 34 * (b / 4); }
+  std::vector<ModeName> modes() const override { return {{0, "cpack"}}; }
+
+  /// Called directly (outside a batch), a persistent codec measures with a dictionary of its
+  /// own: consecutive calls measure consecutive blocks from the initial state, as a fresh batch
+  /// would. Batches keep theirs in state_ (reset, or resumed, by the batch loop).
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+    SizeBreakdown s;
+    measure_lanes<1>(&blk, b, &s, persistent_ ? &direct_ : nullptr);
+    return s;
+  }
+
+  /// Also callable on a block dictionary (cpack.gem5) while every index fits 4 bits, which the
+  /// W6 tests use; the batch API refuses it (exact() is false).
+  std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
+    const std::size_t n = b / 4;
+    Dictionary local;
+    Dictionary& d = start(local);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
+      const unsigned k = key(w, d.e, d.count, zero_entry(d));
+      const unsigned c = kKeys.code[k];
+      std::uint64_t field = kPrefix[c];  // code, index, low bits: one write of meta + payload bits
+      if (has_index(c)) {
+        const unsigned idx = lowest_index(d, w, kMatchMask[c]);
+        if (idx >= kSlots) not_decodable();
+        field = field << 4 | idx;
+      }
+      field = field << kLowBits[c] | (w & low_mask(kLowBits[c]));
+      out.write(field, kMeta[c] + kPayload[c]);
+      push_any(d, w, (push_mask_ >> c) & 1u);
+    }
+    return 0;
+  }
+
+  void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
+    const std::size_t n = b / 4;
+    Dictionary local;
+    Dictionary& d = start(local);
+    for (std::size_t i = 0; i < n; ++i) {
+      unsigned c = 0;
+      switch (in.read(2)) {
+        case 0: c = kZZZZ; break;
+        case 1: c = kXXXX; break;
+        case 2: c = kMMMM; break;
+        default: {
+          const auto sub = static_cast<unsigned>(in.read(2));
+          if (sub == 3) throw corrupt_stream("cpack code 1111 is undefined (word " + std::to_string(i) + ")");
+          c = sub == 0 ? kMMXX : sub == 1 ? kZZZX : kMMMX;
+        }
+      }
+      std::uint32_t entry = 0;
+      if (has_index(c)) {
+        const auto idx = static_cast<unsigned>(in.read(4));
+        if (idx >= valid(d))
+          throw corrupt_stream("cpack index " + std::to_string(idx) + " names an empty dictionary slot (" +
+                               std::to_string(valid(d)) + " valid, word " + std::to_string(i) + ")");
+        entry = d.e[physical(d, idx)];
+      }
+      const auto low = static_cast<std::uint32_t>(in.read(kLowBits[c]));
+      const std::uint32_t w = (entry & kMatchMask[c]) | low;
+      store<std::uint32_t>(out + 4 * i, w, endian_);
+      push_any(d, w, (push_mask_ >> c) & 1u);
+    }
+  }
+
+ protected:
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
+                     const SizeColumns& out) const override {
+    if (persistent_) {  // one dictionary, block after block (a stateful batch is one range)
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::uint8_t* blk = blocks.block(i);
+        SizeBreakdown s;
+        measure_lanes<1>(&blk, blocks.block_bytes, &s, &state_);
+        out.set(i, s);
+      }
+      return;
+    }
+    // Independent blocks: two step through their words together, so the dependent chains of
+    // one block (code -> push -> next search) overlap with the other's.
+    std::size_t i = begin;
+    for (; i + 2 <= end; i += 2) {
+      const std::uint8_t* blk[2] = {blocks.block(i), blocks.block(i + 1)};
+      SizeBreakdown s[2];
+      measure_lanes<2>(blk, blocks.block_bytes, s, nullptr);
+      out.set(i, s[0]);
+      out.set(i + 1, s[1]);
+    }
+    if (i < end) out.set(i, measure(blocks.block(i), blocks.block_bytes));
+  }
+  void reset() const override {
+    init(state_);
+    init(direct_);
+  }
+
+ private:
+  template <std::size_t L>
+  void measure_lanes(const std::uint8_t* const* blk, std::size_t b, SizeBreakdown* out, Dictionary* st) const {
+    if (zeros_) {
+      switch (dict_) {
+        case Dict::fifo: return measure_k<Dict::fifo, true, L>(blk, b, out, st);
+        default: return measure_k<Dict::deque, true, L>(blk, b, out, st);
+      }
+    }
+    switch (dict_) {
+      case Dict::fifo: return measure_k<Dict::fifo, false, L>(blk, b, out, st);
+      case Dict::deque: return measure_k<Dict::deque, false, L>(blk, b, out, st);
+      case Dict::fill: return measure_k<Dict::fill, false, L>(blk, b, out, st);
+      default: return measure_k<Dict::block, false, L>(blk, b, out, st);
+    }
+  }
+
+  /// Measures L blocks word by word in lockstep, each from a fresh dictionary, or (L = 1) one
+  /// block from the persistent dictionary *st, which it updates.
+  template <Dict K, bool Zeros, std::size_t L>
+  void measure_k(const std::uint8_t* const* blk, std::size_t b, SizeBreakdown* out, Dictionary* st) const {
+    const std::size_t n = b / 4;
+    // Locals, not members: stores into e[] could alias members and force reloads.
+    const std::uint32_t push_keys = push_keys_;
+    const Endian endian = endian_;
+    Lane lane[L];
+    for (std::size_t l = 0; l < L; ++l) {
+      if (st) {  // L == 1; a persistent fifo/deque/fill uses 16 slots
+        std::copy(st->e, st->e + kSlots, lane[l].d.e);
+        lane[l].d.count = st->count;
+        lane[l].d.wp = st->wp;
+      } else {
+        init(lane[l].d);
+      }
+      lane[l].payload = lane[l].meta = 0;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t l = 0; l < L; ++l) {
+        Lane& x = lane[l];
+        const std::uint32_t w = load<std::uint32_t>(blk[l] + 4 * i, endian);
+        const unsigned k = key(w, x.d.e, x.d.count, Zeros ? static_cast<unsigned>(x.d.count < kSlots) : 0u);
+        x.payload += kKeys.payload[k];
+        x.meta += kKeys.meta[k];
+        push<K, Zeros>(x.d, w, (push_keys >> k) & 1u);
+      }
+    }
+    if (st) {
+      std::copy(lane[0].d.e, lane[0].d.e + kSlots, st->e);
+      st->count = lane[0].d.count;
+      st->wp = lane[0].d.wp;
+    }
+    for (std::size_t l = 0; l < L; ++l) {
+      out[l] = SizeBreakdown{};
+      out[l].payload = lane[l].payload;
+      out[l].meta = lane[l].meta;
+    }
+  }
+
+  /// An empty dictionary, or 16 zero entries.
+  void init(Dictionary& d) const {
+    d.count = 0;
+    d.wp = 0;
+    if (zeros_) std::fill(d.e, d.e + kSlots, 0u);
+  }
+  /// The dictionary a block starts from: the persistent one, or `local` freshly initialised.
+  Dictionary& start(Dictionary& local) const {
+    if (persistent_) return state_;
+    init(local);
+    return local;
+  }
+
+  void push_any(Dictionary& d, std::uint32_t w, unsigned p) const {
+    if (zeros_) {
+      if (dict_ == Dict::fifo)
+        push<Dict::fifo, true>(d, w, p);
+      else
+        push<Dict::deque, true>(d, w, p);
+      return;
+    }
+    switch (dict_) {
+      case Dict::fifo: push<Dict::fifo, false>(d, w, p); break;
+      case Dict::deque: push<Dict::deque, false>(d, w, p); break;
+      case Dict::fill: push<Dict::fill, false>(d, w, p); break;
+      case Dict::block: push<Dict::block, false>(d, w, p); break;
+    }
+  }
+
+  /// 1 while zero entries of init=zeros remain (fewer than 16 pushes so far).
+  unsigned zero_entry(const Dictionary& d) const { return static_cast<unsigned>(zeros_ && d.count < kSlots); }
+  /// Entries an index may name.
+  unsigned valid(const Dictionary& d) const { return zeros_ ? kSlots : d.count; }
+
+  /// Physical slot of the entry a stream index names (deque: by age, 0 = oldest; the zeros of
+  /// init=zeros are older than any push).
+  unsigned physical(const Dictionary& d, unsigned idx) const {
+    if (dict_ != Dict::deque || valid(d) < kSlots) return idx;  // a filling deque is in age order
+    return (d.wp + idx) % kSlots;
+  }
+
+  /// The lowest index whose entry matches w under mask (the caller knows one exists).
+  unsigned lowest_index(const Dictionary& d, std::uint32_t w, std::uint32_t mask) const {
+    for (unsigned idx = 0; idx < valid(d); ++idx)
+      if (((w ^ d.e[physical(d, idx)]) & mask) == 0) return idx;
+    return valid(d);  // unreachable for a code from key()
+  }
+
+  Endian endian_ = Endian::little;
+  std::string push_name_, dict_name_;
+  unsigned push_mask_ = 0;        ///< bit c: words coded c are pushed
+  std::uint32_t push_keys_ = 0;   ///< the same by key (bit k: kKeys.code[k] is pushed)
+  Dict dict_ = Dict::fifo;
+  bool zeros_ = false;
+  bool persistent_ = false;
+  mutable Dictionary state_{};   ///< persistent dictionary of batches (they run on one thread)
+  mutable Dictionary direct_{};  ///< persistent dictionary of direct measure() calls
+};
+
+std::unique_ptr<Codec> make_cpack(const Options& o) { return std::make_unique<CPack>(o); }
+
+}  // namespace
+
+void add_cpack_presets(std::vector<Preset>& out) {
+  using S = std::string;
+  out.push_back({"cpack.paper", "cpack",
+                 "TVLSI'10 codes on the LE word; push xxxx/mmxx/mmmx into a 16-slot FIFO reset per block",
+                 "none", {}, true, &make_cpack});
+  out.push_back({"cpack.gem5", "cpack",
+                 "gem5 CPack: every word above 0xFF allocated, B/4 slots charged 4 bits (accounting-only)",
+                 "none", {{"push", S("nonnarrow")}, {"dictionary", S("block")}}, false, &make_cpack});
+  out.push_back({"cpack.kim", "cpack",
+                 "scalable-arch C-Pack model: push xxxx only, 16-slot FIFO reset to zeros per line", "none",
+                 {{"push", S("literal")}, {"init", S("zeros")}}, false, &make_cpack});
+  out.push_back({"cpack.schreiber", "cpack",
+                 "benschreiber/cpack: memory-order bytes, push xxxx only, up to 16 entries", "none",
+                 {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("fill")}}, false, &make_cpack});
+  out.push_back({"cpack.skku", "cpack",
+                 "SKKU CAL_22-MPC: memory-order bytes, one 16-entry deque of zeros kept across blocks (stateful)",
+                 "none",
+                 {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("deque")}, {"init", S("zeros")},
+                  {"persistent", true}},
+                 false, &make_cpack});
+}
+
 }  // namespace memcomp
