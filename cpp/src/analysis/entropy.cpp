@@ -10,6 +10,7 @@
 
 #include "memcomp/core/error.hpp"
 #include "memcomp/core/parallel.hpp"
+#include "memcomp/core/symbols.hpp"
 
 namespace memcomp {
 namespace {
@@ -17,20 +18,8 @@ namespace {
 // Calls fn(symbol, position_in_word) for every SL-bit symbol of `n` bytes at p (SPEC 0.2).
 template <unsigned SL, class Fn>
 inline void for_each_symbol(const std::uint8_t* p, std::size_t n, Endian e, Fn&& fn) {
-  if constexpr (SL == 4) {
-    const unsigned lo_first = e == Endian::little;
-    for (std::size_t j = 0; j < n; ++j) {
-      const unsigned lo = p[j] & 0xFu, hi = p[j] >> 4, pos = static_cast<unsigned>(2 * (j & 3));
-      fn(lo_first ? lo : hi, pos);
-      fn(lo_first ? hi : lo, pos + 1);
-    }
-  } else if constexpr (SL == 8) {
-    for (std::size_t j = 0; j < n; ++j) fn(p[j], static_cast<unsigned>(j & 3));
-  } else if constexpr (SL == 16) {
-    for (std::size_t j = 0; j < n; j += 2) fn(load<std::uint16_t>(p + j, e), static_cast<unsigned>((j >> 1) & 1));
-  } else {
-    for (std::size_t j = 0; j < n; j += 4) fn(load<std::uint32_t>(p + j, e), 0u);
-  }
+  constexpr unsigned kPerWord = 32 / SL;
+  for (std::size_t i = 0; i < n * 8 / SL; ++i) fn(symbol_at<SL>(p, i, e), static_cast<unsigned>(i % kPerWord));
 }
 
 // Dense counts of one byte range into a local table (positions x 2^SL).

@@ -1,0 +1,303 @@
+// memcomp codecs: E2MC, entropy-encoding memory compression (Lal, Lucas & Juurlink, IPDPS'17 =
+// P1; SPEC 1.10) and SC2 (Arelakis & Stenstrom, ISCA'14; SPEC 1.9) on the shared canonical Huffman
+// machinery (SPEC 1.8).
+//
+// A block is S = 8B/SL symbols of SL bits (SPEC 0.2). Each symbol is coded with the canonical
+// code of its table: one table for SL 16/32 (K most frequent values + ESC; an escaped symbol is
+// ESC's codeword followed by the SL-bit literal), one table per position in a 32-bit word for
+// SL 4/8 (all values coded, no ESC; P1 §III-E). With n parallel decoding ways (PDWs, P1 §III-F1)
+// the symbols are split into n segments, segment k holding symbols [kS/n, (k+1)S/n):
+//
+//   stream = [P2..Pn: (n-1) x log2(B) bits][seg1][pad to byte][seg2] ... [pad to byte][segn]
+//
+// P_k is segment k's byte offset from the block start; pointers and pads are header bits.
+// Raw rule (P1 §III-E): the block is stored compressed iff its in-band bits are <= 8(B - MAG)
+// (< 8B when B < 2 MAG), otherwise raw; the tag, max(1, ceil(log2(B/MAG))) bits kept in the
+// metadata cache (P1 §III-D), holds bursts - 1 for a compressed block and all ones for raw.
+// mode = MAG bursts of a compressed block, 15 = raw (0 for SC2, which has no raw mode or tags).
+//
+// Model: {"format", "codec", "sl", "positions", "max_len", "tables": [{symbols, lengths, esc_len}]}.
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "memcomp/analysis/entropy.hpp"
+#include "memcomp/codecs/families.hpp"
+#include "memcomp/codecs/huffman.hpp"
+#include "memcomp/codecs/model.hpp"
+#include "memcomp/core/symbols.hpp"
+
+namespace memcomp {
+namespace {
+
+using huffman::CanonicalCode;
+
+constexpr std::int16_t kRawMode = 15;
+
+unsigned default_max_len(unsigned sl) { return sl == 4 ? 8 : sl == 8 ? 16 : 20; }  // P1 §III-B2c
+
+class E2MC final : public CodecImpl<E2MC> {
+ public:
+  E2MC(const Options& o, std::string family) : family_(std::move(family)) {
+    OptionReader r(o, family_);
+    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
+    sl_ = static_cast<unsigned>(r.get_int("symbol_bits", 16, 4, 32));
+    check_symbol_bits(sl_);
+    mfv_ = static_cast<std::size_t>(r.get_int("mfv", 1024, 1, 1 << 20));
+    const auto ml = r.get_int("max_len", -1, -1, huffman::kMaxCodeLen);
+    max_len_ = ml < 0 ? default_max_len(sl_) : ml == 0 ? huffman::kMaxCodeLen : static_cast<unsigned>(ml);
+    max_len_opt_ = ml < 0 ? default_max_len(sl_) : static_cast<unsigned>(ml);
+    limit_ = huffman::parse_limit_method(r.get_choice("limit", "floor", {"floor", "package_merge", "drop"}));
+    positions_ = r.get_bool("per_position", true) && sl_ <= 8 ? 32 / sl_ : 1;
+    pdw_ = static_cast<unsigned>(r.get_int("pdw", 4, 1, 8));
+    if (pdw_ & (pdw_ - 1)) throw invalid_argument(family_ + ": pdw must be 1, 2, 4 or 8");
+    mag_ = static_cast<unsigned>(r.get_int("mag", 32, 1, 4096));
+    raw_ = r.get_bool("raw", true);
+    flag_miss_ = r.get_choice("miss", "escape", {"escape", "flag"}) == "flag";
+    const std::string model = r.get_string("model", "");
+    r.finish();
+    if (pdw_ > 1 && !raw_)
+      throw invalid_argument(family_ + ": parallel decoding ways need the raw rule (pointers must fit log2(B) bits)");
+    if (flag_miss_ && sl_ <= 8) throw invalid_argument(family_ + ": miss='flag' needs 16- or 32-bit symbols");
+    if (!model.empty()) load_model(model);
+  }
+
+  Options options() const override {
+    return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
+            {"symbol_bits", std::int64_t{sl_}},
+            {"mfv", static_cast<std::int64_t>(mfv_)},
+            {"max_len", std::int64_t{max_len_opt_}},
+            {"limit", std::string(huffman::to_string(limit_))},
+            {"per_position", positions_ > 1},
+            {"pdw", std::int64_t{pdw_}},
+            {"mag", std::int64_t{mag_}},
+            {"raw", raw_},
+            {"miss", std::string(flag_miss_ ? "flag" : "escape")},
+            {"model", model_text_}};
+  }
+  bool exact() const override { return !flag_miss_; }
+  bool needs_model() const override { return true; }
+  bool has_model() const override { return !tables_.empty(); }
+  void check_block_bytes(std::size_t b) const override {
+    memcomp::check_block_bytes(b);
+    if ((8 * b) % (std::size_t{sl_} * pdw_))
+      throw invalid_argument(family_ + ": 8B must be divisible by SL x PDW (SPEC 0.1), got B=" + std::to_string(b));
+  }
+  std::uint64_t max_compressed_bits(std::size_t b) const override {
+    if (raw_) return 8 * b;  // larger streams are stored raw
+    return (8 * b / sl_) * (max_len_ + sl_ + 1);
+  }
+  std::vector<ModeName> modes() const override {
+    if (!raw_) return {{0, family_}};
+    std::vector<ModeName> m;
+    for (std::int16_t k = 1; k <= 8; ++k) m.push_back({k, std::to_string(k) + (k == 1 ? " burst" : " bursts")});
+    m.push_back({kRawMode, "raw"});
+    return m;
+  }
+
+  std::string fit(const BlockView& blocks, int threads) const override {
+    check_block_bytes(blocks.block_bytes);
+    Json tables = Json::array();
+    if (sl_ == 32) {
+      ValueCounts32 counts;
+      counts.add_words(blocks, endian_, threads);
+      tables.push(huffman::build_code(huffman::make_alphabet(32, counts, mfv_), max_len_, limit_).to_json());
+    } else {
+      SymbolHistogram h(sl_, positions_ > 1, endian_);
+      h.add(blocks, threads);
+      const std::size_t v = std::size_t{1} << sl_;
+      for (unsigned p = 0; p < positions_; ++p) {
+        const std::vector<std::uint64_t> row(h.dense().begin() + static_cast<std::ptrdiff_t>(p * v),
+                                             h.dense().begin() + static_cast<std::ptrdiff_t>((p + 1) * v));
+        tables.push(huffman::build_code(huffman::make_alphabet_dense(sl_, row, mfv_), max_len_, limit_).to_json());
+      }
+    }
+    Json m = new_model(family_);
+    m.set("sl", Json::integer(sl_));
+    m.set("positions", Json::integer(positions_));
+    m.set("max_len", Json::integer(max_len_));
+    m.set("tables", std::move(tables));
+    return m.dump();
+  }
+
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+    std::array<std::uint32_t, 8> seg{};
+    with_symbol_bits(sl_, [&](auto SL) { segment_bits<SL()>(blk, b, seg); });
+    return layout(seg, b);
+  }
+
+  std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
+    std::array<std::uint32_t, 8> seg{};
+    with_symbol_bits(sl_, [&](auto SL) { segment_bits<SL()>(blk, b, seg); });
+    const SizeBreakdown s = layout(seg, b);
+    if (s.mode == kRawMode) {
+      w.write_bytes(blk, b);
+      return raw_tag(b);
+    }
+    const unsigned ptr_bits = ceil_log2(b);
+    std::size_t at = (pdw_ - 1) * ptr_bits + seg[0];
+    for (unsigned k = 1; k < pdw_; ++k) {  // P_k: byte offset of segment k
+      at = (at + 7) / 8 * 8;
+      w.write(at / 8, ptr_bits);
+      at += seg[k];
+    }
+    const std::size_t n = 8 * b / sl_;
+    for (unsigned k = 0; k < pdw_; ++k) {
+      if (k) w.write(0, static_cast<unsigned>((8 - w.position() % 8) % 8));
+      with_symbol_bits(sl_, [&](auto SL) {
+        for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) put(w, symbol_at<SL()>(blk, i, endian_), i);
+      });
+    }
+    return raw_ ? static_cast<std::uint32_t>(s.mode - 1) : 0u;
+  }
+
+  void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
+    if (raw_ && tag == raw_tag(b)) {
+      in.read_bytes(out, b);
+      return;
+    }
+    const std::size_t bits = in.size(), n = 8 * b / sl_;
+    if (raw_ && tag != bursts(bits) - 1)
+      throw corrupt_stream(family_ + " tag " + std::to_string(tag) + " does not match a " + std::to_string(bits) +
+                           "-bit stream");
+    const unsigned ptr_bits = ceil_log2(b);
+    std::array<std::size_t, 8> start{};
+    for (unsigned k = 1; k < pdw_; ++k) start[k] = 8 * static_cast<std::size_t>(in.read(ptr_bits));
+    std::memset(out, 0, b);
+    for (unsigned k = 0; k < pdw_; ++k) {
+      if (k) {
+        const std::size_t pos = in.position(), aligned = (pos + 7) / 8 * 8;
+        if (start[k] != aligned)
+          throw corrupt_stream(family_ + " segment " + std::to_string(k + 1) + " pointer " + std::to_string(start[k] / 8) +
+                               " is not where segment " + std::to_string(k) + " ends");
+        if (in.read(static_cast<unsigned>(aligned - pos)) != 0) throw corrupt_stream(family_ + " non-zero alignment pad");
+      }
+      with_symbol_bits(sl_, [&](auto SL) {
+        for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i)
+          put_symbol<SL()>(out, i, static_cast<std::uint32_t>(table(i).decode_symbol(in)), endian_);
+      });
+    }
+  }
+
+ private:
+  const CanonicalCode& table(std::size_t i) const { return tables_[i % positions_]; }
+
+  // Bits of symbol value v at index i (SC2's kim preset: a hit costs its code, a miss 1 + SL).
+  unsigned cost(std::uint32_t v, std::size_t i) const {
+    if (!lut_.empty()) return lut_[(i % positions_) << sl_ | v];
+    const CanonicalCode& t = table(i);
+    if (flag_miss_) {
+      const auto cw = t.code_of(v);
+      return cw.len ? cw.len : 1 + sl_;
+    }
+    return t.symbol_bits(v);
+  }
+  void put(BitWriter& w, std::uint32_t v, std::size_t i) const { table(i).encode_symbol(w, v); }
+
+  template <unsigned SL>
+  void segment_bits(const std::uint8_t* blk, std::size_t b, std::array<std::uint32_t, 8>& seg) const {
+    const std::size_t n = 8 * b / SL;
+    for (unsigned k = 0; k < pdw_; ++k) {
+      std::uint32_t sum = 0;
+      for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) sum += cost(symbol_at<SL>(blk, i, endian_), i);
+      seg[k] = sum;
+    }
+  }
+
+  std::uint64_t bursts(std::uint64_t bits) const { return std::max<std::uint64_t>(1, ceil_div(bits, 8 * std::uint64_t{mag_})); }
+  std::uint32_t raw_tag(std::size_t b) const { return (1u << tag_bits(b)) - 1; }
+  unsigned tag_bits(std::size_t b) const { return std::max(1u, ceil_log2(b / mag_ ? b / mag_ : 1)); }
+
+  // Payload, header (pointers + pads), tag and mode of a block whose segments cost seg[k] bits.
+  SizeBreakdown layout(const std::array<std::uint32_t, 8>& seg, std::size_t b) const {
+    SizeBreakdown s;
+    std::uint32_t header = (pdw_ - 1) * ceil_log2(b), at = header;
+    for (unsigned k = 0; k < pdw_; ++k) {
+      if (k) {
+        const std::uint32_t aligned = (at + 7) / 8 * 8;
+        header += aligned - at;
+        at = aligned;
+      }
+      s.payload += seg[k];
+      at += seg[k];
+    }
+    s.header = header;
+    if (!raw_) return s;
+    s.tag = tag_bits(b);
+    const std::uint64_t bits = at, full = 8 * std::uint64_t{b};
+    const bool compressed = 2 * mag_ <= b ? bits <= full - 8 * std::uint64_t{mag_} : bits < full;
+    if (!compressed) {
+      s.payload = static_cast<std::uint32_t>(full);
+      s.header = 0;
+      s.mode = kRawMode;
+    } else {
+      s.mode = static_cast<std::int16_t>(bursts(bits));
+    }
+    return s;
+  }
+
+  void load_model(const std::string& text) {
+    const Json m = parse_model(text, family_);
+    if (m["sl"].as_int() != sl_)
+      throw json_error(family_ + " model: sl " + m["sl"].dump() + " differs from symbol_bits " + std::to_string(sl_));
+    if (m["positions"].as_int() != positions_)
+      throw json_error(family_ + " model: positions " + m["positions"].dump() + " differs from " + std::to_string(positions_));
+    const Json& tables = m["tables"];
+    if (tables.size() != positions_) throw json_error(family_ + " model: expected " + std::to_string(positions_) + " tables");
+    for (const Json& t : tables.elements()) {
+      CanonicalCode c = CanonicalCode::from_json(t, sl_);
+      if (c.max_len() > max_len_)
+        throw json_error(family_ + " model: a code of " + std::to_string(c.max_len()) + " bits exceeds max_len " +
+                         std::to_string(max_len_));
+      if (sl_ <= 8 && (c.has_esc() || c.size() != (std::size_t{1} << sl_)))
+        throw json_error(family_ + " model: SL <= 8 tables code every value and have no ESC (SPEC 1.8)");
+      if (sl_ > 8 && !c.has_esc()) throw json_error(family_ + " model: SL >= 16 tables need an ESC codeword");
+      tables_.push_back(std::move(c));
+    }
+    model_text_ = m.dump();
+    if (sl_ <= 16) {  // dense cost table: one load per symbol in measure
+      const std::size_t v = std::size_t{1} << sl_;
+      lut_.resize(positions_ * v);
+      for (unsigned p = 0; p < positions_; ++p)
+        for (std::size_t x = 0; x < v; ++x) {
+          const auto cw = tables_[p].code_of(x);
+          lut_[p * v + x] = static_cast<std::uint8_t>(cw.len ? cw.len : (flag_miss_ ? 1 : tables_[p].esc().len) + sl_);
+        }
+    }
+  }
+
+  std::string family_;
+  Endian endian_ = Endian::little;
+  unsigned sl_ = 16, max_len_ = 20, max_len_opt_ = 20, positions_ = 1, pdw_ = 4, mag_ = 32;
+  std::size_t mfv_ = 1024;
+  huffman::LimitMethod limit_ = huffman::LimitMethod::floor;
+  bool raw_ = true, flag_miss_ = false;
+  std::string model_text_;
+  std::vector<CanonicalCode> tables_;
+  std::vector<std::uint8_t> lut_;  // bits per (position, value) for SL <= 16
+};
+
+std::unique_ptr<Codec> make_e2mc(const Options& o) { return std::make_unique<E2MC>(o, "e2mc"); }
+std::unique_ptr<Codec> make_sc2(const Options& o) { return std::make_unique<E2MC>(o, "sc2"); }
+
+}  // namespace
+
+void add_e2mc_presets(std::vector<Preset>& out) {
+  out.push_back({"e2mc.paper", "e2mc",
+                 "E2MC16 (IPDPS'17): 1K MFVs + escape, codes <= 20 bits, 4 PDWs, raw above 96 B of 128 B, 32 B MAG",
+                 "mag(32)", {}, true, &make_e2mc});
+  out.push_back({"sc2.paper", "sc2",
+                 "SC2 (ISCA'14) as a preset of the same machinery: 32-bit symbols, 1K values, codes <= 16 bits, "
+                 "no pointers, no raw mode",
+                 "none",
+                 {{"symbol_bits", std::int64_t{32}}, {"max_len", std::int64_t{16}}, {"pdw", std::int64_t{1}},
+                  {"raw", false}},
+                 true, &make_sc2});
+  out.push_back({"sc2.kim", "sc2",
+                 "SKKU SC2 model: unlimited code lengths, a miss costs 32 + 1 bits (accounting-only)", "none",
+                 {{"symbol_bits", std::int64_t{32}}, {"max_len", std::int64_t{0}}, {"pdw", std::int64_t{1}},
+                  {"raw", false}, {"miss", std::string("flag")}},
+                 false, &make_sc2});
+}
+
+}  // namespace memcomp
