@@ -7,7 +7,7 @@ the metrics to compare them: raw CR, CR at memory access granularity (MAG), size
 >>> blocks = memcomp.as_blocks(np.arange(1024, dtype=np.int32), 32)
 >>> memcomp.get_codec("bdi").measure(blocks).cr()  # doctest: +SKIP
 """
-from . import entropy, workloads
+from . import e2mc, entropy, workloads
 from ._core import CorruptStreamError
 from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
 from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
@@ -32,6 +32,7 @@ __all__ = [
     "charge",
     "codec_names",
     "compare",
+    "e2mc",
     "entropy",
     "get_codec",
     "list_codecs",

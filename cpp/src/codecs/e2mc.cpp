@@ -46,9 +46,10 @@ class E2MC final : public CodecImpl<E2MC> {
     mfv_ = static_cast<std::size_t>(r.get_int("mfv", 1024, 1, 1 << 20));
     const auto ml = r.get_int("max_len", -1, -1, huffman::kMaxCodeLen);
     max_len_ = ml < 0 ? default_max_len(sl_) : ml == 0 ? huffman::kMaxCodeLen : static_cast<unsigned>(ml);
-    max_len_opt_ = ml < 0 ? default_max_len(sl_) : static_cast<unsigned>(ml);
+    max_len_opt_ = ml;  // -1: P1's limit for the symbol length; 0: unlimited (capped at 32)
     limit_ = huffman::parse_limit_method(r.get_choice("limit", "floor", {"floor", "package_merge", "drop"}));
-    positions_ = r.get_bool("per_position", true) && sl_ <= 8 ? 32 / sl_ : 1;
+    per_position_ = r.get_bool("per_position", true);  // one table per position for SL 4/8
+    positions_ = per_position_ && sl_ <= 8 ? 32 / sl_ : 1;
     pdw_ = static_cast<unsigned>(r.get_int("pdw", 4, 1, 8));
     if (pdw_ & (pdw_ - 1)) throw invalid_argument(family_ + ": pdw must be 1, 2, 4 or 8");
     mag_ = static_cast<unsigned>(r.get_int("mag", 32, 1, 4096));
@@ -66,9 +67,9 @@ class E2MC final : public CodecImpl<E2MC> {
     return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
             {"symbol_bits", std::int64_t{sl_}},
             {"mfv", static_cast<std::int64_t>(mfv_)},
-            {"max_len", std::int64_t{max_len_opt_}},
+            {"max_len", max_len_opt_},
             {"limit", std::string(huffman::to_string(limit_))},
-            {"per_position", positions_ > 1},
+            {"per_position", per_position_},
             {"pdw", std::int64_t{pdw_}},
             {"mag", std::int64_t{mag_}},
             {"raw", raw_},
@@ -268,7 +269,9 @@ class E2MC final : public CodecImpl<E2MC> {
 
   std::string family_;
   Endian endian_ = Endian::little;
-  unsigned sl_ = 16, max_len_ = 20, max_len_opt_ = 20, positions_ = 1, pdw_ = 4, mag_ = 32;
+  unsigned sl_ = 16, max_len_ = 20, positions_ = 1, pdw_ = 4, mag_ = 32;
+  std::int64_t max_len_opt_ = -1;
+  bool per_position_ = true;
   std::size_t mfv_ = 1024;
   huffman::LimitMethod limit_ = huffman::LimitMethod::floor;
   bool raw_ = true, flag_miss_ = false;
@@ -285,7 +288,7 @@ std::unique_ptr<Codec> make_sc2(const Options& o) { return std::make_unique<E2MC
 void add_e2mc_presets(std::vector<Preset>& out) {
   out.push_back({"e2mc.paper", "e2mc",
                  "E2MC16 (IPDPS'17): 1K MFVs + escape, codes <= 20 bits, 4 PDWs, raw above 96 B of 128 B, 32 B MAG",
-                 "mag(32)", {}, true, &make_e2mc});
+                 "none", {}, true, &make_e2mc});
   out.push_back({"sc2.paper", "sc2",
                  "SC2 (ISCA'14) as a preset of the same machinery: 32-bit symbols, 1K values, codes <= 16 bits, "
                  "no pointers, no raw mode",

@@ -1,0 +1,170 @@
+"""E2MC and SC2 (P1; SPEC 1.8-1.10) against a plain-Python oracle built from the fitted model."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import memcomp
+from blockgen import adversarial, realistic
+from memcomp import entropy as E
+
+
+def symbols(block, sl):
+    flat = np.asarray(block, np.uint8)
+    if sl == 4:
+        return np.stack([flat & 0xF, flat >> 4], axis=1).reshape(-1).tolist()
+    if sl == 8:
+        return flat.tolist()
+    return flat.view({16: "<u2", 32: "<u4"}[sl]).tolist()
+
+
+def oracle(codec, block):
+    """(payload, header, tag, mode) from the model's tables and SPEC 1.10's layout rules."""
+    o, m = codec.options, codec.model
+    sl, pdw, mag, B = o["symbol_bits"], o["pdw"], o["mag"], len(block)
+    tables = []
+    for t in m["tables"]:
+        lengths = dict(zip(t["symbols"], t["lengths"]))
+        tables.append((lengths, t["esc_len"]))
+    sym = symbols(block, sl)
+    n = len(sym)
+
+    def cost(i, v):
+        lengths, esc = tables[i % len(tables)]
+        if v in lengths:
+            return lengths[v]
+        return (1 if o["miss"] == "flag" else esc) + sl
+
+    seg = [sum(cost(i, sym[i]) for i in range(k * n // pdw, (k + 1) * n // pdw)) for k in range(pdw)]
+    header = (pdw - 1) * int(math.log2(B))
+    at = header
+    for k in range(pdw):
+        if k:
+            aligned = -(-at // 8) * 8
+            header += aligned - at
+            at = aligned
+        at += seg[k]
+    if not o["raw"]:
+        return sum(seg), header, 0, 0
+    tag = max(1, math.ceil(math.log2(max(B // mag, 1))))
+    compressed = at <= 8 * (B - mag) if 2 * mag <= B else at < 8 * B
+    if not compressed:
+        return 8 * B, 0, tag, 15
+    return sum(seg), header, tag, max(1, -(-at // (8 * mag)))
+
+
+CONFIGS = [
+    dict(symbol_bits=16), dict(symbol_bits=16, pdw=1), dict(symbol_bits=16, pdw=8, mfv=64),
+    dict(symbol_bits=32), dict(symbol_bits=8), dict(symbol_bits=8, per_position=False), dict(symbol_bits=4, pdw=2),
+    dict(symbol_bits=16, limit="package_merge", max_len=12), dict(symbol_bits=16, limit="drop", max_len=10),
+]
+
+
+@pytest.mark.parametrize("block_bytes", [32, 128, 256])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_sizes_match_oracle_and_roundtrip(cfg, block_bytes):
+    blocks = np.concatenate([adversarial(block_bytes)[:80], realistic(block_bytes, 1 << 15)])
+    codec = memcomp.get_codec("e2mc", **cfg).fit(blocks[::2].copy())
+    s = codec.measure(blocks)
+    for i, b in enumerate(blocks):
+        want = oracle(codec, b)
+        got = (int(s.payload_bits[i]), int(s.header_bits[i]), int(s.tag_bits[i]), int(s.mode[i]))
+        assert got == want, f"block {i}"
+    enc = codec.encode(blocks)
+    assert np.array_equal(enc.bit_lengths, s.size_bits)
+    assert np.array_equal(codec.decode(enc), blocks)
+    if cfg.get("pdw", 4) == 4 and block_bytes == 128:
+        assert set(s.header_bits[s.mode != 15] >= 21) == {True}  # W14: 3 x 7 pointer bits at least
+
+
+@pytest.mark.parametrize("preset", ["sc2.paper", "sc2.kim"])
+def test_sc2_presets(preset):
+    blocks = realistic(64, 1 << 16)
+    codec = memcomp.get_codec(preset).fit(blocks)
+    assert codec.options["symbol_bits"] == 32 and codec.options["pdw"] == 1 and not codec.options["raw"]
+    s = codec.measure(blocks)
+    assert not s.header_bits.any() and not s.tag_bits.any()
+    for i in range(0, len(blocks), 37):
+        assert int(s.payload_bits[i]) == oracle(codec, blocks[i])[0]
+    lengths = codec.model["tables"][0]["lengths"]
+    assert max(lengths) <= (16 if preset == "sc2.paper" else 32)
+
+
+@pytest.mark.parametrize("sl", [4, 8, 16, 32])
+def test_never_beats_the_entropy_bound_beyond_escape_accounting(sl):
+    """A prefix code cannot beat the entropy of what it codes. With the raw rule and pointers off
+    every symbol is coded, and the payload is at least the per-position entropy (SL 4/8: one
+    table per position) or N * H_K (SL 16/32: K table values + ESC, escapes costing SL raw bits)."""
+    blocks = realistic(128, 1 << 17)
+    codec = memcomp.get_codec("e2mc", symbol_bits=sl, pdw=1, raw=False).fit(blocks)
+    payload = int(codec.measure(blocks).payload_bits.sum())
+    st_ = E.histogram(blocks, sl, per_position=sl <= 8)
+    if sl <= 8:
+        bound = sum(E._entropy(row) * row.sum() for row in st_.counts)
+    else:
+        bound = st_.mfv_entropy(len(codec.model["tables"][0]["symbols"])) * st_.total
+    assert payload >= bound * (1 - 1e-12)
+    assert payload <= bound * 1.25 + st_.total  # and a fitted Huffman code is close to it
+
+
+@given(st.integers(0, 2**31), st.sampled_from([4, 8, 16, 32]), st.sampled_from([1, 2, 4]))
+@settings(max_examples=25, deadline=None)
+def test_hypothesis_roundtrip_any_model(seed, sl, pdw):
+    rng = np.random.default_rng(seed)
+    train = rng.integers(0, rng.integers(2, 256), size=(64, 64), dtype=np.uint8)
+    test = rng.integers(0, 256, size=(40, 64), dtype=np.uint8) & rng.integers(0, 256, dtype=np.uint8)
+    codec = memcomp.get_codec("e2mc", symbol_bits=sl, pdw=pdw).fit(train)
+    enc = codec.encode(test)
+    assert np.array_equal(codec.decode(enc), test)
+    assert np.array_equal(enc.bit_lengths, codec.measure(test).size_bits)
+
+
+def test_online_training():
+    blocks = realistic(128, 1 << 18)
+    r = memcomp.e2mc.online(blocks, window=100)
+    assert r.window == 100 and r.stats.n_blocks == len(blocks)
+    fitted = memcomp.get_codec("e2mc").fit(blocks[:100])
+    assert r.codec == fitted
+    rest = fitted.measure(blocks[100:]).stats()
+    assert r.stats.inband_bits == rest.inband_bits + 100 * 1024
+    assert r.stats.mode_counts[15] == rest.mode_counts.get(15, 0) + 100
+    default = memcomp.e2mc.online(blocks)
+    assert default.window == math.ceil(0.1 * len(blocks))
+    with pytest.raises(ValueError, match="window"):
+        memcomp.e2mc.online(blocks, window=0)
+
+
+def test_sampling_study_and_bound_gap():
+    blocks = realistic(128, 1 << 17)
+    df = memcomp.e2mc.sampling_study(blocks, mfv=(16, 256), windows=(0.05, 0.5))
+    assert list(df["study"]) == ["mfv", "mfv", "online", "online"]
+    one = memcomp.get_codec("e2mc", mfv=256).fit(blocks)
+    assert df["cr"].iloc[1] == pytest.approx(one.measure(blocks).cr("none"))
+    assert df["cr_rel"].iloc[0] == 1.0 and df["cr_rel"].iloc[2] == 1.0
+    gap = memcomp.e2mc.bound_gap(blocks, symbol_bits=(8, 16))
+    for _, r in gap.iterrows():
+        assert r["cr_bound"] >= r["cr_mfv_bound"] - 1e-9
+        assert r["gap"] == pytest.approx(r["cr_bound"] / r["cr"])
+
+
+def test_model_roundtrip_and_errors(tmp_path):
+    blocks = realistic(128, 1 << 16)
+    c = memcomp.get_codec("e2mc").fit(blocks)
+    m = c.model
+    assert m.codec == "e2mc" and m["sl"] == 16 and m["max_len"] == 20 and len(m["tables"]) == 1
+    m.save(tmp_path / "e2mc.json")
+    again = memcomp.get_codec("e2mc", model=memcomp.Model.load(tmp_path / "e2mc.json"))
+    assert again == c
+    assert np.array_equal(again.measure(blocks).size_bits, c.measure(blocks).size_bits)
+    with pytest.raises(ValueError, match="has no model"):
+        memcomp.get_codec("e2mc").measure(blocks)
+    with pytest.raises(ValueError, match="differs from symbol_bits"):
+        memcomp.get_codec("e2mc", symbol_bits=32, model=m)
+    with pytest.raises(ValueError, match="8B must be divisible"):
+        memcomp.get_codec("e2mc", symbol_bits=32, pdw=8).fit(np.zeros((4, 16), np.uint8))
+    bad = m.data
+    bad["tables"][0]["lengths"][0] = 40
+    with pytest.raises(ValueError):
+        memcomp.get_codec("e2mc", model=bad)
