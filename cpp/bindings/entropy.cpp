@@ -1,5 +1,6 @@
 // memcomp bindings: symbol statistics and entropy (SPEC 3).
 #include "memcomp/analysis/entropy.hpp"
+#include "memcomp/codecs/huffman.hpp"
 
 #include "common.hpp"
 
@@ -76,6 +77,26 @@ void register_entropy(py::module_& m) {
         return out;
       },
       py::arg("blocks").noconvert(), py::arg("symbol_bits"), py::arg("endian") = "little", py::arg("threads") = py::none());
+
+  m.def(
+      "length_limited_bits",
+      [](const py::array& values, const py::array& counts, unsigned sl, std::size_t k, unsigned max_len) {
+        const auto* v = column<std::uint32_t>(values, "values");
+        const auto n = static_cast<std::size_t>(values.shape(0));
+        const auto* c = column<std::uint64_t>(counts, "counts", n);
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> items(n);
+        for (std::size_t i = 0; i < n; ++i) items[i] = {v[i], c[i]};
+        py::gil_scoped_release nogil;
+        // The optimal length-limited code over the K-MFV alphabet (SPEC 1.8), mean bits per
+        // symbol with escapes costing ESC + SL (SPEC 3's L*).
+        const huffman::Alphabet a = huffman::make_alphabet(sl, items, k);
+        const huffman::CanonicalCode code = huffman::build_code(a, max_len, huffman::LimitMethod::package_merge);
+        std::vector<huffman::Leaf> leaves;
+        for (const auto& [value, count] : items) leaves.push_back({value, count});
+        return code.mean_length(leaves, sl);
+      },
+      py::arg("values").noconvert(), py::arg("counts").noconvert(), py::arg("symbol_bits"), py::arg("k"),
+      py::arg("max_len"), "SPEC 3's L*: mean bits per symbol of the optimal length-limited MFV code.");
 
   py::class_<SpaceSaving32>(m, "SpaceSaving", "Bounded-memory heavy hitters of 32-bit values (Space-Saving).")
       .def(py::init<std::size_t>(), py::arg("capacity"))

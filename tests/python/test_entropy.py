@@ -114,6 +114,12 @@ def test_mfv_bound_chain():
         pe = 1 - p.sum()
         assert st_.mfv_entropy(16) == pytest.approx(-(p * np.log2(p)).sum() - pe * math.log2(pe) + pe * sl)
         assert st_.mfv_cr(16) <= st_.cr() + 1e-9
+        # the chain CR_H >= CR_K >= CR_L* (SPEC 3), and E2MC's payload is never below L*
+        assert st_.length_limited_cr(16) <= st_.mfv_cr(16) + 1e-9
+        assert st_.length_limited_cr(16, max_len=32) <= st_.mfv_cr(16) + 1e-9
+        codec = memcomp.get_codec("e2mc", symbol_bits=sl, mfv=16, pdw=1, raw=False, limit="package_merge").fit(blocks)
+        payload = int(codec.measure(blocks).payload_bits.sum())
+        assert payload == pytest.approx(st_.length_limited_bits(16) * st_.total, rel=1e-9)
 
 
 @given(st.lists(st.integers(0, 255), min_size=16, max_size=256))
