@@ -30,7 +30,7 @@ py::dict histogram(const py::array& blocks, unsigned sl, bool per_position, cons
     std::copy(h.dense().begin(), h.dense().end(), counts.mutable_data());
     out["counts"] = counts;
   } else {
-    const auto items = h.table().items();
+    const auto& items = h.table().view();
     py::array_t<std::uint32_t> values(static_cast<py::ssize_t>(items.size()));
     py::array_t<std::uint64_t> counts(static_cast<py::ssize_t>(items.size()));
     for (std::size_t i = 0; i < items.size(); ++i) {

@@ -9,25 +9,45 @@
 
 namespace memcomp {
 
-void count_runs(std::vector<std::uint32_t>& v, std::vector<ValueCounts32::Item>& out) {
-  std::vector<std::uint32_t> tmp(v.size());
-  for (unsigned shift = 0; shift < 32; shift += 11) {
-    std::array<std::size_t, 2048> start{};
-    for (std::uint32_t x : v) ++start[(x >> shift) & 2047u];
-    std::size_t sum = 0;
-    for (auto& s : start) {
-      const std::size_t c = s;
-      s = sum;
-      sum += c;
+namespace {
+// Stable LSD radix sort of v[lo, hi) on bits [0, 24) in 12-bit digits (the bucket fits in cache).
+void sort_low24(std::uint32_t* v, std::uint32_t* tmp, std::size_t n) {
+  for (unsigned shift = 0; shift < 24; shift += 12) {
+    std::array<std::uint32_t, 4096> start{};
+    for (std::size_t i = 0; i < n; ++i) ++start[(v[i] >> shift) & 4095u];
+    std::uint32_t sum = 0;
+    for (auto& c : start) {
+      const std::uint32_t x = c;
+      c = sum;
+      sum += x;
     }
-    for (std::uint32_t x : v) tmp[start[(x >> shift) & 2047u]++] = x;
-    v.swap(tmp);
+    for (std::size_t i = 0; i < n; ++i) tmp[start[(v[i] >> shift) & 4095u]++] = v[i];
+    std::copy(tmp, tmp + n, v);
   }
-  for (std::size_t i = 0; i < v.size();) {
-    std::size_t j = i + 1;
-    while (j < v.size() && v[j] == v[i]) ++j;
-    out.emplace_back(v[i], j - i);
-    i = j;
+}
+}  // namespace
+
+void count_runs(std::vector<std::uint32_t>& v, std::vector<ValueCounts32::Item>& out) {
+  // One MSD pass on the top byte, then each of the 256 buckets (cache-sized for typical chunks)
+  // is sorted on its low 24 bits and run-length counted.
+  std::vector<std::uint32_t> tmp(v.size());
+  std::array<std::size_t, 257> start{};
+  for (std::uint32_t x : v) ++start[(x >> 24) + 1];
+  for (std::size_t b = 1; b <= 256; ++b) start[b] += start[b - 1];
+  std::array<std::size_t, 256> at{};
+  std::copy(start.begin(), start.end() - 1, at.begin());
+  for (std::uint32_t x : v) tmp[at[x >> 24]++] = x;
+  v.swap(tmp);
+  out.reserve(out.size() + v.size() / 2);
+  for (std::size_t b = 0; b < 256; ++b) {
+    const std::size_t lo = start[b], hi = start[b + 1];
+    if (hi - lo > 1) sort_low24(v.data() + lo, tmp.data(), hi - lo);
+    for (std::size_t i = lo; i < hi;) {
+      std::size_t j = i + 1;
+      while (j < hi && v[j] == v[i]) ++j;
+      out.emplace_back(v[i], j - i);
+      i = j;
+    }
   }
 }
 
@@ -52,7 +72,21 @@ std::vector<ValueCounts32::Item> merge_runs(const std::vector<ValueCounts32::Ite
 }
 }  // namespace
 
-void ValueCounts32::merge_sorted(const std::vector<Item>& run) { items_ = merge_runs(items_ref(), run); }
+void ValueCounts32::merge_sorted(const std::vector<Item>& run) {
+  if (items_ref().empty()) {
+    items_ = run;
+    return;
+  }
+  items_ = merge_runs(items_, run);
+}
+
+void ValueCounts32::merge_sorted(std::vector<Item>&& run) {
+  if (items_ref().empty()) {
+    items_ = std::move(run);
+    return;
+  }
+  items_ = merge_runs(items_, run);
+}
 
 const std::vector<ValueCounts32::Item>& ValueCounts32::items_ref() const {
   if (!pending_.empty()) {
@@ -89,7 +123,7 @@ void ValueCounts32::add_words(const BlockView& blocks, Endian endian, int thread
       count_runs(v, parts[p]);
     }
   });
-  for (const auto& p : parts) merge_sorted(p);
+  for (auto& p : parts) merge_sorted(std::move(p));
   total_ += words;
 }
 

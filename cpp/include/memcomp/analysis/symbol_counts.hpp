@@ -28,19 +28,22 @@ class ValueCounts32 {
   std::uint64_t count(std::uint32_t value) const;
   /// Every (value, count), by ascending value.
   std::vector<Item> items() const { return items_ref(); }
+  /// The same without a copy (valid until the next add or merge).
+  const std::vector<Item>& view() const { return items_ref(); }
   /// The k most frequent values: count descending, ties to the smaller value (SPEC 1.7, 1.8).
   std::vector<Item> top(std::size_t k) const;
 
  private:
   const std::vector<Item>& items_ref() const;  // folds pending single adds first
   void merge_sorted(const std::vector<Item>& run);
+  void merge_sorted(std::vector<Item>&& run);
 
   mutable std::vector<Item> items_;            // sorted by value, counts > 0
   mutable std::vector<std::uint32_t> pending_;  // single adds of count 1, not yet folded
   std::uint64_t total_ = 0;
 };
 
-/// Sorts values ascending (LSD radix sort, 11-bit digits) and appends (value, count) runs to out.
+/// Sorts values ascending (radix: top byte first, then 12-bit digits) and appends (value, count) runs.
 void count_runs(std::vector<std::uint32_t>& values, std::vector<ValueCounts32::Item>& out);
 
 }  // namespace memcomp
