@@ -6,6 +6,8 @@ namespace memcomp::bindings {
 void register_codecs(py::module_& m);
 void register_metrics(py::module_& m);
 void register_entropy(py::module_& m);
+void register_mpc(py::module_& m);
+void register_toggles(py::module_& m);
 }  // namespace memcomp::bindings
 
 PYBIND11_MODULE(_core, m) {
@@ -15,4 +17,6 @@ PYBIND11_MODULE(_core, m) {
   memcomp::bindings::register_codecs(m);
   memcomp::bindings::register_metrics(m);
   memcomp::bindings::register_entropy(m);
+  memcomp::bindings::register_mpc(m);
+  memcomp::bindings::register_toggles(m);
 }

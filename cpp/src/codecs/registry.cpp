@@ -17,6 +17,7 @@ std::vector<Preset> register_builtin_codecs() {
   add_fib_presets(out);
   add_fvc_presets(out);
   add_e2mc_presets(out);
+  add_mpc_presets(out);
   add_bestof_presets(out);
   return out;
 }

@@ -16,6 +16,7 @@ void add_lzss_presets(std::vector<Preset>& out);   // lzss (lzss.cpp)
 void add_fib_presets(std::vector<Preset>& out);    // fib (fibonacci.cpp)
 void add_fvc_presets(std::vector<Preset>& out);    // fvc (fvc.cpp)
 void add_e2mc_presets(std::vector<Preset>& out);   // e2mc, sc2 (e2mc.cpp)
+void add_mpc_presets(std::vector<Preset>& out);    // mpc (mpc.cpp)
 void add_bestof_presets(std::vector<Preset>& out); // bestof (hybrid.cpp)
 
 }  // namespace memcomp

@@ -1,0 +1,1 @@
+// placeholder: ratio_entropy is being written.
