@@ -96,6 +96,16 @@ void register_codecs(py::module_& m) {
           },
           py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
           "Fits a model on the blocks; returns it as JSON text (the 'model' option).")
+      .def(
+          "fitted",
+          [](const Codec& c, const py::array& blocks, const py::object& threads) {
+            const BlockView v = block_view(blocks);
+            const int t = thread_count(threads);
+            py::gil_scoped_release nogil;
+            return std::shared_ptr<Codec>(c.fitted(v, t));
+          },
+          py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
+          "A copy of the codec fitted on the blocks (hybrids fit their data-driven members).")
       .def("options", [](const Codec& c) { return from_options(c.options()); })
       .def("modes", [](const Codec& c) {
         py::dict d;

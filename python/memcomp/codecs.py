@@ -12,7 +12,7 @@ import copy
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Mapping, Optional, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
 import numpy as np
 
@@ -81,6 +81,13 @@ def _core_option(key: str, value: Any) -> Any:
     return value
 
 
+def _member_names(members: Any) -> List[str]:
+    """Display names of a hybrid's members (fitted models do not change a name)."""
+    if isinstance(members, str):
+        members = json.loads(members) if members.startswith("[") else members.split(",")
+    return [get_codec(m).name if isinstance(m, str) else Codec.from_config(m).name for m in members]
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
@@ -98,9 +105,12 @@ class Codec:
             self._options["model"] = self._model.data if self._model else None
         if isinstance(self._options.get("members"), str) and self._options["members"].startswith("["):
             self._options["members"] = json.loads(self._options["members"])
-        base = _core.make_codec(core.preset, {}).options()
+        base = dict(_core.make_codec(core.preset, {}).options())
         self._overrides = {
-            k: v for k, v in self._options.items() if _core_option(k, v) != base.get(k) and k != "model"
+            k: v
+            for k, v in self._options.items()
+            if k != "model"
+            and (_member_names(v) != _member_names(base[k]) if k == "members" else _core_option(k, v) != base.get(k))
         }
 
     # --- identity --------------------------------------------------------------------------
@@ -158,10 +168,7 @@ class Codec:
             raise ValueError(f"{self.name} is not data-driven: it has no model to fit")
         if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray):
             blocks = blocks.blocks
-        text = self._c.fit(blocks, threads)
-        cfg = self.get_config()
-        cfg["model"] = Model(text)
-        return Codec.from_config(cfg)
+        return Codec(self._c.fitted(blocks, threads))
 
     @property
     def modes(self) -> Dict[int, str]:

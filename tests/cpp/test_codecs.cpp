@@ -27,8 +27,7 @@ class EveryPreset : public ::testing::TestWithParam<std::string> {};
 // The preset's codec, fitted on `data` first if it is data-driven.
 std::unique_ptr<Codec> ready(const std::string& name, const std::vector<std::uint8_t>& data, std::size_t B) {
   auto codec = make_codec(name);
-  if (codec->needs_model() && !codec->has_model())
-    codec = make_codec(name, {{"model", codec->fit({data.data(), data.size() / B, B}, 1)}});
+  if (codec->needs_model() && !codec->has_model()) codec = codec->fitted({data.data(), data.size() / B, B}, 1);
   return codec;
 }
 

@@ -63,3 +63,17 @@ def test_compare_reports_member_wins():
     s = memcomp.get_codec("bestof.bdi_fpc").measure(blocks)
     assert by_member.get("fpc.paper", 0) == int((s.mode >> 8 == 1).sum())
     assert by_member.sum() == len(blocks)
+
+
+def test_hycomp_fits_its_sc2_member():
+    blocks = realistic(128, 1 << 17)
+    h = memcomp.get_codec("bestof.hycomp")
+    assert h.requires_fit and h.exact
+    f = h.fit(blocks)
+    assert not f.requires_fit and f.name == "bestof.hycomp"
+    sc2 = memcomp.get_codec("sc2").fit(blocks)
+    members = [memcomp.get_codec("zrep").measure(blocks), memcomp.get_codec("bdi").measure(blocks), sc2.measure(blocks)]
+    best = np.min(np.stack([m.size_bits.astype(np.int64) for m in members]), axis=0)
+    assert np.array_equal(f.measure(blocks).size_bits, best + 2)  # 2-bit selector for 3 members
+    assert np.array_equal(f.decode(f.encode(blocks)), blocks)
+    assert memcomp.Codec.from_config(f.get_config()) == f

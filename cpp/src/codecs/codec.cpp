@@ -1,6 +1,8 @@
 // memcomp codecs: batch loops and stream validation shared by every codec.
 #include "memcomp/codecs/codec.hpp"
 
+#include "memcomp/codecs/registry.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -26,6 +28,12 @@ void Codec::not_decodable() const {
 
 std::string Codec::fit(const BlockView&, int) const {
   throw invalid_argument(preset_ + " is not data-driven: it has no model to fit");
+}
+
+std::unique_ptr<Codec> Codec::fitted(const BlockView& blocks, int threads) const {
+  Options o = options();
+  o["model"] = fit(blocks, threads);
+  return make_codec(preset_, o);
 }
 
 void Codec::require_model() const {

@@ -3,7 +3,8 @@
 // ceil(log2 |members|)-bit selector names it, in-band by default or in the tags.
 //   keys: bits (in-band bits), mag (bytes charged at MAG, P1 §V), pow2 (gem5's factor).
 //   mode: (member index << 8) | member mode, so reports can count each member's wins.
-// Presets: bestof.bdi_fpc = [bdi.paper, fpc.paper], the BDI+FPC pairing of P2 §3.
+// Presets: bestof.bdi_fpc = [bdi.paper, fpc.paper], the BDI+FPC pairing of P2 §3; bestof.hycomp =
+// [zrep, bdi.paper, sc2.paper] (SPEC 1.15; fp-h is not modelled), an oracle upper bound.
 // Members are preset names ("bdi.paper,fpc.gem5") or a JSON array whose entries are names or
 // configs {"preset": ..., options..., "model": {...}} (fitted data-driven members).
 #include <algorithm>
@@ -114,6 +115,14 @@ class BestOf final : public CodecImpl<BestOf> {
   void check_block_bytes(std::size_t b) const override {
     for (const auto& m : members_) m->check_block_bytes(b);
   }
+  std::unique_ptr<Codec> fitted(const BlockView& blocks, int threads) const override {
+    Json list = Json::array();
+    for (const auto& m : members_)
+      list.push(member_config(m->needs_model() && !m->has_model() ? *m->fitted(blocks, threads) : *m));
+    Options o = options();
+    o["members"] = list.dump();
+    return make_codec(preset(), o);
+  }
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     std::uint64_t mx = 0;
     for (const auto& m : members_) mx = std::max(mx, m->max_compressed_bits(b));
@@ -197,6 +206,10 @@ void add_bestof_presets(std::vector<Preset>& out) {
   out.push_back({"bestof.bdi_fpc", "bestof",
                  "per block the smaller of bdi.paper and fpc.paper, 1-bit selector in-band (P2's BDI+FPC)", "none",
                  {{"members", std::string("bdi.paper,fpc.paper")}}, true, &make_bestof});
+  out.push_back({"bestof.hycomp", "bestof",
+                 "HyComp-style oracle upper bound: per block the best of zrep, bdi.paper and sc2.paper, 2-bit selector "
+                 "(real HyComp predicts the type instead of trying all)",
+                 "none", {{"members", std::string("zrep.ours,bdi.paper,sc2.paper")}}, false, &make_bestof});
 }
 
 }  // namespace memcomp

@@ -89,6 +89,8 @@ class Codec {
   virtual bool has_model() const { return true; }
   /// Fits a model on the blocks and returns it as JSON text for the "model" option.
   virtual std::string fit(const BlockView& blocks, int threads) const;
+  /// A copy of this codec fitted on the blocks (hybrids fit their data-driven members).
+  virtual std::unique_ptr<Codec> fitted(const BlockView& blocks, int threads) const;
 
   /// Every option with its effective value (a complete config).
   virtual Options options() const = 0;
