@@ -6,10 +6,14 @@
 #include <vector>
 
 #include "memcomp/codecs/registry.hpp"
+#include "test_util.hpp"
 
 using namespace memcomp;
 
 namespace {
+
+using test::encode_one;
+using test::Stream;
 
 constexpr int N = -1;  // no index field
 
@@ -26,21 +30,7 @@ struct Tok {
   std::uint32_t low;
 };
 
-struct Stream {
-  std::vector<std::uint8_t> buf;
-  std::size_t bits = 0;
-};
 
-/// One block's stream from encode() called directly (a fresh codec starts from its initial state).
-Stream encode_one(const Codec& c, const std::vector<std::uint8_t>& blk) {
-  Stream s;
-  const std::size_t cap = c.max_compressed_bits(blk.size());
-  s.buf.assign(cap / 8 + 8, 0);
-  BitWriter w(s.buf.data(), cap);
-  c.encode(blk.data(), blk.size(), w);
-  s.bits = w.finish();
-  return s;
-}
 
 /// Reads the codes back with an independent parser of the SPEC 1.4 stream.
 std::vector<Tok> parse(const Stream& s, std::size_t n_words) {

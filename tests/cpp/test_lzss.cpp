@@ -7,10 +7,14 @@
 #include <vector>
 
 #include "memcomp/codecs/registry.hpp"
+#include "test_util.hpp"
 
 using namespace memcomp;
 
 namespace {
+
+using test::encode_one;
+using test::Stream;
 
 struct Token {
   bool match;
@@ -27,20 +31,7 @@ std::ostream& operator<<(std::ostream& os, const Token& t) {
 
 std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 
-struct Stream {
-  std::vector<std::uint8_t> buf;
-  std::size_t bits = 0;
-};
 
-Stream encode_one(const Codec& c, const std::vector<std::uint8_t>& blk) {
-  Stream s;
-  const std::size_t cap = c.max_compressed_bits(blk.size());
-  s.buf.assign(cap / 8 + 8, 0);
-  BitWriter w(s.buf.data(), cap);
-  c.encode(blk.data(), blk.size(), w);
-  s.bits = w.finish();
-  return s;
-}
 
 /// Reads tokens back with an independent parser: units of `unit` bytes, D-bit distances.
 std::vector<Token> parse(const Stream& s, std::size_t n_units, unsigned unit = 1, unsigned length_bits = 4,

@@ -100,4 +100,19 @@ inline std::vector<std::uint8_t> decode_bits(const Codec& c, const std::string& 
   return out;
 }
 
+/// One block's stream from a direct encode() call (a fresh codec starts from its initial state).
+struct Stream {
+  std::vector<std::uint8_t> buf;
+  std::size_t bits = 0;
+};
+inline Stream encode_one(const Codec& c, const std::vector<std::uint8_t>& blk) {
+  Stream s;
+  const std::size_t cap = c.max_compressed_bits(blk.size());
+  s.buf.assign(cap / 8 + 8, 0);
+  BitWriter w(s.buf.data(), cap);
+  c.encode(blk.data(), blk.size(), w);
+  s.bits = w.finish();
+  return s;
+}
+
 }  // namespace memcomp::test
