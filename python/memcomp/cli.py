@@ -70,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _compare(args: argparse.Namespace, out: TextIO) -> int:
-    codecs = resolve_codecs([s.strip() for s in args.codecs.split(",") if s.strip()])
+    codecs = resolve_codecs([s.strip() for s in args.codecs.split(",") if s.strip()], args.block)
     if args.dump is None:
         source = as_blocks(sample_dump(args.sample_bytes, seed=args.seed), args.block)
         name = f"sample({args.sample_bytes} B, seed {args.seed})"

@@ -106,6 +106,8 @@ class Codec:
         if isinstance(self._options.get("members"), str) and self._options["members"].startswith("["):
             self._options["members"] = json.loads(self._options["members"])
         base = dict(_core.make_codec(core.preset, {}).options())
+        self._model_is_preset = bool(text) and text == base.get("model")
+        self._replaces_preset_model = bool(text) and bool(base.get("model")) and not self._model_is_preset
         self._overrides = {
             k: v
             for k, v in self._options.items()
@@ -127,9 +129,10 @@ class Codec:
     @property
     def name(self) -> str:
         """The preset name, plus any options that differ from it: ``bdi.paper(endian=big)``."""
-        if not self._overrides:
+        items = sorted(self._overrides.items()) + ([("model", "fitted")] if self._replaces_preset_model else [])
+        if not items:
             return self.preset
-        extra = ",".join(f"{k}={v}" for k, v in sorted(self._overrides.items()))
+        extra = ",".join(f"{k}={v}" for k, v in items)
         return f"{self.preset}({extra})"
 
     @property
@@ -168,6 +171,12 @@ class Codec:
             raise ValueError(f"{self.name} is not data-driven: it has no model to fit")
         if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray):
             blocks = blocks.blocks
+        if self.codec_id == "mpc":  # MPC's training (P3 §3) is orchestrated in memcomp.mpc
+            from . import mpc
+
+            cfg = self.get_config()
+            cfg["model"] = mpc.train(blocks, threads=threads).data
+            return Codec.from_config(cfg)
         return Codec(self._c.fitted(blocks, threads))
 
     @property
@@ -199,11 +208,19 @@ class Codec:
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in sorted(self._overrides.items()))
-        if self._model is not None:
+        if self._model is not None and not self._model_is_preset:
             opts += (", " if opts else "") + "model=<fitted>"
         return f"get_codec({self.preset!r}{', ' + opts if opts else ''})"
 
     # --- work --------------------------------------------------------------------------------
+    def supports(self, block_bytes: int) -> bool:
+        """True if the codec is defined for ``block_bytes`` blocks (MPC: 32 B sectors only)."""
+        try:
+            self._c.check_block_bytes(int(block_bytes))
+        except ValueError:
+            return False
+        return True
+
     def max_compressed_bits(self, block_bytes: int) -> int:
         """Upper bound of the in-band bits of any ``block_bytes`` block."""
         return int(self._c.max_compressed_bits(int(block_bytes)))

@@ -21,14 +21,16 @@ CodecsArg = Union[str, Codec, Iterable[Union[str, Codec]]]
 ORACLE = "oracle"
 
 
-def resolve_codecs(codecs: CodecsArg) -> List[Codec]:
-    """Codec objects from names, objects, ``"all"`` (every preset) or ``"defaults"``."""
+def resolve_codecs(codecs: CodecsArg, block_bytes: Optional[int] = None) -> List[Codec]:
+    """Codec objects from names, objects, ``"all"`` (every preset) or ``"defaults"``; with
+    ``block_bytes``, the groups keep only codecs defined for that block size."""
     if isinstance(codecs, (str, Codec)):
         codecs = [codecs]
     out: List[Codec] = []
     for c in codecs:
         if isinstance(c, str) and c in ("all", "defaults"):
-            out.extend(get_codec(n) for n in codec_names(defaults_only=c == "defaults"))
+            group = (get_codec(n) for n in codec_names(defaults_only=c == "defaults"))
+            out.extend(g for g in group if block_bytes is None or g.supports(block_bytes))
         else:
             out.append(get_codec(c))
     if not out:
@@ -198,7 +200,7 @@ def compare(
     codec, a last row takes per block the smallest in-band size of all codecs (no selector cost):
     the headroom a hybrid could reach.
     """
-    cs, training = fit_missing(blocks, resolve_codecs(codecs), threads)
+    cs, training = fit_missing(blocks, resolve_codecs(codecs, _whole(blocks).shape[-1]), threads)
     stats, orc, wins = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress)
     return table(stats, cs, mag=mag, u_min=u_min, policy=policy, count_tag=count_tag,
                  oracle=orc if oracle else None, wins=wins, training=training)
@@ -216,7 +218,7 @@ def breakdown(
     member that won, e.g. ``fpc.paper:fpc``)."""
     import pandas as pd
 
-    cs, _ = fit_missing(blocks, resolve_codecs(codecs), threads)
+    cs, _ = fit_missing(blocks, resolve_codecs(codecs, _whole(blocks).shape[-1]), threads)
     stats, _, _ = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks)
     rows = []
     for st, c in zip(stats, cs):

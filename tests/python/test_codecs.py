@@ -15,9 +15,18 @@ ACCOUNTING = [n for n in ALL if n not in EXACT]
 SIZES = memcomp.VALID_BLOCK_BYTES
 
 
+def supporting(names, block_bytes):
+    return [n for n in names if memcomp.get_codec(n).supports(block_bytes)]
+
+
 def ready(name, blocks):
-    """The codec, fitted on ``blocks`` first if it is data-driven."""
+    """The codec, fitted on ``blocks`` first if it is data-driven. For a block size the codec does
+    not define (MPC: 32 B sectors only) it checks the clear refusal and returns None."""
     c = memcomp.get_codec(name)
+    if not c.supports(blocks.shape[1]):
+        with pytest.raises(ValueError, match="not supported|sectorize|divisible"):
+            c.measure(blocks)
+        return None
     return c.fit(blocks) if c.requires_fit else c
 
 
@@ -46,7 +55,9 @@ def check_roundtrip(codec, blocks):
 @pytest.mark.parametrize("name", EXACT)
 def test_roundtrip_every_exact_preset(name, block_bytes):
     blocks = all_kinds(block_bytes)
-    check_roundtrip(ready(name, blocks), blocks)
+    codec = ready(name, blocks)
+    if codec is not None:
+        check_roundtrip(codec, blocks)
 
 
 @pytest.mark.parametrize("block_bytes", SIZES)
@@ -54,6 +65,8 @@ def test_roundtrip_every_exact_preset(name, block_bytes):
 def test_accounting_presets_measure_but_do_not_encode(name, block_bytes):
     blocks = all_kinds(block_bytes)
     codec = ready(name, blocks)
+    if codec is None:
+        return
     assert codec.exact is False
     check_sizes(codec, blocks)
     with pytest.raises(ValueError, match="accounting-only"):
@@ -74,9 +87,9 @@ def test_hypothesis_arbitrary_bytes_roundtrip(case):
     b, raw = case
     raw = raw[: len(raw) // b * b]
     blocks = np.frombuffer(raw, dtype=np.uint8).reshape(-1, b).copy()
-    for name in EXACT:
+    for name in supporting(EXACT, b):
         check_roundtrip(ready(name, blocks), blocks)
-    for name in ACCOUNTING:
+    for name in supporting(ACCOUNTING, b):
         check_sizes(ready(name, blocks), blocks)
 
 
@@ -96,7 +109,7 @@ def test_hypothesis_typed_narrow_data_roundtrip(dtype, b, seed, bits):
         lim = min(2 ** (bits - 1), np.iinfo(dtype).max)
         arr = (rng.integers(-lim, lim, n) + rng.integers(-1, 2) * 1000).astype(dtype)
     blocks = memcomp.as_blocks(arr, b)
-    for name in EXACT:
+    for name in supporting(EXACT, b):
         check_roundtrip(ready(name, blocks), blocks)
 
 
@@ -134,8 +147,8 @@ def test_list_codecs_table():
 
 
 def test_modes_name_every_reported_mode():
-    blocks = all_kinds(64)
     for name in ALL:
+        blocks = all_kinds(64 if memcomp.get_codec(name).supports(64) else 32)
         c = ready(name, blocks)
         assert set(np.unique(c.measure(blocks).mode).tolist()) <= set(c.modes)
 
@@ -153,14 +166,14 @@ def test_sizes_are_frozen_and_readonly():
 
 
 def test_encoded_save_load_roundtrip(tmp_path):
-    blocks = all_kinds(64)
     for name in EXACT:
+        blocks = all_kinds(64 if memcomp.get_codec(name).supports(64) else 32)
         c = ready(name, blocks)
         enc = c.encode(blocks)
         p = tmp_path / f"{name}.npz"
         enc.save(p)
         back = memcomp.Encoded.load(p)
-        assert back.config == enc.config and back.block_bytes == 64
+        assert back.config == enc.config and back.block_bytes == blocks.shape[1]
         assert np.array_equal(memcomp.Codec.from_config(back.config).decode(back), blocks)
 
 

@@ -1,1 +1,524 @@
-// placeholder: ratio_entropy is being written.
+// memcomp analysis: ratio entropy, guess_dtype and MPC parameter extraction (P3 §2.3, §3.1-3.2;
+// SPEC 1.12 and 3).
+#include "memcomp/analysis/ratio_entropy.hpp"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <queue>
+#include <string>
+#include <tuple>
+
+#include "memcomp/analysis/entropy.hpp"
+#include "memcomp/core/bits.hpp"
+#include "memcomp/core/error.hpp"
+#include "memcomp/core/parallel.hpp"
+
+namespace memcomp {
+namespace {
+
+__extension__ typedef unsigned __int128 u128;
+
+unsigned bitlen(std::uint64_t v) noexcept {
+  unsigned n = 0;
+  while (v) {
+    ++n;
+    v >>= 1;
+  }
+  return n;
+}
+
+// Blocks per uint32 accumulation round (no counter can overflow).
+constexpr std::size_t kRound = std::size_t{1} << 30;
+
+// Table of the byte path: for positions i < j, the combined id of (bucket(D[i], D[j]),
+// bucket(D[j], D[i])) indexed by D[i] * 256 + D[j], and the two buckets of every id.
+struct PairTable {
+  std::vector<std::uint8_t> id;
+  std::vector<std::pair<unsigned, unsigned>> pairs;
+};
+
+PairTable make_pair_table(const RatioLayout& L, const RatioOptions& o) {
+  PairTable t;
+  t.id.resize(256 * 256);
+  std::vector<int> seen(std::size_t{L.buckets} * L.buckets, -1);
+  for (unsigned a = 0; a < 256; ++a)
+    for (unsigned b = 0; b < 256; ++b) {
+      const unsigned k1 = L.bucket(a, b, o), k2 = L.bucket(b, a, o);
+      int& s = seen[std::size_t{k1} * L.buckets + k2];
+      if (s < 0) {
+        s = static_cast<int>(t.pairs.size());
+        t.pairs.emplace_back(k1, k2);
+      }
+      t.id[a * 256 + b] = static_cast<std::uint8_t>(s);
+    }
+  if (t.pairs.size() > 256) throw std::logic_error("ratio pair table overflow");
+  return t;
+}
+
+// Byte path: every unordered pair once through the combined table, into uint32 counts of
+// [pair (i < j)][id], then unpacked into out (n x n x K).
+void add_bytes(const BlockView& v, std::size_t b0, std::size_t b1, const PairTable& t, unsigned K,
+               std::uint64_t* out) {
+  const std::size_t n = v.block_bytes, P = t.pairs.size(), npairs = n * (n - 1) / 2;
+  std::vector<std::uint32_t> local(npairs * P);
+  for (std::size_t r0 = b0; r0 < b1; r0 += kRound) {
+    const std::size_t r1 = std::min(b1, r0 + kRound);
+    std::fill(local.begin(), local.end(), 0u);
+    for (std::size_t b = r0; b < r1; ++b) {
+      const std::uint8_t* d = v.block(b);
+      std::uint32_t* c = local.data();
+      for (std::size_t i = 0; i + 1 < n; ++i) {
+        const std::uint8_t* row = t.id.data() + (std::size_t{d[i]} << 8);
+        for (std::size_t j = i + 1; j < n; ++j, c += P) ++c[row[d[j]]];
+      }
+    }
+    const std::uint32_t* c = local.data();
+    for (std::size_t i = 0; i + 1 < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j, c += P)
+        for (std::size_t s = 0; s < P; ++s) {
+          if (!c[s]) continue;
+          out[(i * n + j) * K + t.pairs[s].first] += c[s];
+          out[(j * n + i) * K + t.pairs[s].second] += c[s];
+        }
+  }
+}
+
+// Generic path (wider elements): both directions computed directly.
+void add_elements(const BlockView& v, std::size_t b0, std::size_t b1, const RatioLayout& L, const RatioOptions& o,
+                  std::uint64_t* out) {
+  const unsigned w = o.elem_bytes;
+  const std::size_t n = v.block_bytes / w, K = L.buckets;
+  std::vector<std::uint64_t> e(n);
+  for (std::size_t b = b0; b < b1; ++b) {
+    const std::uint8_t* d = v.block(b);
+    for (std::size_t i = 0; i < n; ++i) e[i] = load_k(d + i * w, w, Endian::little);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        if (i != j) ++out[(i * n + j) * K + L.bucket(e[i], e[j], o)];
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- quantisers
+
+void check_ratio_options(const RatioOptions& o) {
+  if (o.elem_bytes != 1 && o.elem_bytes != 2 && o.elem_bytes != 4)
+    throw invalid_argument("elem_bytes must be 1, 2 or 4, got " + std::to_string(o.elem_bytes));
+}
+
+int ratio_floor_log2(std::uint64_t a, std::uint64_t b) noexcept {
+  const int e = static_cast<int>(bitlen(a)) - static_cast<int>(bitlen(b));
+  const u128 lhs = static_cast<u128>(a) << (e < 0 ? -e : 0);
+  const u128 rhs = static_cast<u128>(b) << (e > 0 ? e : 0);
+  return lhs >= rhs ? e : e - 1;
+}
+
+int ratio_round_log2(std::uint64_t a, std::uint64_t b) noexcept {
+  // q = floor(log2(a/b)), so a/b is in [2^q, 2^(q+1)); the nearest integer is q iff
+  // a/b < 2^(q + 1/2), i.e. a^2 < 2 b^2 4^q (never equal: sqrt 2 is irrational).
+  const int q = ratio_floor_log2(a, b);
+  u128 x = a, y = b;
+  if (q >= 0)
+    y <<= q;
+  else
+    x <<= -q;
+  return x * x < 2 * y * y ? q : q + 1;
+}
+
+RatioLayout::RatioLayout(const RatioOptions& o) {
+  check_ratio_options(o);
+  const int bits = static_cast<int>(8 * o.elem_bytes);
+  q_min = -bits;
+  q_max = o.quantiser == RatioQuantiser::floor ? bits - 1 : bits;
+  n_q = static_cast<unsigned>(q_max - q_min + 1);
+  buckets = 3 + n_q * (o.is_signed ? 2u : 1u);
+}
+
+unsigned RatioLayout::bucket(std::uint64_t a, std::uint64_t b, const RatioOptions& o) const noexcept {
+  bool negative = false;
+  if (o.is_signed) {
+    const unsigned bits = 8 * o.elem_bytes;
+    const std::uint64_t half = std::uint64_t{1} << (bits - 1), full = low_mask(bits);
+    const bool na = a >= half, nb = b >= half;
+    if (na) a = ((~a) & full) + 1;
+    if (nb) b = ((~b) & full) + 1;
+    negative = na != nb;
+  }
+  if (o.zeros == RatioZeros::as_one) {
+    a = a ? a : 1;
+    b = b ? b : 1;
+  }
+  if (!a) return b ? kZ0x : kZ00;
+  if (!b) return kZx0;
+  const int q = o.quantiser == RatioQuantiser::floor ? ratio_floor_log2(a, b) : ratio_round_log2(a, b);
+  return 3 + static_cast<unsigned>(q - q_min) + (negative ? n_q : 0u);
+}
+
+int RatioLayout::q_of(unsigned k) const noexcept {
+  unsigned r = k - 3;
+  if (r >= n_q) r -= n_q;
+  return q_min + static_cast<int>(r);
+}
+
+// ---------------------------------------------------------------- RatioCounts
+
+RatioCounts::RatioCounts(std::size_t block_bytes, const RatioOptions& o)
+    : block_bytes_(block_bytes), n_(0), opt_(o), layout_(o) {
+  if (block_bytes == 0 || block_bytes % o.elem_bytes)
+    throw invalid_argument("block size " + std::to_string(block_bytes) + " B is not a positive multiple of elem_bytes " +
+                           std::to_string(o.elem_bytes));
+  n_ = block_bytes / o.elem_bytes;
+  if (n_ < 2) throw invalid_argument("ratio entropy needs at least two elements per block");
+  counts_.assign(n_ * n_ * layout_.buckets, 0);
+}
+
+void RatioCounts::add(const BlockView& v, int threads) {
+  if (v.block_bytes != block_bytes_)
+    throw invalid_argument("blocks of " + std::to_string(v.block_bytes) + " B given to ratio counts of " +
+                           std::to_string(block_bytes_) + " B blocks");
+  if (v.n_blocks == 0) return;
+  const PairTable table = opt_.elem_bytes == 1 ? make_pair_table(layout_, opt_) : PairTable{};
+  std::mutex mu;
+  parallel_for(v.n_blocks, threads, 4096, [&](std::size_t b0, std::size_t b1) {
+    std::vector<std::uint64_t> part(counts_.size(), 0);
+    if (opt_.elem_bytes == 1)
+      add_bytes(v, b0, b1, table, layout_.buckets, part.data());
+    else
+      add_elements(v, b0, b1, layout_, opt_, part.data());
+    std::lock_guard<std::mutex> lock(mu);
+    for (std::size_t i = 0; i < part.size(); ++i) counts_[i] += part[i];
+  });
+  blocks_ += v.n_blocks;
+}
+
+void RatioCounts::merge(const RatioCounts& o) {
+  if (o.block_bytes_ != block_bytes_ || o.opt_.elem_bytes != opt_.elem_bytes || o.opt_.zeros != opt_.zeros ||
+      o.opt_.quantiser != opt_.quantiser || o.opt_.is_signed != opt_.is_signed)
+    throw invalid_argument("cannot merge ratio counts of different block sizes or options");
+  add_counts(o.counts_.data(), o.blocks_);
+}
+
+void RatioCounts::add_counts(const std::uint64_t* c, std::uint64_t n_blocks) {
+  for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += c[i];
+  blocks_ += n_blocks;
+}
+
+void RatioCounts::entropy(double* out) const { ratio_entropy_matrix(counts_.data(), n_, layout_.buckets, opt_.zeros, out); }
+
+void ratio_entropy_matrix(const std::uint64_t* counts, std::size_t n, unsigned K, RatioZeros zeros, double* out) {
+  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> re(
+      out, static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
+  const std::size_t skip = zeros == RatioZeros::exclude ? 3 : 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      re(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) =
+          i == j ? 0.0 : entropy_bits(counts + (i * n + j) * K + skip, K - skip);
+}
+
+// ---------------------------------------------------------------- guess_dtype
+
+int guess_dtype_block(const std::uint8_t* p) noexcept {
+  int fp64 = 0, fp32 = 0, i32 = 0, i16 = 0;
+  for (int k = 0; k < 4; ++k) {
+    const auto q = load<std::uint64_t>(p + 8 * k, Endian::little);
+    const auto ex = (q >> 52) & 0x7FF;
+    fp64 += q != 0 && ex >= 0x380 && ex <= 0x47F;
+  }
+  if (fp64 >= 2) return 4;
+  for (int k = 0; k < 8; ++k) {
+    const auto d = load<std::uint32_t>(p + 4 * k, Endian::little);
+    const auto ex = (d >> 23) & 0xFF;
+    fp32 += d != 0 && ex >= 0x60 && ex <= 0x9F;
+    const auto hi = d >> 16;
+    i32 += hi == 0 || hi == 0xFFFF;
+  }
+  if (fp32 >= 4) return 3;
+  if (i32 >= 6) return 2;
+  for (int k = 0; k < 16; ++k) i16 += p[2 * k + 1] == 0 || p[2 * k + 1] == 0xFF;
+  if (i16 >= 12) return 1;
+  return 0;
+}
+
+int mpc_special_class(const std::uint8_t* p) noexcept {
+  bool zero = true, rep = true;
+  for (int i = 0; i < 32; ++i) {
+    zero = zero && p[i] == 0;
+    rep = rep && p[i] == p[i % 4];
+  }
+  return zero ? 0 : rep ? 1 : -1;
+}
+
+void classify_blocks(const BlockView& v, std::int8_t* group, std::int8_t* special, int threads) {
+  if (v.block_bytes != 32)
+    throw invalid_argument("guess_dtype and MPC classes are defined on 32 B blocks, got " +
+                           std::to_string(v.block_bytes) + " B; use sectorize(blocks, 32)");
+  parallel_for(v.n_blocks, threads, 1 << 14, [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t b = b0; b < b1; ++b) {
+      if (group) group[b] = static_cast<std::int8_t>(guess_dtype_block(v.block(b)));
+      if (special) special[b] = static_cast<std::int8_t>(mpc_special_class(v.block(b)));
+    }
+  });
+}
+
+// ---------------------------------------------------------------- MST and tree
+
+std::vector<double> edge_weights(const double* re, std::size_t n, EdgeWeight how) {
+  using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto N = static_cast<Eigen::Index>(n);
+  Eigen::Map<const Mat> r(re, N, N);
+  std::vector<double> out(n * n);
+  Eigen::Map<Mat> w(out.data(), N, N);
+  if (how == EdgeWeight::mean) {
+    w = (r + r.transpose()) / 2.0;
+  } else {
+    // RE(max, min): the higher position is the target.
+    Mat lower = r.triangularView<Eigen::StrictlyLower>();
+    w = lower + lower.transpose();
+  }
+  w.diagonal().setZero();
+  return out;
+}
+
+std::vector<Edge> kruskal_mst(const double* w, std::size_t n) {
+  std::vector<Edge> all;
+  all.reserve(n * (n - 1) / 2);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) all.push_back({static_cast<int>(i), static_cast<int>(j), w[i * n + j]});
+  std::stable_sort(all.begin(), all.end(), [](const Edge& a, const Edge& b) {
+    return std::tie(a.w, a.u, a.v) < std::tie(b.w, b.u, b.v);
+  });
+  std::vector<std::size_t> parent(n);
+  std::iota(parent.begin(), parent.end(), std::size_t{0});
+  auto find = [&](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<Edge> tree;
+  for (const Edge& e : all) {
+    const std::size_t a = find(static_cast<std::size_t>(e.u)), b = find(static_cast<std::size_t>(e.v));
+    if (a == b) continue;
+    parent[std::max(a, b)] = std::min(a, b);
+    tree.push_back(e);
+    if (tree.size() + 1 == n) break;
+  }
+  return tree;
+}
+
+namespace {
+// BFS from r: parent and depth of every node (parents unique in a tree).
+void bfs(const std::vector<Edge>& edges, std::size_t n, int r, std::vector<int>& par, std::vector<int>& depth) {
+  std::vector<std::vector<int>> adj(n);
+  for (const Edge& e : edges) {
+    adj[static_cast<std::size_t>(e.u)].push_back(e.v);
+    adj[static_cast<std::size_t>(e.v)].push_back(e.u);
+  }
+  par.assign(n, -1);
+  depth.assign(n, -1);
+  std::queue<int> q;
+  q.push(r);
+  par[static_cast<std::size_t>(r)] = r;
+  depth[static_cast<std::size_t>(r)] = 0;
+  while (!q.empty()) {
+    const int x = q.front();
+    q.pop();
+    for (int y : adj[static_cast<std::size_t>(x)])
+      if (depth[static_cast<std::size_t>(y)] < 0) {
+        depth[static_cast<std::size_t>(y)] = depth[static_cast<std::size_t>(x)] + 1;
+        par[static_cast<std::size_t>(y)] = x;
+        q.push(y);
+      }
+  }
+  for (int d : depth)
+    if (d < 0) throw invalid_argument("the edges do not span all positions");
+}
+}  // namespace
+
+int tree_height(const std::vector<Edge>& edges, std::size_t n, int r) {
+  std::vector<int> par, depth;
+  bfs(edges, n, r, par, depth);
+  return *std::max_element(depth.begin(), depth.end());
+}
+
+Tree orient_tree(const std::vector<Edge>& edges, std::size_t n, const double* byte_entropy) {
+  if (n == 0 || edges.size() + 1 != n) throw invalid_argument("a spanning tree of n positions has n - 1 edges");
+  int best = -1, best_h = 0;
+  for (int r = 0; r < static_cast<int>(n); ++r) {
+    const int h = tree_height(edges, n, r);
+    bool take = best < 0 || h < best_h;
+    if (!take && h == best_h && byte_entropy)
+      take = byte_entropy[static_cast<std::size_t>(r)] > byte_entropy[static_cast<std::size_t>(best)];
+    if (take) {
+      best = r;
+      best_h = h;
+    }
+  }
+  Tree t;
+  t.root = best;
+  t.height = best_h;
+  bfs(edges, n, best, t.base, t.depth);
+  return t;
+}
+
+int modal_shift(const std::uint64_t* c, const RatioLayout& L, const RatioOptions&) {
+  std::vector<std::uint64_t> byq(L.n_q, 0);
+  std::uint64_t total = 0;
+  for (unsigned k = 0; k < L.buckets; ++k) total += c[k];
+  for (unsigned k = 3; k < L.buckets; ++k) byq[static_cast<std::size_t>(L.q_of(k) - L.q_min)] += c[k];
+  const bool base_mostly_zero = 2 * (c[kZ00] + c[kZx0]) > total;
+  int shift = 0;
+  std::uint64_t best = 0;
+  if (!base_mostly_zero && c[kZ0x] > 0) {  // "target zero": predict 0
+    shift = -8;
+    best = c[kZ0x];
+  }
+  for (unsigned r = 0; r < L.n_q; ++r) {
+    const int s = std::clamp(L.q_min + static_cast<int>(r), -8, 8);
+    if (byq[r] > best || (byq[r] == best && best > 0 && s < shift)) {
+      best = byq[r];
+      shift = s;
+    }
+  }
+  return shift;
+}
+
+// ---------------------------------------------------------------- residue planes and scan
+
+std::array<std::uint64_t, 4> mpc_xor_planes(const std::uint8_t* b, const MpcPredictor& m) noexcept {
+  std::uint8_t R[32];
+  R[0] = b[m.root];
+  for (int j = 0, c = 1; j < 32; ++j) {
+    if (j == m.root) continue;
+    const unsigned v = b[m.base[static_cast<std::size_t>(j)]];
+    const int s = m.shift[static_cast<std::size_t>(j)];
+    const unsigned pred = s > 0 ? (v << s) & 0xFFu : s < 0 ? v >> (-s) : v;
+    R[c++] = static_cast<std::uint8_t>(b[j] - pred);
+  }
+  std::uint32_t plane[8] = {};
+  for (unsigned c = 0; c < 32; ++c)
+    for (unsigned p = 0; p < 8; ++p) plane[p] |= ((static_cast<std::uint32_t>(R[c]) >> (7 - p)) & 1u) << c;
+  std::array<std::uint64_t, 4> x{};
+  for (unsigned p = 0; p < 8; ++p) {
+    const std::uint32_t xp = p == 0 ? plane[0] : plane[p] ^ (plane[p - 1] & ~1u);
+    x[p / 2] |= static_cast<std::uint64_t>(xp) << (32 * (p % 2));
+  }
+  return x;
+}
+
+namespace {
+unsigned popcount64_generic(std::uint64_t x) noexcept {
+  x = x - ((x >> 1) & 0x5555555555555555ULL);
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<unsigned>((x * 0x0101010101010101ULL) >> 56);
+}
+
+// co[c1 * 256 + c2] += popcount(z[c1] & z[c2]) over w words, c1 <= c2.
+template <class Pop>
+void co_zero_tile(const std::uint64_t* z, std::size_t w, std::uint64_t* co, Pop pop) {
+  for (std::size_t c1 = 0; c1 < 256; ++c1) {
+    const std::uint64_t* a = z + c1 * w;
+    for (std::size_t c2 = c1; c2 < 256; ++c2) {
+      const std::uint64_t* b = z + c2 * w;
+      std::uint64_t s = 0;
+      for (std::size_t k = 0; k < w; ++k) s += pop(a[k] & b[k]);
+      co[c1 * 256 + c2] += s;
+    }
+  }
+}
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+__attribute__((target("popcnt"))) void co_zero_tile_popcnt(const std::uint64_t* z, std::size_t w, std::uint64_t* co) {
+  for (std::size_t c1 = 0; c1 < 256; ++c1) {
+    const std::uint64_t* a = z + c1 * w;
+    for (std::size_t c2 = c1; c2 < 256; ++c2) {
+      const std::uint64_t* b = z + c2 * w;
+      std::uint64_t s = 0;
+      for (std::size_t k = 0; k < w; ++k) s += static_cast<std::uint64_t>(__builtin_popcountll(a[k] & b[k]));
+      co[c1 * 256 + c2] += s;
+    }
+  }
+}
+bool have_popcnt() {
+  static const bool ok = __builtin_cpu_supports("popcnt");
+  return ok;
+}
+#endif
+
+void co_zero(const std::uint64_t* z, std::size_t w, std::uint64_t* co) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  if (have_popcnt()) return co_zero_tile_popcnt(z, w, co);
+#endif
+  co_zero_tile(z, w, co, popcount64_generic);
+}
+}  // namespace
+
+void CellZeroStats::add(const BlockView& v, const MpcPredictor& m, int threads) {
+  if (v.block_bytes != 32) throw invalid_argument("MPC residue planes need 32 B blocks");
+  if (m.root < 0 || m.root > 31) throw invalid_argument("root must be in [0, 31]");
+  for (int j = 0; j < 32; ++j) {
+    const auto js = static_cast<std::size_t>(j);
+    if (j != m.root && (m.base[js] < 0 || m.base[js] > 31 || m.shift[js] < -8 || m.shift[js] > 8))
+      throw invalid_argument("base must be in [0, 31] and shift in [-8, 8]");
+  }
+  std::mutex mu;
+  parallel_for(v.n_blocks, threads, 4096, [&](std::size_t b0, std::size_t b1) {
+    constexpr std::size_t kWords = 64;  // tile of 4096 blocks
+    std::vector<std::uint64_t> z(256 * kWords), co(256 * 256, 0), zeros(256, 0);
+    for (std::size_t t0 = b0; t0 < b1; t0 += 64 * kWords) {
+      const std::size_t t1 = std::min(b1, t0 + 64 * kWords), nb = t1 - t0, w = (nb + 63) / 64;
+      std::fill(z.begin(), z.end(), 0);
+      for (std::size_t b = t0; b < t1; ++b) {
+        const auto x = mpc_xor_planes(v.block(b), m);
+        const std::size_t k = (b - t0) / 64;
+        const unsigned bit = static_cast<unsigned>((b - t0) % 64);
+        for (std::size_t c = 0; c < 256; ++c) z[c * w + k] |= ((~x[c / 64] >> (c % 64)) & 1u) << bit;
+      }
+      for (std::size_t c = 0; c < 256; ++c)
+        for (std::size_t k = 0; k < w; ++k) zeros[c] += popcount64_generic(z[c * w + k]);
+      co_zero(z.data(), w, co.data());
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    for (std::size_t i = 0; i < 256; ++i) zeros_[i] += zeros[i];
+    for (std::size_t c1 = 0; c1 < 256; ++c1)
+      for (std::size_t c2 = c1; c2 < 256; ++c2) {
+        co_[c1 * 256 + c2] += co[c1 * 256 + c2];
+        if (c2 != c1) co_[c2 * 256 + c1] += co[c1 * 256 + c2];
+      }
+  });
+  blocks_ += v.n_blocks;
+}
+
+void CellZeroStats::merge(const CellZeroStats& o) {
+  for (std::size_t i = 0; i < zeros_.size(); ++i) zeros_[i] += o.zeros_[i];
+  for (std::size_t i = 0; i < co_.size(); ++i) co_[i] += o.co_[i];
+  blocks_ += o.blocks_;
+}
+
+std::vector<int> greedy_scan(const std::uint64_t* zeros, const std::uint64_t* co) {
+  std::vector<int> order;
+  std::vector<bool> used(256, false);
+  int prev = 0;
+  for (int c = 1; c < 256; ++c)
+    if (zeros[c] > zeros[prev]) prev = c;
+  order.push_back(prev);
+  used[static_cast<std::size_t>(prev)] = true;
+  while (order.size() < 256) {
+    int best = -1;
+    for (int c = 0; c < 256; ++c) {
+      if (used[static_cast<std::size_t>(c)]) continue;
+      if (best < 0 || co[static_cast<std::size_t>(prev) * 256 + static_cast<std::size_t>(c)] >
+                          co[static_cast<std::size_t>(prev) * 256 + static_cast<std::size_t>(best)])
+        best = c;
+    }
+    order.push_back(best);
+    used[static_cast<std::size_t>(best)] = true;
+    prev = best;
+  }
+  return order;
+}
+
+}  // namespace memcomp

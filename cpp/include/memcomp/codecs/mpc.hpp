@@ -1,0 +1,563 @@
+// memcomp codecs: MPC, Multi-Prediction Compression (P3; SPEC 1.12), the parts the codec and the
+// analysis side share: the model (modules of class 2..6), its versioned JSON form and validation,
+// the forward transform of one 32 B block into 16 rows of 16 bits and its inverse, and the
+// Table-1 row encoder.
+//
+//   bytes --predict--> residues R[32] (R[0] = root byte) --> bit-planes P[8] (plane 0 = MSB)
+//         --XOR--> X (X[p] = P[p] ^ P[p-1] for p >= 1, column 0 untouched)
+//         --scan--> S[t] = X[row[t]][col[t]], row i = S[16i .. 16i+15]
+//
+// Conventions of this header: a plane is a 32-bit word whose bit c is column c; cell (p, c) has
+// index 32p + c; a row is a 16-bit word whose bit 15 is row position 0 (the first scanned bit),
+// so writing it as a 16-bit field is MSB first, as the stream wants.
+//
+// Model JSON: {"format": "memcomp.model/1", "codec": "mpc", "version": 1, "modules": [
+//   {"class": 2..6, "root": r, "base": [32], "shift": [32], "scan_row": [256], "scan_col": [256]}, ...]}
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "memcomp/codecs/model.hpp"
+#include "memcomp/core/bitstream.hpp"
+#include "memcomp/core/json.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace memcomp::mpc {
+
+inline constexpr std::size_t kBlockBytes = 32;
+inline constexpr unsigned kPlanes = 8;
+inline constexpr unsigned kRows = 16;
+inline constexpr unsigned kCells = 256;
+inline constexpr unsigned kClassBits = 3;
+inline constexpr unsigned kFirstModuleClass = 2, kLastModuleClass = 6;
+inline constexpr unsigned kRawClass = 7;
+inline constexpr int kModelVersion = 1;
+
+/// One prediction module (SPEC 1.12 "Parameters"). The root's own base and shift are ignored.
+struct Module {
+  int cls = kFirstModuleClass;                ///< class id 2..6 written in the stream
+  int root = 0;                               ///< byte stored as is (R[0])
+  std::array<std::uint8_t, 32> base{};        ///< byte j is predicted from byte base[j]
+  std::array<std::int8_t, 32> shift{};        ///< > 0: left shift (mod 256), < 0: right shift
+  std::array<std::uint8_t, 256> scan_row{};   ///< plane of scanned bit t
+  std::array<std::uint8_t, 256> scan_col{};   ///< column of scanned bit t
+  bool operator==(const Module& o) const {
+    return cls == o.cls && root == o.root && base == o.base && shift == o.shift && scan_row == o.scan_row &&
+           scan_col == o.scan_col;
+  }
+};
+
+struct Model {
+  std::vector<Module> modules;  ///< 1..5 modules with distinct classes
+  bool operator==(const Model& o) const { return modules == o.modules; }
+};
+
+using Planes = std::array<std::uint32_t, kPlanes>;  ///< bit c of plane p = column c
+using Rows = std::array<std::uint16_t, kRows>;      ///< bit 15 = row position 0
+
+// ---- validation and JSON ---------------------------------------------------------------------
+
+/// Throws json_error unless the module is well formed (SPEC 1.12): class in 2..6, root in 0..31,
+/// every base in 0..31 and the base pointers of every byte reach the root without a cycle, shift
+/// in [-8, 8], and the (scan_row, scan_col) pairs a permutation of the 8 x 32 cells.
+inline void validate_module(const Module& m, const std::string& where = "mpc model") {
+  if (m.cls < static_cast<int>(kFirstModuleClass) || m.cls > static_cast<int>(kLastModuleClass))
+    throw json_error(where + ": class " + std::to_string(m.cls) + " is outside 2..6");
+  const std::string at = where + " (class " + std::to_string(m.cls) + ")";
+  if (m.root < 0 || m.root > 31) throw json_error(at + ": root " + std::to_string(m.root) + " is outside 0..31");
+  for (std::size_t j = 0; j < 32; ++j) {
+    if (m.base[j] > 31)
+      throw json_error(at + ": base[" + std::to_string(j) + "] = " + std::to_string(m.base[j]) + " is outside 0..31");
+    if (m.shift[j] < -8 || m.shift[j] > 8)
+      throw json_error(at + ": shift[" + std::to_string(j) + "] = " + std::to_string(m.shift[j]) +
+                       " is outside -8..8");
+  }
+  for (std::size_t j = 0; j < 32; ++j) {  // follow the pointers: the root within 31 steps
+    std::size_t k = j;
+    for (int step = 0; step < 32 && k != static_cast<std::size_t>(m.root); ++step) k = m.base[k];
+    if (k != static_cast<std::size_t>(m.root))
+      throw json_error(at + ": the base pointers of byte " + std::to_string(j) +
+                       " do not reach the root " + std::to_string(m.root) + " (a cycle)");
+  }
+  std::array<bool, kCells> seen{};
+  for (std::size_t t = 0; t < kCells; ++t) {
+    const unsigned p = m.scan_row[t], c = m.scan_col[t];
+    if (p >= kPlanes || c >= 32)
+      throw json_error(at + ": scan entry " + std::to_string(t) + " = (" + std::to_string(p) + ", " +
+                       std::to_string(c) + ") is outside the 8 x 32 planes");
+    if (seen[32 * p + c])
+      throw json_error(at + ": scan cell (" + std::to_string(p) + ", " + std::to_string(c) +
+                       ") appears twice: (scan_row, scan_col) must be a permutation of 8 x 32");
+    seen[32 * p + c] = true;
+  }
+}
+
+/// Throws json_error unless there are 1..5 valid modules with distinct classes.
+inline void validate_model(const Model& m) {
+  if (m.modules.empty() || m.modules.size() > 5)
+    throw json_error("mpc model: expected 1 to 5 modules, got " + std::to_string(m.modules.size()));
+  std::array<bool, 8> used{};
+  for (const Module& x : m.modules) {
+    validate_module(x);
+    if (used[static_cast<std::size_t>(x.cls)])
+      throw json_error("mpc model: class " + std::to_string(x.cls) + " is used by two modules");
+    used[static_cast<std::size_t>(x.cls)] = true;
+  }
+}
+
+namespace detail {
+template <class T, std::size_t N>
+void int_array(const Json& obj, const char* key, std::array<T, N>& out, std::int64_t lo, std::int64_t hi,
+               const std::string& where) {
+  const Json* v = obj.find(key);
+  if (!v || !v->is_array()) throw json_error(where + ": '" + key + "' must be an array of " + std::to_string(N) + " integers");
+  if (v->size() != N)
+    throw json_error(where + ": '" + key + "' has " + std::to_string(v->size()) + " entries, expected " + std::to_string(N));
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::int64_t x = v->at(i).as_int();
+    if (x < lo || x > hi)
+      throw json_error(where + ": " + key + "[" + std::to_string(i) + "] = " + std::to_string(x) + " is outside " +
+                       std::to_string(lo) + ".." + std::to_string(hi));
+    out[i] = static_cast<T>(x);
+  }
+}
+template <class T, std::size_t N>
+Json to_array(const std::array<T, N>& a) {
+  std::vector<Json> v;
+  v.reserve(N);
+  for (T x : a) v.push_back(Json::integer(static_cast<std::int64_t>(x)));
+  return Json::array(std::move(v));
+}
+}  // namespace detail
+
+/// The model in a parsed JSON object (envelope included); validated. Throws json_error.
+inline Model model_from_json(const Json& j) {
+  const Json* ver = j.find("version");
+  if (!ver || ver->as_int() != kModelVersion)
+    throw json_error("mpc model: 'version' must be " + std::to_string(kModelVersion));
+  const Json* mods = j.find("modules");
+  if (!mods || !mods->is_array()) throw json_error("mpc model: 'modules' must be an array");
+  Model m;
+  for (std::size_t k = 0; k < mods->size(); ++k) {
+    const Json& o = mods->at(k);
+    const std::string where = "mpc model: modules[" + std::to_string(k) + "]";
+    if (!o.is_object()) throw json_error(where + ": expected an object");
+    for (const auto& kv : o.items())
+      if (kv.first != "class" && kv.first != "root" && kv.first != "base" && kv.first != "shift" &&
+          kv.first != "scan_row" && kv.first != "scan_col")
+        throw json_error(where + ": unknown key '" + kv.first + "'");
+    Module x;
+    const Json* c = o.find("class");
+    const Json* r = o.find("root");
+    if (!c || !r) throw json_error(where + ": 'class' and 'root' are required");
+    const std::int64_t ci = c->as_int(), ri = r->as_int();
+    if (ci < 2 || ci > 6) throw json_error(where + ": class " + std::to_string(ci) + " is outside 2..6");
+    if (ri < 0 || ri > 31) throw json_error(where + ": root " + std::to_string(ri) + " is outside 0..31");
+    x.cls = static_cast<int>(ci);
+    x.root = static_cast<int>(ri);
+    detail::int_array(o, "base", x.base, 0, 31, where);
+    detail::int_array(o, "shift", x.shift, -8, 8, where);
+    detail::int_array(o, "scan_row", x.scan_row, 0, 7, where);
+    detail::int_array(o, "scan_col", x.scan_col, 0, 31, where);
+    m.modules.push_back(x);
+  }
+  validate_model(m);
+  return m;
+}
+
+/// Parses and validates model text (envelope "memcomp.model/1", codec "mpc"). Throws json_error.
+inline Model parse_model_text(const std::string& text) { return model_from_json(memcomp::parse_model(text, "mpc")); }
+
+/// The model as a JSON object with the envelope; modules in their stored order.
+inline Json model_to_json(const Model& m) {
+  Json j = new_model("mpc");
+  j.set("version", Json::integer(kModelVersion));
+  Json mods = Json::array();
+  for (const Module& x : m.modules) {
+    mods.push(Json::object({{"class", Json::integer(x.cls)},
+                            {"root", Json::integer(x.root)},
+                            {"base", detail::to_array(x.base)},
+                            {"shift", detail::to_array(x.shift)},
+                            {"scan_row", detail::to_array(x.scan_row)},
+                            {"scan_col", detail::to_array(x.scan_col)}}));
+  }
+  j.set("modules", std::move(mods));
+  return j;
+}
+
+/// Compact JSON text of the model; parse_model_text(dump_model(m)) == m.
+inline std::string dump_model(const Model& m) { return model_to_json(m).dump(); }
+
+// ---- the transform, step by step (reference form, SPEC 1.12 "Transform of module m") --------
+
+/// pred = v shifted left by s (mod 256) if s > 0, right by -s if s < 0.
+inline std::uint8_t predict(std::uint8_t v, int s) noexcept {
+  if (s >= 8 || s <= -8) return 0;
+  return static_cast<std::uint8_t>(s >= 0 ? (unsigned{v} << s) : (unsigned{v} >> -s));
+}
+
+/// Residue columns: R[0] = b[root]; R[1..31] = b[j] - pred(j) for j ascending, skipping the root.
+inline std::array<std::uint8_t, 32> residues(const Module& m, const std::uint8_t* b) noexcept {
+  std::array<std::uint8_t, 32> r{};
+  r[0] = b[m.root];
+  std::size_t k = 1;
+  for (std::size_t j = 0; j < 32; ++j) {
+    if (static_cast<int>(j) == m.root) continue;
+    r[k++] = static_cast<std::uint8_t>(b[j] - predict(b[m.base[j]], m.shift[j]));
+  }
+  return r;
+}
+
+/// Bit-planes of 32 columns: bit c of plane p = bit 7-p of col[c].
+inline Planes bit_planes(const std::uint8_t* col) noexcept {
+  Planes P{};
+#if defined(__SSE2__)
+  __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(col));
+  __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(col + 16));
+  for (unsigned p = 0; p < kPlanes; ++p) {
+    P[p] = static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) | static_cast<std::uint32_t>(_mm_movemask_epi8(hi)) << 16;
+    lo = _mm_add_epi8(lo, lo);
+    hi = _mm_add_epi8(hi, hi);
+  }
+#else
+  for (unsigned c = 0; c < 32; ++c)
+    for (unsigned p = 0; p < kPlanes; ++p) P[p] |= std::uint32_t{(col[c] >> (7 - p)) & 1u} << c;
+#endif
+  return P;
+}
+
+/// Columns from bit-planes (the inverse of bit_planes).
+inline std::array<std::uint8_t, 32> columns(const Planes& P) noexcept {
+  std::array<std::uint8_t, 32> col{};
+  for (unsigned c = 0; c < 32; ++c) {
+    unsigned v = 0;
+    for (unsigned p = 0; p < kPlanes; ++p) v = (v << 1) | ((P[p] >> c) & 1u);
+    col[c] = static_cast<std::uint8_t>(v);
+  }
+  return col;
+}
+
+/// X[p] = P[p] ^ P[p-1] for p >= 1 on columns 1..31; plane 0 and column 0 pass through.
+inline Planes xor_planes(const Planes& P) noexcept {
+  Planes X = P;
+  for (unsigned p = 1; p < kPlanes; ++p) X[p] = P[p] ^ (P[p - 1] & ~1u);
+  return X;
+}
+
+/// The decoder's P from X: P[p] = X[p] ^ P[p-1] on columns 1..31 (cumulative).
+inline Planes unxor_planes(const Planes& X) noexcept {
+  Planes P = X;
+  for (unsigned p = 1; p < kPlanes; ++p) P[p] = X[p] ^ (P[p - 1] & ~1u);
+  return P;
+}
+
+/// Rows from X by the module's scan.
+inline Rows scan(const Module& m, const Planes& X) noexcept {
+  Rows r{};
+  for (unsigned t = 0; t < kCells; ++t) {
+    const unsigned bit = (X[m.scan_row[t]] >> m.scan_col[t]) & 1u;
+    r[t >> 4] = static_cast<std::uint16_t>(r[t >> 4] | bit << (15 - (t & 15)));
+  }
+  return r;
+}
+
+/// X from rows (the inverse of scan; the module must be valid).
+inline Planes unscan(const Module& m, const Rows& r) noexcept {
+  Planes X{};
+  for (unsigned t = 0; t < kCells; ++t) {
+    const std::uint32_t bit = (r[t >> 4] >> (15 - (t & 15))) & 1u;
+    X[m.scan_row[t]] |= bit << m.scan_col[t];
+  }
+  return X;
+}
+
+/// The whole forward transform of one 32 B block.
+inline Rows transform(const Module& m, const std::uint8_t* block) noexcept {
+  const auto r = residues(m, block);
+  return scan(m, xor_planes(bit_planes(r.data())));
+}
+
+/// Bytes from residue columns: the root first, then bytes in BFS order from the root (every
+/// base is decoded before the bytes it predicts). The module must be valid.
+inline void unpredict(const Module& m, const std::uint8_t* col, std::uint8_t* out) noexcept {
+  std::array<std::uint8_t, 32> res{};  // residue of byte j
+  std::size_t k = 1;
+  for (std::size_t j = 0; j < 32; ++j)
+    if (static_cast<int>(j) != m.root) res[j] = col[k++];
+  std::array<std::uint8_t, 32> queue{};
+  std::size_t head = 0, tail = 0;
+  out[m.root] = col[0];
+  queue[tail++] = static_cast<std::uint8_t>(m.root);
+  while (head < tail) {
+    const std::size_t parent = queue[head++];
+    for (std::size_t j = 0; j < 32; ++j) {
+      if (static_cast<int>(j) == m.root || m.base[j] != parent) continue;
+      out[j] = static_cast<std::uint8_t>(res[j] + predict(out[parent], m.shift[j]));
+      queue[tail++] = static_cast<std::uint8_t>(j);
+    }
+  }
+}
+
+/// The inverse transform: rows -> X -> P -> residues -> bytes.
+inline void inverse_transform(const Module& m, const Rows& rows, std::uint8_t* out) noexcept {
+  const auto col = columns(unxor_planes(unscan(m, rows)));
+  unpredict(m, col.data(), out);
+}
+
+// ---- row encoder (P3 Table 1; SPEC 1.12) -----------------------------------------------------
+
+/// Bits of one non-zero row: single 1 -> 7, two adjacent 1s -> 8, a zero half -> 12, else 17.
+inline unsigned row_bits(std::uint16_t r) noexcept {
+  const unsigned v = r;
+  if ((v & (v - 1)) == 0) return 7;
+  unsigned low = v;
+  while (!(low & 1u)) low >>= 1;
+  if (low == 3) return 8;
+  if ((v & 0xFF00u) == 0 || (v & 0x00FFu) == 0) return 12;
+  return 17;
+}
+
+/// Leading all-zero rows (16 for an all-zero array).
+inline unsigned leading_zero_rows(const Rows& r) noexcept {
+  unsigned i = 0;
+  while (i < kRows && r[i] == 0) ++i;
+  return i;
+}
+
+/// E: bits of the row codes, zero runs flushed at the next non-zero row and at the end.
+inline unsigned encoded_bits(const Rows& r) noexcept {
+  unsigned bits = 0, run = 0;
+  for (unsigned i = 0; i < kRows; ++i) {
+    if (r[i] == 0) {
+      ++run;
+      continue;
+    }
+    if (run) bits += run == 1 ? 4 : 7;
+    run = 0;
+    bits += row_bits(r[i]);
+  }
+  if (run) bits += run == 1 ? 4 : 7;
+  return bits;
+}
+
+/// Code (meta) and field (payload) bits of the row codes, summing to encoded_bits(r).
+struct RowSplit {
+  unsigned meta = 0, payload = 0;
+};
+inline RowSplit split_bits(const Rows& r) noexcept {
+  RowSplit s;
+  unsigned run = 0;
+  auto flush = [&] {
+    if (run == 1) s.meta += 4;
+    if (run >= 2) s.meta += 3, s.payload += 4;
+    run = 0;
+  };
+  for (unsigned i = 0; i < kRows; ++i) {
+    if (r[i] == 0) {
+      ++run;
+      continue;
+    }
+    flush();
+    switch (row_bits(r[i])) {
+      case 7: s.meta += 3, s.payload += 4; break;
+      case 8: s.meta += 4, s.payload += 4; break;
+      case 12: s.meta += 4, s.payload += 8; break;
+      default: s.meta += 1, s.payload += 16; break;
+    }
+  }
+  flush();
+  return s;
+}
+
+inline unsigned first_position(std::uint16_t r) noexcept {  // position of the first 1 (r != 0)
+  unsigned p = 0;
+  while (!(r & (0x8000u >> p))) ++p;
+  return p;
+}
+
+/// Writes the row codes (encoded_bits(r) bits).
+inline void write_rows(const Rows& r, BitWriter& w) {
+  unsigned run = 0;
+  auto flush = [&] {
+    if (run == 1) w.write(0x3, 4);
+    if (run >= 2) w.write((0x2u << 4) | (run - 1), 7);
+    run = 0;
+  };
+  for (unsigned i = 0; i < kRows; ++i) {
+    const std::uint16_t v = r[i];
+    if (v == 0) {
+      ++run;
+      continue;
+    }
+    flush();
+    switch (row_bits(v)) {
+      case 7: w.write((0x3u << 4) | first_position(v), 7); break;
+      case 8: w.write(first_position(v), 8); break;  // 0000 pppp
+      case 12:
+        if ((v & 0xFF00u) == 0)
+          w.write((0x1u << 8) | v, 12);  // 0001: positions 0-7 zero, bits 8-15 follow
+        else
+          w.write((0x2u << 8) | (v >> 8), 12);  // 0010: positions 8-15 zero, bits 0-7 follow
+        break;
+      default: w.write((1u << 16) | v, 17); break;
+    }
+  }
+  flush();
+}
+
+/// Reads the row codes of 16 rows. Throws corrupt_stream on a run past row 16, a code the
+/// encoder never writes for its row (a non-canonical choice, two runs in a row), or truncation.
+inline Rows read_rows(BitReader& in) {
+  Rows r{};
+  unsigned i = 0;
+  bool after_run = false;
+  auto bad = [](const std::string& what) { throw corrupt_stream("mpc: " + what); };
+  while (i < kRows) {
+    if (in.read(1)) {  // 1 + 16 bits
+      const auto v = static_cast<std::uint16_t>(in.read(16));
+      if (v == 0 || row_bits(v) != 17) bad("a 17-bit row " + std::to_string(v) + " has a shorter code");
+      r[i++] = v;
+      after_run = false;
+      continue;
+    }
+    const auto two = in.read(2);
+    if (two == 0x2) {  // 010: run of q >= 2 zero rows
+      const unsigned q = static_cast<unsigned>(in.read(4)) + 1;
+      if (q < 2) bad("a zero-run code of length 1 (the single-zero-row code is 0011)");
+      if (after_run) bad("two zero-run codes in a row");
+      if (i + q > kRows) bad("a zero run of " + std::to_string(q) + " rows at row " + std::to_string(i) + " runs past row 16");
+      i += q;
+      after_run = true;
+      continue;
+    }
+    if (two == 0x3) {  // 011: single one
+      r[i++] = static_cast<std::uint16_t>(0x8000u >> in.read(4));
+      after_run = false;
+      continue;
+    }
+    // 000x or 001x
+    const auto sub = (two << 1) | in.read(1);
+    if (sub == 0x3) {  // 0011: one zero row
+      if (after_run) bad("two zero-run codes in a row");
+      ++i;
+      after_run = true;
+      continue;
+    }
+    after_run = false;
+    if (sub == 0x0) {  // 0000: two adjacent ones
+      const unsigned p = static_cast<unsigned>(in.read(4));
+      if (p == 15) bad("two adjacent ones starting at position 15");
+      r[i++] = static_cast<std::uint16_t>(0xC000u >> p);
+    } else {  // 0001: positions 0-7 zero, bits 8-15 follow; 0010: positions 8-15 zero, bits 0-7 follow
+      const auto half = static_cast<std::uint16_t>(in.read(8));
+      const std::uint16_t v = sub == 0x1 ? half : static_cast<std::uint16_t>(half << 8);
+      if (v == 0 || row_bits(v) != 12) bad("a 12-bit row " + std::to_string(v) + " has a shorter code");
+      r[i++] = v;
+    }
+  }
+  return r;
+}
+
+// ---- block classes ---------------------------------------------------------------------------
+
+inline bool is_all_zero(const std::uint8_t* b) noexcept {
+  std::uint64_t acc = 0;
+  for (std::size_t i = 0; i < 32; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, b + i, 8);
+    acc |= w;
+  }
+  return acc == 0;
+}
+
+/// byte[i] == byte[i mod 4] for all i (class 1).
+inline bool is_word_repeated(const std::uint8_t* b) noexcept {
+  std::uint64_t w0, acc = 0;
+  std::memcpy(&w0, b, 8);
+  if ((w0 >> 32) != (w0 & 0xFFFFFFFFu)) return false;
+  for (std::size_t i = 8; i < 32; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, b + i, 8);
+    acc |= w ^ w0;
+  }
+  return acc == 0;
+}
+
+// ---- a module compiled for speed -------------------------------------------------------------
+
+/// Precomputed tables of one module: the column order, shifts, the inverse scan and per-row
+/// cell masks (cells as 4 x 64 bits: cell 32p + c is bit (32p + c) % 64 of word (32p + c) / 64).
+struct Compiled {
+  Module m;
+  std::array<std::uint8_t, 32> src{};   ///< byte of column k (src[0] = root)
+  std::array<std::uint8_t, 32> bsrc{};  ///< base byte of column k (column 0: unused, 0)
+  std::array<std::uint8_t, 32> lsh{}, rsh{};
+  std::array<std::uint8_t, kCells> inv{};                 ///< cell -> scan index t
+  std::array<std::array<std::uint64_t, 4>, kRows> row_mask{};
+
+  Compiled() = default;
+  explicit Compiled(const Module& mod) : m(mod) {
+    src[0] = static_cast<std::uint8_t>(m.root);
+    std::size_t k = 1;
+    for (std::size_t j = 0; j < 32; ++j) {
+      if (static_cast<int>(j) == m.root) continue;
+      src[k] = static_cast<std::uint8_t>(j);
+      bsrc[k] = m.base[j];
+      const int s = m.shift[j];
+      // pred = (v << lsh) >> rsh, truncated to 8 bits; |s| = 8 gives 0 either way
+      lsh[k] = static_cast<std::uint8_t>(s > 0 ? s : 0);
+      rsh[k] = static_cast<std::uint8_t>(s < 0 ? -s : 0);
+      ++k;
+    }
+    for (unsigned t = 0; t < kCells; ++t) {
+      const unsigned cell = 32u * m.scan_row[t] + m.scan_col[t];
+      inv[cell] = static_cast<std::uint8_t>(t);
+      row_mask[t >> 4][cell >> 6] |= std::uint64_t{1} << (cell & 63);
+    }
+  }
+
+  /// X as 4 x 64-bit words.
+  std::array<std::uint64_t, 4> cells(const std::uint8_t* b) const noexcept {
+    alignas(16) std::uint8_t col[32];
+    col[0] = b[src[0]];
+    for (std::size_t k = 1; k < 32; ++k)
+      col[k] = static_cast<std::uint8_t>(b[src[k]] - ((unsigned{b[bsrc[k]]} << lsh[k]) >> rsh[k]));
+    const Planes X = xor_planes(bit_planes(col));
+    return {X[0] | std::uint64_t{X[1]} << 32, X[2] | std::uint64_t{X[3]} << 32, X[4] | std::uint64_t{X[5]} << 32,
+            X[6] | std::uint64_t{X[7]} << 32};
+  }
+
+  unsigned leading_zero_rows(const std::array<std::uint64_t, 4>& x) const noexcept {
+    unsigned i = 0;
+    for (; i < kRows; ++i) {
+      const auto& mk = row_mask[i];
+      if ((x[0] & mk[0]) | (x[1] & mk[1]) | (x[2] & mk[2]) | (x[3] & mk[3])) break;
+    }
+    return i;
+  }
+
+  Rows rows(const std::array<std::uint64_t, 4>& x) const noexcept {
+    Rows r{};
+    for (unsigned w = 0; w < 4; ++w) {
+      std::uint64_t v = x[w];
+      while (v) {
+        const unsigned t = inv[64 * w + static_cast<unsigned>(__builtin_ctzll(v))];
+        r[t >> 4] = static_cast<std::uint16_t>(r[t >> 4] | (0x8000u >> (t & 15)));
+        v &= v - 1;
+      }
+    }
+    return r;
+  }
+
+  Rows transform(const std::uint8_t* b) const noexcept { return rows(cells(b)); }
+};
+
+}  // namespace memcomp::mpc

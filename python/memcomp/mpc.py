@@ -1,0 +1,570 @@
+"""MPC analysis and training: ratio entropy, guess_dtype, parameter extraction (P3 §2.3, §3.1-3.2,
+§4; SPEC 1.12 and 3).
+
+Ratio entropy ``RE(i, j) = H(q(D[i], D[j]))`` over a data set, i the target and j the base position
+(:func:`ratio_entropy`). Buckets: ``0`` Z00 (both zero), ``1`` Z0x (target zero), ``2`` Zx0 (base
+zero), then ``3 + q - q_min`` for the quantised ratio q (``+ n_q`` for a negative sign product when
+``signed``); bytes have 19 buckets with the default ``floor`` quantiser.
+
+==============  ==============================================================================
+option          meaning
+==============  ==============================================================================
+``zeros``       ``"buckets"`` (default) the three zero buckets; ``"exclude"`` only pairs with
+                both elements non-zero enter RE (the zero buckets are still counted, so partial
+                results stay the same shape); ``"as_one"`` reads a zero as 1 (public extractor)
+``quantiser``   ``"floor"`` (default) floor(log2(a/b)), exact; ``"round"`` the nearest integer
+                (the ``cal22`` extraction preset)
+``signed``      |a| and |b| of two's complement elements, buckets split by sign(a)·sign(b)
+``elem_bytes``  1 (default), 2 or 4: little-endian elements instead of bytes
+==============  ==============================================================================
+
+:class:`RatioEntropy` objects are mergeable partial results: ``a + b`` adds the counts, so dumps
+stream in chunks and ``ratio_entropy(x) + ratio_entropy(y) == ratio_entropy(concat(x, y))``.
+
+Extraction (SPEC 1.12 table): edge weight ``(RE(i, j) + RE(j, i)) / 2`` (``weight="cal22"``:
+``RE(max, min)``); Kruskal MST with ties by (w, min, max); the root of minimum tree height, ties to
+the highest order-0 byte entropy, then the lowest index; base = parent away from the root;
+shift = the modal ratio bucket of (j, base) (target zero -> -8; a mostly-zero base uses the mode over
+the ratio buckets only; ties to the lowest shift); the scan is the greedy chain over the XORed
+residue planes (:func:`scan`).
+
+:func:`train` fits the five modules (classes 2..6 = Bool/INT8, INT16, INT32/64, FP32, FP64) on
+blocks that are neither all-zero (class 0) nor all-words-same (class 1). A group with no training
+blocks gets the module trained on all training blocks (marked ``fallback`` in ``model.info``).
+:func:`protocol` runs P3 §4's split and compares MPC with BDI, FPC, C-Pack, BPC and SC2.
+"""
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+from .models import FORMAT, Model
+
+__all__ = [
+    "GROUPS",
+    "MPCModel",
+    "RatioEntropy",
+    "byte_entropy",
+    "default_model",
+    "extract",
+    "guess_dtype",
+    "mpc_codec_available",
+    "protocol",
+    "ratio_entropy",
+    "scan",
+    "shifts",
+    "special_class",
+    "train",
+    "train_module",
+    "validate_model",
+]
+
+#: Training groups in class order 2..6 (P3 §3.1; the order is SPEC 1.12's choice).
+GROUPS = ("bool_int8", "int16", "int32_64", "fp32", "fp64")
+ZEROS = ("buckets", "exclude", "as_one")
+QUANTISERS = ("floor", "round")
+WEIGHTS = ("mean", "cal22")
+MODEL_VERSION = 1
+_DATA = Path(__file__).resolve().parent / "data"
+
+
+def mpc_codec_available() -> bool:
+    """True if this build registers the MPC codec family (``get_codec("mpc", model=...)``)."""
+    return any(p["family"] == "mpc" for p in _core.list_presets())
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def _blocks32(blocks: Any, what: str = "blocks") -> np.ndarray:
+    """An (n, 32) uint8 C-contiguous array; larger valid blocks are sectorized."""
+    if not isinstance(blocks, np.ndarray):
+        raise TypeError(f"{what} must be an (n, 32) uint8 ndarray, got {type(blocks).__name__}; "
+                        "use memcomp.as_blocks(array, 32)")
+    if blocks.dtype != np.uint8 or blocks.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D uint8 array of 32 B blocks, got {blocks.ndim}-D {blocks.dtype}; "
+                         "use memcomp.as_blocks(array, 32)")
+    if blocks.shape[1] != 32:
+        raise ValueError(f"MPC works on 32 B blocks, got {blocks.shape[1]} B; use memcomp.sectorize(blocks, 32)")
+    return np.ascontiguousarray(blocks)
+
+
+def _chunks(blocks, chunk_blocks: int):
+    if isinstance(blocks, np.ndarray):
+        if blocks.ndim != 2:
+            raise ValueError(f"blocks must be a 2-D (n, B) uint8 array, got {blocks.ndim}-D")
+        for s in range(0, max(blocks.shape[0], 1), chunk_blocks):
+            yield blocks[s : s + chunk_blocks]
+    elif hasattr(blocks, "chunks"):
+        yield from blocks.chunks(chunk_blocks)
+    else:
+        raise TypeError(f"blocks must be an (n, B) uint8 ndarray or a memcomp Dump, got {type(blocks).__name__}; "
+                        "use memcomp.as_blocks(array, block_bytes)")
+
+
+# ------------------------------------------------------------------------------ ratio entropy
+
+
+@dataclass(frozen=True)
+class RatioEntropy:
+    """Joint counts ``counts[i, j, k]`` of ratio bucket k for target i and base j (diagonal
+    empty), with their options. Adds with ``+``; :meth:`matrix` gives RE in bits."""
+
+    counts: np.ndarray
+    blocks: int
+    zeros: str = "buckets"
+    quantiser: str = "floor"
+    signed: bool = False
+    elem_bytes: int = 1
+
+    @property
+    def positions(self) -> int:
+        return int(self.counts.shape[0])
+
+    @property
+    def layout(self) -> Dict[str, int]:
+        """q_min, q_max, n_q and buckets of the options."""
+        return dict(_core.ratio_layout(self.zeros, self.quantiser, self.signed, self.elem_bytes))
+
+    def _key(self):
+        return (self.counts.shape, self.zeros, self.quantiser, self.signed, self.elem_bytes)
+
+    def __add__(self, other: "RatioEntropy") -> "RatioEntropy":
+        if not isinstance(other, RatioEntropy):
+            return NotImplemented
+        if self._key() != other._key():
+            raise ValueError("cannot merge ratio entropies of different block sizes or options")
+        return RatioEntropy(self.counts + other.counts, self.blocks + other.blocks, self.zeros, self.quantiser,
+                            self.signed, self.elem_bytes)
+
+    def __radd__(self, other):
+        if isinstance(other, int) and other == 0:  # sum([...])
+            return self
+        return self.__add__(other)
+
+    def matrix(self) -> np.ndarray:
+        """RE(i target, j base) in bits, an (n, n) float64 array with a zero diagonal."""
+        return _core.ratio_entropy_matrix(np.ascontiguousarray(self.counts, np.uint64), self.zeros)
+
+
+def ratio_entropy(
+    blocks,
+    *,
+    zeros: str = "buckets",
+    quantiser: str = "floor",
+    signed: bool = False,
+    elem_bytes: int = 1,
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 20,
+) -> RatioEntropy:
+    """Ratio-bucket counts of every ordered position pair of ``blocks`` (an (n, B) uint8 array or a
+    Dump, streamed in chunks). See the module doc for the options."""
+    _check_choice("zeros", zeros, ZEROS)
+    _check_choice("quantiser", quantiser, QUANTISERS)
+    if not isinstance(signed, (bool, np.bool_)):
+        raise TypeError(f"signed must be a bool, got {type(signed).__name__}")
+    if isinstance(elem_bytes, bool) or elem_bytes not in (1, 2, 4):
+        raise ValueError(f"elem_bytes must be 1, 2 or 4, got {elem_bytes!r}")
+    total: Optional[RatioEntropy] = None
+    for chunk in _chunks(blocks, chunk_blocks):
+        if chunk.shape[1] % elem_bytes or chunk.shape[1] // elem_bytes < 2:
+            raise ValueError(f"{chunk.shape[1]} B blocks do not hold at least two {elem_bytes}-byte elements")
+        c = _core.ratio_counts(chunk, zeros, quantiser, bool(signed), int(elem_bytes), threads)
+        part = RatioEntropy(c, int(chunk.shape[0]), zeros, quantiser, bool(signed), int(elem_bytes))
+        total = part if total is None else total + part
+    assert total is not None
+    return total
+
+
+# ------------------------------------------------------------------------------ classification
+
+
+def guess_dtype(blocks: np.ndarray, *, threads: Optional[int] = None) -> np.ndarray:
+    """SPEC 1.12's heuristic per 32 B block: 0 Bool/INT8, 1 INT16, 2 INT32/64, 3 FP32, 4 FP64
+    (int8 array). First match wins: FP64 (>= 2 of 4 non-zero qwords with exponent 0x380..0x47F),
+    FP32 (>= 4 of 8 non-zero dwords with exponent 0x60..0x9F), INT32/64 (>= 6 dwords with bits
+    31..16 all 0 or all 1), INT16 (>= 12 halfwords with high byte 00 or FF), else Bool/INT8."""
+    group, _ = _core.mpc_classify(_blocks32(blocks), threads)
+    return group
+
+
+def special_class(blocks: np.ndarray, *, threads: Optional[int] = None) -> np.ndarray:
+    """MPC's fixed classes per 32 B block: 0 all bytes zero, 1 byte[i] == byte[i mod 4] (all words
+    the same), -1 otherwise (int8 array)."""
+    _, special = _core.mpc_classify(_blocks32(blocks), threads)
+    return special
+
+
+def byte_entropy(blocks: np.ndarray) -> np.ndarray:
+    """Order-0 entropy in bits of each byte position (float64, one per column)."""
+    blocks = np.asarray(blocks)
+    out = np.zeros(blocks.shape[1], dtype=np.float64)
+    n = blocks.shape[0]
+    if n == 0:
+        return out
+    for j in range(blocks.shape[1]):
+        c = np.bincount(blocks[:, j], minlength=256).astype(np.float64)
+        c = c[c > 0]
+        out[j] = max(0.0, math.log2(n) - float(np.dot(c, np.log2(c))) / n)
+    return out
+
+
+# ------------------------------------------------------------------------------ extraction
+
+
+def extract(re_matrix: np.ndarray, byte_entropy: Optional[np.ndarray] = None, *, weight: str = "mean") -> Dict[str, Any]:
+    """MST extraction on an (n, n) RE matrix: ``{"root", "base", "depth", "height", "edges"}``.
+    ``base[root] = root``; ``edges`` are the MST's (u < v) pairs in Kruskal order."""
+    _check_choice("weight", weight, WEIGHTS)
+    re = np.ascontiguousarray(re_matrix, dtype=np.float64)
+    if re.ndim != 2 or re.shape[0] != re.shape[1] or re.shape[0] < 2:
+        raise ValueError(f"re_matrix must be a square (n, n) matrix with n >= 2, got shape {re.shape}")
+    if not np.all(np.isfinite(re)):
+        raise ValueError("re_matrix must be finite")
+    w = _core.mpc_edge_weights(re, weight)
+    edges = _core.mpc_mst(np.ascontiguousarray(w))
+    h = None if byte_entropy is None else np.ascontiguousarray(byte_entropy, dtype=np.float64)
+    t = _core.mpc_orient(np.ascontiguousarray(edges, dtype=np.intc), re.shape[0], h)
+    return {"root": int(t["root"]), "base": list(t["base"]), "depth": list(t["depth"]),
+            "height": int(t["height"]), "edges": [tuple(map(int, e)) for e in edges]}
+
+
+def shifts(re: RatioEntropy, root: int, base: Sequence[int]) -> list:
+    """The modal shift of every (j, base[j]) pair from the counts of ``re`` (0 at the root)."""
+    if re.elem_bytes != 1:
+        raise ValueError("MPC shifts are defined on byte ratio counts (elem_bytes=1)")
+    return list(_core.mpc_shifts(np.ascontiguousarray(re.counts), int(root), [int(b) for b in base], re.zeros,
+                                 re.quantiser, re.signed))
+
+
+def scan(blocks: np.ndarray, root: int, base: Sequence[int], shift: Sequence[int], *,
+         threads: Optional[int] = None) -> Tuple[list, list]:
+    """The greedy scan over the XORed residue planes of ``blocks`` under one predictor:
+    ``(scan_row, scan_col)``, cell t -> (plane, column)."""
+    b = _blocks32(blocks)
+    if b.shape[0] == 0:
+        order = list(range(256))
+    else:
+        zeros, co = _core.mpc_cell_zeros(b, int(root), [int(x) for x in base], [int(x) for x in shift], threads)
+        order = list(_core.mpc_greedy_scan(zeros, co))
+    return [c // 32 for c in order], [c % 32 for c in order]
+
+
+def train_module(
+    blocks: np.ndarray,
+    cls: int = 2,
+    *,
+    zeros: str = "buckets",
+    quantiser: str = "floor",
+    weight: str = "mean",
+    threads: Optional[int] = None,
+) -> Dict[str, Any]:
+    """One module (``{class, root, base, shift, scan_row, scan_col}``) trained on ``blocks``."""
+    b = _blocks32(blocks)
+    if b.shape[0] == 0:
+        raise ValueError("a module needs at least one training block")
+    re = ratio_entropy(b, zeros=zeros, quantiser=quantiser, threads=threads)
+    tree = extract(re.matrix(), byte_entropy(b), weight=weight)
+    root, base = tree["root"], tree["base"]
+    shift = shifts(re, root, base)
+    base[root], shift[root] = root, 0
+    row, col = scan(b, root, base, shift, threads=threads)
+    return {"class": int(cls), "root": int(root), "base": [int(x) for x in base], "shift": [int(x) for x in shift],
+            "scan_row": row, "scan_col": col}
+
+
+# ------------------------------------------------------------------------------ model
+
+
+def validate_model(data: Mapping[str, Any]) -> None:
+    """Raises ValueError unless ``data`` is a well-formed MPC model (SPEC 1.12 "Parameters")."""
+    if data.get("format") != FORMAT or data.get("codec") != "mpc":
+        raise ValueError(f"an MPC model has format {FORMAT!r} and codec 'mpc'")
+    if data.get("version") != MODEL_VERSION:
+        raise ValueError(f"MPC model version must be {MODEL_VERSION}, got {data.get('version')!r}")
+    mods = data.get("modules")
+    if not isinstance(mods, list) or not 1 <= len(mods) <= 5:
+        raise ValueError("an MPC model has 1 to 5 modules")
+    classes = set()
+    for m in mods:
+        cls = m.get("class")
+        if not isinstance(cls, int) or not 2 <= cls <= 6 or cls in classes:
+            raise ValueError(f"module classes must be distinct in 2..6, got {cls!r}")
+        classes.add(cls)
+        root, base, shift = m.get("root"), m.get("base"), m.get("shift")
+        if not isinstance(root, int) or not 0 <= root < 32:
+            raise ValueError(f"class {cls}: root must be in 0..31")
+        if len(base) != 32 or len(shift) != 32 or any(not 0 <= x < 32 for x in base):
+            raise ValueError(f"class {cls}: base needs 32 entries in 0..31 and shift 32 entries")
+        if any(not -8 <= s <= 8 for s in shift):
+            raise ValueError(f"class {cls}: shift must be in [-8, 8]")
+        for j in range(32):
+            k, steps = j, 0
+            while k != root and steps < 32:
+                k, steps = base[k], steps + 1
+            if k != root:
+                raise ValueError(f"class {cls}: the base pointers of byte {j} do not reach the root")
+        row, col = m.get("scan_row"), m.get("scan_col")
+        if len(row) != 256 or len(col) != 256 or sorted(32 * r + c for r, c in zip(row, col)) != list(range(256)) \
+                or any(not 0 <= c < 32 for c in col):
+            raise ValueError(f"class {cls}: (scan_row, scan_col) must be a permutation of the 8 x 32 cells")
+
+
+class MPCModel:
+    """A trained MPC model: the immutable JSON :class:`memcomp.Model` (``.model``) plus training
+    information that is not part of the model (``.info``: blocks and fallback flag per group)."""
+
+    __slots__ = ("model", "info")
+
+    def __init__(self, model: Union[Model, Mapping[str, Any], str], info: Optional[Dict[str, Any]] = None):
+        m = model if isinstance(model, Model) else Model(model)
+        validate_model(m.data)
+        self.model = m
+        self.info = dict(info or {})
+
+    @property
+    def data(self) -> Dict[str, Any]:
+        return self.model.data
+
+    @property
+    def modules(self) -> list:
+        return self.model["modules"]
+
+    def module(self, cls: int) -> Dict[str, Any]:
+        for m in self.modules:
+            if m["class"] == cls:
+                return m
+        raise KeyError(f"no module of class {cls}")
+
+    def to_json(self, indent: Any = None) -> str:
+        return self.model.to_json(indent)
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        self.model.save(path)
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike]) -> "MPCModel":
+        return cls(Model.load(path))
+
+    def codec(self, **options: Any):
+        """``get_codec("mpc", model=...)``; RuntimeError if the MPC codec is not available."""
+        from .codecs import get_codec
+
+        if not mpc_codec_available():
+            raise RuntimeError("the MPC codec is not registered in this build of memcomp")
+        return get_codec("mpc", model=self.model, **options)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MPCModel) and self.model == other.model
+
+    def __hash__(self) -> int:
+        return hash(self.model)
+
+    def __repr__(self) -> str:
+        roots = {m["class"]: m["root"] for m in self.modules}
+        return f"<MPCModel classes/roots {roots}>"
+
+
+def train(
+    blocks,
+    labels: Optional[Sequence[int]] = None,
+    *,
+    zeros: str = "buckets",
+    quantiser: str = "floor",
+    weight: str = "mean",
+    threads: Optional[int] = None,
+    seed: int = 0,
+    max_blocks: Optional[int] = None,
+) -> MPCModel:
+    """Trains the five modules of classes 2..6 (groups :data:`GROUPS`) on 32 B ``blocks``.
+
+    Blocks of MPC classes 0 and 1 are dropped; the rest are grouped by ``labels`` (ints 0..4 per
+    block) or :func:`guess_dtype`. ``max_blocks`` caps the blocks per group (a random subset drawn
+    with ``seed``). Groups without blocks get the module trained on all kept blocks
+    (``info["groups"][g]["fallback"]``). ``mpc.extract.cal22`` is
+    ``quantiser="round", zeros="as_one", weight="cal22"``.
+    """
+    _check_choice("zeros", zeros, ZEROS)
+    _check_choice("quantiser", quantiser, QUANTISERS)
+    _check_choice("weight", weight, WEIGHTS)
+    b = _blocks32(blocks)
+    if labels is not None:
+        lab = np.asarray(labels)
+        if lab.shape != (b.shape[0],):
+            raise ValueError(f"labels must have one entry per block ({b.shape[0]}), got shape {lab.shape}")
+        if lab.size and (not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0 or lab.max() > 4):
+            raise ValueError("labels must be integers 0..4 (Bool/INT8, INT16, INT32/64, FP32, FP64)")
+    if max_blocks is not None and (isinstance(max_blocks, bool) or int(max_blocks) < 1):
+        raise ValueError(f"max_blocks must be a positive int, got {max_blocks!r}")
+    group, special = _core.mpc_classify(b, threads)
+    keep = special < 0
+    if labels is not None:
+        group = lab.astype(np.int8)
+    if not keep.any():
+        raise ValueError("no training blocks: every block is all-zero or all-words-same (MPC classes 0 and 1)")
+    rng = np.random.default_rng(seed)
+    kw = dict(zeros=zeros, quantiser=quantiser, weight=weight, threads=threads)
+
+    def subset(idx: np.ndarray) -> np.ndarray:
+        if max_blocks is not None and idx.size > max_blocks:
+            idx = np.sort(rng.choice(idx, int(max_blocks), replace=False))
+        return b[idx]
+
+    modules, info = [], {"groups": {}, "options": dict(zeros=zeros, quantiser=quantiser, weight=weight, seed=seed,
+                                                       max_blocks=max_blocks)}
+    fallback = None
+    for g, name in enumerate(GROUPS):
+        idx = np.flatnonzero(keep & (group == g))
+        if idx.size:
+            m = train_module(subset(idx), 2 + g, **kw)
+        else:
+            if fallback is None:
+                fallback = train_module(subset(np.flatnonzero(keep)), 2 + g, **kw)
+            m = dict(fallback, **{"class": 2 + g})
+        modules.append(m)
+        info["groups"][name] = {"class": 2 + g, "blocks": int(idx.size), "fallback": idx.size == 0}
+    info["dropped_special"] = int((~keep).sum())
+    data = {"format": FORMAT, "codec": "mpc", "version": MODEL_VERSION, "modules": modules}
+    return MPCModel(data, info)
+
+
+def default_model() -> MPCModel:
+    """The bundled model (``memcomp/data/mpc_default.json``), trained by :func:`train_default`."""
+    return MPCModel.load(_DATA / "mpc_default.json")
+
+
+def train_default(n_bytes: int = 4 << 20, seed: int = 0, threads: Optional[int] = None) -> MPCModel:
+    """Trains on every bundled sample workload (``memcomp.workloads.sample(n_bytes, seed)``, as 32 B
+    blocks): how ``mpc_default.json`` is made."""
+    from . import workloads
+    from .blocks import as_blocks
+
+    parts = [as_blocks(x, 32) for x in workloads.sample(n_bytes, seed).values()]
+    return train(np.concatenate(parts), threads=threads, seed=seed)
+
+
+# ------------------------------------------------------------------------------ P3 §4 protocol
+
+
+def _as32(x: Any) -> np.ndarray:
+    from .blocks import as_blocks, sectorize
+
+    if isinstance(x, np.ndarray) and x.ndim == 2 and x.dtype == np.uint8:
+        return _blocks32(sectorize(np.ascontiguousarray(x), 32) if x.shape[1] != 32 else x)
+    return as_blocks(x, 32)
+
+
+def traffic_entropy(blocks: np.ndarray) -> float:
+    """Order-0 byte entropy of the blocks that are neither all-zero nor all-words-same (P3 §4)."""
+    b = _blocks32(blocks)
+    b = b[special_class(b) < 0]
+    if b.shape[0] == 0:
+        return 0.0
+    c = np.bincount(b.reshape(-1), minlength=256).astype(np.float64)
+    c = c[c > 0]
+    n = c.sum()
+    return max(0.0, math.log2(n) - float(np.dot(c, np.log2(c))) / n)
+
+
+def split(workloads: Mapping[str, Any], *, train_fraction: float = 0.8, seed: int = 0) -> Dict[str, Any]:
+    """P3 §4's split: applications sorted by traffic entropy (descending, ties by name); of every
+    four, the first three are training applications and the fourth is unseen. Each training
+    application's blocks are split at random (``seed``) into ``train_fraction`` for extraction and
+    the rest for the seen test set. Returns ``{"order": [(name, entropy, role)], "train": {name:
+    idx}, "seen": {name: idx}, "unseen": [names]}`` with sorted block indices."""
+    if not 0 < train_fraction < 1:
+        raise ValueError(f"train_fraction must be in (0, 1), got {train_fraction!r}")
+    if not workloads:
+        raise ValueError("protocol needs at least one workload")
+    blocks = {k: _as32(v) for k, v in workloads.items()}
+    ent = {k: traffic_entropy(v) for k, v in blocks.items()}
+    names = sorted(blocks, key=lambda k: (-ent[k], k))
+    rng = np.random.default_rng(seed)
+    out: Dict[str, Any] = {"order": [], "train": {}, "seen": {}, "unseen": []}
+    for i, name in enumerate(names):
+        role = "unseen" if i % 4 == 3 else "train"
+        out["order"].append((name, ent[name], role))
+        if role == "unseen":
+            out["unseen"].append(name)
+            continue
+        n = blocks[name].shape[0]
+        perm = rng.permutation(n)
+        k = int(round(train_fraction * n))
+        out["train"][name] = np.sort(perm[:k])
+        out["seen"][name] = np.sort(perm[k:])
+    return out
+
+
+def protocol(
+    workloads: Mapping[str, Any],
+    *,
+    codecs: Sequence[str] = ("bdi", "fpc", "cpack", "bpc", "sc2"),
+    train_fraction: float = 0.8,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    **train_options: Any,
+) -> Tuple[MPCModel, "pandas.DataFrame"]:  # noqa: F821
+    """P3 §4: train MPC on 80% of the blocks of three of every four applications (sorted by
+    entropy), then measure raw CR on the seen (other 20%) and unseen (fourth applications) sets
+    next to ``codecs``. Data-driven codecs (SC2) are fitted on the same training blocks.
+
+    Returns ``(model, df)``; ``df`` is long-form: ``set`` (seen/unseen), ``workload`` (``"all"``
+    for the whole set), ``entropy``, ``codec``, ``blocks``, ``bits``, ``cr`` (ratio of sums, in-band
+    bits, no tag). The MPC column needs the ``mpc`` codec; without it the MPC rows are left out
+    with a warning.
+    """
+    import pandas as pd
+
+    from .codecs import get_codec
+
+    s = split(workloads, train_fraction=train_fraction, seed=seed)
+    blocks = {k: _as32(v) for k, v in workloads.items()}
+    ent = {name: e for name, e, _ in s["order"]}
+    train_parts = [blocks[k][idx] for k, idx in s["train"].items()]
+    if not train_parts or sum(p.shape[0] for p in train_parts) == 0:
+        raise ValueError("no training blocks")
+    train_blocks = np.concatenate(train_parts)
+    model = train(train_blocks, threads=threads, seed=seed, **train_options)
+    model.info["split"] = [{"workload": n, "entropy": e, "role": r} for n, e, r in s["order"]]
+
+    cs = []
+    for name in codecs:
+        c = get_codec(name)
+        cs.append(c.fit(train_blocks, threads=threads) if c.requires_fit else c)
+    labels = [c.name for c in cs]
+    if mpc_codec_available():
+        cs.append(model.codec())
+        labels.append("mpc")
+    else:
+        warnings.warn("the MPC codec is not registered in this build; protocol() reports the other codecs only",
+                      RuntimeWarning, stacklevel=2)
+
+    sets = {"seen": {k: blocks[k][idx] for k, idx in s["seen"].items()},
+            "unseen": {k: blocks[k] for k in s["unseen"]}}
+    rows = []
+    for set_name, parts in sets.items():
+        if not parts:
+            continue
+        for label, c in zip(labels, cs):
+            tot_bits = tot_blocks = 0
+            for wname, b in parts.items():
+                n = int(b.shape[0])
+                bits = int(c.measure(b, threads=threads).total_bits) if n else 0
+                tot_bits += bits
+                tot_blocks += n
+                rows.append({"set": set_name, "workload": wname, "entropy": ent[wname], "codec": label,
+                             "blocks": n, "bits": bits, "cr": (256 * n / bits) if bits else math.inf})
+            rows.append({"set": set_name, "workload": "all", "entropy": math.nan, "codec": label,
+                         "blocks": tot_blocks, "bits": tot_bits,
+                         "cr": (256 * tot_blocks / tot_bits) if tot_bits else math.inf})
+    return model, pd.DataFrame(rows, columns=["set", "workload", "entropy", "codec", "blocks", "bits", "cr"])

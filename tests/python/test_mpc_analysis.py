@@ -1,0 +1,561 @@
+"""MPC analysis and training (SPEC 1.12, 3; W12) against plain NumPy oracles and
+tests/golden/mpc_analysis.json."""
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import memcomp
+from memcomp import mpc
+
+GOLDEN = json.loads((Path(__file__).resolve().parents[1] / "golden" / "mpc_analysis.json").read_text())
+
+
+# ----------------------------------------------------------------------------- NumPy oracles
+
+
+def floor_log2_ratio(a, b):
+    """floor(log2(a/b)) by exact integer search (a, b > 0, Python ints)."""
+    k = a.bit_length() - b.bit_length() + 1
+    while not (b << max(k, 0)) <= (a << max(-k, 0)):
+        k -= 1
+    return k
+
+
+def round_log2_ratio(a, b):
+    """The integer k nearest log2(a/b): 4^k / 2 <= a^2 / b^2 < 2 4^k, exactly with ints."""
+    f = floor_log2_ratio(a, b)
+    for k in (f, f + 1):
+        lo_ok = 2 * (a * a) << max(-(2 * k), 0) >= (b * b) << max(2 * k, 0)  # a^2 >= b^2 4^k / 2
+        hi_ok = (a * a) << max(-(2 * k + 1), 0) < (b * b) << max(2 * k + 1, 0)
+        if lo_ok and hi_ok:
+            return k
+    raise AssertionError
+
+
+def oracle_bucket(a, b, zeros, quantiser, signed, elem_bytes):
+    bits = 8 * elem_bytes
+    q_min = -bits
+    n_q = (2 * bits) if quantiser == "floor" else (2 * bits + 1)
+    neg = False
+    if signed:
+        sa, sb = a >= 1 << (bits - 1), b >= 1 << (bits - 1)
+        a = (1 << bits) - a if sa else a
+        b = (1 << bits) - b if sb else b
+        neg = sa != sb
+    if zeros == "as_one":
+        a, b = a or 1, b or 1
+    if a == 0:
+        return 1 if b else 0
+    if b == 0:
+        return 2
+    q = floor_log2_ratio(a, b) if quantiser == "floor" else round_log2_ratio(a, b)
+    return 3 + q - q_min + (n_q if neg else 0)
+
+
+def oracle_re(blocks, zeros="buckets", quantiser="floor", signed=False, elem_bytes=1):
+    """RE matrix written plainly: elements, per-pair bucket lists, entropy."""
+    dt = {1: np.uint8, 2: "<u2", 4: "<u4"}[elem_bytes]
+    el = np.ascontiguousarray(blocks).view(dt).astype(np.uint64)
+    n = el.shape[1]
+    table = {}
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            ks = []
+            for a, b in zip(el[:, i].tolist(), el[:, j].tolist()):
+                key = (a, b)
+                if key not in table:
+                    table[key] = oracle_bucket(a, b, zeros, quantiser, signed, elem_bytes)
+                k = table[key]
+                if zeros == "exclude" and k < 3:
+                    continue
+                ks.append(k)
+            if ks:
+                _, c = np.unique(ks, return_counts=True)
+                p = c / c.sum()
+                out[i, j] = float(-(p * np.log2(p)).sum())
+    return out
+
+
+def small_blocks(n, B, seed, zero_frac=0.25):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 256, (n, B), dtype=np.uint8)
+    x[rng.random((n, B)) < zero_frac] = 0
+    x[: n // 4, 1::2] = x[: n // 4, 0::2] // 2  # structure: halves
+    return x
+
+
+# ----------------------------------------------------------------------------- ratio entropy
+
+
+@pytest.mark.parametrize("zeros", mpc.ZEROS)
+@pytest.mark.parametrize("quantiser", mpc.QUANTISERS)
+@pytest.mark.parametrize("signed", [False, True])
+def test_ratio_entropy_matches_oracle_bytes(zeros, quantiser, signed):
+    x = small_blocks(400, 16, 1)
+    re = mpc.ratio_entropy(x, zeros=zeros, quantiser=quantiser, signed=signed)
+    np.testing.assert_allclose(re.matrix(), oracle_re(x, zeros, quantiser, signed), atol=1e-12)
+    assert re.counts.shape == (16, 16, re.layout["buckets"])
+    assert np.all(re.counts[np.arange(16), np.arange(16)] == 0)
+    assert np.all(np.diag(re.matrix()) == 0)
+    assert re.blocks == 400
+
+
+@pytest.mark.parametrize("elem_bytes", [2, 4])
+@pytest.mark.parametrize("zeros,quantiser,signed", [("buckets", "floor", False), ("exclude", "round", True),
+                                                    ("as_one", "floor", True)])
+def test_ratio_entropy_matches_oracle_wide(elem_bytes, zeros, quantiser, signed):
+    x = small_blocks(150, 32, 2, zero_frac=0.4)
+    re = mpc.ratio_entropy(x, zeros=zeros, quantiser=quantiser, signed=signed, elem_bytes=elem_bytes)
+    np.testing.assert_allclose(re.matrix(), oracle_re(x, zeros, quantiser, signed, elem_bytes), atol=1e-12)
+
+
+def test_buckets_all_byte_pairs_and_golden():
+    a, b = np.meshgrid(np.arange(256, dtype=np.uint64), np.arange(256, dtype=np.uint64), indexing="ij")
+    a, b = a.reshape(-1), b.reshape(-1)
+    for zeros, quantiser, signed in itertools.product(mpc.ZEROS, mpc.QUANTISERS, [False, True]):
+        got = memcomp._core.ratio_buckets(a, b, zeros, quantiser, signed, 1)
+        sample = np.random.default_rng(0).choice(a.size, 3000, replace=False)
+        want = [oracle_bucket(int(a[i]), int(b[i]), zeros, quantiser, signed, 1) for i in sample]
+        assert got[sample].tolist() == want
+    for c in GOLDEN["floor"]:
+        assert floor_log2_ratio(c[0], c[1]) == c[2]
+        assert memcomp._core.ratio_buckets(np.array([c[0]], np.uint64), np.array([c[1]], np.uint64))[0] == 3 + c[2] + 8
+    for c in GOLDEN["round"]:
+        assert round_log2_ratio(c[0], c[1]) == c[2]
+        got = memcomp._core.ratio_buckets(np.array([c[0]], np.uint64), np.array([c[1]], np.uint64), "buckets", "round")
+        assert got[0] == 3 + c[2] + 8
+    for c in GOLDEN["buckets"]:
+        got = memcomp._core.ratio_buckets(np.array([c["a"]], np.uint64), np.array([c["b"]], np.uint64), c["zeros"],
+                                          c["quantiser"], c["signed"], 1)
+        assert got[0] == c["bucket"]
+    for c in GOLDEN["layouts"]:
+        assert memcomp._core.ratio_layout("buckets", c["quantiser"], c["signed"], c["elem_bytes"])["buckets"] == c["buckets"]
+    assert mpc.ratio_entropy(small_blocks(10, 32, 0)).counts.shape == (32, 32, 19)  # 19 symbols for bytes
+
+
+def test_wide_quantisers_on_random_32_bit_values():
+    rng = np.random.default_rng(5)
+    a = (rng.integers(1, 1 << 32, 4000, dtype=np.uint64) >> rng.integers(0, 32, 4000).astype(np.uint64)) | 1
+    b = (rng.integers(1, 1 << 32, 4000, dtype=np.uint64) >> rng.integers(0, 32, 4000).astype(np.uint64)) | 1
+    for quantiser, f in (("floor", floor_log2_ratio), ("round", round_log2_ratio)):
+        got = memcomp._core.ratio_buckets(a, b, "buckets", quantiser, False, 4)
+        assert got.tolist() == [3 + f(int(x), int(y)) + 32 for x, y in zip(a, b)]
+
+
+def test_merge_equals_whole_and_threads():
+    x = small_blocks(30000, 32, 3)
+    whole = mpc.ratio_entropy(x, threads=1)
+    parts = mpc.ratio_entropy(x[:10000], threads=2) + mpc.ratio_entropy(x[10000:], threads=1)
+    chunked = mpc.ratio_entropy(x, chunk_blocks=7777, threads=3)
+    assert np.array_equal(parts.counts, whole.counts) and parts.blocks == whole.blocks
+    assert np.array_equal(chunked.counts, whole.counts)
+    assert np.array_equal(sum([mpc.ratio_entropy(x[:5]), mpc.ratio_entropy(x[5:])]).counts, whole.counts)
+    with pytest.raises(ValueError, match="different"):
+        whole + mpc.ratio_entropy(x, quantiser="round")
+    with pytest.raises(ValueError, match="different"):
+        whole + mpc.ratio_entropy(memcomp.as_blocks(x.reshape(-1), 16))
+
+
+def test_ratio_entropy_other_block_sizes_and_dump(tmp_path):
+    x = small_blocks(500, 64, 4)
+    re = mpc.ratio_entropy(x)
+    assert re.matrix().shape == (64, 64)
+    path = tmp_path / "d.bin"
+    memcomp.save_dump(path, x)
+    d = memcomp.open_dump(path, 64)
+    assert np.array_equal(mpc.ratio_entropy(d).counts, re.counts)
+
+
+def test_ratio_entropy_bad_inputs():
+    x = small_blocks(10, 32, 0)
+    with pytest.raises(ValueError, match="zeros"):
+        mpc.ratio_entropy(x, zeros="drop")
+    with pytest.raises(ValueError, match="quantiser"):
+        mpc.ratio_entropy(x, quantiser="ceil")
+    with pytest.raises(ValueError, match="elem_bytes"):
+        mpc.ratio_entropy(x, elem_bytes=3)
+    with pytest.raises(TypeError, match="signed"):
+        mpc.ratio_entropy(x, signed="yes")
+    with pytest.raises(TypeError):
+        mpc.ratio_entropy(x.astype(np.int16))
+    with pytest.raises(TypeError):
+        mpc.ratio_entropy([[1, 2]])
+
+
+# ----------------------------------------------------------------------------- guess_dtype
+
+
+def as32(arr):
+    return memcomp.as_blocks(np.ascontiguousarray(arr), 32)
+
+
+def test_guess_dtype_golden_blocks():
+    blocks = np.stack([np.frombuffer(bytes.fromhex(c["hex"]), np.uint8) for c in GOLDEN["guess_dtype"]])
+    assert mpc.guess_dtype(blocks).tolist() == [c["group"] for c in GOLDEN["guess_dtype"]]
+    assert mpc.special_class(blocks).tolist() == [c["special"] for c in GOLDEN["guess_dtype"]]
+
+
+def oracle_guess(block):
+    q = block.view("<u8")
+    d = block.view("<u4")
+    h = block.view("<u2")
+    if sum(1 for v in q.tolist() if v and 0x380 <= (v >> 52) & 0x7FF <= 0x47F) >= 2:
+        return 4
+    if sum(1 for v in d.tolist() if v and 0x60 <= (v >> 23) & 0xFF <= 0x9F) >= 4:
+        return 3
+    if sum(1 for v in d.tolist() if v >> 16 in (0, 0xFFFF)) >= 6:
+        return 2
+    if sum(1 for v in h.tolist() if v >> 8 in (0, 0xFF)) >= 12:
+        return 1
+    return 0
+
+
+def test_guess_dtype_typed_arrays():
+    rng = np.random.default_rng(0)
+    n = 4096
+    cases = {
+        0: rng.integers(-40, 41, n * 32).astype(np.int8),
+        1: rng.integers(-200, 201, n * 16).astype(np.int16),
+        2: rng.integers(-30000, 30001, n * 8).astype(np.int32),
+        3: rng.uniform(2.0**17, 2.0**30, n * 8).astype(np.float32),
+        4: rng.normal(0, 1e3, n * 4).astype(np.float64),
+    }
+    for group, arr in cases.items():
+        g = mpc.guess_dtype(as32(arr))
+        assert np.all(g == group), (group, np.bincount(g))
+    # int64 of small magnitude is INT32/64
+    assert np.all(mpc.guess_dtype(as32(rng.integers(-1000, 1000, n * 4).astype(np.int64))) == 2)
+    # SPEC's first-match order: FP32 words of magnitude 2^-15 .. 2^16 pass the FP64 test first
+    assert np.all(mpc.guess_dtype(as32(rng.uniform(0.5, 100, n * 8).astype(np.float32))) == 4)
+
+
+def test_guess_dtype_matches_oracle_on_mixed_data():
+    x = memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 18, seed=3), 32)
+    rng = np.random.default_rng(1)
+    sel = rng.choice(x.shape[0], 3000, replace=False)
+    got = mpc.guess_dtype(x)
+    assert got[sel].tolist() == [oracle_guess(x[i]) for i in sel]
+    sp = mpc.special_class(x)
+    zero = ~x.any(axis=1)
+    rep = np.all(x == np.tile(x[:, :4], 8), axis=1)
+    assert np.array_equal(sp, np.where(zero, 0, np.where(rep, 1, -1)))
+
+
+def test_guess_dtype_bad_inputs():
+    with pytest.raises(ValueError, match="32 B"):
+        mpc.guess_dtype(np.zeros((4, 64), np.uint8))
+    with pytest.raises(ValueError):
+        mpc.guess_dtype(np.zeros(32, np.uint8))
+    with pytest.raises(TypeError):
+        mpc.guess_dtype([0] * 32)
+
+
+# ----------------------------------------------------------------------------- extraction
+
+
+def brute_force_mst_weight(w):
+    n = w.shape[0]
+    edges = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    best = math.inf
+    for sub in itertools.combinations(edges, n - 1):
+        parent = list(range(n))
+
+        def find(x):
+            while parent[x] != x:
+                x = parent[x]
+            return x
+
+        ok = True
+        for u, v in sub:
+            a, b = find(u), find(v)
+            if a == b:
+                ok = False
+                break
+            parent[a] = b
+        if ok:
+            best = min(best, sum(w[u, v] for u, v in sub))
+    return best
+
+
+def test_mst_matches_brute_force_and_tie_rule():
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        n = int(rng.integers(2, 7))
+        re = rng.integers(0, 4, (n, n)).astype(np.float64)  # many ties
+        np.fill_diagonal(re, 0)
+        t = mpc.extract(re)
+        w = (re + re.T) / 2
+        assert len(t["edges"]) == n - 1
+        assert sum(w[u, v] for u, v in t["edges"]) == pytest.approx(brute_force_mst_weight(w))
+        # Kruskal order with ties by (w, min, max)
+        keys = [(w[u, v], u, v) for u, v in t["edges"]]
+        assert keys == sorted(keys)
+        # tree: base pointers reach the root
+        for j in range(n):
+            k, steps = j, 0
+            while k != t["root"]:
+                k, steps = t["base"][k], steps + 1
+            assert steps == t["depth"][j] <= t["height"]
+    # cal22 weight uses RE(max, min)
+    re = np.array([[0, 9, 9], [1, 0, 9], [5, 2, 0]], float)
+    assert sorted(mpc.extract(re, weight="cal22")["edges"]) == [(0, 1), (1, 2)]
+
+
+def test_root_rule():
+    # path 0-1-2-3 by weights: centres 1 and 2
+    re = np.full((4, 4), 5.0)
+    for u, v in [(0, 1), (1, 2), (2, 3)]:
+        re[u, v] = re[v, u] = 1.0
+    np.fill_diagonal(re, 0)
+    assert mpc.extract(re)["root"] == 1
+    assert mpc.extract(re, np.array([0, 1, 2, 0.0]))["root"] == 2
+    assert mpc.extract(re, np.array([0, 2, 2, 0.0]))["root"] == 1
+    with pytest.raises(ValueError, match="square"):
+        mpc.extract(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="weight"):
+        mpc.extract(re, weight="max")
+
+
+def w12_blocks(n=3000, seed=12):
+    rng = np.random.default_rng(seed)
+    base = rng.integers(1, 256, (n, 4), dtype=np.uint8)
+    return np.ascontiguousarray(np.tile(base, 8))
+
+
+def test_w12_synthetic_extraction():
+    x = w12_blocks()
+    re = mpc.ratio_entropy(x)
+    m = re.matrix()
+    cls = np.arange(32) % 4
+    same = cls[:, None] == cls[None, :]
+    assert np.all(m[same] == 0)
+    assert np.all(m[~same] > 1)
+    t = mpc.extract(m, mpc.byte_entropy(x))
+    edges = set(t["edges"])
+    assert {tuple(e) for e in GOLDEN["w12"]["stars"]} <= edges
+    sh = mpc.shifts(re, t["root"], t["base"])
+    for j in range(32):
+        if j != t["root"] and j % 4 == t["base"][j] % 4:
+            assert sh[j] == GOLDEN["w12"]["star_shift"]
+    # all intra-class residues are zero
+    base = list(t["base"])
+    X = memcomp._core.mpc_xor_planes(x, t["root"], base, sh)
+    cols = [j for j in range(32) if j != t["root"]]
+    for c, j in enumerate(cols, start=1):
+        if j % 4 == base[j] % 4:
+            assert not X[:, :, c].any()
+    # W12 blocks are all-words-same (MPC class 1), so train() drops them; one module keeps the stars
+    assert np.all(mpc.special_class(x) == 1)
+    mod = mpc.train_module(x, 2)
+    for c, q in GOLDEN["w12"]["stars"]:
+        assert mod["base"][q] == c or mod["base"][c] == q
+
+
+def oracle_xor_planes(blocks, root, base, shift):
+    b = blocks.astype(np.int64)
+    cols = [b[:, root]]
+    for j in range(32):
+        if j == root:
+            continue
+        v, s = b[:, base[j]], shift[j]
+        pred = (v << s) & 255 if s > 0 else (v >> -s if s < 0 else v)
+        cols.append((b[:, j] - pred) & 255)
+    R = np.stack(cols, axis=1)
+    P = np.stack([(R >> (7 - p)) & 1 for p in range(8)], axis=1)
+    X = P.copy()
+    X[:, 1:, 1:] = P[:, 1:, 1:] ^ P[:, :-1, 1:]
+    return X.astype(np.uint8)
+
+
+def test_xor_planes_and_scan_match_oracle():
+    x = memcomp.as_blocks(memcomp.workloads.generate("int32_csr", 1 << 16), 32)
+    rng = np.random.default_rng(3)
+    root = 7
+    base = [int(v) for v in rng.integers(0, 32, 32)]
+    base[root] = root
+    shift = [int(v) for v in rng.integers(-8, 9, 32)]
+    X = memcomp._core.mpc_xor_planes(x, root, base, shift)
+    assert np.array_equal(X, oracle_xor_planes(x, root, base, shift))
+    Z = (X.reshape(-1, 256) == 0).astype(np.int64)
+    zeros, co = memcomp._core.mpc_cell_zeros(x, root, base, shift, 2)
+    assert np.array_equal(zeros, Z.sum(0))
+    assert np.array_equal(co, Z.T @ Z)
+    row, col = mpc.scan(x, root, base, shift)
+    cells = [32 * r + c for r, c in zip(row, col)]
+    assert sorted(cells) == list(range(256))
+    # greedy oracle
+    zc, cc = Z.sum(0), Z.T @ Z
+    order = [int(np.argmax(zc))]
+    left = set(range(256)) - {order[0]}
+    while left:
+        prev = order[-1]
+        nxt = min(left, key=lambda c: (-cc[prev, c], c))
+        order.append(nxt)
+        left.remove(nxt)
+    assert cells == order
+
+
+# ----------------------------------------------------------------------------- training
+
+
+@pytest.fixture(scope="module")
+def sample_blocks():
+    parts = [memcomp.as_blocks(v, 32) for v in memcomp.workloads.sample(1 << 18, seed=1).values()]
+    return np.concatenate(parts)
+
+
+def test_train_deterministic_and_valid(sample_blocks):
+    a = mpc.train(sample_blocks, seed=3, threads=1)
+    b = mpc.train(sample_blocks, seed=3, threads=2)
+    assert a == b and a.to_json() == b.to_json()
+    c = mpc.train(sample_blocks, seed=3, max_blocks=2000)
+    d = mpc.train(sample_blocks, seed=3, max_blocks=2000)
+    assert c == d
+    data = a.data
+    assert data["format"] == "memcomp.model/1" and data["codec"] == "mpc" and data["version"] == 1
+    assert [m["class"] for m in data["modules"]] == [2, 3, 4, 5, 6]
+    mpc.validate_model(data)
+    for m in data["modules"]:
+        assert m["base"][m["root"]] == m["root"] and m["shift"][m["root"]] == 0
+    assert a.info["dropped_special"] == int((mpc.special_class(sample_blocks) >= 0).sum())
+
+
+def test_train_module_is_the_pipeline(sample_blocks):
+    keep = sample_blocks[mpc.special_class(sample_blocks) < 0]
+    g = mpc.guess_dtype(keep)
+    blocks = keep[g == 2]
+    m = mpc.train_module(blocks, 4)
+    re = mpc.ratio_entropy(blocks)
+    t = mpc.extract(re.matrix(), mpc.byte_entropy(blocks))
+    assert m["root"] == t["root"]
+    assert m["base"] == t["base"]
+    sh = mpc.shifts(re, t["root"], t["base"])
+    assert m["shift"] == sh
+    assert (m["scan_row"], m["scan_col"]) == mpc.scan(blocks, t["root"], t["base"], sh)
+    assert mpc.train(sample_blocks).module(4) == m
+
+
+def test_train_labels_and_fallback(sample_blocks):
+    n = sample_blocks.shape[0]
+    labels = np.full(n, 3)
+    model = mpc.train(sample_blocks, labels=labels)
+    assert model.info["groups"]["fp32"]["blocks"] > 0
+    fb = [g for g, v in model.info["groups"].items() if v["fallback"]]
+    assert set(fb) == {"bool_int8", "int16", "int32_64", "fp64"}
+    m5 = model.module(5)
+    for c in (2, 3, 4, 6):  # fallback = trained on all kept blocks = the fp32 group here
+        assert {k: v for k, v in model.module(c).items() if k != "class"} == {k: v for k, v in m5.items() if k != "class"}
+
+
+def test_train_bad_inputs(sample_blocks):
+    with pytest.raises(ValueError, match="labels"):
+        mpc.train(sample_blocks, labels=np.full(sample_blocks.shape[0], 5))
+    with pytest.raises(ValueError, match="labels"):
+        mpc.train(sample_blocks, labels=[0, 1])
+    with pytest.raises(ValueError, match="labels"):
+        mpc.train(sample_blocks, labels=np.full(sample_blocks.shape[0], 1.5))
+    with pytest.raises(ValueError, match="32 B"):
+        mpc.train(memcomp.as_blocks(sample_blocks.reshape(-1), 64))
+    with pytest.raises(ValueError, match="no training blocks"):
+        mpc.train(np.zeros((10, 32), np.uint8))
+    with pytest.raises(ValueError, match="zeros"):
+        mpc.train(sample_blocks, zeros="none")
+    with pytest.raises(ValueError, match="max_blocks"):
+        mpc.train(sample_blocks, max_blocks=0)
+
+
+def test_cal22_preset_runs(sample_blocks):
+    m = mpc.train(sample_blocks, quantiser="round", zeros="as_one", weight="cal22", max_blocks=5000)
+    mpc.validate_model(m.data)
+
+
+def test_model_json_roundtrip_and_validation(tmp_path):
+    m = mpc.default_model()
+    mpc.validate_model(m.data)
+    p = tmp_path / "m.json"
+    m.save(p)
+    assert mpc.MPCModel.load(p) == m
+    assert memcomp.Model.load(p) == m.model
+    bad = m.data
+    bad["modules"][0]["base"][bad["modules"][0]["root"] ^ 1] = bad["modules"][0]["root"] ^ 1  # self loop
+    with pytest.raises(ValueError, match="reach the root"):
+        mpc.MPCModel(bad)
+    bad = m.data
+    bad["modules"][1]["scan_row"][0] = bad["modules"][1]["scan_row"][1]
+    bad["modules"][1]["scan_col"][0] = bad["modules"][1]["scan_col"][1]
+    with pytest.raises(ValueError, match="permutation"):
+        mpc.MPCModel(bad)
+
+
+def test_default_model_is_the_documented_training():
+    # mpc_default.json = train_default() (sample workloads at 4 MiB, seed 0)
+    assert mpc.train_default() == mpc.default_model()
+
+
+# ----------------------------------------------------------------------------- protocol
+
+
+def test_protocol_split_rules():
+    wl = memcomp.workloads.sample(1 << 16, seed=2)
+    s = mpc.split(wl, seed=5)
+    order = s["order"]
+    ents = [e for _, e, _ in order]
+    assert ents == sorted(ents, reverse=True)
+    assert [r for _, _, r in order] == ["train", "train", "train", "unseen"] * (len(order) // 4)
+    for name, e, _ in order:
+        assert e == pytest.approx(mpc.traffic_entropy(memcomp.as_blocks(wl[name], 32)))
+    for name in s["train"]:
+        n = wl[name].size // 32
+        tr, se = s["train"][name], s["seen"][name]
+        assert len(tr) == round(0.8 * n) and len(tr) + len(se) == n
+        assert not set(tr.tolist()) & set(se.tolist())
+    assert mpc.split(wl, seed=5)["train"]["records"].tolist() == s["train"]["records"].tolist()
+    with pytest.raises(ValueError, match="train_fraction"):
+        mpc.split(wl, train_fraction=1.0)
+
+
+def test_protocol_frame():
+    wl = memcomp.workloads.sample(1 << 15, seed=2)
+    has_mpc = mpc.mpc_codec_available()
+    if has_mpc:
+        model, df = mpc.protocol(wl, seed=1)
+    else:
+        with pytest.warns(RuntimeWarning, match="MPC codec"):
+            model, df = mpc.protocol(wl, seed=1)
+    assert isinstance(model, mpc.MPCModel)
+    assert set(df["set"]) == {"seen", "unseen"}
+    codecs = set(df["codec"])
+    assert len(codecs) == 5 + has_mpc
+    allrows = df[df["workload"] == "all"]
+    for (_, codec), g in df[df["workload"] != "all"].groupby(["set", "codec"]):
+        tot = allrows[(allrows["set"] == g["set"].iloc[0]) & (allrows["codec"] == codec)].iloc[0]
+        assert tot["blocks"] == g["blocks"].sum() and tot["bits"] == g["bits"].sum()
+        assert tot["cr"] == pytest.approx(256 * tot["blocks"] / tot["bits"])
+    bdi = memcomp.get_codec("bdi")
+    s = mpc.split(wl, seed=1)
+    name = s["unseen"][0]
+    row = df[(df["set"] == "unseen") & (df["workload"] == name) & (df["codec"] == bdi.name)].iloc[0]
+    assert row["bits"] == bdi.measure(memcomp.as_blocks(wl[name], 32)).total_bits
+    if has_mpc:
+        codec = model.codec()
+        seen = s["seen"][s["order"][0][0]]
+        b = memcomp.as_blocks(wl[s["order"][0][0]], 32)[seen]
+        row = df[(df["set"] == "seen") & (df["workload"] == s["order"][0][0]) & (df["codec"] == "mpc")].iloc[0]
+        assert row["bits"] == codec.measure(b).total_bits
+
+
+def test_default_model_with_codec():
+    if not mpc.mpc_codec_available():
+        pytest.skip("the MPC codec is not registered in this build")
+    codec = mpc.default_model().codec()
+    x = memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 18, seed=4), 32)
+    enc = codec.encode(x)
+    assert np.array_equal(codec.decode(enc), x)
+    assert codec.measure(x).cr() > 1
