@@ -273,7 +273,7 @@ inline Rows scan(const Module& m, const Planes& X) noexcept {
 inline Planes unscan(const Module& m, const Rows& r) noexcept {
   Planes X{};
   for (unsigned t = 0; t < kCells; ++t) {
-    const std::uint32_t bit = (r[t >> 4] >> (15 - (t & 15))) & 1u;
+    const std::uint32_t bit = (std::uint32_t{r[t >> 4]} >> (15 - (t & 15))) & 1u;
     X[m.scan_row[t]] |= bit << m.scan_col[t];
   }
   return X;
