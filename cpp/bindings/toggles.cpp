@@ -1,6 +1,191 @@
-// placeholder: toggles bindings are being written.
+// memcomp bindings: bus energy (toggles, DRAM zeros and DBI) and Energy Control (SPEC 2).
+#include "memcomp/analysis/toggles.hpp"
+
+#include <limits>
+
 #include "common.hpp"
 
 namespace memcomp::bindings {
-void register_toggles(py::module_&) {}
+
+namespace {
+
+BusConfig config_of(const py::dict& bus) { return bus_config(to_options(bus)); }
+
+WireState state_of(const BusConfig& c, const py::object& state) {
+  if (state.is_none()) return initial_state(c);
+  if (!py::isinstance<WireState>(state))
+    throw py::type_error("state must be None or a WireState returned by an earlier call");
+  return state.cast<WireState>();
+}
+
+/// Fresh per-block columns for n blocks, and the BusColumns that points into them.
+struct OutColumns {
+  py::dict arrays;
+  BusColumns cols;
+  explicit OutColumns(std::size_t n) {
+#define X(f)                                                                 \
+  {                                                                          \
+    py::array_t<std::uint32_t> a(static_cast<py::ssize_t>(n));               \
+    cols.f = a.mutable_data();                                               \
+    arrays[#f] = a;                                                          \
+  }
+    MEMCOMP_BUS_FIELDS(X)
+#undef X
+  }
+};
+
+py::dict totals(const BusTotals& t) {
+  py::dict d;
+#define X(f) d[#f] = t.f;
+  MEMCOMP_BUS_FIELDS(X)
+#undef X
+  return d;
+}
+
+py::dict counts(const BusCounts& t) {
+  py::dict d;
+#define X(f) d[#f] = t.f;
+  MEMCOMP_BUS_FIELDS(X)
+#undef X
+  return d;
+}
+
+StreamsView streams_of(const py::array& data, const py::array& offsets, const py::array& lengths) {
+  StreamsView s;
+  s.data = column<std::uint8_t>(data, "data");
+  s.data_bytes = static_cast<std::size_t>(data.shape(0));
+  s.bit_offsets = column<std::uint64_t>(offsets, "bit_offsets");
+  s.n_blocks = static_cast<std::size_t>(offsets.shape(0));
+  s.bit_lengths = column<std::uint32_t>(lengths, "bit_lengths", s.n_blocks);
+  return s;
+}
+
+py::tuple count_raw(const py::array& blocks, const py::dict& bus, const py::object& state, bool close,
+                    bool per_block) {
+  const BlockView v = block_view(blocks);
+  const BusConfig c = config_of(bus);
+  WireState s = state_of(c, state);
+  OutColumns out(per_block ? v.n_blocks : 0);
+  BusTotals t;
+  {
+    py::gil_scoped_release nogil;
+    t = bus_count_raw(c, v, s, per_block ? &out.cols : nullptr, close);
+  }
+  return py::make_tuple(out.arrays, totals(t), s);
+}
+
+py::tuple count_streams(const py::array& data, const py::array& offsets, const py::array& lengths,
+                        const py::dict& bus, const py::object& state, bool close, bool per_block) {
+  const StreamsView sv = streams_of(data, offsets, lengths);
+  const BusConfig c = config_of(bus);
+  WireState s = state_of(c, state);
+  OutColumns out(per_block ? sv.n_blocks : 0);
+  BusTotals t;
+  {
+    py::gil_scoped_release nogil;
+    t = bus_count_streams(c, sv, s, per_block ? &out.cols : nullptr, close);
+  }
+  return py::make_tuple(out.arrays, totals(t), s);
+}
+
+py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array& offsets, const py::array& lengths,
+                 const py::dict& bus, unsigned k, double alpha, const py::object& bu, const py::object& state,
+                 bool close) {
+  const BlockView v = block_view(blocks);
+  const StreamsView sv = streams_of(data, offsets, lengths);
+  const BusConfig c = config_of(bus);
+  WireState s = state_of(c, state);
+  EcConfig ec;
+  ec.k = k;
+  ec.alpha = alpha;
+  double scalar = 0;
+  const double* bup = &scalar;
+  std::size_t bun = 1;
+  if (py::isinstance<py::array>(bu)) {
+    const auto a = bu.cast<py::array>();
+    bup = column<double>(a, "bu", v.n_blocks);
+    bun = v.n_blocks;
+  } else if (py::isinstance<py::float_>(bu) || py::isinstance<py::int_>(bu)) {
+    if (py::isinstance<py::bool_>(bu)) throw py::type_error("bu must be a number or a float64 array");
+    scalar = bu.cast<double>();
+  } else {
+    throw py::type_error("bu must be a number or a float64 array with one entry per block");
+  }
+  const auto n = static_cast<py::ssize_t>(v.n_blocks);
+  py::array_t<bool> flag(n);
+  py::array_t<double> cr(n);
+  py::array_t<std::uint32_t> t0(n), t1(n), units0(n), units1(n), bits1(n);
+  OutColumns sent(v.n_blocks);
+  EcColumns out;
+  static_assert(sizeof(bool) == 1, "bool flags are written as bytes");
+  out.compressed = reinterpret_cast<std::uint8_t*>(flag.mutable_data());
+  out.cr = cr.mutable_data();
+  out.t0 = t0.mutable_data();
+  out.t1 = t1.mutable_data();
+  out.units_raw = units0.mutable_data();
+  out.units_comp = units1.mutable_data();
+  out.bits_comp = bits1.mutable_data();
+  out.sent = sent.cols;
+  EcTotals t;
+  {
+    py::gil_scoped_release nogil;
+    t = energy_control(c, ec, v, sv, bup, bun, s, &out, close);
+  }
+  py::dict cols;
+  cols["compressed"] = flag;
+  cols["cr"] = cr;
+  cols["t0"] = t0;
+  cols["t1"] = t1;
+  cols["units_raw"] = units0;
+  cols["units_comp"] = units1;
+  cols["bits_comp"] = bits1;
+  py::dict tot;
+  tot["blocks"] = t.blocks;
+  tot["compressed"] = t.compressed;
+  tot["raw_bits"] = t.raw_bits;
+  tot["sent_bits"] = t.sent_bits;
+  tot["raw_units"] = t.raw_units;
+  tot["sent_units"] = t.sent_units;
+  tot["sent"] = totals(t.sent);
+  return py::make_tuple(cols, sent.arrays, tot, s);
+}
+
+py::tuple drive(const py::array& stream, std::uint64_t nbits, const py::dict& bus, const py::object& state) {
+  const std::uint8_t* p = column<std::uint8_t>(stream, "stream");
+  if ((nbits + 7) / 8 > static_cast<std::uint64_t>(stream.shape(0)))
+    throw py::value_error("nbits exceeds the stream's bytes");
+  const BusConfig c = config_of(bus);
+  WireState s = state_of(c, state);
+  Bus b(c);
+  b.keep_driven = true;
+  const BusCounts r = b.transfer(s, p, nbits, false);
+  std::vector<std::uint8_t> d = b.driven(), pins = b.pin_levels();
+  return py::make_tuple(to_numpy(std::move(d)), to_numpy(std::move(pins)), counts(r), s);
+}
+
+}  // namespace
+
+void register_toggles(py::module_& m) {
+  py::class_<WireState>(m, "WireState", "Wire levels carried from one chunk of transfers to the next.")
+      .def("copy", [](const WireState& s) { return s; })
+      .def_property_readonly("idle", [](const WireState& s) { return s.idle; });
+  m.def("bus_options", [](const py::dict& bus) { return from_options(bus_options(config_of(bus))); },
+        py::arg("bus"), "Every bus option with its effective value (validates them).");
+  m.def("bus_count_raw", &count_raw, py::arg("blocks").noconvert(), py::arg("bus"), py::arg("state") = py::none(),
+        py::arg("close") = true, py::arg("per_block") = true,
+        "Counts raw blocks: (per-block columns, totals, state); per_block=False leaves the columns empty.");
+  m.def("bus_count_streams", &count_streams, py::arg("data").noconvert(), py::arg("bit_offsets").noconvert(),
+        py::arg("bit_lengths").noconvert(), py::arg("bus"), py::arg("state") = py::none(), py::arg("close") = true,
+        py::arg("per_block") = true, "Counts compressed streams: (per-block columns, totals, state).");
+  m.def("energy_control", &run_ec, py::arg("blocks").noconvert(), py::arg("data").noconvert(),
+        py::arg("bit_offsets").noconvert(), py::arg("bit_lengths").noconvert(), py::arg("bus"), py::arg("k") = 2,
+        py::arg("alpha") = 1.0, py::arg("bu") = 0.0, py::arg("state") = py::none(), py::arg("close") = true);
+  m.def("bus_drive", &drive, py::arg("stream").noconvert(), py::arg("nbits"), py::arg("bus"),
+        py::arg("state") = py::none(),
+        "One transfer: (beats as driven, DBI pin levels per lane and beat, counts, state).");
+  m.def("ec_gain", &ec_gain, py::arg("bu"));
+  m.def("ec_decide", &ec_decide, py::arg("t0"), py::arg("t1"), py::arg("cr"), py::arg("g") = 1.0,
+        py::arg("k") = 2, py::arg("alpha") = 1.0);
+}
+
 }  // namespace memcomp::bindings

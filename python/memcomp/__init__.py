@@ -7,7 +7,7 @@ the metrics to compare them: raw CR, CR at memory access granularity (MAG), size
 >>> blocks = memcomp.as_blocks(np.arange(1024, dtype=np.int32), 32)
 >>> memcomp.get_codec("bdi").measure(blocks).cr()  # doctest: +SKIP
 """
-from . import e2mc, entropy, mpc, workloads
+from . import e2mc, entropy, mpc, toggles, workloads
 from ._core import CorruptStreamError
 from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
 from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
@@ -41,5 +41,6 @@ __all__ = [
     "parse_policy",
     "save_dump",
     "sectorize",
+    "toggles",
     "workloads",
 ]

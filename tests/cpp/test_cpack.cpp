@@ -300,7 +300,7 @@ TEST(CPack, OptionsAndFlags) {
     EXPECT_EQ(c->stateful(), std::string(p) == "cpack.skku") << p;
     EXPECT_EQ(c->exact(), std::string(p) != "cpack.gem5") << p;
     EXPECT_EQ(c->max_compressed_bits(256), 34u * 64u);
-    EXPECT_EQ(c->options().size(), 5u);
+    EXPECT_EQ(c->options().size(), 6u);  // endian, push, dictionary, init, persistent, layout
   }
   EXPECT_EQ(make_codec("cpack")->preset(), "cpack.paper");
   EXPECT_THROW(make_codec("cpack", {{"init", std::string("zeros")}, {"dictionary", std::string("fill")}}),

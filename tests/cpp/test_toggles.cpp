@@ -1,2 +1,471 @@
-// placeholder
+// Bus energy (SPEC 2): toggles, DRAM zeros and transitions, DBI, Energy Control, and Metadata
+// Consolidation layouts. Counts are checked against a bit-by-bit simulation of the wires, the
+// worked examples W8/W8b/W8c/W9/W10 against tests/golden/toggles.json.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "json_lite.hpp"
+#include "memcomp/analysis/toggles.hpp"
+#include "memcomp/codecs/registry.hpp"
+#include "test_util.hpp"
+
+using namespace memcomp;
+using memcomp::test::Json;
+
+namespace {
+
+Json golden() { return test::parse_file(std::string(MEMCOMP_GOLDEN_DIR) + "/toggles.json"); }
+
+std::vector<std::uint8_t> hex(const std::string& h) {
+  std::vector<std::uint8_t> out;
+  for (std::size_t i = 0; i + 1 < h.size(); i += 2)
+    out.push_back(static_cast<std::uint8_t>(std::stoul(h.substr(i, 2), nullptr, 16)));
+  return out;
+}
+
+Options options_of(const Json& o) {
+  Options r;
+  for (const auto& [k, v] : o.items()) {
+    if (v.is_string())
+      r[k] = v.as_string();
+    else
+      r[k] = v.as_int();
+  }
+  return r;
+}
+
+// ---- bit-by-bit reference --------------------------------------------------------------------
+
+struct Ref {
+  std::uint64_t units = 0, beats = 0, t01 = 0, t10 = 0, zeros = 0, ones = 0;
+  std::uint64_t pin_t01 = 0, pin_t10 = 0, pin_zeros = 0, pin_ones = 0, inversions = 0;
+};
+
+int stream_bit(const std::uint8_t* p, std::uint64_t t) { return (p[t / 8] >> (7 - t % 8)) & 1; }
+
+/// One transfer on wires `state` (W bits) and pins (one per lane); returns the counts.
+Ref ref_transfer(const BusConfig& c, std::vector<int>& state, std::vector<int>& pins, bool& idle,
+                 const std::uint8_t* p, std::uint64_t nbits, bool close_after) {
+  Ref r;
+  const std::uint64_t W = c.width_bits;
+  const bool dram = c.channel == Channel::dram;
+  if (nbits > 0) {
+    std::uint64_t n = (nbits + W - 1) / W;
+    r.units = n;
+    if (dram) {
+      r.units = (n + c.burst_length - 1) / c.burst_length;
+      n = r.units * c.burst_length;
+    }
+    r.beats = n;
+    std::vector<int> bits(n * W);
+    for (std::uint64_t t = 0; t < n * W; ++t) {
+      if (t < nbits)
+        bits[t] = stream_bit(p, t);
+      else
+        bits[t] = c.pad == Pad::zero ? 0 : c.pad == Pad::one ? 1 : (t >= W ? bits[t - W] : state[t]);
+    }
+    const int asserted = c.idle_high ? 0 : 1;
+    for (std::uint64_t k = 0; k < n; ++k) {
+      std::vector<int> beat(bits.begin() + static_cast<std::ptrdiff_t>(k * W),
+                            bits.begin() + static_cast<std::ptrdiff_t>((k + 1) * W));
+      std::vector<int> new_pins = pins;
+      if (dram && c.dbi != Dbi::none) {
+        for (std::uint64_t l = 0; l < W / 8; ++l) {
+          int ones = 0, diff = 0;
+          for (std::uint64_t j = 0; j < 8; ++j) {
+            ones += beat[8 * l + j];
+            diff += beat[8 * l + j] != state[8 * l + j];
+          }
+          bool inv;
+          if (c.dbi == Dbi::dc) {
+            inv = c.idle_high ? 8 - ones > 4 : ones > 4;
+          } else if (k == 0 && idle && c.ac_first_no_invert) {
+            inv = false;
+          } else if (c.ac_count_pin) {
+            inv = (8 - diff) + (pins[l] != asserted) < diff + (pins[l] == asserted);
+          } else {
+            inv = diff > static_cast<int>(c.ac_threshold);
+          }
+          if (inv)
+            for (std::uint64_t j = 0; j < 8; ++j) beat[8 * l + j] ^= 1;
+          r.inversions += inv;
+          new_pins[l] = inv ? asserted : 1 - asserted;
+        }
+        for (std::uint64_t l = 0; l < W / 8; ++l) {
+          r.pin_t01 += pins[l] == 0 && new_pins[l] == 1;
+          r.pin_t10 += pins[l] == 1 && new_pins[l] == 0;
+          r.pin_ones += new_pins[l] == 1;
+          r.pin_zeros += new_pins[l] == 0;
+        }
+        pins = new_pins;
+      }
+      for (std::uint64_t t = 0; t < W; ++t) {
+        r.t01 += state[t] == 0 && beat[t] == 1;
+        r.t10 += state[t] == 1 && beat[t] == 0;
+        r.ones += beat[t] == 1;
+        r.zeros += beat[t] == 0;
+      }
+      state = beat;
+    }
+    idle = false;
+  }
+  if (dram && !idle && (c.isolated || close_after)) {
+    const int level = c.idle_high ? 1 : 0;
+    for (std::uint64_t t = 0; t < W; ++t) {
+      r.t01 += state[t] == 0 && level == 1;
+      r.t10 += state[t] == 1 && level == 0;
+      state[t] = level;
+    }
+    for (auto& pn : pins) {
+      r.pin_t01 += pn == 0 && level == 1;
+      r.pin_t10 += pn == 1 && level == 0;
+      pn = level;
+    }
+    idle = true;
+  }
+  return r;
+}
+
+/// Per-block counts of a batch, as rows.
+struct Table {
+  explicit Table(std::size_t n) : v(14, std::vector<std::uint32_t>(n)) {
+    std::size_t k = 0;
+#define MEMCOMP_T(f) cols.f = v[k++].data();
+    MEMCOMP_BUS_FIELDS(MEMCOMP_T)
+#undef MEMCOMP_T
+  }
+  BusCounts operator[](std::size_t i) const {
+    BusCounts r;
+#define MEMCOMP_T(f) r.f = cols.f[i];
+    MEMCOMP_BUS_FIELDS(MEMCOMP_T)
+#undef MEMCOMP_T
+    return r;
+  }
+  std::vector<std::vector<std::uint32_t>> v;
+  BusColumns cols;
+};
+
+void expect_same(const BusCounts& got, const Ref& want, const std::string& what) {
+  EXPECT_EQ(got.units, want.units) << what;
+  EXPECT_EQ(got.beats, want.beats) << what;
+  EXPECT_EQ(got.t01, want.t01) << what;
+  EXPECT_EQ(got.t10, want.t10) << what;
+  EXPECT_EQ(got.toggles, want.t01 + want.t10) << what;
+  EXPECT_EQ(got.zeros, want.zeros) << what;
+  EXPECT_EQ(got.ones, want.ones) << what;
+  EXPECT_EQ(got.pin_t01, want.pin_t01) << what;
+  EXPECT_EQ(got.pin_t10, want.pin_t10) << what;
+  EXPECT_EQ(got.pin_zeros, want.pin_zeros) << what;
+  EXPECT_EQ(got.pin_ones, want.pin_ones) << what;
+  EXPECT_EQ(got.inversions, want.inversions) << what;
+}
+
+/// Random streams of random lengths (0..2100 bits), byte-aligned in one buffer.
+struct RandomStreams {
+  std::vector<std::uint8_t> data;
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint32_t> lengths;
+  StreamsView view() const { return {data.data(), data.size(), offsets.data(), lengths.data(), offsets.size()}; }
+};
+RandomStreams random_streams(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  RandomStreams s;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t len = i % 7 == 0 ? static_cast<std::uint32_t>(rng() % 3) : static_cast<std::uint32_t>(rng() % 2100);
+    s.offsets.push_back(8 * s.data.size());
+    s.lengths.push_back(len);
+    const int kind = static_cast<int>(rng() % 3);
+    for (std::uint32_t b = 0; b < (len + 7) / 8; ++b)
+      s.data.push_back(static_cast<std::uint8_t>(kind == 0 ? rng() : kind == 1 ? (rng() % 4 == 0 ? rng() : 0) : 0xF0));
+  }
+  return s;
+}
+
+void check_against_reference(const BusConfig& c, const RandomStreams& rs, const std::string& what) {
+  WireState s = initial_state(c);
+  Table got(rs.offsets.size());
+  const BusTotals tot = bus_count_streams(c, rs.view(), s, &got.cols, true);
+  const WireState init = initial_state(c);
+  std::vector<int> wires(c.width_bits), pins(c.lanes());
+  bool idle = true;
+  auto reset = [&] {
+    for (unsigned t = 0; t < c.width_bits; ++t) wires[t] = (init.wires[t / 8] >> (7 - t % 8)) & 1;
+    for (unsigned l = 0; l < c.lanes() && l < init.pins.size(); ++l) pins[l] = init.pins[l];
+    idle = true;
+  };
+  reset();
+  std::uint64_t sum_toggles = 0;
+  for (std::size_t i = 0; i < rs.offsets.size(); ++i) {
+    if (c.isolated) reset();
+    const Ref r = ref_transfer(c, wires, pins, idle, rs.data.data() + rs.offsets[i] / 8, rs.lengths[i],
+                               i + 1 == rs.offsets.size());
+    expect_same(got[i], r, what + " block " + std::to_string(i));
+    sum_toggles += r.t01 + r.t10;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_EQ(tot.toggles, sum_toggles) << what;
+}
+
+}  // namespace
+
+TEST(Toggles, NocMatchesBitReference) {
+  const RandomStreams rs = random_streams(120, 7);
+  for (unsigned flit : {1u, 2u, 4u, 8u, 16u, 32u, 3u})
+    for (Pad pad : {Pad::zero, Pad::one, Pad::hold})
+      for (bool isolated : {false, true})
+        for (bool init_ones : {false, true}) {
+          BusConfig c;
+          c.width_bits = 8 * flit;
+          c.pad = pad;
+          c.isolated = isolated;
+          c.init_ones = init_ones;
+          check_against_reference(c, rs, "noc flit " + std::to_string(flit) + " pad " +
+                                             std::to_string(static_cast<int>(pad)) + (isolated ? " iso" : " stream"));
+        }
+}
+
+TEST(Toggles, DramMatchesBitReference) {
+  const RandomStreams rs = random_streams(80, 11);
+  for (unsigned bus : {8u, 16u, 32u, 64u})
+    for (Dbi dbi : {Dbi::none, Dbi::dc, Dbi::ac})
+      for (bool idle_high : {true, false})
+        for (bool isolated : {false, true})
+          for (int ac_variant = 0; ac_variant < (dbi == Dbi::ac ? 3 : 1); ++ac_variant) {
+            BusConfig c;
+            c.channel = Channel::dram;
+            c.width_bits = bus;
+            c.burst_length = bus == 16 ? 4 : 8;
+            c.dbi = dbi;
+            c.idle_high = idle_high;
+            c.isolated = isolated;
+            c.pad = bus == 64 ? Pad::hold : Pad::zero;
+            c.ac_first_no_invert = ac_variant == 1;
+            c.ac_count_pin = ac_variant == 2;
+            check_against_reference(c, rs, "dram " + std::to_string(bus) + " dbi " +
+                                               std::to_string(static_cast<int>(dbi)) + " v" +
+                                               std::to_string(ac_variant) + (isolated ? " iso" : " stream"));
+          }
+}
+
+TEST(Toggles, RawBlocksEqualTheirBytesAsStreams) {
+  const std::vector<std::uint8_t> flat = test::adversarial_blocks(128, 50);
+  const BlockView v{flat.data(), flat.size() / 128, 128};
+  std::vector<std::uint64_t> off(v.n_blocks);
+  std::vector<std::uint32_t> len(v.n_blocks, 1024);
+  for (std::size_t i = 0; i < v.n_blocks; ++i) off[i] = 8 * 128 * i;
+  for (Channel ch : {Channel::noc, Channel::dram}) {
+    BusConfig c;
+    c.channel = ch;
+    c.width_bits = ch == Channel::noc ? 256 : 32;
+    WireState s1 = initial_state(c), s2 = initial_state(c);
+    const BusTotals a = bus_count_raw(c, v, s1, nullptr, true);
+    const BusTotals b = bus_count_streams(c, {flat.data(), flat.size(), off.data(), len.data(), v.n_blocks}, s2,
+                                          nullptr, true);
+    EXPECT_EQ(a.toggles, b.toggles);
+    EXPECT_EQ(a.zeros, b.zeros);
+    EXPECT_EQ(a.units, (ch == Channel::noc ? 4u : 4u) * v.n_blocks);
+  }
+}
+
+TEST(Toggles, ChunksAddUpInStreamMode) {
+  const RandomStreams rs = random_streams(60, 3);
+  BusConfig c;
+  c.width_bits = 128;
+  WireState whole = initial_state(c);
+  const BusTotals all = bus_count_streams(c, rs.view(), whole, nullptr, true);
+  WireState s = initial_state(c);
+  StreamsView a = rs.view(), b = rs.view();
+  a.n_blocks = 25;
+  b.bit_offsets += 25;
+  b.bit_lengths += 25;
+  b.n_blocks = rs.offsets.size() - 25;
+  BusTotals parts = bus_count_streams(c, a, s, nullptr, false);
+  parts += bus_count_streams(c, b, s, nullptr, true);
+  EXPECT_EQ(parts.toggles, all.toggles);
+  EXPECT_EQ(parts.ones, all.ones);
+}
+
+TEST(Toggles, GoldenDbiW8) {
+  const Json g = golden();
+  for (const Json& e : g["dbi"].elements()) {
+    const std::string id = e["id"].as_string();
+    Bus bus(bus_config(options_of(e["bus"])));
+    bus.keep_driven = true;
+    const std::vector<std::uint8_t> data = hex(e["data"].as_string());
+    WireState s = initial_state(bus.config());
+    const BusCounts r = bus.transfer(s, data.data(), 8 * data.size(), false);
+    EXPECT_EQ(bus.driven(), hex(e["sent"].as_string())) << id;
+    std::vector<std::uint8_t> pins;
+    for (const Json& p : e["pins"].elements()) pins.push_back(static_cast<std::uint8_t>(p.as_int()));
+    EXPECT_EQ(bus.pin_levels(), pins) << id;
+    const BusTotals t = [&] {
+      BusTotals x;
+      x += r;
+      return x;
+    }();
+    for (const auto& [k, v] : e["expected"].items()) {
+      const std::uint64_t want = static_cast<std::uint64_t>(v.as_int());
+      const std::uint64_t got = k == "inversions" ? t.inversions : k == "t10" ? t.t10 : k == "t01" ? t.t01
+                              : k == "zeros" ? t.zeros : k == "ones" ? t.ones : k == "pin_zeros" ? t.pin_zeros
+                              : k == "pin_ones" ? t.pin_ones : k == "pin_t10" ? t.pin_t10 : k == "pin_t01" ? t.pin_t01
+                              : k == "energy" ? t.energy : ~std::uint64_t{0};
+      EXPECT_EQ(got, want) << id << " " << k;
+    }
+    EXPECT_TRUE(s.idle) << id;  // isolated: back to idle
+  }
+}
+
+TEST(Toggles, GoldenW9MetadataConsolidation) {
+  const Json w9 = golden()["w9"];
+  const std::vector<std::uint8_t> blk = hex(w9["block"].as_string());
+  const Options bus = options_of(w9["bus"]);
+  for (const Json& e : w9["raw_toggles"].elements()) {
+    Options o = bus;
+    o["flit_bytes"] = e["flit_bytes"].as_int();
+    WireState s = initial_state(bus_config(o));
+    const BusTotals t = bus_count_raw(bus_config(o), {blk.data(), 1, blk.size()}, s, nullptr, true);
+    EXPECT_EQ(t.toggles, static_cast<std::uint64_t>(e["toggles"].as_int()));
+  }
+  for (const auto& [preset, bits] : w9["streams"].items()) {
+    const auto codec = make_codec(preset);
+    EXPECT_EQ(test::stream_bits(*codec, blk), bits.as_string()) << preset;
+    EXPECT_EQ(test::decode_bits(*codec, bits.as_string(), blk.size()), blk) << preset;
+    const EncodedBlocks enc = codec->encode_batch({blk.data(), 1, blk.size()}, 1);
+    for (const Json& e : w9["toggles"].elements()) {
+      Options o = bus;
+      o["flit_bytes"] = e["flit_bytes"].as_int();
+      WireState s = initial_state(bus_config(o));
+      const BusTotals t = bus_count_streams(
+          bus_config(o), {enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(), 1}, s,
+          nullptr, true);
+      EXPECT_EQ(t.toggles, static_cast<std::uint64_t>(e[preset].as_int())) << preset;
+    }
+  }
+}
+
+TEST(Toggles, GoldenW10EnergyControl) {
+  const Json w10 = golden()["w10"];
+  const double t0 = w10["t0"].as_double(), t1 = w10["t1"].as_double();
+  for (const Json& e : w10["cases"].elements()) {
+    const double g = ec_gain(e["bu"].as_double());
+    EXPECT_EQ(ec_decide(t0, t1, e["cr"].as_double(), g, 1, 1.0), e["ec1"].as_bool()) << e["cr"].as_double();
+    EXPECT_EQ(ec_decide(t0, t1, e["cr"].as_double(), g, 2, 1.0), e["ec2"].as_bool()) << e["cr"].as_double();
+  }
+  EXPECT_DOUBLE_EQ(ec_gain(0.75), 4.0);
+  EXPECT_DOUBLE_EQ(ec_gain(0.5), 1.0);
+  EXPECT_NEAR(ec_gain(1.0), 100.0, 1e-9);  // clamped at 0.99
+  EXPECT_TRUE(ec_decide(5, 0, 1.5, 1, 2, 1));   // T1 = 0 compresses
+  EXPECT_FALSE(ec_decide(5, 0, 1.0, 1, 2, 1));  // CR must exceed 1
+  EXPECT_THROW(ec_gain(1.5), invalid_argument);
+}
+
+TEST(Toggles, EnergyControlNeverLosesInIsolatedMode) {
+  const std::vector<std::uint8_t> flat = test::adversarial_blocks(128, 300);
+  const BlockView v{flat.data(), flat.size() / 128, 128};
+  for (const char* preset : {"fpc", "cpack", "bdi", "fpc.mc"})
+    for (Channel ch : {Channel::noc, Channel::dram})
+      for (unsigned k : {1u, 2u})
+        for (double bu : {0.0, 0.8}) {
+          const auto codec = make_codec(preset);
+          const EncodedBlocks enc = codec->encode_batch(v, 1);
+          const StreamsView sv{enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(),
+                               v.n_blocks};
+          BusConfig c;
+          c.channel = ch;
+          c.width_bits = ch == Channel::noc ? 256 : 32;
+          c.isolated = true;
+          c.dbi = ch == Channel::dram ? Dbi::dc : Dbi::none;
+          WireState s = initial_state(c);
+          std::vector<EcBlock> out(v.n_blocks);
+          const EcTotals t = energy_control(c, EcConfig{k, 1.0}, v, sv, &bu, 1, s, out.data(), false);
+          const double g = ec_gain(bu);
+          double cost_ec = 0, cost_raw = 0, cost_comp = 0;
+          std::uint64_t sent_energy = 0;
+          for (const EcBlock& b : out) {
+            // E x D^k per block: raw D = 1; compressed D = 1 / (g CR) (sent compressed iff CR > 1).
+            const double raw = b.raw.energy;
+            const double comp = b.cr > 1 ? b.comp.energy / std::pow(g * b.cr, k) : raw;
+            cost_raw += raw;
+            cost_comp += comp;
+            cost_ec += b.compressed ? comp : raw;
+            sent_energy += b.compressed ? b.comp.energy : b.raw.energy;
+            if (b.compressed) {
+              EXPECT_GT(b.cr, 1.0);
+            }
+          }
+          EXPECT_LE(cost_ec, cost_raw * (1 + 1e-12)) << preset;
+          EXPECT_LE(cost_ec, cost_comp * (1 + 1e-12)) << preset;
+          EXPECT_EQ(t.sent.energy, sent_energy);
+          EXPECT_EQ(t.blocks, v.n_blocks);
+        }
+}
+
+TEST(Toggles, MetadataConsolidationRoundTripsWithTheSameSize) {
+  for (std::size_t B : {16u, 32u, 64u, 128u, 256u}) {
+    const std::vector<std::uint8_t> flat = test::adversarial_blocks(B, 100);
+    const BlockView v{flat.data(), flat.size() / B, B};
+    for (const auto& [base, mc] : {std::pair<const char*, const char*>{"fpc.paper", "fpc.mc"}, {"cpack.paper", "cpack.mc"}}) {
+      const auto a = make_codec(base), b = make_codec(mc);
+      const EncodedBlocks ea = a->encode_batch(v, 1), eb = b->encode_batch(v, 1);
+      EXPECT_EQ(ea.bit_lengths, eb.bit_lengths) << mc << " B=" << B;
+      std::vector<std::uint8_t> back(flat.size());
+      b->decode_batch({eb.data.data(), eb.data.size(), eb.bit_offsets.data(), eb.bit_lengths.data(), eb.tags.data(),
+                       v.n_blocks, B},
+                      back.data(), 1);
+      EXPECT_EQ(back, flat) << mc << " B=" << B;
+    }
+  }
+}
+
+TEST(Toggles, MetadataConsolidationLayoutIsMetasThenPayloads) {
+  // C-Pack words 0, 12345678, 12345678, FF: codes 00, 01, 10, 1101; fields -, 32 bits, index 0, FF.
+  std::vector<std::uint8_t> blk(16, 0);
+  const std::uint32_t words[4] = {0, 0x12345678u, 0x12345678u, 0xFFu};
+  for (int i = 0; i < 4; ++i) store<std::uint32_t>(blk.data() + 4 * i, words[i], Endian::little);
+  const std::string metas = "00" "01" "10" "1101";
+  const std::string payloads = test::field(0x12345678u, 32) + "0000" + "11111111";
+  EXPECT_EQ(test::stream_bits(*make_codec("cpack.mc"), blk), metas + payloads);
+  EXPECT_EQ(test::decode_bits(*make_codec("cpack.mc"), metas + payloads, 16), blk);
+  // FPC: a zero run then a raw word: prefixes 000 111, then run-1 = 2 and the word.
+  std::vector<std::uint8_t> f(16, 0);
+  store<std::uint32_t>(f.data() + 12, 0xDEADBEEFu, Endian::little);
+  EXPECT_EQ(test::stream_bits(*make_codec("fpc.mc"), f), "000111" + test::field(2, 3) + test::field(0xDEADBEEFu, 32));
+}
+
+TEST(Toggles, MetadataConsolidationRejectsCorruptStreams) {
+  std::vector<std::uint8_t> blk(32);
+  for (std::size_t i = 0; i < blk.size(); ++i) blk[i] = static_cast<std::uint8_t>(i * 37 + 1);
+  for (const char* preset : {"fpc.mc", "cpack.mc"}) {
+    const auto c = make_codec(preset);
+    const std::string bits = test::stream_bits(*c, blk);
+    EXPECT_THROW(test::decode_bits(*c, bits.substr(0, bits.size() - 3), 32), corrupt_stream) << preset;
+    EXPECT_THROW(test::decode_bits(*c, bits + "000000", 32), corrupt_stream) << preset;
+  }
+  EXPECT_THROW(test::decode_bits(*make_codec("fpc.mc"), "000111000", 16), corrupt_stream);
+}
+
+TEST(Toggles, BadInput) {
+  EXPECT_THROW(bus_config({{"channel", std::string("pcie")}}), invalid_argument);
+  EXPECT_THROW(bus_config({{"dbi", std::string("dc")}}), invalid_argument);  // noc
+  EXPECT_THROW(bus_config({{"channel", std::string("dram")}, {"bus_bits", std::int64_t{24}}}), invalid_argument);
+  EXPECT_THROW(bus_config({{"flit_byte", std::int64_t{8}}}), invalid_argument);
+  EXPECT_THROW(bus_config({{"flit_bytes", std::int64_t{0}}}), invalid_argument);
+  std::vector<std::uint8_t> data(16);
+  const std::uint64_t off = 4;
+  const std::uint32_t len = 8;
+  BusConfig c;
+  WireState s = initial_state(c);
+  EXPECT_THROW(bus_count_streams(c, {data.data(), data.size(), &off, &len, 1}, s, nullptr, true), invalid_argument);
+  const std::uint64_t off2 = 64;
+  const std::uint32_t len2 = 200;
+  EXPECT_THROW(bus_count_streams(c, {data.data(), data.size(), &off2, &len2, 1}, s, nullptr, true), invalid_argument);
+  const double bu = 0;
+  EXPECT_THROW(energy_control(c, EcConfig{3, 1.0}, {data.data(), 1, 16}, {data.data(), data.size(), &off2, &len, 1},
+                              &bu, 1, s, static_cast<EcBlock*>(nullptr), true),
+               invalid_argument);
+}

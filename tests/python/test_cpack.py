@@ -186,7 +186,7 @@ def test_only_skku_is_stateful_and_only_gem5_accounting():
         assert c.stateful == (p == "skku"), p
         assert c.exact == (p != "gem5"), p
         assert c.max_compressed_bits(128) == 34 * 32
-        assert set(c.options) == {"endian", "push", "dictionary", "init", "persistent"}
+        assert set(c.options) == {"endian", "push", "dictionary", "init", "persistent", "layout"}
         assert c.modes == {0: "cpack"}
     assert memcomp.get_codec("cpack").preset == "cpack.paper"
 

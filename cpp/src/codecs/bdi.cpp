@@ -15,6 +15,8 @@
 // stores its low 8d bits, the base element stores delta 0. Zero stores zero_bits zero bits, a
 // repeated block its element value, raw its bytes. The preset axes (immediate extension, delta
 // fit, charged metadata, winner rule, tie order) are the options below.
+// Metadata Consolidation (P2 §4.3, SPEC 2): this stream is already consolidated (the whole mask
+// precedes the base and the deltas), so BDI takes no `layout` option and has no mc preset.
 #include <algorithm>
 #include <cstring>
 

@@ -11,7 +11,10 @@
 //   1110   mmmx: bits 31..8 match         index, low 8 bits       4 + 12
 //   (1111 is undefined)
 //
-// Stream: [code][index:4][low bits of the word view] per word, in word order. Options:
+// Stream: [code][index:4][low bits of the word view] per word, in word order (layout
+// "interleaved", the default); layout "mc" (Metadata Consolidation, P2 §4.3, SPEC 2) writes all
+// B/4 codes in word order, then all [index][low bits] fields in word order (same size; the
+// decoder reads the codes first). Options:
 //   endian      word view: little (masks on the upper bytes of the LE word) or big (memory
 //               bytes 0..2 act as the upper bytes: the memory-order-byte implementations);
 //   push        which coded words enter the dictionary: unmatched = xxxx, mmxx, mmmx (paper);
@@ -156,6 +159,7 @@ class CPack final : public CodecImpl<CPack> {
     dict_name_ = r.get_choice("dictionary", "fifo", {"fifo", "deque", "fill", "block"});
     zeros_ = r.get_choice("init", "empty", {"empty", "zeros"}) == "zeros";
     persistent_ = r.get_bool("persistent", false);
+    mc_ = r.get_choice("layout", "interleaved", {"interleaved", "mc"}) == "mc";
     r.finish();
     if (push_name_ == "unmatched") push_mask_ = bit(kXXXX) | bit(kMMXX) | bit(kMMMX);
     if (push_name_ == "literal") push_mask_ = bit(kXXXX);
@@ -177,7 +181,8 @@ class CPack final : public CodecImpl<CPack> {
             {"push", push_name_},
             {"dictionary", dict_name_},
             {"init", std::string(zeros_ ? "zeros" : "empty")},
-            {"persistent", persistent_}};
+            {"persistent", persistent_},
+            {"layout", std::string(mc_ ? "mc" : "interleaved")}};
   }
   bool exact() const override { return dict_ != Dict::block; }
   bool stateful() const override { return persistent_; }
@@ -199,19 +204,30 @@ class CPack final : public CodecImpl<CPack> {
     const std::size_t n = b / 4;
     Dictionary local;
     Dictionary& d = start(local);
+    unsigned char codes[kMaxEntries];
+    std::uint64_t fields[kMaxEntries];  // [index][low bits] of each word (mc layout)
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
       const unsigned k = key(w, d.e, d.count, zero_entry(d));
       const unsigned c = kKeys.code[k];
-      std::uint64_t field = kPrefix[c];  // code, index, low bits: one write of meta + payload bits
+      std::uint64_t field = 0;  // index, low bits
       if (has_index(c)) {
         const unsigned idx = lowest_index(d, w, kMatchMask[c]);
         if (idx >= kSlots) not_decodable();
-        field = field << 4 | idx;
+        field = idx;
       }
       field = field << kLowBits[c] | (w & low_mask(kLowBits[c]));
-      out.write(field, kMeta[c] + kPayload[c]);
+      if (mc_) {
+        codes[i] = static_cast<unsigned char>(c);
+        fields[i] = field;
+      } else {  // code, index, low bits: one write of meta + payload bits
+        out.write(std::uint64_t{kPrefix[c]} << kPayload[c] | field, kMeta[c] + kPayload[c]);
+      }
       push_any(d, w, (push_mask_ >> c) & 1u);
+    }
+    if (mc_) {
+      for (std::size_t i = 0; i < n; ++i) out.write(kPrefix[codes[i]], kMeta[codes[i]]);
+      for (std::size_t i = 0; i < n; ++i) out.write(fields[i], kPayload[codes[i]]);
     }
     return 0;
   }
@@ -220,18 +236,11 @@ class CPack final : public CodecImpl<CPack> {
     const std::size_t n = b / 4;
     Dictionary local;
     Dictionary& d = start(local);
+    unsigned char codes[kMaxEntries];
+    if (mc_)
+      for (std::size_t i = 0; i < n; ++i) codes[i] = static_cast<unsigned char>(read_code(in, i));
     for (std::size_t i = 0; i < n; ++i) {
-      unsigned c = 0;
-      switch (in.read(2)) {
-        case 0: c = kZZZZ; break;
-        case 1: c = kXXXX; break;
-        case 2: c = kMMMM; break;
-        default: {
-          const auto sub = static_cast<unsigned>(in.read(2));
-          if (sub == 3) throw corrupt_stream("cpack code 1111 is undefined (word " + std::to_string(i) + ")");
-          c = sub == 0 ? kMMXX : sub == 1 ? kZZZX : kMMMX;
-        }
-      }
+      const unsigned c = mc_ ? codes[i] : read_code(in, i);
       std::uint32_t entry = 0;
       if (has_index(c)) {
         const auto idx = static_cast<unsigned>(in.read(4));
@@ -277,6 +286,19 @@ class CPack final : public CodecImpl<CPack> {
   }
 
  private:
+  static unsigned read_code(BitReader& in, std::size_t i) {
+    switch (in.read(2)) {
+      case 0: return kZZZZ;
+      case 1: return kXXXX;
+      case 2: return kMMMM;
+      default: {
+        const auto sub = static_cast<unsigned>(in.read(2));
+        if (sub == 3) throw corrupt_stream("cpack code 1111 is undefined (word " + std::to_string(i) + ")");
+        return sub == 0 ? kMMXX : sub == 1 ? kZZZX : kMMMX;
+      }
+    }
+  }
+
   template <std::size_t L>
   void measure_lanes(const std::uint8_t* const* blk, std::size_t b, SizeBreakdown* out, Dictionary* st) const {
     if (zeros_) {
@@ -389,6 +411,7 @@ class CPack final : public CodecImpl<CPack> {
   Dict dict_ = Dict::fifo;
   bool zeros_ = false;
   bool persistent_ = false;
+  bool mc_ = false;
   mutable Dictionary state_{};   ///< persistent dictionary of batches (they run on one thread)
   mutable Dictionary direct_{};  ///< persistent dictionary of direct measure() calls
 };
@@ -402,6 +425,9 @@ void add_cpack_presets(std::vector<Preset>& out) {
   out.push_back({"cpack.paper", "cpack",
                  "TVLSI'10 codes on the LE word; push xxxx/mmxx/mmmx into a 16-slot FIFO reset per block",
                  "none", {}, true, &make_cpack});
+  out.push_back({"cpack.mc", "cpack",
+                 "cpack.paper with Metadata Consolidation (HPCA'16): all codes, then all index and literal fields",
+                 "none", {{"layout", S("mc")}}, false, &make_cpack});
   out.push_back({"cpack.gem5", "cpack",
                  "gem5 CPack: every word above 0xFF allocated, B/4 slots charged 4 bits (accounting-only)",
                  "none", {{"push", S("nonnarrow")}, {"dictionary", S("block")}}, false, &make_cpack});

@@ -1,0 +1,392 @@
+"""Bus energy of block transfers (SPEC 2; P2 = "A Case for Toggle-Aware Compression for GPU
+Systems", HPCA'16): bit toggles on on-chip flits, zeros and transitions on a DRAM bus with data
+bus inversion (DBI), Energy Control (EC) and Metadata Consolidation (the ``*.mc`` presets).
+
+A transfer is a compressed block's in-band stream or the raw block bytes. Stream bit ``t`` travels
+on wire ``t mod W`` of unit ``t // W`` (a flit on chip, a beat on DRAM); the last unit is padded
+(``pad`` = ``"zero"``, ``"one"`` or ``"hold"``). Tag bits, the EC flag among them, travel beside
+the block and are not counted.
+
+Bus options (keywords of every function here):
+
+* ``channel``: ``"noc"`` (on-chip flits, ``flit_bytes`` 1..64, default 32: W = 256) or ``"dram"``
+  (``bus_bits`` 8/16/32/64, default 32, ``burst_length`` default 8: one burst = one MAG);
+* ``mode``: ``"stream"`` (wire state carried across blocks in array order) or ``"isolated"``
+  (every block starts from ``init`` on chip, from idle on DRAM, and DRAM returns to idle);
+* ``init`` (noc, 0 or 1), ``idle`` (dram, ``"high"`` for DDR4/GDDR POD or ``"low"`` for LPDDR4);
+* ``dbi`` (dram): ``None``, ``"dc"`` (limited weight) or ``"ac"`` (bus invert; ``ac_threshold``
+  default 4, ``ac_first="no_invert"`` as DRAMPower, ``ac_count_pin``).
+
+The EC metric T is the toggle count on chip, and on DRAM the bits at the costly level, data plus
+DBI pins: zeros_total with idle high (P2 §5.2), ones with idle low.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _core
+from .codecs import Codec, Encoded
+from .metrics import charge, mag_policy
+from .report import _chunks, _whole, fit_missing, resolve_codecs
+
+FIELDS = ("bits", "units", "beats", "toggles", "t01", "t10", "zeros", "ones", "pin_zeros", "pin_ones",
+          "pin_t01", "pin_t10", "inversions", "energy")
+
+WireState = _core.WireState
+
+
+def bus_options(**bus: Any) -> Dict[str, Any]:
+    """Every bus option with its effective value; ValueError/TypeError for a bad one."""
+    return dict(_core.bus_options(_bus_dict(bus)))
+
+
+def _bus_dict(bus: Dict[str, Any]) -> Dict[str, Any]:
+    out = {}
+    for k, v in bus.items():
+        if k == "dbi" and v is None:
+            v = "none"
+        if k == "ac_first" and v is None:
+            v = "threshold"
+        if v is None:
+            continue
+        out[k] = v
+    return out
+
+
+def metric_name(**bus: Any) -> str:
+    """What the EC metric T counts on this bus."""
+    o = bus_options(**bus)
+    if o["channel"] == "noc":
+        return "toggles"
+    return "zeros_total" if o["idle"] == "high" else "ones_total"
+
+
+@dataclass
+class BusStats:
+    """Totals of a run of transfers (mergeable: ``a + b`` adds the counts of two chunks)."""
+
+    counts: Dict[str, int]
+    blocks: int = 0
+
+    @classmethod
+    def empty(cls) -> "BusStats":
+        return cls({f: 0 for f in FIELDS}, 0)
+
+    def __add__(self, other: "BusStats") -> "BusStats":
+        return BusStats({f: self.counts[f] + other.counts[f] for f in FIELDS}, self.blocks + other.blocks)
+
+    def __getitem__(self, key: str) -> int:
+        return self.counts[key]
+
+    @property
+    def zeros_total(self) -> int:
+        return self.counts["zeros"] + self.counts["pin_zeros"]
+
+    def toggle_rate(self, width_bits: int) -> float:
+        """Toggles per transmitted wire bit (units on the wires x W)."""
+        wire_bits = self.counts["beats"] * int(width_bits)
+        return self.counts["toggles"] / wire_bits if wire_bits else 0.0
+
+
+@dataclass
+class BusResult:
+    """Per-block counts (``columns``: one uint32 array per field), totals and the final state."""
+
+    columns: Dict[str, np.ndarray]
+    stats: BusStats
+    state: Any
+
+    def to_frame(self) -> "pandas.DataFrame":  # noqa: F821
+        import pandas as pd
+
+        return pd.DataFrame(self.columns)
+
+
+def _streams(enc: Encoded):
+    return enc.data, enc.bit_offsets, enc.bit_lengths
+
+
+def count(data: Union[np.ndarray, Encoded], *, state: Optional[WireState] = None, close: bool = True,
+          per_block: bool = True, **bus: Any) -> BusResult:
+    """Counts the transfers of raw blocks (an ``(n, B)`` uint8 array) or of encoded blocks (an
+    :class:`Encoded` from :meth:`Codec.encode`), in array order. ``state`` continues from an earlier
+    call (stream mode, chunk by chunk); ``close`` returns a DRAM bus to idle after the last block
+    (counted in that block). ``per_block=False`` returns totals only (empty columns)."""
+    b = _bus_dict(bus)
+    if isinstance(data, Encoded):
+        cols, tot, st = _core.bus_count_streams(*_streams(data), b, state, close, per_block)
+        n = data.n_blocks
+    elif isinstance(data, np.ndarray):
+        cols, tot, st = _core.bus_count_raw(data, b, state, close, per_block)
+        n = int(data.shape[0])
+    else:
+        raise TypeError(f"count takes an (n, B) uint8 array or an Encoded, got {type(data).__name__}")
+    return BusResult(dict(cols), BusStats(dict(tot), n), st)
+
+
+def drive(stream, nbits: Optional[int] = None, *, state: Optional[WireState] = None, **bus: Any):
+    """One transfer of ``stream`` (bytes or a 1-D uint8 array; ``nbits`` defaults to all its bits):
+    ``(beats as driven, DBI pin level per lane and beat, counts, state)``."""
+    if isinstance(stream, (bytes, bytearray)):
+        stream = np.frombuffer(bytes(stream), dtype=np.uint8)
+    if nbits is None:
+        nbits = 8 * int(stream.shape[0])
+    d, p, c, st = _core.bus_drive(stream, int(nbits), _bus_dict(bus), state)
+    return d, p, dict(c), st
+
+
+_EC_K = {"ec1": 1, "ec2": 2}
+
+
+def _ec_k(ec: str) -> int:
+    if ec not in _EC_K:
+        raise ValueError(f"ec must be 'ec1' (energy x delay) or 'ec2' (energy x delay^2), got {ec!r}")
+    return _EC_K[ec]
+
+
+def gain(bu: float) -> float:
+    """g = 1 / (1 - BU) for BU > 0.5 (BU clamped to 0.99), else 1."""
+    return float(_core.ec_gain(float(bu)))
+
+
+def decide(t0: float, t1: float, cr: float, ec: str = "ec2", bu: float = 0.0, alpha: float = 1.0) -> bool:
+    """Energy Control's decision: send compressed iff CR > 1 and (T1 == 0 or (g CR)^k T0 > alpha T1)."""
+    return bool(_core.ec_decide(float(t0), float(t1), float(cr), gain(bu), _ec_k(ec), float(alpha)))
+
+
+@dataclass
+class EcResult:
+    """Energy Control over a batch: per-block ``columns`` (compressed, cr, t0, t1, units, bits),
+    per-block counts of the forms sent (``sent``), totals and the final wire state."""
+
+    columns: Dict[str, np.ndarray]
+    sent: Dict[str, np.ndarray]
+    totals: Dict[str, Any]
+    state: Any
+
+    @property
+    def fraction_compressed(self) -> float:
+        n = self.totals["blocks"]
+        return self.totals["compressed"] / n if n else 0.0
+
+    def to_frame(self) -> "pandas.DataFrame":  # noqa: F821
+        import pandas as pd
+
+        df = pd.DataFrame(self.columns)
+        for k, v in self.sent.items():
+            df[f"sent_{k}"] = v
+        return df
+
+
+def _bu_arg(bu, n: int):
+    if isinstance(bu, np.ndarray):
+        return bu
+    if isinstance(bu, (list, tuple)):
+        a = np.asarray(bu, dtype=np.float64)
+        if a.shape != (n,):
+            raise ValueError(f"bu must be a number or have one entry per block ({n}), got shape {a.shape}")
+        return a
+    return bu
+
+
+def energy_control(blocks: np.ndarray, encoded: Encoded, ec: str = "ec2", bu=0.0, alpha: float = 1.0, *,
+                   state: Optional[WireState] = None, close: bool = True, **bus: Any) -> EcResult:
+    """Energy Control (P2 §4.2, SPEC 2) over ``blocks`` and their ``encoded`` streams: per block,
+    T0 (raw) and T1 (compressed) from the current wire state, CR = raw units / compressed units;
+    the form chosen advances the wires. ``bu`` is a number or a float64 array, one per block."""
+    if not isinstance(encoded, Encoded):
+        raise TypeError(f"encoded must be an Encoded from Codec.encode, got {type(encoded).__name__}")
+    if isinstance(blocks, np.ndarray) and blocks.ndim == 2 and encoded.block_bytes != blocks.shape[1]:
+        raise ValueError(f"encoded blocks are {encoded.block_bytes} B, blocks are {blocks.shape[1]} B")
+    n = int(blocks.shape[0]) if isinstance(blocks, np.ndarray) and blocks.ndim >= 1 else 0
+    cols, sent, tot, st = _core.energy_control(blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), float(alpha),
+                                               _bu_arg(bu, n), state, close)
+    tot = dict(tot)
+    tot["sent"] = dict(tot["sent"])
+    return EcResult(dict(cols), dict(sent), tot, st)
+
+
+# ---- comparison tables ---------------------------------------------------------------------------
+
+
+def _codecs_for_energy(blocks, codecs, threads) -> List[Codec]:
+    cs, _ = fit_missing(blocks, resolve_codecs(codecs), threads)
+    for c in cs:
+        if not c.exact:
+            raise ValueError(f"{c.name} is accounting-only (exact=False): it has no stream to put on a bus; "
+                             "use a decodable preset")
+    return cs
+
+
+def _lookahead(it):
+    """(item, is_last) pairs."""
+    it = iter(it)
+    try:
+        prev = next(it)
+    except StopIteration:
+        return
+    for x in it:
+        yield prev, False
+        prev = x
+    yield prev, True
+
+
+def compare(
+    blocks,
+    codecs: Union[str, Codec, Iterable[Union[str, Codec]]] = ("bdi", "fpc", "fpc.mc", "cpack", "cpack.mc"),
+    *,
+    channel: str = "dram",
+    flit_bytes: int = 32,
+    bus_bits: int = 32,
+    burst_length: int = 8,
+    dbi: Optional[str] = None,
+    ec: Optional[str] = None,
+    bu=0.0,
+    alpha: float = 1.0,
+    mode: str = "stream",
+    pad: str = "zero",
+    mag: int = 32,
+    u_min: int = 1,
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 16,
+    **bus: Any,
+) -> "pandas.DataFrame":  # noqa: F821
+    """Compression ratio against bus energy, one row per codec and EC setting (long form).
+
+    Rows: ``ec="none"`` (every block sent compressed) and, with ``ec`` = ``"ec1"``/``"ec2"``, a
+    row with Energy Control. Columns: codec, family, preset, channel, ec, blocks, block_bytes,
+    metric (what T counts), fraction_compressed, raw_bits, sent_bits, cr (raw bits / sent bits),
+    cr_mag (CR at ``mag`` bytes), units_raw, units, cr_units (flits or bursts), t_raw (T of the
+    raw stream, the baseline), t, t_ratio = t / t_raw (the toggle ratio; < 1 saves energy),
+    toggles_raw, toggles, toggles_ratio (wire transitions), toggle_rate (toggles per wire bit),
+    zeros_total, inversions. ``bu`` may be a float64 array with one entry per block. The
+    ``*.mc`` presets (Metadata Consolidation) appear as codecs. Data-driven codecs without a
+    model are fitted on ``blocks``.
+    """
+    import pandas as pd
+
+    b = _bus_dict(dict(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length,
+                       dbi=dbi, mode=mode, pad=pad, **bus))
+    opts = bus_options(**b)
+    width = opts["flit_bytes"] * 8 if opts["channel"] == "noc" else opts["bus_bits"]
+    metric = metric_name(**b)
+    if ec is not None:
+        _ec_k(ec)
+    cs = _codecs_for_energy(blocks, codecs, threads)
+    arr = _whole(blocks)
+    B = int(arr.shape[1])
+    n_total = int(arr.shape[0])
+    bu_all = np.asarray(bu, dtype=np.float64) if isinstance(bu, (np.ndarray, list, tuple)) else None
+    if bu_all is not None and bu_all.shape != (n_total,):
+        raise ValueError(f"bu must be a number or have one entry per block ({n_total}), got shape {bu_all.shape}")
+    pol = mag_policy("none", mag, u_min)
+
+    raw = BusStats.empty()
+    raw_state = None
+    acc = [{"plain": BusStats.empty(), "plain_state": None, "plain_bits": 0, "plain_charged": 0,
+            "ec": BusStats.empty(), "ec_state": None, "ec_bits": 0, "ec_charged": 0, "ec_comp": 0,
+            "ec_units": 0} for _ in cs]
+    done = 0
+    for chunk, last in _lookahead(_chunks(blocks, int(chunk_blocks))):
+        n = int(chunk.shape[0])
+        r = count(chunk, state=raw_state, close=last, per_block=False, **b)
+        raw, raw_state = raw + r.stats, r.state
+        for c, a in zip(cs, acc):
+            enc = c.encode(chunk, threads=threads, resume=done > 0)
+            p = count(enc, state=a["plain_state"], close=last, per_block=False, **b)
+            a["plain"], a["plain_state"] = a["plain"] + p.stats, p.state
+            a["plain_bits"] += int(enc.bit_lengths.sum(dtype=np.uint64))
+            a["plain_charged"] += int(charge(enc.bit_lengths, B, pol).sum(dtype=np.uint64))
+            if ec is not None:
+                bu_chunk = bu_all[done : done + n] if bu_all is not None else float(bu)
+                e = energy_control(chunk, enc, ec, bu_chunk, alpha, state=a["ec_state"], close=last, **b)
+                a["ec_state"] = e.state
+                a["ec"] = a["ec"] + BusStats({f: int(e.totals["sent"][f]) for f in FIELDS}, n)
+                a["ec_comp"] += int(e.totals["compressed"])
+                a["ec_bits"] += int(e.totals["sent_bits"])
+                a["ec_units"] += int(e.totals["sent_units"])
+                sent_bits = np.where(e.columns["compressed"], enc.bit_lengths, np.uint32(8 * B)).astype(np.uint32)
+                a["ec_charged"] += int(charge(sent_bits, B, pol).sum(dtype=np.uint64))
+        done += n
+
+    raw_bits = 8 * B * n_total
+    rows = []
+
+    def row(c: Codec, ec_name: str, st: BusStats, sent_bits: int, charged: int, units: int, frac: float):
+        t_raw, t = raw["energy"], st["energy"]
+        return {
+            "codec": c.name, "family": c.codec_id, "preset": c.preset, "channel": opts["channel"], "ec": ec_name,
+            "blocks": n_total, "block_bytes": B, "metric": metric, "fraction_compressed": frac,
+            "raw_bits": raw_bits, "sent_bits": sent_bits,
+            "cr": raw_bits / sent_bits if sent_bits else float("inf"),
+            "mag": int(mag), "cr_mag": raw_bits / charged if charged else float("inf"),
+            "units_raw": raw["units"], "units": units,
+            "cr_units": raw["units"] / units if units else float("inf"),
+            "t_raw": t_raw, "t": t, "t_ratio": t / t_raw if t_raw else float("nan"),
+            "toggles_raw": raw["toggles"], "toggles": st["toggles"],
+            "toggles_ratio": st["toggles"] / raw["toggles"] if raw["toggles"] else float("nan"),
+            "toggle_rate": st.toggle_rate(width), "zeros_total": st.zeros_total, "inversions": st["inversions"],
+        }
+
+    for c, a in zip(cs, acc):
+        rows.append(row(c, "none", a["plain"], a["plain_bits"], a["plain_charged"], a["plain"]["units"], 1.0))
+        if ec is not None:
+            rows.append(row(c, ec, a["ec"], a["ec_bits"], a["ec_charged"], a["ec_units"],
+                            a["ec_comp"] / n_total if n_total else 0.0))
+    return pd.DataFrame(rows)
+
+
+def scatter(
+    blocks,
+    codecs: Union[str, Codec, Iterable[Union[str, Codec]]] = ("bdi", "fpc", "fpc.mc", "cpack", "cpack.mc"),
+    *,
+    channel: str = "dram",
+    flit_bytes: int = 32,
+    bus_bits: int = 32,
+    burst_length: int = 8,
+    dbi: Optional[str] = None,
+    mode: str = "stream",
+    pad: str = "zero",
+    threads: Optional[int] = None,
+    **bus: Any,
+) -> "pandas.DataFrame":  # noqa: F821
+    """Per-block compression ratio against toggle ratio, for a ratio-vs-toggle scatter plot.
+
+    One row per (codec, block): codec, block, bits, cr (8B / bits), cr_units (raw units /
+    compressed units), t_raw and t (the EC metric of the block's raw and compressed transfers,
+    each in its own stream of transfers), toggle_ratio = t / t_raw (NaN when t_raw is 0)."""
+    import pandas as pd
+
+    b = _bus_dict(dict(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length,
+                       dbi=dbi, mode=mode, pad=pad, **bus))
+    cs = _codecs_for_energy(blocks, codecs, threads)
+    arr = _whole(blocks)
+    B = int(arr.shape[1])
+    raw = count(arr, **b)
+    t_raw = raw.columns["energy"].astype(np.float64)
+    frames = []
+    for c in cs:
+        enc = c.encode(arr, threads=threads)
+        comp = count(enc, **b)
+        bits = enc.bit_lengths.astype(np.float64)
+        units = comp.columns["units"].astype(np.float64)
+        t = comp.columns["energy"].astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frames.append(pd.DataFrame({
+                "codec": c.name,
+                "block": np.arange(arr.shape[0]),
+                "bits": enc.bit_lengths,
+                "cr": np.where(bits > 0, 8.0 * B / bits, np.inf),
+                "cr_units": np.where(units > 0, raw.columns["units"] / units, np.inf),
+                "t_raw": raw.columns["energy"],
+                "t": comp.columns["energy"],
+                "toggle_ratio": np.where(t_raw > 0, t / t_raw, np.nan),
+            }))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+__all__ = ["BusResult", "BusStats", "EcResult", "WireState", "bus_options", "compare", "count", "decide", "drive",
+           "energy_control", "gain", "metric_name", "scatter"]

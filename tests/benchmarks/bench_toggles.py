@@ -1,0 +1,86 @@
+"""Throughput of bus-energy counting (memcomp.toggles) in GB/s of input, next to a NumPy popcount
+reference, and the cost of Energy Control relative to the codec's encode alone. Reported, never
+asserted (goals: >= 4 GB/s per core for toggle and zero counting; EC overhead < 20 %):
+
+    python tests/benchmarks/bench_toggles.py [--mib 64]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import memcomp
+from memcomp import toggles as T
+
+_POP8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def best_of(fn, repeat: int) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def numpy_toggles(data: np.ndarray, flit_bytes: int) -> int:
+    """Stream-mode flit toggles of a byte stream, state 0 at the start (reference)."""
+    prev = np.concatenate([np.zeros(flit_bytes, np.uint8), data[:-flit_bytes]])
+    x = np.bitwise_xor(data, prev)
+    if hasattr(np, "bitwise_count"):
+        return int(np.bitwise_count(x).sum(dtype=np.uint64))
+    return int(_POP8[x].sum(dtype=np.uint64))
+
+
+def numpy_zeros(data: np.ndarray) -> int:
+    if hasattr(np, "bitwise_count"):
+        return 8 * data.size - int(np.bitwise_count(data).sum(dtype=np.uint64))
+    return 8 * data.size - int(_POP8[data].sum(dtype=np.uint64))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mib", type=int, default=64)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ec-mib", type=int, default=8)
+    args = ap.parse_args(argv)
+    data = memcomp.workloads.sample_dump(args.mib << 20, seed=0)
+    blocks = memcomp.as_blocks(data, 128)
+    gb = data.nbytes / 1e9
+    print(f"sample dump: {args.mib} MiB in 128 B blocks (one thread)")
+    print(f"{'count':<34}{'memcomp GB/s':>14}{'numpy GB/s':>12}")
+    ref_t = gb / best_of(lambda: numpy_toggles(data, 32), 1)
+    for flit in (8, 16, 32):
+        got = gb / best_of(lambda: T.count(blocks, channel="noc", flit_bytes=flit, per_block=False), args.repeat)
+        print(f"{'noc toggles, raw, flit ' + str(flit) + ' B':<34}{got:>14.2f}{ref_t if flit == 32 else float('nan'):>12.2f}")
+    got = gb / best_of(lambda: T.count(blocks, channel="noc"), args.repeat)
+    print(f"{'  the same with per-block columns':<34}{got:>14.2f}{'':>12}")
+    assert T.count(blocks, channel="noc", flit_bytes=32).stats["toggles"] == numpy_toggles(data, 32)
+    ref_z = gb / best_of(lambda: numpy_zeros(data), 1)
+    got = gb / best_of(lambda: T.count(blocks, channel="dram", per_block=False), args.repeat)
+    print(f"{'dram zeros+transitions, raw':<34}{got:>14.2f}{ref_z:>12.2f}")
+    for dbi in ("dc", "ac"):
+        got = gb / best_of(lambda: T.count(blocks, channel="dram", dbi=dbi, per_block=False), args.repeat)
+        print(f"{'dram with dbi=' + dbi:<34}{got:>14.2f}{'':>12}")
+    enc = memcomp.get_codec("fpc").encode(blocks, threads=1)
+    got = gb / best_of(lambda: T.count(enc, channel="noc", per_block=False), args.repeat)
+    print(f"{'noc toggles, fpc streams':<34}{got:>14.2f}{'':>12}  (GB/s of uncompressed input)")
+
+    sub = blocks[: (args.ec_mib << 20) // 128]
+    print(f"\nEnergy Control on {args.ec_mib} MiB: EC time vs encode time (one thread)")
+    print(f"{'codec':<14}{'channel':>8}{'encode s':>10}{'EC s':>10}{'overhead':>10}")
+    for name in ("fpc", "cpack", "bdi"):
+        codec = memcomp.get_codec(name)
+        t_enc = best_of(lambda: codec.encode(sub, threads=1), args.repeat)
+        e = codec.encode(sub, threads=1)
+        for ch in ("noc", "dram"):
+            t_ec = best_of(lambda: T.energy_control(sub, e, "ec2", channel=ch), args.repeat)
+            print(f"{name:<14}{ch:>8}{t_enc:>10.4f}{t_ec:>10.4f}{100 * t_ec / t_enc:>9.1f}%")
+
+
+if __name__ == "__main__":
+    main()
