@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -18,18 +17,9 @@ import memcomp
 
 sys.path.insert(0, os.path.dirname(__file__))
 import numpy_reference  # noqa: E402
+from timing import best_of  # noqa: E402
 
 NUMPY_RULES = {"bdi.paper": numpy_reference.bdi_paper_bits, "fpc.paper": numpy_reference.fpc_paper_bits}
-
-
-def best_of(fn, repeat: int) -> float:
-    fn()  # warm up (page faults, caches)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main(argv=None) -> None:

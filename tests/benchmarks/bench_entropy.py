@@ -8,21 +8,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
+import sys
 
 import numpy as np
 
 import memcomp
 
-
-def best_of(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+sys.path.insert(0, os.path.dirname(__file__))
+from timing import best_of  # noqa: E402
 
 
 def main(argv=None) -> None:

@@ -8,22 +8,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
 
 import memcomp
+
+sys.path.insert(0, os.path.dirname(__file__))
+from timing import best_of  # noqa: E402
 from memcomp import _core, mpc
-
-
-def best_of(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def numpy_reference(blocks: np.ndarray) -> np.ndarray:
