@@ -134,7 +134,7 @@ class MPC final : public CodecImpl<MPC> {
       s.mode = 1;
       return s;
     }
-    mpc::Rows rows;
+    mpc::Rows rows{};
     const int k = choose(blk, rows);
     const mpc::RowSplit sp = mpc::split_bits(rows);
     if (sp.meta + sp.payload >= 256) {
@@ -159,7 +159,7 @@ class MPC final : public CodecImpl<MPC> {
       w.write_bytes(blk, 4);
       return 0;
     }
-    mpc::Rows rows;
+    mpc::Rows rows{};
     const int k = choose(blk, rows);
     if (mpc::encoded_bits(rows) >= 256) {
       w.write(mpc::kRawClass, 3);
@@ -207,16 +207,12 @@ class MPC final : public CodecImpl<MPC> {
     int best = 0;
     if (select_ == Select::rtl) {
       std::array<std::uint64_t, 4> best_x{};
-      unsigned best_lz = 0;
-      for (std::size_t k = 0; k < mods_.size(); ++k) {  // classes ascending; >= gives ties to the higher
-        const auto x = mods_[k].cells(blk);
-        const unsigned lz = mods_[k].leading_zero_rows(x);
-        if (k == 0 || lz >= best_lz) {
-          best_lz = lz;
-          best = static_cast<int>(k);
-          best_x = x;
-        }
-      }
+#if defined(MEMCOMP_MPC_SSSE3)
+      if (ssse3_)
+        best = choose_rtl_ssse3(blk, best_x);
+      else
+#endif
+        best = choose_rtl(blk, best_x);
       rows = mods_[static_cast<std::size_t>(best)].rows(best_x);
       return best;
     }
@@ -232,6 +228,40 @@ class MPC final : public CodecImpl<MPC> {
     }
     return best;
   }
+
+  // The RTL rule: the most leading zero rows, classes ascending, >= gives ties to the higher.
+  int choose_rtl(const std::uint8_t* blk, std::array<std::uint64_t, 4>& best_x) const noexcept {
+    int best = 0;
+    unsigned best_lz = 0;
+    for (std::size_t k = 0; k < mods_.size(); ++k) {
+      const auto x = mods_[k].cells(blk);
+      const unsigned lz = mods_[k].leading_zero_rows(x);
+      if (k == 0 || lz >= best_lz) {
+        best_lz = lz;
+        best = static_cast<int>(k);
+        best_x = x;
+      }
+    }
+    return best;
+  }
+#if defined(MEMCOMP_MPC_SSSE3)
+  __attribute__((target("ssse3"))) int choose_rtl_ssse3(const std::uint8_t* blk,
+                                                        std::array<std::uint64_t, 4>& best_x) const noexcept {
+    int best = 0;
+    unsigned best_lz = 0;
+    for (std::size_t k = 0; k < mods_.size(); ++k) {
+      const auto x = mods_[k].cells_ssse3(blk);
+      const unsigned lz = mods_[k].leading_zero_rows(x);
+      if (k == 0 || lz >= best_lz) {
+        best_lz = lz;
+        best = static_cast<int>(k);
+        best_x = x;
+      }
+    }
+    return best;
+  }
+  const bool ssse3_ = __builtin_cpu_supports("ssse3") != 0;
+#endif
 
   const mpc::Compiled* module_of(unsigned cls) const noexcept {
     for (const auto& c : mods_)

@@ -29,6 +29,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__SSE2__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <tmmintrin.h>
+#define MEMCOMP_MPC_SSSE3 1  // Compiled::cells_ssse3, for callers that checked the CPU at run time
+#endif
 
 namespace memcomp::mpc {
 
@@ -318,9 +322,7 @@ inline void inverse_transform(const Module& m, const Rows& rows, std::uint8_t* o
 inline unsigned row_bits(std::uint16_t r) noexcept {
   const unsigned v = r;
   if ((v & (v - 1)) == 0) return 7;
-  unsigned low = v;
-  while (!(low & 1u)) low >>= 1;
-  if (low == 3) return 8;
+  if ((v >> static_cast<unsigned>(__builtin_ctz(v))) == 3) return 8;
   if ((v & 0xFF00u) == 0 || (v & 0x00FFu) == 0) return 12;
   return 17;
 }
@@ -352,8 +354,40 @@ inline unsigned encoded_bits(const Rows& r) noexcept {
 struct RowSplit {
   unsigned meta = 0, payload = 0;
 };
+/// Set bits of a 16-bit value.
+inline unsigned popcount16(unsigned v) noexcept {
+  v = v - ((v >> 1) & 0x5555u);
+  v = (v & 0x3333u) + ((v >> 2) & 0x3333u);
+  v = (v + (v >> 4)) & 0x0F0Fu;
+  return (v + (v >> 8)) & 0x1Fu;
+}
+
 inline RowSplit split_bits(const Rows& r) noexcept {
   RowSplit s;
+#if defined(__SSE2__)
+  // Row classes as 16-bit masks (bit i = row i), then counts: the same sums as the loop below.
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r.data()));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r.data() + 8));
+  const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi16(1);
+  const __m128i hi8 = _mm_set1_epi16(-256), lo8 = _mm_set1_epi16(255);
+  auto mask_of = [](__m128i x, __m128i y) { return static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(x, y))); };
+  auto is0 = [&](__m128i x) { return _mm_cmpeq_epi16(x, zero); };
+  const __m128i wa = _mm_and_si128(a, _mm_sub_epi16(a, one)), wb = _mm_and_si128(b, _mm_sub_epi16(b, one));
+  const unsigned z = mask_of(is0(a), is0(b));
+  const unsigned p1 = mask_of(is0(wa), is0(wb));  // at most one 1
+  const unsigned p2 = mask_of(is0(_mm_and_si128(wa, _mm_sub_epi16(wa, one))),
+                              is0(_mm_and_si128(wb, _mm_sub_epi16(wb, one))));  // at most two 1s
+  const unsigned nadj = mask_of(is0(_mm_and_si128(a, _mm_slli_epi16(a, 1))), is0(_mm_and_si128(b, _mm_slli_epi16(b, 1))));
+  const unsigned half = mask_of(_mm_or_si128(is0(_mm_and_si128(a, hi8)), is0(_mm_and_si128(a, lo8))),
+                                _mm_or_si128(is0(_mm_and_si128(b, hi8)), is0(_mm_and_si128(b, lo8))));
+  const unsigned c7 = p1 & ~z, c8 = p2 & ~p1 & ~nadj & 0xFFFFu;
+  const unsigned c12 = half & ~p1 & ~c8 & 0xFFFFu, c17 = ~(p1 | c8 | half) & 0xFFFFu;
+  const unsigned starts = z & ~(z << 1), single = starts & ~(z >> 1);
+  const unsigned n1 = popcount16(single), n2 = popcount16(starts) - n1;
+  const unsigned k7 = popcount16(c7), k8 = popcount16(c8), k12 = popcount16(c12), k17 = popcount16(c17);
+  s.meta = 3 * k7 + 4 * k8 + 4 * k12 + k17 + 4 * n1 + 3 * n2;
+  s.payload = 4 * k7 + 4 * k8 + 8 * k12 + 16 * k17 + 4 * n2;
+#else
   unsigned run = 0;
   auto flush = [&] {
     if (run == 1) s.meta += 4;
@@ -374,6 +408,7 @@ inline RowSplit split_bits(const Rows& r) noexcept {
     }
   }
   flush();
+#endif
   return s;
 }
 
@@ -494,7 +529,9 @@ inline bool is_word_repeated(const std::uint8_t* b) noexcept {
 // ---- a module compiled for speed -------------------------------------------------------------
 
 /// Precomputed tables of one module: the column order, shifts, the inverse scan and per-row
-/// cell masks (cells as 4 x 64 bits: cell 32p + c is bit (32p + c) % 64 of word (32p + c) / 64).
+/// cell masks (cells as 4 x 64 bits: cell 32p + c is bit (32p + c) % 64 of word (32p + c) / 64),
+/// byte-shuffle masks and shift groups for a vector residue computation, and a nibble table of
+/// the scan (cells 4n..4n+3 -> their bits in the rows).
 struct Compiled {
   Module m;
   std::array<std::uint8_t, 32> src{};   ///< byte of column k (src[0] = root)
@@ -502,6 +539,17 @@ struct Compiled {
   std::array<std::uint8_t, 32> lsh{}, rsh{};
   std::array<std::uint8_t, kCells> inv{};                 ///< cell -> scan index t
   std::array<std::array<std::uint64_t, 4>, kRows> row_mask{};
+  /// pshufb masks: [0..3] gather src (columns 0-15 from bytes 0-15 / 16-31, columns 16-31 from
+  /// bytes 0-15 / 16-31), [4..7] the same for bsrc; 0x80 where the other half supplies the byte
+  /// (and for the base of column 0, whose prediction is 0).
+  alignas(16) std::array<std::array<std::uint8_t, 16>, 8> shuf{};
+  /// Columns by shift: group g shifts the base byte by grp_shift[g] (> 0 left, < 0 right, |8| -> 0)
+  /// on the columns whose byte in grp_mask[g] is 0xFF. Columns with shift 0 are in no group.
+  alignas(16) std::array<std::array<std::uint8_t, 32>, 16> grp_mask{};
+  std::array<std::int8_t, 16> grp_shift{};
+  unsigned ngrp = 0;
+  /// nib[n][v]: the rows of the cells 4n..4n+3 whose bits are v (bit j = cell 4n + j).
+  alignas(16) std::array<std::array<Rows, 16>, 64> nib{};
 
   Compiled() = default;
   explicit Compiled(const Module& mod) : m(mod) {
@@ -515,13 +563,41 @@ struct Compiled {
       // pred = (v << lsh) >> rsh, truncated to 8 bits; |s| = 8 gives 0 either way
       lsh[k] = static_cast<std::uint8_t>(s > 0 ? s : 0);
       rsh[k] = static_cast<std::uint8_t>(s < 0 ? -s : 0);
+      if (s != 0) {
+        unsigned g = 0;
+        while (g < ngrp && grp_shift[g] != s) ++g;
+        if (g == ngrp) grp_shift[ngrp++] = static_cast<std::int8_t>(s);
+        grp_mask[g][k] = 0xFF;
+      }
       ++k;
+    }
+    for (std::size_t c = 0; c < 32; ++c) {
+      const std::size_t half = c / 16, o = c % 16;
+      for (std::size_t which = 0; which < 2; ++which) {  // 0: src, 1: bsrc
+        const unsigned from = which == 0 ? src[c] : bsrc[c];
+        const bool none = which == 1 && c == 0;
+        const std::size_t base_row = 4 * which + 2 * half;
+        shuf[base_row][o] = static_cast<std::uint8_t>(!none && from < 16 ? from : 0x80u);
+        shuf[base_row + 1][o] = static_cast<std::uint8_t>(!none && from >= 16 ? from - 16 : 0x80u);
+      }
     }
     for (unsigned t = 0; t < kCells; ++t) {
       const unsigned cell = 32u * m.scan_row[t] + m.scan_col[t];
       inv[cell] = static_cast<std::uint8_t>(t);
       row_mask[t >> 4][cell >> 6] |= std::uint64_t{1} << (cell & 63);
     }
+    for (unsigned n = 0; n < 64; ++n)
+      for (unsigned v = 0; v < 16; ++v)
+        for (unsigned j = 0; j < 4; ++j)
+          if (v >> j & 1u) {
+            const unsigned t = inv[4 * n + j];
+            nib[n][v][t >> 4] = static_cast<std::uint16_t>(nib[n][v][t >> 4] | (0x8000u >> (t & 15)));
+          }
+  }
+
+  static std::array<std::uint64_t, 4> pack(const Planes& X) noexcept {
+    return {X[0] | std::uint64_t{X[1]} << 32, X[2] | std::uint64_t{X[3]} << 32, X[4] | std::uint64_t{X[5]} << 32,
+            X[6] | std::uint64_t{X[7]} << 32};
   }
 
   /// X as 4 x 64-bit words.
@@ -530,10 +606,49 @@ struct Compiled {
     col[0] = b[src[0]];
     for (std::size_t k = 1; k < 32; ++k)
       col[k] = static_cast<std::uint8_t>(b[src[k]] - ((unsigned{b[bsrc[k]]} << lsh[k]) >> rsh[k]));
-    const Planes X = xor_planes(bit_planes(col));
-    return {X[0] | std::uint64_t{X[1]} << 32, X[2] | std::uint64_t{X[3]} << 32, X[4] | std::uint64_t{X[5]} << 32,
-            X[6] | std::uint64_t{X[7]} << 32};
+    return pack(xor_planes(bit_planes(col)));
   }
+
+#if defined(MEMCOMP_MPC_SSSE3)
+  /// cells() with SSSE3 byte shuffles; call only where the CPU supports SSSE3.
+  __attribute__((target("ssse3"))) std::array<std::uint64_t, 4> cells_ssse3(const std::uint8_t* b) const noexcept {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16));
+    const __m128i* sh = reinterpret_cast<const __m128i*>(shuf.data());
+    const __m128i s0 = _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 0)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 1)));
+    const __m128i s1 = _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 2)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 3)));
+    __m128i p0 = _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 4)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 5)));
+    __m128i p1 = _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 6)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 7)));
+    const __m128i b0 = p0, b1 = p1;
+    for (unsigned g = 0; g < ngrp; ++g) {
+      const int s = grp_shift[g];
+      const __m128i m0 = _mm_load_si128(reinterpret_cast<const __m128i*>(grp_mask[g].data()));
+      const __m128i m1 = _mm_load_si128(reinterpret_cast<const __m128i*>(grp_mask[g].data() + 16));
+      __m128i v0 = _mm_setzero_si128(), v1 = _mm_setzero_si128();
+      if (s > 0 && s < 8) {
+        const __m128i cnt = _mm_cvtsi32_si128(s);
+        const __m128i keep = _mm_set1_epi8(static_cast<char>((0xFFu << s) & 0xFFu));
+        v0 = _mm_and_si128(_mm_sll_epi16(b0, cnt), keep);
+        v1 = _mm_and_si128(_mm_sll_epi16(b1, cnt), keep);
+      } else if (s < 0 && s > -8) {
+        const __m128i cnt = _mm_cvtsi32_si128(-s);
+        const __m128i keep = _mm_set1_epi8(static_cast<char>(0xFFu >> -s));
+        v0 = _mm_and_si128(_mm_srl_epi16(b0, cnt), keep);
+        v1 = _mm_and_si128(_mm_srl_epi16(b1, cnt), keep);
+      }
+      p0 = _mm_or_si128(_mm_andnot_si128(m0, p0), _mm_and_si128(m0, v0));
+      p1 = _mm_or_si128(_mm_andnot_si128(m1, p1), _mm_and_si128(m1, v1));
+    }
+    __m128i c0 = _mm_sub_epi8(s0, p0), c1 = _mm_sub_epi8(s1, p1);
+    Planes P{};
+    for (unsigned p = 0; p < kPlanes; ++p) {
+      P[p] = static_cast<std::uint32_t>(_mm_movemask_epi8(c0)) | static_cast<std::uint32_t>(_mm_movemask_epi8(c1)) << 16;
+      c0 = _mm_add_epi8(c0, c0);
+      c1 = _mm_add_epi8(c1, c1);
+    }
+    return pack(xor_planes(P));
+  }
+#endif
 
   unsigned leading_zero_rows(const std::array<std::uint64_t, 4>& x) const noexcept {
     unsigned i = 0;
@@ -546,6 +661,20 @@ struct Compiled {
 
   Rows rows(const std::array<std::uint64_t, 4>& x) const noexcept {
     Rows r{};
+#if defined(__SSE2__)
+    __m128i a = _mm_setzero_si128(), c = _mm_setzero_si128();
+    for (unsigned w = 0; w < 4; ++w) {
+      const std::uint64_t v = x[w];
+      if (!v) continue;
+      for (unsigned n = 0; n < 16; ++n) {
+        const Rows& e = nib[16 * w + n][(v >> (4 * n)) & 15u];
+        a = _mm_or_si128(a, _mm_load_si128(reinterpret_cast<const __m128i*>(e.data())));
+        c = _mm_or_si128(c, _mm_load_si128(reinterpret_cast<const __m128i*>(e.data() + 8)));
+      }
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(r.data()), a);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(r.data() + 8), c);
+#else
     for (unsigned w = 0; w < 4; ++w) {
       std::uint64_t v = x[w];
       while (v) {
@@ -554,6 +683,7 @@ struct Compiled {
         v &= v - 1;
       }
     }
+#endif
     return r;
   }
 
