@@ -199,14 +199,13 @@ void build_tail(std::uint8_t* dst, const std::uint8_t* src, std::uint64_t rem, s
     const std::size_t rb = static_cast<std::size_t>(real / 8);
     const unsigned rbits = static_cast<unsigned>(real % 8);
     if (rb) std::memcpy(unit, src, rb);
-    for (std::size_t k = rb; k < u; ++k) {
-      const std::uint8_t fill = pad == Pad::zero ? 0 : pad == Pad::one ? 0xFF : before[k];
-      if (k == rb && rbits) {
-        const auto keep = static_cast<std::uint8_t>(0xFFu << (8 - rbits));  // MSB-first stream bits
-        unit[k] = static_cast<std::uint8_t>((src[rb] & keep) | (fill & ~keep));
-      } else {
-        unit[k] = fill;
-      }
+    if (pad == Pad::hold)
+      std::memcpy(unit + rb, before + rb, u - rb);
+    else
+      std::memset(unit + rb, pad == Pad::zero ? 0 : 0xFF, u - rb);
+    if (rbits) {
+      const auto keep = static_cast<std::uint8_t>(0xFFu << (8 - rbits));  // MSB-first stream bits
+      unit[rb] = static_cast<std::uint8_t>((src[rb] & keep) | (unit[rb] & ~keep));
     }
   }
 }
@@ -539,9 +538,7 @@ bool ec_decide(double t0, double t1, double cr, double g, unsigned k, double alp
 
 namespace {
 
-template <class Sink>
-EcTotals run_energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                            const double* bu, std::size_t bu_count, WireState& s, bool close, Sink&& sink) {
+void check_ec(const EcConfig& ec, const BlockView& raw, const StreamsView& comp, std::size_t bu_count) {
   if (comp.n_blocks != raw.n_blocks)
     throw invalid_argument("energy control needs one compressed stream per block: " +
                            std::to_string(raw.n_blocks) + " blocks, " + std::to_string(comp.n_blocks) + " streams");
@@ -550,8 +547,29 @@ EcTotals run_energy_control(const BusConfig& c, const EcConfig& ec, const BlockV
   if (ec.k != 1 && ec.k != 2) throw invalid_argument("energy control k must be 1 (ec1) or 2 (ec2)");
   if (!(ec.alpha > 0.0) || !std::isfinite(ec.alpha)) throw invalid_argument("alpha must be a positive number");
   check_streams(comp);
-  std::vector<double> gain(bu_count);
-  for (std::size_t i = 0; i < bu_count; ++i) gain[i] = ec_gain(bu[i]);
+}
+
+/// Blocks per EC chunk (and the longest run a sink receives).
+constexpr std::size_t kEcRun = 256;
+
+/// Adds the block's counts to the totals. Blocks reach the sink in runs, sink(first, count,
+/// blocks): it writes its columns one at a time (a store to each of many columns per block makes
+/// the columns, all aligned alike, evict each other from the cache).
+MEMCOMP_INLINE void ec_emit(EcTotals& tot, std::uint64_t bits, const EcBlock& b) {
+  const BusCounts& sent = b.compressed ? b.comp : b.raw;
+  tot.blocks += 1;
+  tot.compressed += b.compressed;
+  tot.raw_bits += bits;
+  tot.sent_bits += sent.bits;
+  tot.raw_units += b.raw.units;
+  tot.sent_units += sent.units;
+  tot.sent += sent;
+}
+
+/// Reference EC: both forms driven through a Bus from the current state, block by block.
+template <class Sink>
+EcTotals ec_reference(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
+                      const std::vector<double>& gain, WireState& s, bool close, Sink& sink) {
   Bus bus(c);
   EcTotals tot;
   const std::uint64_t bits = 8 * std::uint64_t{raw.block_bytes};
@@ -563,43 +581,317 @@ EcTotals run_energy_control(const BusConfig& c, const EcConfig& ec, const BlockV
     b.raw = bus.transfer(s, raw.block(i), bits, last);  // s: the raw form's state
     b.comp = bus.transfer(s1, comp.data + comp.bit_offsets[i] / 8, comp.bit_lengths[i], last);
     b.cr = b.comp.units ? static_cast<double>(b.raw.units) / b.comp.units : std::numeric_limits<double>::infinity();
-    const bool z = ec_decide(b.raw.energy, b.comp.energy, b.cr, gain[bu_count == 1 ? 0 : i], ec.k, ec.alpha);
+    const bool z = ec_decide(b.raw.energy, b.comp.energy, b.cr, gain[gain.size() == 1 ? 0 : i], ec.k, ec.alpha);
     b.compressed = z ? 1 : 0;
     if (z) s = s1;
-    const BusCounts& sent = z ? b.comp : b.raw;
-    tot.blocks += 1;
-    tot.compressed += b.compressed;
-    tot.raw_bits += bits;
-    tot.sent_bits += sent.bits;
-    tot.raw_units += b.raw.units;
-    tot.sent_units += sent.units;
-    tot.sent += sent;
-    sink(i, b);
+    ec_emit(tot, bits, b);
+    sink(i, std::size_t{1}, &b);
   }
   return tot;
+}
+
+// Fast EC. A transfer's counts split into a part that does not depend on the wire state (its
+// units, ones and zeros, DBI-dc inversions and pins, and the toggles between its own consecutive
+// units) and the terms of its first unit against the state (and, on dram, of its last unit
+// against idle when the bus closes). The first part is prepared for a chunk of blocks at once;
+// the sequential pass only adds the boundary terms, so it costs a few words per block.
+
+/// One prepared form (raw or compressed) of one block.
+struct EcForm {
+  const std::uint8_t* first = nullptr;   ///< first driven unit
+  const std::uint8_t* last = nullptr;    ///< last driven unit
+  const std::uint8_t* pfirst = nullptr;  ///< DBI pin levels of the first and last beats
+  const std::uint8_t* plast = nullptr;
+  BusCounts c;  ///< state-independent counts; toggles = internal data toggles, pin_t01 = internal pin toggles
+  std::uint32_t ones_last = 0, pin_ones_last = 0;
+  bool slow = false;  ///< depends on the state beyond its first unit: driven through a Bus
+};
+
+template <class P>
+MEMCOMP_INLINE std::uint64_t xpop(const std::uint8_t* a, const std::uint8_t* b, std::size_t len) {
+  std::uint64_t t = 0, o = 0;
+  xor_pop<P>(a, b, len, t, o);
+  return t;
+}
+
+/// x / d, by a shift when d is a power of two (sh >= 0).
+MEMCOMP_INLINE std::uint64_t div_by(std::uint64_t x, std::uint64_t d, int sh) {
+  return sh >= 0 ? x >> sh : x / d;
+}
+inline int shift_of(std::uint64_t d) {
+  int sh = 0;
+  while ((std::uint64_t{1} << sh) < d) ++sh;
+  return (std::uint64_t{1} << sh) == d ? sh : -1;
+}
+
+/// Prepares a transfer of nbits stream bits at p. slot holds the form's built units (stride
+/// bytes), pslot its first and last pin levels (dbi dc). wsh, bsh: shift_of(width, burst length).
+template <class P>
+MEMCOMP_INLINE void ec_prepare(const BusConfig& c, Bus& bus, const WireState& init, EcForm& f,
+                               const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot, std::uint8_t* pslot,
+                               int wsh, int bsh) {
+  f.slow = false;
+  if (nbits == 0 || c.dbi == Dbi::ac) {
+    f.slow = true;
+    return;
+  }
+  const std::size_t u = c.unit_bytes();
+  const std::uint64_t w = c.width_bits;
+  std::uint64_t n = div_by(nbits + w - 1, w, wsh);
+  const auto nfull = static_cast<std::size_t>(div_by(nbits, w, wsh));
+  if (c.pad == Pad::hold && nfull == 0) {  // the padding copies the wire state
+    f.slow = true;
+    return;
+  }
+  if (c.dbi == Dbi::dc) {
+    WireState ds = init;
+    const BusCounts r = bus.send(ds, p, nbits);
+    const std::size_t nb = r.beats, lanes = std::min<std::size_t>(c.lanes(), 8);
+    const std::uint8_t* d = bus.driven().data();
+    const std::uint8_t* pl = bus.pin_levels().data();
+    std::memcpy(slot, d, u);
+    std::memcpy(slot + u, d + (nb - 1) * u, u);
+    std::memcpy(pslot, pl, lanes);
+    std::memcpy(pslot + lanes, pl + (nb - 1) * lanes, lanes);
+    f.first = slot;
+    f.last = slot + u;
+    f.pfirst = pslot;
+    f.plast = pslot + lanes;
+    f.c = r;
+    f.c.toggles = static_cast<std::uint32_t>(r.toggles - xpop<P>(init.wires.data(), slot, u));
+    f.c.pin_t01 =
+        static_cast<std::uint32_t>(r.pin_t01 + r.pin_t10 - xpop<P>(init.pins.data(), pslot, lanes));
+    f.ones_last = static_cast<std::uint32_t>(pop<P>(slot + u, u));
+    f.pin_ones_last = static_cast<std::uint32_t>(pop<P>(pslot + lanes, lanes));
+    return;
+  }
+  BusCounts& r = f.c;
+  r = BusCounts{};
+  r.bits = static_cast<std::uint32_t>(nbits);
+  if (c.channel == Channel::dram) {
+    const std::uint64_t bursts = div_by(n + c.burst_length - 1, c.burst_length, bsh);
+    r.units = static_cast<std::uint32_t>(bursts);
+    n = bursts * c.burst_length;
+  } else {
+    r.units = static_cast<std::uint32_t>(n);
+  }
+  r.beats = static_cast<std::uint32_t>(n);
+  const auto ntail = static_cast<std::size_t>(n - nfull);
+  if (ntail) build_tail(slot, p + nfull * u, nbits - nfull * w, ntail, u, c.pad, nfull ? p + (nfull - 1) * u : slot);
+  f.first = nfull ? p : slot;
+  f.last = ntail ? slot + (ntail - 1) * u : p + (nfull - 1) * u;
+  const Plain t = plain_units<P>(f.first, p, nfull, slot, ntail, u);  // first unit against itself: 0
+  r.toggles = static_cast<std::uint32_t>(t.toggles);
+  r.ones = static_cast<std::uint32_t>(t.ones);
+  r.zeros = static_cast<std::uint32_t>(n * w - t.ones);
+  f.ones_last = static_cast<std::uint32_t>(t.ones_last);
+}
+
+/// The current wire state, as a view (the last unit sent may live in a prepared slot).
+struct EcState {
+  const std::uint8_t* wires;
+  const std::uint8_t* pins;
+  std::uint64_t ones, pin_ones;
+  bool idle;
+};
+
+/// The counts of a prepared form sent from state s (closing the dram bus after it if asked).
+template <class P>
+MEMCOMP_INLINE BusCounts ec_finish(const BusConfig& c, const WireState& idle, const EcForm& f,
+                                   const EcState& s, bool close_after) {
+  const std::size_t u = c.unit_bytes(), lanes = std::min<std::size_t>(c.lanes(), 8);
+  BusCounts r = f.c;
+  const std::uint64_t tog = r.toggles + xpop<P>(s.wires, f.first, u);
+  r.t01 = static_cast<std::uint32_t>((tog + f.ones_last - s.ones) / 2);
+  r.t10 = static_cast<std::uint32_t>(tog - r.t01);
+  const std::uint8_t* pins_after = s.pins;
+  if (c.dbi != Dbi::none) {
+    const std::uint64_t pt = r.pin_t01 + xpop<P>(s.pins, f.pfirst, lanes);
+    r.pin_t01 = static_cast<std::uint32_t>((pt + f.pin_ones_last - s.pin_ones) / 2);
+    r.pin_t10 = static_cast<std::uint32_t>(pt - r.pin_t01);
+    pins_after = f.plast;
+  }
+  if (close_after && c.channel == Channel::dram) {  // back to idle
+    for (std::size_t k = 0; k < u; ++k) {
+      r.t01 += kPop8[static_cast<std::uint8_t>(~f.last[k] & idle.wires[k])];
+      r.t10 += kPop8[static_cast<std::uint8_t>(f.last[k] & ~idle.wires[k])];
+    }
+    for (std::size_t l = 0; l < lanes; ++l) {
+      r.pin_t01 += pins_after[l] < idle.pins[l] ? 1u : 0u;
+      r.pin_t10 += pins_after[l] > idle.pins[l] ? 1u : 0u;
+    }
+  }
+  // Bus::finish, inline (an out-of-line call here stalls on the fields it just wrote).
+  r.toggles = r.t01 + r.t10;
+  r.energy = c.channel == Channel::noc ? r.toggles : c.idle_high ? r.zeros + r.pin_zeros : r.ones + r.pin_ones;
+  return r;
+}
+
+template <class P, class Sink>
+MEMCOMP_INLINE EcTotals ec_fast(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
+                                const std::vector<double>& gain, WireState& s, bool close, Sink& sink) {
+  Bus bus(c);
+  EcTotals tot;
+  const bool dram = c.channel == Channel::dram;
+  // DBI pins exist on dram only (at most 8 lanes).
+  const std::size_t n = raw.n_blocks, u = c.unit_bytes(), lanes = dram ? std::min<std::size_t>(c.lanes(), 8) : 0;
+  const std::uint64_t bits = 8 * std::uint64_t{raw.block_bytes};
+  const WireState init = initial_state(c);
+  const std::uint64_t init_ones = pop<P>(init.wires.data(), u), init_pin_ones = pop<P>(init.pins.data(), lanes);
+  const int wsh = shift_of(c.width_bits), bsh = shift_of(c.burst_length);
+  const std::size_t stride = u * std::max<std::size_t>(dram ? c.burst_length : 1, 2);
+  constexpr std::size_t kChunk = kEcRun;
+  const std::size_t cap = std::min(kChunk, n);
+  std::vector<EcForm> fr(cap), fc(cap);
+  std::vector<EcBlock> blk(cap);  // emitted after the pass (reading fresh stores at once stalls)
+  std::vector<std::uint8_t> arena(2 * cap * stride), parena(c.dbi != Dbi::none ? 4 * cap * lanes : 0);
+  WireState st = s;  // holds the state between chunks (and after a slow block)
+  EcState cur{st.wires.data(), st.pins.data(), pop<P>(st.wires.data(), u), pop<P>(st.pins.data(), lanes), st.idle};
+  bool from_init = false;  // cur was reset to idle since st was last written: st's other bytes are init's
+  auto sync = [&] {     // st = the state cur shows
+    WireState t = from_init ? init : st;
+    std::memmove(t.wires.data(), cur.wires, u);
+    std::memmove(t.pins.data(), cur.pins, lanes);
+    t.idle = cur.idle;
+    st = t;
+    from_init = false;
+    cur.wires = st.wires.data();
+    cur.pins = st.pins.data();
+  };
+  const bool scalar_bu = gain.size() == 1;
+  for (std::size_t b0 = 0; b0 < n; b0 += kChunk) {
+    const std::size_t m = std::min(kChunk, n - b0);
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::size_t g = b0 + i;
+      std::uint8_t* pa = parena.empty() ? nullptr : parena.data() + 4 * i * lanes;
+      ec_prepare<P>(c, bus, init, fr[i], raw.block(g), bits, arena.data() + 2 * i * stride, pa, wsh, bsh);
+      ec_prepare<P>(c, bus, init, fc[i], comp.data + comp.bit_offsets[g] / 8, comp.bit_lengths[g],
+                    arena.data() + (2 * i + 1) * stride, pa ? pa + 2 * lanes : nullptr, wsh, bsh);
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::size_t g = b0 + i;
+      const bool last = close && g + 1 == n;
+      if (c.isolated) {
+        cur = EcState{init.wires.data(), init.pins.data(), init_ones, init_pin_ones, true};
+        from_init = true;
+      }
+      EcBlock& b = blk[i];
+      const double gn = gain[scalar_bu ? 0 : g];
+      if (fr[i].slow || fc[i].slow) {
+        sync();
+        WireState s0 = st, s1 = st;
+        b.raw = bus.transfer(s0, raw.block(g), bits, last);
+        b.comp = bus.transfer(s1, comp.data + comp.bit_offsets[g] / 8, comp.bit_lengths[g], last);
+        b.cr = b.comp.units ? static_cast<double>(b.raw.units) / b.comp.units
+                            : std::numeric_limits<double>::infinity();
+        b.compressed = ec_decide(b.raw.energy, b.comp.energy, b.cr, gn, ec.k, ec.alpha) ? 1 : 0;
+        st = b.compressed ? s1 : s0;
+        cur = EcState{st.wires.data(), st.pins.data(), pop<P>(st.wires.data(), u), pop<P>(st.pins.data(), lanes),
+                      st.idle};
+      } else {
+        const bool close_after = dram && (c.isolated || last);
+        b.raw = ec_finish<P>(c, init, fr[i], cur, close_after);
+        b.comp = ec_finish<P>(c, init, fc[i], cur, close_after);
+        b.cr = b.comp.units ? static_cast<double>(b.raw.units) / b.comp.units
+                            : std::numeric_limits<double>::infinity();
+        b.compressed = ec_decide(b.raw.energy, b.comp.energy, b.cr, gn, ec.k, ec.alpha) ? 1 : 0;
+        const EcForm& f = b.compressed ? fc[i] : fr[i];
+        if (close_after) {
+          cur = EcState{init.wires.data(), init.pins.data(), init_ones, init_pin_ones, true};
+          from_init = true;
+        } else {
+          cur.wires = f.last;
+          cur.ones = f.ones_last;
+          if (c.dbi != Dbi::none) {
+            cur.pins = f.plast;
+            cur.pin_ones = f.pin_ones_last;
+          }
+          cur.idle = false;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < m; ++i) ec_emit(tot, bits, blk[i]);
+    sink(b0, m, static_cast<const EcBlock*>(blk.data()));
+    // The next chunk reuses the slots: keep the state in st.
+    sync();
+  }
+  s = st;
+  return tot;
+}
+
+template <class Sink>
+EcTotals ec_fast_generic(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
+                         const std::vector<double>& gain, WireState& s, bool close, Sink& sink) {
+  return ec_fast<PopGeneric>(c, ec, raw, comp, gain, s, close, sink);
+}
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+template <class Sink>
+__attribute__((target("popcnt"))) EcTotals ec_fast_popcnt(const BusConfig& c, const EcConfig& ec,
+                                                          const BlockView& raw, const StreamsView& comp,
+                                                          const std::vector<double>& gain, WireState& s, bool close,
+                                                          Sink& sink) {
+  return ec_fast<PopBuiltin>(c, ec, raw, comp, gain, s, close, sink);
+}
+#elif defined(__GNUC__)
+template <class Sink>
+EcTotals ec_fast_builtin(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
+                         const std::vector<double>& gain, WireState& s, bool close, Sink& sink) {
+  return ec_fast<PopBuiltin>(c, ec, raw, comp, gain, s, close, sink);
+}
+#endif
+
+template <class Sink>
+EcTotals run_energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
+                            const double* bu, std::size_t bu_count, WireState& s, bool close, Sink&& sink) {
+  check_ec(ec, raw, comp, bu_count);
+  c.validate();
+  std::vector<double> gain(bu_count);
+  for (std::size_t i = 0; i < bu_count; ++i) gain[i] = ec_gain(bu[i]);
+  if (c.dbi == Dbi::ac || raw.n_blocks == 0) return ec_reference(c, ec, raw, comp, gain, s, close, sink);
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  if (kHwPop) return ec_fast_popcnt(c, ec, raw, comp, gain, s, close, sink);
+  return ec_fast_generic(c, ec, raw, comp, gain, s, close, sink);
+#elif defined(__GNUC__)
+  return ec_fast_builtin(c, ec, raw, comp, gain, s, close, sink);
+#else
+  return ec_fast_generic(c, ec, raw, comp, gain, s, close, sink);
+#endif
 }
 
 }  // namespace
 
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
                         const double* bu, std::size_t bu_count, WireState& s, EcBlock* out, bool close) {
-  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close, [&](std::size_t i, const EcBlock& b) {
-    if (out) out[i] = b;
-  });
+  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close,
+                            [&](std::size_t i0, std::size_t m, const EcBlock* b) {
+                              if (out) std::copy(b, b + m, out + i0);
+                            });
 }
 
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
                         const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close) {
-  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close, [&](std::size_t i, const EcBlock& b) {
+  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close,
+                            [&](std::size_t i0, std::size_t m, const EcBlock* b) {
     if (!out) return;
-    if (out->compressed) out->compressed[i] = b.compressed;
-    if (out->cr) out->cr[i] = b.cr;
-    if (out->t0) out->t0[i] = b.raw.energy;
-    if (out->t1) out->t1[i] = b.comp.energy;
-    if (out->units_raw) out->units_raw[i] = b.raw.units;
-    if (out->units_comp) out->units_comp[i] = b.comp.units;
-    if (out->bits_comp) out->bits_comp[i] = b.comp.bits;
-    out->sent.set(i, b.compressed ? b.comp : b.raw);
+    // Column by column over the run.
+#define MEMCOMP_EC_COLUMN(col, expr)                                  \
+  if (out->col) {                                                     \
+    auto* dst = out->col + i0;                                        \
+    for (std::size_t j = 0; j < m; ++j) dst[j] = (expr);              \
+  }
+    MEMCOMP_EC_COLUMN(compressed, b[j].compressed)
+    MEMCOMP_EC_COLUMN(cr, b[j].cr)
+    MEMCOMP_EC_COLUMN(t0, b[j].raw.energy)
+    MEMCOMP_EC_COLUMN(t1, b[j].comp.energy)
+    MEMCOMP_EC_COLUMN(units_raw, b[j].raw.units)
+    MEMCOMP_EC_COLUMN(units_comp, b[j].comp.units)
+    MEMCOMP_EC_COLUMN(bits_comp, b[j].comp.bits)
+    const BusCounts* sent[kEcRun];  // the form sent, per block of the run
+    for (std::size_t j = 0; j < m; ++j) sent[j] = b[j].compressed ? &b[j].comp : &b[j].raw;
+#define MEMCOMP_EC_SENT(f) MEMCOMP_EC_COLUMN(sent.f, sent[j]->f)
+    MEMCOMP_BUS_FIELDS(MEMCOMP_EC_SENT)
+#undef MEMCOMP_EC_SENT
+#undef MEMCOMP_EC_COLUMN
   });
 }
 
