@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -211,7 +213,145 @@ void check_against_reference(const BusConfig& c, const RandomStreams& rs, const 
   EXPECT_EQ(tot.toggles, sum_toggles) << what;
 }
 
+/// Energy Control by its definition: per block both forms from the same state through a Bus,
+/// the decision, and the state of the form sent.
+EcTotals reference_ec(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
+                      const std::vector<double>& bu, WireState& s, std::vector<EcBlock>& out, bool close) {
+  Bus bus(c);
+  EcTotals tot;
+  out.assign(raw.n_blocks, EcBlock{});
+  const std::uint64_t bits = 8 * std::uint64_t{raw.block_bytes};
+  for (std::size_t i = 0; i < raw.n_blocks; ++i) {
+    const bool last = close && i + 1 == raw.n_blocks;
+    EcBlock& b = out[i];
+    WireState s1 = s;
+    b.raw = bus.transfer(s, raw.block(i), bits, last);
+    b.comp = bus.transfer(s1, comp.data + comp.bit_offsets[i] / 8, comp.bit_lengths[i], last);
+    b.cr = b.comp.units ? static_cast<double>(b.raw.units) / b.comp.units : std::numeric_limits<double>::infinity();
+    b.compressed = ec_decide(b.raw.energy, b.comp.energy, b.cr, ec_gain(bu[bu.size() == 1 ? 0 : i]), ec.k, ec.alpha);
+    if (b.compressed) s = s1;
+    const BusCounts& sent = b.compressed ? b.comp : b.raw;
+    tot.blocks += 1;
+    tot.compressed += b.compressed;
+    tot.raw_bits += bits;
+    tot.sent_bits += sent.bits;
+    tot.raw_units += b.raw.units;
+    tot.sent_units += sent.units;
+    tot.sent += sent;
+  }
+  return tot;
+}
+
+void expect_same_counts(const BusCounts& a, const BusCounts& b, const std::string& what) {
+#define MEMCOMP_T(f) EXPECT_EQ(a.f, b.f) << what << " field " #f;
+  MEMCOMP_BUS_FIELDS(MEMCOMP_T)
+#undef MEMCOMP_T
+}
+
+/// Raw blocks of B bytes (some all zeros, some ones, some random) and streams of random lengths
+/// (some empty, some longer than the block), one per block.
+struct EcCase {
+  std::vector<std::uint8_t> raw;
+  RandomStreams comp;
+  BlockView view(std::size_t B) const { return {raw.data(), raw.size() / B, B}; }
+};
+EcCase ec_case(std::size_t B, std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  EcCase e;
+  e.comp = random_streams(n, seed + 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int kind = static_cast<int>(rng() % 4);
+    for (std::size_t j = 0; j < B; ++j)
+      e.raw.push_back(static_cast<std::uint8_t>(kind == 0 ? 0 : kind == 1 ? 0xFF : kind == 2 ? rng() % 4 : rng()));
+    e.comp.lengths[i] %= static_cast<std::uint32_t>(8 * B + 200);  // mostly shorter than the block
+  }
+  return e;
+}
+
+void check_ec_against_reference(const BusConfig& c, const EcCase& e, std::size_t B, const std::string& what) {
+  const BlockView v = e.view(B);
+  const StreamsView sv = e.comp.view();
+  for (bool close : {false, true})
+    for (unsigned k : {1u, 2u}) {
+      std::vector<double> bu = k == 1 ? std::vector<double>{0.0} : std::vector<double>(v.n_blocks);
+      for (std::size_t i = 0; i < bu.size() && k == 2; ++i) bu[i] = static_cast<double>(i % 3) * 0.4;
+      WireState s_ref = initial_state(c), s_got = initial_state(c);
+      std::vector<EcBlock> want, got(v.n_blocks);
+      const EcConfig ec{k, k == 1 ? 1.0 : 0.75};
+      const EcTotals tw = reference_ec(c, ec, v, sv, bu, s_ref, want, close);
+      const EcTotals tg = energy_control(c, ec, v, sv, bu.data(), bu.size(), s_got, got.data(), close);
+      const std::string w = what + (close ? " close" : " open") + " k" + std::to_string(k);
+      for (std::size_t i = 0; i < v.n_blocks; ++i) {
+        EXPECT_EQ(got[i].compressed, want[i].compressed) << w << " block " << i;
+        EXPECT_EQ(got[i].cr, want[i].cr) << w << " block " << i;
+        expect_same_counts(got[i].raw, want[i].raw, w + " raw block " + std::to_string(i));
+        expect_same_counts(got[i].comp, want[i].comp, w + " comp block " + std::to_string(i));
+        if (::testing::Test::HasFailure()) return;
+      }
+      EXPECT_EQ(tg.compressed, tw.compressed) << w;
+      EXPECT_EQ(tg.sent_bits, tw.sent_bits) << w;
+      EXPECT_EQ(tg.sent_units, tw.sent_units) << w;
+      EXPECT_EQ(tg.raw_units, tw.raw_units) << w;
+      BusCounts a, b;  // totals fit 32 bits here
+      a += tg.sent;
+      b += tw.sent;
+      expect_same_counts(a, b, w + " totals");
+      EXPECT_EQ(s_got.idle, s_ref.idle) << w;
+      EXPECT_TRUE(std::equal(s_got.wires.begin(), s_got.wires.begin() + c.unit_bytes(), s_ref.wires.begin())) << w;
+      if (c.dbi != Dbi::none) {
+        EXPECT_TRUE(std::equal(s_got.pins.begin(), s_got.pins.begin() + std::min(c.lanes(), 8u), s_ref.pins.begin()))
+            << w;
+      }
+    }
+}
+
 }  // namespace
+
+TEST(Toggles, EnergyControlMatchesItsDefinitionOnChip) {
+  for (std::size_t B : {32u, 128u, 24u}) {
+    const EcCase e = ec_case(B, 150, static_cast<unsigned>(B));
+    for (unsigned flit : {1u, 3u, 4u, 8u, 16u, 32u, 64u})
+      for (Pad pad : {Pad::zero, Pad::one, Pad::hold})
+        for (bool isolated : {false, true}) {
+          BusConfig c;
+          c.width_bits = 8 * flit;
+          c.pad = pad;
+          c.isolated = isolated;
+          c.init_ones = flit == 4;
+          check_ec_against_reference(c, e, B,
+                                     "B " + std::to_string(B) + " flit " + std::to_string(flit) + " pad " +
+                                         std::to_string(static_cast<int>(pad)) + (isolated ? " iso" : " stream"));
+          if (::testing::Test::HasFailure()) return;
+        }
+  }
+}
+
+TEST(Toggles, EnergyControlMatchesItsDefinitionOnDram) {
+  for (std::size_t B : {32u, 128u, 24u}) {
+    const EcCase e = ec_case(B, 120, static_cast<unsigned>(B) + 5);
+    for (unsigned bus : {8u, 16u, 32u, 64u})
+      for (unsigned bl : {1u, 4u, 8u})
+        for (Dbi dbi : {Dbi::none, Dbi::dc, Dbi::ac})
+          for (Pad pad : {Pad::zero, Pad::one, Pad::hold})
+            for (bool idle_high : {true, false})
+              for (bool isolated : {false, true}) {
+                BusConfig c;
+                c.channel = Channel::dram;
+                c.width_bits = bus;
+                c.burst_length = bl;
+                c.dbi = dbi;
+                c.pad = pad;
+                c.idle_high = idle_high;
+                c.isolated = isolated;
+                check_ec_against_reference(c, e, B,
+                                           "B " + std::to_string(B) + " dram " + std::to_string(bus) + " bl " +
+                                               std::to_string(bl) + " dbi " + std::to_string(static_cast<int>(dbi)) +
+                                               " pad " + std::to_string(static_cast<int>(pad)) +
+                                               (idle_high ? " high" : " low") + (isolated ? " iso" : " stream"));
+                if (::testing::Test::HasFailure()) return;
+              }
+  }
+}
 
 TEST(Toggles, NocMatchesBitReference) {
   const RandomStreams rs = random_streams(120, 7);
