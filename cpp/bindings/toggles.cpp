@@ -90,7 +90,7 @@ py::tuple count_streams(const py::array& data, const py::array& offsets, const p
 
 py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array& offsets, const py::array& lengths,
                  const py::dict& bus, unsigned k, double alpha, const py::object& bu, const py::object& state,
-                 bool close) {
+                 bool close, bool per_block) {
   const BlockView v = block_view(blocks);
   const StreamsView sv = streams_of(data, offsets, lengths);
   const BusConfig c = config_of(bus);
@@ -112,20 +112,23 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
     throw py::type_error("bu must be a number or a float64 array with one entry per block");
   }
   const auto n = static_cast<py::ssize_t>(v.n_blocks);
+  const py::ssize_t m = per_block ? n : 0;  // per-block counts only if asked; the flags always
   py::array_t<bool> flag(n);
-  py::array_t<double> cr(n);
-  py::array_t<std::uint32_t> t0(n), t1(n), units0(n), units1(n), bits1(n);
-  OutColumns sent(v.n_blocks);
+  py::array_t<double> cr(m);
+  py::array_t<std::uint32_t> t0(m), t1(m), units0(m), units1(m), bits1(m);
+  OutColumns sent(static_cast<std::size_t>(m));
   EcColumns out;
   static_assert(sizeof(bool) == 1, "bool flags are written as bytes");
   out.compressed = reinterpret_cast<std::uint8_t*>(flag.mutable_data());
-  out.cr = cr.mutable_data();
-  out.t0 = t0.mutable_data();
-  out.t1 = t1.mutable_data();
-  out.units_raw = units0.mutable_data();
-  out.units_comp = units1.mutable_data();
-  out.bits_comp = bits1.mutable_data();
-  out.sent = sent.cols;
+  if (per_block) {
+    out.cr = cr.mutable_data();
+    out.t0 = t0.mutable_data();
+    out.t1 = t1.mutable_data();
+    out.units_raw = units0.mutable_data();
+    out.units_comp = units1.mutable_data();
+    out.bits_comp = bits1.mutable_data();
+    out.sent = sent.cols;
+  }
   EcTotals t;
   {
     py::gil_scoped_release nogil;
@@ -133,12 +136,14 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
   }
   py::dict cols;
   cols["compressed"] = flag;
-  cols["cr"] = cr;
-  cols["t0"] = t0;
-  cols["t1"] = t1;
-  cols["units_raw"] = units0;
-  cols["units_comp"] = units1;
-  cols["bits_comp"] = bits1;
+  if (per_block) {
+    cols["cr"] = cr;
+    cols["t0"] = t0;
+    cols["t1"] = t1;
+    cols["units_raw"] = units0;
+    cols["units_comp"] = units1;
+    cols["bits_comp"] = bits1;
+  }
   py::dict tot;
   tot["blocks"] = t.blocks;
   tot["compressed"] = t.compressed;
@@ -147,7 +152,7 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
   tot["raw_units"] = t.raw_units;
   tot["sent_units"] = t.sent_units;
   tot["sent"] = totals(t.sent);
-  return py::make_tuple(cols, sent.arrays, tot, s);
+  return py::make_tuple(cols, per_block ? sent.arrays : py::dict(), tot, s);
 }
 
 py::tuple drive(const py::array& stream, std::uint64_t nbits, const py::dict& bus, const py::object& state) {
@@ -179,7 +184,10 @@ void register_toggles(py::module_& m) {
         py::arg("per_block") = true, "Counts compressed streams: (per-block columns, totals, state).");
   m.def("energy_control", &run_ec, py::arg("blocks").noconvert(), py::arg("data").noconvert(),
         py::arg("bit_offsets").noconvert(), py::arg("bit_lengths").noconvert(), py::arg("bus"), py::arg("k") = 2,
-        py::arg("alpha") = 1.0, py::arg("bu") = 0.0, py::arg("state") = py::none(), py::arg("close") = true);
+        py::arg("alpha") = 1.0, py::arg("bu") = 0.0, py::arg("state") = py::none(), py::arg("close") = true,
+        py::arg("per_block") = true,
+        "Energy Control: (per-block columns, counts of the forms sent, totals, state); per_block=False keeps "
+        "only the decisions (column 'compressed').");
   m.def("bus_drive", &drive, py::arg("stream").noconvert(), py::arg("nbits"), py::arg("bus"),
         py::arg("state") = py::none(),
         "One transfer: (beats as driven, DBI pin levels per lane and beat, counts, state).");

@@ -227,6 +227,24 @@ def test_energy_control_stream_state_follows_the_form_sent(blocks):
     assert 0 < r.fraction_compressed < 1
 
 
+def test_energy_control_totals_only_agree(blocks):
+    """per_block=False: the same decisions, totals and state, without the per-block counts."""
+    enc = memcomp.get_codec("bdi").encode(blocks)
+    for bus in (dict(channel="noc", flit_bytes=32), dict(channel="dram", dbi="dc"), dict(channel="noc", pad="hold")):
+        full = T.energy_control(blocks, enc, "ec2", **bus)
+        lean = T.energy_control(blocks, enc, "ec2", per_block=False, **bus)
+        assert list(lean.columns) == ["compressed"] and lean.sent == {}
+        assert lean.columns["compressed"].tolist() == full.columns["compressed"].tolist()
+        assert lean.totals == full.totals
+        assert lean.totals["sent"]["energy"] == int(full.sent["energy"].sum())
+        # the states carry on alike
+        more = blocks[::-1].copy()
+        enc2 = memcomp.get_codec("bdi").encode(more)
+        a = T.energy_control(more, enc2, "ec2", state=full.state, **bus)
+        b = T.energy_control(more, enc2, "ec2", state=lean.state, per_block=False, **bus)
+        assert a.totals == b.totals
+
+
 def test_energy_control_per_block_bu(blocks):
     enc = memcomp.get_codec("fpc").encode(blocks)
     bu = np.where(np.arange(blocks.shape[0]) % 2 == 0, 0.0, 0.99)

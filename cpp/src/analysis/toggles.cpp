@@ -40,6 +40,11 @@ inline std::uint64_t load64(const std::uint8_t* p) {
   std::memcpy(&v, p, 8);
   return v;
 }
+inline std::uint64_t load32(const std::uint8_t* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
 
 inline std::uint64_t pop_generic(std::uint64_t x) {
   x = x - ((x >> 1) & 0x5555555555555555ull);
@@ -62,6 +67,17 @@ struct PopBuiltin {
   static MEMCOMP_INLINE std::uint64_t pc(std::uint64_t x) { return static_cast<std::uint64_t>(__builtin_popcountll(x)); }
 };
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+/// The POPCNT instruction in any function (callers check the CPU first): code that uses it needs
+/// no target attribute, so it inlines and splits as the compiler sees fit.
+struct PopAsm {
+  static MEMCOMP_INLINE std::uint64_t pc(std::uint64_t x) {
+    std::uint64_t r;
+    __asm__("popcntq %1, %0" : "=r"(r) : "rm"(x));
+    return r;
+  }
+};
+#endif
 
 /// tog += popcount(a ^ b), ones += popcount(a) over len bytes (a and b may overlap).
 template <class P>
@@ -81,6 +97,12 @@ MEMCOMP_INLINE void xor_pop(const std::uint8_t* a, const std::uint8_t* b, std::s
     t0 += P::pc(a0 ^ load64(b + p));
     o0 += P::pc(a0);
   }
+  if (p + 4 <= len) {
+    const std::uint64_t a0 = load32(a + p);
+    t0 += P::pc(a0 ^ load32(b + p));
+    o0 += P::pc(a0);
+    p += 4;
+  }
   for (; p < len; ++p) {
     t1 += kPop8[a[p] ^ b[p]];
     o1 += kPop8[a[p]];
@@ -94,6 +116,10 @@ MEMCOMP_INLINE std::uint64_t pop(const std::uint8_t* a, std::size_t len) {
   std::uint64_t o = 0;
   std::size_t p = 0;
   for (; p + 8 <= len; p += 8) o += P::pc(load64(a + p));
+  if (p + 4 <= len) {
+    o += P::pc(load32(a + p));
+    p += 4;
+  }
   for (; p < len; ++p) o += kPop8[a[p]];
   return o;
 }
@@ -527,13 +553,25 @@ double ec_gain(double bu) {
   return 1.0 / (1.0 - std::min(bu, 0.99));
 }
 
-bool ec_decide(double t0, double t1, double cr, double g, unsigned k, double alpha) {
-  if (!(cr > 1.0)) return false;
-  if (t1 == 0.0) return true;
+namespace {
+
+/// (g CR)^k, the weight of T0 in the decision.
+MEMCOMP_INLINE double ec_factor(double cr, double g, unsigned k) {
   const double gcr = g * cr;
   double f = gcr;
   for (unsigned i = 1; i < k; ++i) f *= gcr;
-  return f * t0 > alpha * t1;
+  return f;
+}
+
+/// The decision with the weight f = ec_factor(CR, g, k) and cr_ok = CR > 1.
+MEMCOMP_INLINE bool ec_prefers(bool cr_ok, double f, double t0, double t1, double alpha) {
+  return cr_ok && (t1 == 0.0 || f * t0 > alpha * t1);
+}
+
+}  // namespace
+
+bool ec_decide(double t0, double t1, double cr, double g, unsigned k, double alpha) {
+  return ec_prefers(cr > 1.0, ec_factor(cr, g, k), t0, t1, alpha);
 }
 
 namespace {
@@ -549,106 +587,177 @@ void check_ec(const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
   check_streams(comp);
 }
 
-/// Blocks per EC chunk (and the longest run a sink receives).
+// Energy Control as a parallel computation and a one-bit scan. Two facts make it so:
+//  1. A transfer's counts split into a part that does not depend on the wire state (units, ones
+//     and zeros, DBI-dc inversions and pins, toggles between its own units) and the toggles of its
+//     first unit against the state (on dram also of its last unit back to idle when the bus closes).
+//  2. The state before block j is the last unit of one of the two forms of the block before, or of
+//     the nearest earlier block whose compressed form is not empty (an empty form sends nothing,
+//     is always chosen, T1 = 0, and leaves the wires alone).
+// So for a run of blocks both forms are prepared, both candidate states' first-unit terms are
+// counted and the decision d_j(c) under each candidate c is taken, all independently per block;
+// the scan then only picks z_j = d_j(z of that earlier block). A form whose padding copies the
+// state (pad=hold, shorter than one unit) and every DBI-ac form are driven through a Bus from the
+// real state during the scan; the block after such a block is decided from the real state.
+
+/// Blocks per run.
 constexpr std::size_t kEcRun = 256;
 
-/// Adds the block's counts to the totals. Blocks reach the sink in runs, sink(first, count,
-/// blocks): it writes its columns one at a time (a store to each of many columns per block makes
-/// the columns, all aligned alike, evict each other from the cache).
-MEMCOMP_INLINE void ec_emit(EcTotals& tot, std::uint64_t bits, const EcBlock& b) {
-  const BusCounts& sent = b.compressed ? b.comp : b.raw;
-  tot.blocks += 1;
-  tot.compressed += b.compressed;
-  tot.raw_bits += bits;
-  tot.sent_bits += sent.bits;
-  tot.raw_units += b.raw.units;
-  tot.sent_units += sent.units;
-  tot.sent += sent;
-}
-
-/// Reference EC: both forms driven through a Bus from the current state, block by block.
-template <class Sink>
-EcTotals ec_reference(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                      const std::vector<double>& gain, WireState& s, bool close, Sink& sink) {
-  Bus bus(c);
-  EcTotals tot;
-  const std::uint64_t bits = 8 * std::uint64_t{raw.block_bytes};
-  WireState s1;
-  for (std::size_t i = 0; i < raw.n_blocks; ++i) {
-    const bool last = close && i + 1 == raw.n_blocks;
-    EcBlock b;
-    s1 = s;
-    b.raw = bus.transfer(s, raw.block(i), bits, last);  // s: the raw form's state
-    b.comp = bus.transfer(s1, comp.data + comp.bit_offsets[i] / 8, comp.bit_lengths[i], last);
-    b.cr = b.comp.units ? static_cast<double>(b.raw.units) / b.comp.units : std::numeric_limits<double>::infinity();
-    const bool z = ec_decide(b.raw.energy, b.comp.energy, b.cr, gain[gain.size() == 1 ? 0 : i], ec.k, ec.alpha);
-    b.compressed = z ? 1 : 0;
-    if (z) s = s1;
-    ec_emit(tot, bits, b);
-    sink(i, std::size_t{1}, &b);
-  }
-  return tot;
-}
-
-// Fast EC. A transfer's counts split into a part that does not depend on the wire state (its
-// units, ones and zeros, DBI-dc inversions and pins, and the toggles between its own consecutive
-// units) and the terms of its first unit against the state (and, on dram, of its last unit
-// against idle when the bus closes). The first part is prepared for a chunk of blocks at once;
-// the sequential pass only adds the boundary terms, so it costs a few words per block.
-
-/// One prepared form (raw or compressed) of one block.
-struct EcForm {
-  const std::uint8_t* first = nullptr;   ///< first driven unit
-  const std::uint8_t* last = nullptr;    ///< last driven unit
-  const std::uint8_t* pfirst = nullptr;  ///< DBI pin levels of the first and last beats
-  const std::uint8_t* plast = nullptr;
-  BusCounts c;  ///< state-independent counts; toggles = internal data toggles, pin_t01 = internal pin toggles
-  std::uint32_t ones_last = 0, pin_ones_last = 0;
-  bool slow = false;  ///< depends on the state beyond its first unit: driven through a Bus
+/// A wire state seen through pointers (into the data, a prepared slot or a WireState).
+struct EcView {
+  const std::uint8_t* wires = nullptr;
+  const std::uint8_t* pins = nullptr;
+  std::uint32_t ones = 0, pin_ones = 0;
+  bool idle = true;
 };
 
-template <class P>
-MEMCOMP_INLINE std::uint64_t xpop(const std::uint8_t* a, const std::uint8_t* b, std::size_t len) {
-  std::uint64_t t = 0, o = 0;
-  xor_pop<P>(a, b, len, t, o);
-  return t;
-}
+/// One prepared form (raw or compressed) of one block: its state-independent counts.
+struct EcForm {
+  const std::uint8_t* first = nullptr;   ///< first driven unit; null for an empty transfer
+  const std::uint8_t* last = nullptr;    ///< last driven unit
+  const std::uint8_t* pfirst = nullptr;  ///< DBI pin levels (0/1 per lane) of the first and last beats
+  const std::uint8_t* plast = nullptr;
+  std::uint32_t bits = 0, units = 0, beats = 0;
+  std::uint32_t tog = 0, ones = 0, ones_last = 0;       ///< toggles between its own units
+  std::uint32_t ptog = 0, pones = 0, pones_last = 0, inversions = 0;  ///< the same for DBI pins
+  bool slow = false;  ///< depends on the state beyond its first unit
+};
 
-/// x / d, by a shift when d is a power of two (sh >= 0).
-MEMCOMP_INLINE std::uint64_t div_by(std::uint64_t x, std::uint64_t d, int sh) {
-  return sh >= 0 ? x >> sh : x / d;
-}
-inline int shift_of(std::uint64_t d) {
-  int sh = 0;
-  while ((std::uint64_t{1} << sh) < d) ++sh;
-  return (std::uint64_t{1} << sh) == d ? sh : -1;
-}
+enum class EcKind : std::uint8_t { fast, follow, slow };
 
-/// Prepares a transfer of nbits stream bits at p. slot holds the form's built units (stride
-/// bytes), pslot its first and last pin levels (dbi dc). wsh, bsh: shift_of(width, burst length).
-template <class P>
-MEMCOMP_INLINE void ec_prepare(const BusConfig& c, Bus& bus, const WireState& init, EcForm& f,
-                               const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot, std::uint8_t* pslot,
-                               int wsh, int bsh) {
-  f.slow = false;
-  if (nbits == 0 || c.dbi == Dbi::ac) {
+/// One block of a run.
+struct EcRow {
+  EcForm f[2];              ///< 0: raw, 1: compressed
+  EcView s[2];              ///< the candidate states before the block (fast: from the block before)
+  std::uint32_t x[2][2]{};  ///< x[c][f]: toggles of form f's first unit against candidate c
+  double cr = 0, weight = 0;
+  std::uint8_t d[2]{};      ///< the decision under candidate c
+  EcKind kind = EcKind::fast;
+  std::uint8_t c = 0, z = 0;  ///< the candidate that held, and the decision (1: compressed)
+};
+
+/// The run's configuration and the pointer arithmetic its forms share. U: the unit's bytes when
+/// known at compile time (the unit-sized loops then unroll), else 0.
+template <class P, std::size_t U>
+class EcRun {
+ public:
+  EcRun(const BusConfig& c, const EcConfig& ec)
+      : c_(c), ec_(ec), bus_(c), init_(initial_state(c)), dram_(c.channel == Channel::dram), u_raw_(c.unit_bytes()),
+        lanes_(dram_ ? std::min<std::size_t>(c.lanes(), 8) : 0), w_(c.width_bits), wsh_(shift_of(c.width_bits)),
+        bsh_(shift_of(c.burst_length)), stride_(unit() * (std::max<std::size_t>(dram_ ? c.burst_length : 1, 2) + 1) + 16),
+        plane_(c.dbi != Dbi::none ? static_cast<std::uint32_t>(lanes_) : 0u) {
+    init_view_ = view_of(init_);
+  }
+
+  /// Bytes per unit (a constant when U is).
+  std::size_t unit() const { return U ? U : u_raw_; }
+
+  EcTotals run(const BlockView& raw, const StreamsView& comp, const std::vector<double>& gain, WireState& s,
+               bool close, EcBlock* blocks, const EcColumns* cols);
+
+ private:
+  static int shift_of(std::uint64_t d) {
+    int sh = 0;
+    while ((std::uint64_t{1} << sh) < d) ++sh;
+    return (std::uint64_t{1} << sh) == d ? sh : -1;
+  }
+  /// x / d, by a shift when d is a power of two (sh >= 0).
+  static MEMCOMP_INLINE std::uint64_t div_by(std::uint64_t x, std::uint64_t d, int sh) {
+    return sh >= 0 ? x >> sh : x / d;
+  }
+  /// popcount(a ^ b) over len bytes.
+  static MEMCOMP_INLINE std::uint32_t xpop(const std::uint8_t* a, const std::uint8_t* b, std::size_t len) {
+    std::uint64_t t0 = 0, t1 = 0;
+    std::size_t k = 0;
+    for (; k + 16 <= len; k += 16) {
+      t0 += P::pc(load64(a + k) ^ load64(b + k));
+      t1 += P::pc(load64(a + k + 8) ^ load64(b + k + 8));
+    }
+    if (k + 8 <= len) {
+      t0 += P::pc(load64(a + k) ^ load64(b + k));
+      k += 8;
+    }
+    if (k + 4 <= len) {
+      t1 += P::pc(load32(a + k) ^ load32(b + k));
+      k += 4;
+    }
+    for (; k < len; ++k) t0 += kPop8[a[k] ^ b[k]];
+    return static_cast<std::uint32_t>(t0 + t1);
+  }
+  EcView view_of(const WireState& w) const {
+    return {w.wires.data(), w.pins.data(), static_cast<std::uint32_t>(pop<P>(w.wires.data(), unit())),
+            static_cast<std::uint32_t>(pop<P>(w.pins.data(), lanes_)), w.idle};
+  }
+  /// The state after form f (DBI off: the pins stay where they were).
+  static EcView view_of(const EcForm& f, const std::uint8_t* pins) {
+    return {f.last, f.plast ? f.plast : pins, f.ones_last, f.pones_last, false};
+  }
+
+  void prepare(EcForm& f, const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot,
+                              std::uint8_t* pslot);
+  /// T of a form whose first unit makes x toggles against the state (the EC metric).
+  std::uint32_t energy(const EcForm& f, std::uint32_t x) const {
+    if (!dram_) return f.tog + x;
+    return c_.idle_high ? f.beats * (static_cast<std::uint32_t>(w_) + plane_) - f.ones - f.pones : f.ones + f.pones;
+  }
+  /// Counts both forms' first units against candidate c and decides under it. (Locals, not the
+  /// row's fields: reading back a pair of fresh 32-bit stores as one 64-bit load stalls.)
+  void against(EcRow& r, unsigned cand, bool both_equal) const {
+    const EcView& s = r.s[cand];
+    const std::uint32_t x0 = xpop(s.wires, r.f[0].first, unit());  // a raw form is never empty
+    const std::uint32_t x1 = r.f[1].first ? xpop(s.wires, r.f[1].first, unit()) : 0;
+    const std::uint8_t d = ec_prefers(r.cr > 1.0, r.weight, energy(r.f[0], x0), energy(r.f[1], x1), ec_.alpha) ? 1 : 0;
+    for (unsigned k = cand; k < (both_equal ? 2u : cand + 1); ++k) {
+      r.x[k][0] = x0;
+      r.x[k][1] = x1;
+      r.d[k] = d;
+    }
+  }
+  BusCounts counts(const EcRow& r, unsigned f, bool close_after) const;
+
+  BusConfig c_;
+  EcConfig ec_;
+  Bus bus_;
+  WireState init_;
+  EcView init_view_;
+  bool dram_;
+  std::size_t u_raw_;
+  std::size_t lanes_;
+  std::uint64_t w_;
+  int wsh_, bsh_;
+  std::size_t stride_;
+  std::uint32_t plane_;  ///< DBI pins per beat (0 without DBI)
+};
+
+/// Prepares a transfer of nbits stream bits at p. slot holds the form's built units (stride_
+/// bytes), pslot its first and last pin levels (DBI).
+template <class P, std::size_t U>
+void EcRun<P, U>::prepare(EcForm& f, const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot,
+                       std::uint8_t* pslot) {
+  f = EcForm{};
+  f.bits = static_cast<std::uint32_t>(nbits);
+  if (nbits == 0) return;
+  const std::size_t u = unit();
+  const auto nfull = static_cast<std::size_t>(div_by(nbits, w_, wsh_));
+  std::uint64_t n = div_by(nbits + w_ - 1, w_, wsh_);
+  if (dram_) {
+    const std::uint64_t bursts = div_by(n + c_.burst_length - 1, c_.burst_length, bsh_);
+    f.units = static_cast<std::uint32_t>(bursts);
+    n = bursts * c_.burst_length;
+  } else {
+    f.units = static_cast<std::uint32_t>(n);
+  }
+  f.beats = static_cast<std::uint32_t>(n);
+  if (c_.dbi == Dbi::ac || (c_.pad == Pad::hold && nfull == 0)) {  // padding or inversions follow the state
     f.slow = true;
     return;
   }
-  const std::size_t u = c.unit_bytes();
-  const std::uint64_t w = c.width_bits;
-  std::uint64_t n = div_by(nbits + w - 1, w, wsh);
-  const auto nfull = static_cast<std::size_t>(div_by(nbits, w, wsh));
-  if (c.pad == Pad::hold && nfull == 0) {  // the padding copies the wire state
-    f.slow = true;
-    return;
-  }
-  if (c.dbi == Dbi::dc) {
-    WireState ds = init;
-    const BusCounts r = bus.send(ds, p, nbits);
-    const std::size_t nb = r.beats, lanes = std::min<std::size_t>(c.lanes(), 8);
-    const std::uint8_t* d = bus.driven().data();
-    const std::uint8_t* pl = bus.pin_levels().data();
+  if (c_.dbi == Dbi::dc) {  // inversions and pins of each beat stand alone: drive it once from idle
+    WireState ds = init_;
+    const BusCounts r = bus_.send(ds, p, nbits);
+    const std::size_t nb = r.beats, lanes = lanes_;
+    const std::uint8_t* d = bus_.driven().data();
+    const std::uint8_t* pl = bus_.pin_levels().data();
     std::memcpy(slot, d, u);
     std::memcpy(slot + u, d + (nb - 1) * u, u);
     std::memcpy(pslot, pl, lanes);
@@ -657,204 +766,289 @@ MEMCOMP_INLINE void ec_prepare(const BusConfig& c, Bus& bus, const WireState& in
     f.last = slot + u;
     f.pfirst = pslot;
     f.plast = pslot + lanes;
-    f.c = r;
-    f.c.toggles = static_cast<std::uint32_t>(r.toggles - xpop<P>(init.wires.data(), slot, u));
-    f.c.pin_t01 =
-        static_cast<std::uint32_t>(r.pin_t01 + r.pin_t10 - xpop<P>(init.pins.data(), pslot, lanes));
-    f.ones_last = static_cast<std::uint32_t>(pop<P>(slot + u, u));
-    f.pin_ones_last = static_cast<std::uint32_t>(pop<P>(pslot + lanes, lanes));
+    f.ones = r.ones;
+    f.ones_last = static_cast<std::uint32_t>(pop<P>(f.last, u));
+    f.tog = r.toggles - xpop(init_.wires.data(), f.first, u);
+    f.pones = r.pin_ones;
+    f.pones_last = static_cast<std::uint32_t>(pop<P>(f.plast, lanes));
+    f.ptog = r.pin_t01 + r.pin_t10 - xpop(init_.pins.data(), f.pfirst, lanes);
+    f.inversions = r.inversions;
     return;
   }
-  BusCounts& r = f.c;
-  r = BusCounts{};
-  r.bits = static_cast<std::uint32_t>(nbits);
-  if (c.channel == Channel::dram) {
-    const std::uint64_t bursts = div_by(n + c.burst_length - 1, c.burst_length, bsh);
-    r.units = static_cast<std::uint32_t>(bursts);
-    n = bursts * c.burst_length;
+  std::uint64_t tog = 0, ones = 0;
+  const std::size_t S = static_cast<std::size_t>(n) * u;  // bytes driven
+  if (c_.pad == Pad::hold) {
+    const auto ntail = static_cast<std::size_t>(n - nfull);
+    if (ntail) build_tail(slot, p + nfull * u, nbits - nfull * w_, ntail, u, c_.pad, p + (nfull - 1) * u);
+    f.first = p;
+    f.last = ntail ? slot + (ntail - 1) * u : p + (nfull - 1) * u;
+    const Plain t = plain_units<P>(p, p, nfull, slot, ntail, u);  // first unit against itself: 0
+    tog = t.toggles;
+    ones = t.ones;
+  } else if (nbits == 8 * std::uint64_t{S}) {  // no padding: the units are the stream's bytes
+    xor_pop<P>(p + u, p, S - u, tog, ones);
+    ones += pop<P>(p, u);
+    f.first = p;
+    f.last = p + S - u;
   } else {
-    r.units = static_cast<std::uint32_t>(n);
+    // The driven bytes V = the stream's bytes, then the padding. V[0, b0) is read in place; the
+    // rest (the stream's last bytes, the padding, and at least the last unit) is built in slot.
+    const auto fb = static_cast<std::size_t>(nbits / 8);
+    const auto rbits = static_cast<unsigned>(nbits % 8);
+    std::size_t b0 = std::min(fb & ~std::size_t{7}, S - u);
+    if (b0 < u) b0 = 0;
+    const std::size_t tn = S - b0;
+    const std::uint8_t fill = c_.pad == Pad::one ? 0xFF : 0x00;
+    std::memset(slot, fill, tn);
+    std::memcpy(slot, p + b0, fb - b0);
+    if (rbits) {
+      const auto keep = static_cast<std::uint8_t>(0xFFu << (8 - rbits));  // MSB-first stream bits
+      slot[fb - b0] = static_cast<std::uint8_t>((p[fb] & keep) | (fill & ~keep));
+    }
+    if (b0) {
+      xor_pop<P>(p + u, p, b0 - u, tog, ones);                    // pairs inside V[0, b0)
+      xor_pop<P>(slot, p + b0 - u, std::min(u, tn), tog, ones);  // the slot's first unit against V in place
+      if (tn > u) xor_pop<P>(slot + u, slot, tn - u, tog, ones);
+      ones += pop<P>(p, u);
+      f.first = p;
+    } else {
+      xor_pop<P>(slot + u, slot, tn - u, tog, ones);
+      ones += pop<P>(slot, u);
+      f.first = slot;
+    }
+    f.last = slot + tn - u;
   }
-  r.beats = static_cast<std::uint32_t>(n);
-  const auto ntail = static_cast<std::size_t>(n - nfull);
-  if (ntail) build_tail(slot, p + nfull * u, nbits - nfull * w, ntail, u, c.pad, nfull ? p + (nfull - 1) * u : slot);
-  f.first = nfull ? p : slot;
-  f.last = ntail ? slot + (ntail - 1) * u : p + (nfull - 1) * u;
-  const Plain t = plain_units<P>(f.first, p, nfull, slot, ntail, u);  // first unit against itself: 0
-  r.toggles = static_cast<std::uint32_t>(t.toggles);
-  r.ones = static_cast<std::uint32_t>(t.ones);
-  r.zeros = static_cast<std::uint32_t>(n * w - t.ones);
-  f.ones_last = static_cast<std::uint32_t>(t.ones_last);
+  f.tog = static_cast<std::uint32_t>(tog);
+  f.ones = static_cast<std::uint32_t>(ones);
+  f.ones_last = static_cast<std::uint32_t>(pop<P>(f.last, u));
 }
 
-/// The current wire state, as a view (the last unit sent may live in a prepared slot).
-struct EcState {
-  const std::uint8_t* wires;
-  const std::uint8_t* pins;
-  std::uint64_t ones, pin_ones;
-  bool idle;
-};
-
-/// The counts of a prepared form sent from state s (closing the dram bus after it if asked).
-template <class P>
-MEMCOMP_INLINE BusCounts ec_finish(const BusConfig& c, const WireState& idle, const EcForm& f,
-                                   const EcState& s, bool close_after) {
-  const std::size_t u = c.unit_bytes(), lanes = std::min<std::size_t>(c.lanes(), 8);
-  BusCounts r = f.c;
-  const std::uint64_t tog = r.toggles + xpop<P>(s.wires, f.first, u);
-  r.t01 = static_cast<std::uint32_t>((tog + f.ones_last - s.ones) / 2);
-  r.t10 = static_cast<std::uint32_t>(tog - r.t01);
-  const std::uint8_t* pins_after = s.pins;
-  if (c.dbi != Dbi::none) {
-    const std::uint64_t pt = r.pin_t01 + xpop<P>(s.pins, f.pfirst, lanes);
-    r.pin_t01 = static_cast<std::uint32_t>((pt + f.pin_ones_last - s.pin_ones) / 2);
-    r.pin_t10 = static_cast<std::uint32_t>(pt - r.pin_t01);
-    pins_after = f.plast;
-  }
-  if (close_after && c.channel == Channel::dram) {  // back to idle
-    for (std::size_t k = 0; k < u; ++k) {
-      r.t01 += kPop8[static_cast<std::uint8_t>(~f.last[k] & idle.wires[k])];
-      r.t10 += kPop8[static_cast<std::uint8_t>(f.last[k] & ~idle.wires[k])];
+/// The counts of form f of a decided row, sent from the candidate that held (closing the dram bus
+/// after it if asked).
+template <class P, std::size_t U>
+BusCounts EcRun<P, U>::counts(const EcRow& r, unsigned f, bool close_after) const {
+  const EcForm& m = r.f[f];
+  const EcView& s = r.s[r.c];
+  BusCounts b;
+  b.bits = m.bits;
+  b.units = m.units;
+  b.beats = m.beats;
+  b.ones = m.ones;
+  b.zeros = m.beats * static_cast<std::uint32_t>(w_) - m.ones;
+  b.inversions = m.inversions;
+  EcView after = s;
+  if (m.first) {
+    const std::uint32_t tog = m.tog + r.x[r.c][f];
+    b.t01 = (tog + m.ones_last - s.ones) / 2;
+    b.t10 = tog - b.t01;
+    if (c_.dbi != Dbi::none) {
+      b.pin_ones = m.pones;
+      b.pin_zeros = m.beats * plane_ - m.pones;
+      const std::uint32_t pt = m.ptog + xpop(s.pins, m.pfirst, lanes_);
+      b.pin_t01 = (pt + m.pones_last - s.pin_ones) / 2;
+      b.pin_t10 = pt - b.pin_t01;
     }
-    for (std::size_t l = 0; l < lanes; ++l) {
-      r.pin_t01 += pins_after[l] < idle.pins[l] ? 1u : 0u;
-      r.pin_t10 += pins_after[l] > idle.pins[l] ? 1u : 0u;
+    after = view_of(m, s.pins);
+  }
+  if (close_after && !after.idle) {  // back to idle
+    for (std::size_t k = 0; k < unit(); ++k) {
+      b.t01 += kPop8[static_cast<std::uint8_t>(~after.wires[k] & init_.wires[k])];
+      b.t10 += kPop8[static_cast<std::uint8_t>(after.wires[k] & ~init_.wires[k])];
+    }
+    for (std::size_t l = 0; l < lanes_; ++l) {
+      b.pin_t01 += after.pins[l] < init_.pins[l] ? 1u : 0u;
+      b.pin_t10 += after.pins[l] > init_.pins[l] ? 1u : 0u;
     }
   }
-  // Bus::finish, inline (an out-of-line call here stalls on the fields it just wrote).
-  r.toggles = r.t01 + r.t10;
-  r.energy = c.channel == Channel::noc ? r.toggles : c.idle_high ? r.zeros + r.pin_zeros : r.ones + r.pin_ones;
-  return r;
+  bus_.finish(b);
+  return b;
 }
 
-template <class P, class Sink>
-MEMCOMP_INLINE EcTotals ec_fast(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                                const std::vector<double>& gain, WireState& s, bool close, Sink& sink) {
-  Bus bus(c);
+/// True when the columns ask for more than the decisions.
+bool wants_counts(const EcColumns& o) {
+  bool any = o.cr || o.t0 || o.t1 || o.units_raw || o.units_comp || o.bits_comp;
+#define MEMCOMP_EC_ANY(f) any = any || o.sent.f;
+  MEMCOMP_BUS_FIELDS(MEMCOMP_EC_ANY)
+#undef MEMCOMP_EC_ANY
+  return any;
+}
+
+template <class P, std::size_t U>
+EcTotals EcRun<P, U>::run(const BlockView& raw, const StreamsView& comp, const std::vector<double>& gain,
+                                      WireState& s, bool close, EcBlock* blocks, const EcColumns* cols) {
   EcTotals tot;
-  const bool dram = c.channel == Channel::dram;
-  // DBI pins exist on dram only (at most 8 lanes).
-  const std::size_t n = raw.n_blocks, u = c.unit_bytes(), lanes = dram ? std::min<std::size_t>(c.lanes(), 8) : 0;
+  const std::size_t n = raw.n_blocks;
   const std::uint64_t bits = 8 * std::uint64_t{raw.block_bytes};
-  const WireState init = initial_state(c);
-  const std::uint64_t init_ones = pop<P>(init.wires.data(), u), init_pin_ones = pop<P>(init.pins.data(), lanes);
-  const int wsh = shift_of(c.width_bits), bsh = shift_of(c.burst_length);
-  const std::size_t stride = u * std::max<std::size_t>(dram ? c.burst_length : 1, 2);
-  constexpr std::size_t kChunk = kEcRun;
-  const std::size_t cap = std::min(kChunk, n);
-  std::vector<EcForm> fr(cap), fc(cap);
-  std::vector<EcBlock> blk(cap);  // emitted after the pass (reading fresh stores at once stalls)
-  std::vector<std::uint8_t> arena(2 * cap * stride), parena(c.dbi != Dbi::none ? 4 * cap * lanes : 0);
-  WireState st = s;  // holds the state between chunks (and after a slow block)
-  EcState cur{st.wires.data(), st.pins.data(), pop<P>(st.wires.data(), u), pop<P>(st.pins.data(), lanes), st.idle};
-  bool from_init = false;  // cur was reset to idle since st was last written: st's other bytes are init's
-  auto sync = [&] {     // st = the state cur shows
-    WireState t = from_init ? init : st;
-    std::memmove(t.wires.data(), cur.wires, u);
-    std::memmove(t.pins.data(), cur.pins, lanes);
-    t.idle = cur.idle;
-    st = t;
-    from_init = false;
-    cur.wires = st.wires.data();
-    cur.pins = st.pins.data();
-  };
+  const std::size_t cap = std::min(kEcRun, n);
+  std::vector<EcRow> rows(cap);
+  std::vector<EcBlock> slow(cap);        // the scan's counts of slow blocks
+  std::vector<WireState> after(cap);     // and the state each leaves
+  std::vector<std::uint8_t> arena(2 * cap * stride_), parena(4 * cap * lanes_);
+  const bool need_blocks = blocks || (cols && wants_counts(*cols));
+  std::vector<EcBlock> scratch(need_blocks && !blocks ? cap : 0);
   const bool scalar_bu = gain.size() == 1;
-  for (std::size_t b0 = 0; b0 < n; b0 += kChunk) {
-    const std::size_t m = std::min(kChunk, n - b0);
+  WireState st = s;  // the state between runs
+  for (std::size_t b0 = 0; b0 < n; b0 += kEcRun) {
+    const std::size_t m = std::min(kEcRun, n - b0);
+    const WireState st0 = st;  // the run's prepared slots overwrite the last run's
+    const EcView start = c_.isolated ? init_view_ : view_of(st0);
+    const std::uint8_t* pins = start.pins;  // without DBI the pins never move (but to idle at a close)
+    // 1. Prepare both forms of every block, and decide under both candidate states.
+    EcView cand[2] = {start, start};
+    bool known = true;
     for (std::size_t i = 0; i < m; ++i) {
       const std::size_t g = b0 + i;
-      std::uint8_t* pa = parena.empty() ? nullptr : parena.data() + 4 * i * lanes;
-      ec_prepare<P>(c, bus, init, fr[i], raw.block(g), bits, arena.data() + 2 * i * stride, pa, wsh, bsh);
-      ec_prepare<P>(c, bus, init, fc[i], comp.data + comp.bit_offsets[g] / 8, comp.bit_lengths[g],
-                    arena.data() + (2 * i + 1) * stride, pa ? pa + 2 * lanes : nullptr, wsh, bsh);
-    }
-    for (std::size_t i = 0; i < m; ++i) {
-      const std::size_t g = b0 + i;
-      const bool last = close && g + 1 == n;
-      if (c.isolated) {
-        cur = EcState{init.wires.data(), init.pins.data(), init_ones, init_pin_ones, true};
-        from_init = true;
+      EcRow& r = rows[i];
+      std::uint8_t* pa = parena.empty() ? nullptr : parena.data() + 4 * i * lanes_;
+      prepare(r.f[0], raw.block(g), bits, arena.data() + 2 * i * stride_, pa);
+      prepare(r.f[1], comp.data + comp.bit_offsets[g] / 8, comp.bit_lengths[g], arena.data() + (2 * i + 1) * stride_,
+              pa ? pa + 2 * lanes_ : nullptr);
+      r.cr = r.f[1].units ? static_cast<double>(r.f[0].units) / r.f[1].units : std::numeric_limits<double>::infinity();
+      r.weight = ec_factor(r.cr, gain[scalar_bu ? 0 : g], ec_.k);
+      if (c_.isolated) {
+        cand[0] = cand[1] = init_view_;
+        known = true;
       }
-      EcBlock& b = blk[i];
-      const double gn = gain[scalar_bu ? 0 : g];
-      if (fr[i].slow || fc[i].slow) {
-        sync();
-        WireState s0 = st, s1 = st;
-        b.raw = bus.transfer(s0, raw.block(g), bits, last);
-        b.comp = bus.transfer(s1, comp.data + comp.bit_offsets[g] / 8, comp.bit_lengths[g], last);
-        b.cr = b.comp.units ? static_cast<double>(b.raw.units) / b.comp.units
-                            : std::numeric_limits<double>::infinity();
-        b.compressed = ec_decide(b.raw.energy, b.comp.energy, b.cr, gn, ec.k, ec.alpha) ? 1 : 0;
-        st = b.compressed ? s1 : s0;
-        cur = EcState{st.wires.data(), st.pins.data(), pop<P>(st.wires.data(), u), pop<P>(st.pins.data(), lanes),
-                      st.idle};
+      r.kind = r.f[0].slow || r.f[1].slow ? EcKind::slow : known ? EcKind::fast : EcKind::follow;
+      if (r.kind == EcKind::fast) {
+        r.s[0] = cand[0];
+        r.s[1] = cand[1];
+        const bool same = cand[1].wires == cand[0].wires;
+        against(r, 0, same);
+        if (!same) against(r, 1, false);
+      }
+      if (r.kind == EcKind::slow) {
+        known = false;
+      } else if (r.f[1].first) {  // (an empty compressed form is sent and leaves the state as it was)
+        cand[0] = view_of(r.f[0], pins);
+        cand[1] = view_of(r.f[1], pins);
+        known = true;
+      }
+    }
+    // 2. The scan: which candidate held, and the decision under it.
+    EcView cur = start;
+    unsigned zs = 0;  // the decision of the block the candidates came from
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::size_t g = b0 + i;
+      EcRow& r = rows[i];
+      if (c_.isolated) cur = init_view_;
+      if (r.kind == EcKind::fast) {
+        r.c = static_cast<std::uint8_t>(zs);
+      } else if (r.kind == EcKind::follow) {
+        r.s[0] = cur;
+        r.c = 0;
+        against(r, 0, false);
       } else {
-        const bool close_after = dram && (c.isolated || last);
-        b.raw = ec_finish<P>(c, init, fr[i], cur, close_after);
-        b.comp = ec_finish<P>(c, init, fc[i], cur, close_after);
-        b.cr = b.comp.units ? static_cast<double>(b.raw.units) / b.comp.units
-                            : std::numeric_limits<double>::infinity();
-        b.compressed = ec_decide(b.raw.energy, b.comp.energy, b.cr, gn, ec.k, ec.alpha) ? 1 : 0;
-        const EcForm& f = b.compressed ? fc[i] : fr[i];
-        if (close_after) {
-          cur = EcState{init.wires.data(), init.pins.data(), init_ones, init_pin_ones, true};
-          from_init = true;
-        } else {
-          cur.wires = f.last;
-          cur.ones = f.ones_last;
-          if (c.dbi != Dbi::none) {
-            cur.pins = f.plast;
-            cur.pin_ones = f.pin_ones_last;
-          }
-          cur.idle = false;
-        }
+        WireState s0 = c_.isolated ? init_ : st0;
+        std::memmove(s0.wires.data(), cur.wires, unit());
+        std::memmove(s0.pins.data(), cur.pins, lanes_);
+        s0.idle = cur.idle;
+        WireState s1 = s0;
+        const bool last = close && g + 1 == n;
+        EcBlock& b = slow[i];
+        b.raw = bus_.transfer(s0, raw.block(g), bits, last);
+        b.comp = bus_.transfer(s1, comp.data + comp.bit_offsets[g] / 8, comp.bit_lengths[g], last);
+        b.cr = r.cr;
+        b.compressed = ec_decide(b.raw.energy, b.comp.energy, b.cr, gain[scalar_bu ? 0 : g], ec_.k, ec_.alpha);
+        r.z = b.compressed;
+        after[i] = b.compressed ? s1 : s0;
+        cur = view_of(after[i]);
+        continue;
+      }
+      const unsigned z = r.d[r.c];
+      r.z = static_cast<std::uint8_t>(z);
+      if (r.f[z].first) {
+        cur = view_of(r.f[z], pins);
+        zs = z;
       }
     }
-    for (std::size_t i = 0; i < m; ++i) ec_emit(tot, bits, blk[i]);
-    sink(b0, m, static_cast<const EcBlock*>(blk.data()));
-    // The next chunk reuses the slots: keep the state in st.
-    sync();
+    // 3. Counts of the forms sent (of both forms where per-block output is wanted).
+    EcBlock* out = blocks ? blocks + b0 : scratch.data();
+    for (std::size_t i = 0; i < m; ++i) {
+      const EcRow& r = rows[i];
+      const bool close_after = dram_ && (c_.isolated || (close && b0 + i + 1 == n));
+      BusCounts sent;
+      if (r.kind == EcKind::slow) {
+        sent = r.z ? slow[i].comp : slow[i].raw;
+        if (need_blocks) out[i] = slow[i];
+      } else if (need_blocks) {
+        EcBlock& b = out[i];
+        b.compressed = r.z;
+        b.cr = r.cr;
+        b.raw = counts(r, 0, close_after);
+        b.comp = counts(r, 1, close_after);
+        sent = r.z ? b.comp : b.raw;
+      } else {
+        sent = counts(r, r.z, close_after);
+      }
+      tot.compressed += r.z;
+      tot.raw_units += r.f[0].units;
+      tot.sent += sent;
+    }
+    tot.blocks += m;
+    tot.raw_bits += bits * m;
+    if (cols && cols->compressed)
+      for (std::size_t i = 0; i < m; ++i) cols->compressed[b0 + i] = rows[i].z;
+    if (cols && need_blocks) {  // column by column over the run
+#define MEMCOMP_EC_COLUMN(col, expr)                     \
+  if (cols->col) {                                       \
+    auto* dst = cols->col + b0;                          \
+    for (std::size_t j = 0; j < m; ++j) dst[j] = (expr); \
   }
+      MEMCOMP_EC_COLUMN(cr, out[j].cr)
+      MEMCOMP_EC_COLUMN(t0, out[j].raw.energy)
+      MEMCOMP_EC_COLUMN(t1, out[j].comp.energy)
+      MEMCOMP_EC_COLUMN(units_raw, out[j].raw.units)
+      MEMCOMP_EC_COLUMN(units_comp, out[j].comp.units)
+      MEMCOMP_EC_COLUMN(bits_comp, out[j].comp.bits)
+#define MEMCOMP_EC_SENT(f) MEMCOMP_EC_COLUMN(sent.f, out[j].compressed ? out[j].comp.f : out[j].raw.f)
+      MEMCOMP_BUS_FIELDS(MEMCOMP_EC_SENT)
+#undef MEMCOMP_EC_SENT
+#undef MEMCOMP_EC_COLUMN
+    }
+    // The state the run leaves.
+    if (dram_ && (c_.isolated || (close && b0 + m == n))) {  // closed: back to idle
+      st = init_;
+    } else {
+      std::memcpy(st.wires.data(), cur.wires, unit());
+      std::memcpy(st.pins.data(), cur.pins, lanes_);
+      st.idle = cur.idle;
+    }
+  }
+  tot.sent_bits = tot.sent.bits;
+  tot.sent_units = tot.sent.units;
   s = st;
   return tot;
 }
 
-template <class Sink>
-EcTotals ec_fast_generic(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                         const std::vector<double>& gain, WireState& s, bool close, Sink& sink) {
-  return ec_fast<PopGeneric>(c, ec, raw, comp, gain, s, close, sink);
-}
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-template <class Sink>
-__attribute__((target("popcnt"))) EcTotals ec_fast_popcnt(const BusConfig& c, const EcConfig& ec,
-                                                          const BlockView& raw, const StreamsView& comp,
-                                                          const std::vector<double>& gain, WireState& s, bool close,
-                                                          Sink& sink) {
-  return ec_fast<PopBuiltin>(c, ec, raw, comp, gain, s, close, sink);
-}
-#elif defined(__GNUC__)
-template <class Sink>
-EcTotals ec_fast_builtin(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                         const std::vector<double>& gain, WireState& s, bool close, Sink& sink) {
-  return ec_fast<PopBuiltin>(c, ec, raw, comp, gain, s, close, sink);
-}
-#endif
 
-template <class Sink>
+/// The common unit sizes (flits of 8, 16 and 32 B; 32- and 64-bit DRAM buses) as constants.
+template <class P>
+EcTotals ec_dispatch(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
+                     const std::vector<double>& gain, WireState& s, bool close, EcBlock* blocks, const EcColumns* cols) {
+  switch (c.unit_bytes()) {
+    case 4: return EcRun<P, 4>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
+    case 8: return EcRun<P, 8>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
+    case 16: return EcRun<P, 16>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
+    case 32: return EcRun<P, 32>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
+    default: return EcRun<P, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
+  }
+}
+
 EcTotals run_energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                            const double* bu, std::size_t bu_count, WireState& s, bool close, Sink&& sink) {
+                            const double* bu, std::size_t bu_count, WireState& s, bool close, EcBlock* blocks,
+                            const EcColumns* cols) {
   check_ec(ec, raw, comp, bu_count);
   c.validate();
   std::vector<double> gain(bu_count);
   for (std::size_t i = 0; i < bu_count; ++i) gain[i] = ec_gain(bu[i]);
-  if (c.dbi == Dbi::ac || raw.n_blocks == 0) return ec_reference(c, ec, raw, comp, gain, s, close, sink);
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  if (kHwPop) return ec_fast_popcnt(c, ec, raw, comp, gain, s, close, sink);
-  return ec_fast_generic(c, ec, raw, comp, gain, s, close, sink);
+#if defined(__GNUC__) && defined(__x86_64__)
+  if (kHwPop) return ec_dispatch<PopAsm>(c, ec, raw, comp, gain, s, close, blocks, cols);
+  return EcRun<PopGeneric, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
 #elif defined(__GNUC__)
-  return ec_fast_builtin(c, ec, raw, comp, gain, s, close, sink);
+  return ec_dispatch<PopBuiltin>(c, ec, raw, comp, gain, s, close, blocks, cols);
 #else
-  return ec_fast_generic(c, ec, raw, comp, gain, s, close, sink);
+  return EcRun<PopGeneric, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
 #endif
 }
 
@@ -862,37 +1056,12 @@ EcTotals run_energy_control(const BusConfig& c, const EcConfig& ec, const BlockV
 
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
                         const double* bu, std::size_t bu_count, WireState& s, EcBlock* out, bool close) {
-  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close,
-                            [&](std::size_t i0, std::size_t m, const EcBlock* b) {
-                              if (out) std::copy(b, b + m, out + i0);
-                            });
+  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close, out, nullptr);
 }
 
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
                         const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close) {
-  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close,
-                            [&](std::size_t i0, std::size_t m, const EcBlock* b) {
-    if (!out) return;
-    // Column by column over the run.
-#define MEMCOMP_EC_COLUMN(col, expr)                                  \
-  if (out->col) {                                                     \
-    auto* dst = out->col + i0;                                        \
-    for (std::size_t j = 0; j < m; ++j) dst[j] = (expr);              \
-  }
-    MEMCOMP_EC_COLUMN(compressed, b[j].compressed)
-    MEMCOMP_EC_COLUMN(cr, b[j].cr)
-    MEMCOMP_EC_COLUMN(t0, b[j].raw.energy)
-    MEMCOMP_EC_COLUMN(t1, b[j].comp.energy)
-    MEMCOMP_EC_COLUMN(units_raw, b[j].raw.units)
-    MEMCOMP_EC_COLUMN(units_comp, b[j].comp.units)
-    MEMCOMP_EC_COLUMN(bits_comp, b[j].comp.bits)
-    const BusCounts* sent[kEcRun];  // the form sent, per block of the run
-    for (std::size_t j = 0; j < m; ++j) sent[j] = b[j].compressed ? &b[j].comp : &b[j].raw;
-#define MEMCOMP_EC_SENT(f) MEMCOMP_EC_COLUMN(sent.f, sent[j]->f)
-    MEMCOMP_BUS_FIELDS(MEMCOMP_EC_SENT)
-#undef MEMCOMP_EC_SENT
-#undef MEMCOMP_EC_COLUMN
-  });
+  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close, nullptr, out);
 }
 
 }  // namespace memcomp
