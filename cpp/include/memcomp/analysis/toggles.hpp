@@ -205,10 +205,13 @@ struct EcColumns {
 };
 
 /// Energy Control over blocks and their compressed streams (same count, same order). bu has 1
-/// entry (a scalar) or one per block. The wire state advances with the form sent.
+/// entry (a scalar) or one per block. The wire state advances with the form sent. The blocks are
+/// prepared in parallel on `threads` threads (<= 0: all); the results never depend on it.
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                        const double* bu, std::size_t bu_count, WireState& s, EcBlock* out, bool close);
+                        const double* bu, std::size_t bu_count, WireState& s, EcBlock* out, bool close,
+                        int threads = 1);
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                        const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close);
+                        const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close,
+                        int threads = 1);
 
 }  // namespace memcomp
