@@ -90,8 +90,7 @@ py::tuple count_streams(const py::array& data, const py::array& offsets, const p
 
 py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array& offsets, const py::array& lengths,
                  const py::dict& bus, unsigned k, double alpha, const py::object& bu, const py::object& state,
-                 bool close, bool per_block, const py::object& threads) {
-  const int nthreads = thread_count(threads);
+                 bool close, bool per_block) {
   const BlockView v = block_view(blocks);
   const StreamsView sv = streams_of(data, offsets, lengths);
   const BusConfig c = config_of(bus);
@@ -133,7 +132,7 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
   EcTotals t;
   {
     py::gil_scoped_release nogil;
-    t = energy_control(c, ec, v, sv, bup, bun, s, &out, close, nthreads);
+    t = energy_control(c, ec, v, sv, bup, bun, s, &out, close);
   }
   py::dict cols;
   cols["compressed"] = flag;
@@ -186,7 +185,7 @@ void register_toggles(py::module_& m) {
   m.def("energy_control", &run_ec, py::arg("blocks").noconvert(), py::arg("data").noconvert(),
         py::arg("bit_offsets").noconvert(), py::arg("bit_lengths").noconvert(), py::arg("bus"), py::arg("k") = 2,
         py::arg("alpha") = 1.0, py::arg("bu") = 0.0, py::arg("state") = py::none(), py::arg("close") = true,
-        py::arg("per_block") = true, py::arg("threads") = py::none(),
+        py::arg("per_block") = true,
         "Energy Control: (per-block columns, counts of the forms sent, totals, state); per_block=False keeps "
         "only the decisions (column 'compressed').");
   m.def("bus_drive", &drive, py::arg("stream").noconvert(), py::arg("nbits"), py::arg("bus"),

@@ -194,20 +194,19 @@ def _bu_arg(bu, n: int):
 
 def energy_control(blocks: np.ndarray, encoded: Encoded, ec: str = "ec2", bu=0.0, alpha: float = 1.0, *,
                    state: Optional[WireState] = None, close: bool = True, per_block: bool = True,
-                   threads: Optional[int] = None, **bus: Any) -> EcResult:
+                   **bus: Any) -> EcResult:
     """Energy Control (P2 §4.2, SPEC 2) over ``blocks`` and their ``encoded`` streams: per block,
     T0 (raw) and T1 (compressed) from the current wire state, CR = raw units / compressed units;
     the form chosen advances the wires. ``bu`` is a number or a float64 array, one per block.
     ``per_block=False`` returns the totals and the per-block decisions only (``columns`` holds
-    just ``compressed``; ``sent`` is empty), which is all :func:`compare` needs. The blocks are
-    prepared on ``threads`` threads (None: all); the results do not depend on it."""
+    just ``compressed``; ``sent`` is empty), which is all :func:`compare` needs."""
     if not isinstance(encoded, Encoded):
         raise TypeError(f"encoded must be an Encoded from Codec.encode, got {type(encoded).__name__}")
     if isinstance(blocks, np.ndarray) and blocks.ndim == 2 and encoded.block_bytes != blocks.shape[1]:
         raise ValueError(f"encoded blocks are {encoded.block_bytes} B, blocks are {blocks.shape[1]} B")
     n = int(blocks.shape[0]) if isinstance(blocks, np.ndarray) and blocks.ndim >= 1 else 0
     cols, sent, tot, st = _core.energy_control(blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), float(alpha),
-                                               _bu_arg(bu, n), state, close, bool(per_block), threads)
+                                               _bu_arg(bu, n), state, close, bool(per_block))
     tot = dict(tot)
     tot["sent"] = dict(tot["sent"])
     return EcResult(dict(cols), dict(sent), tot, st)
@@ -307,7 +306,7 @@ def compare(
             if ec is not None:
                 bu_chunk = bu_all[done : done + n] if bu_all is not None else float(bu)
                 e = energy_control(chunk, enc, ec, bu_chunk, alpha, state=a["ec_state"], close=last,
-                                   per_block=False, threads=threads, **b)
+                                   per_block=False, **b)
                 a["ec_state"] = e.state
                 a["ec"] = a["ec"] + BusStats({f: int(e.totals["sent"][f]) for f in FIELDS}, n)
                 a["ec_comp"] += int(e.totals["compressed"])

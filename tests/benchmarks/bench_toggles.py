@@ -68,26 +68,23 @@ def main(argv=None) -> None:
     sub = blocks[: (args.ec_mib << 20) // 128]
     # Like with like: the same blocks and one thread for both; the overhead is what EC adds to an
     # encode, (encode + EC - encode) / encode, with EC's Python call and output columns included.
-    # per_block=False is what compare() runs (totals and decisions); "+columns" is what the
-    # per-block counts (21 columns, energy_control's default) add; "all thr." is EC's GB/s on
-    # every core.
+    # per_block=False is what compare() runs (totals and decisions); the last column adds the
+    # per-block counts (21 columns) that energy_control returns by default.
     print(f"\nEnergy Control on {args.ec_mib} MiB: encode alone vs encode + EC (one thread, ec2)")
     print(f"{'codec':<14}{'channel':>8}{'encode s':>10}{'enc+EC s':>10}{'EC s':>10}{'overhead':>10}"
-          f"{'EC GB/s':>9}{'+columns':>10}{'all thr.':>9}")
+          f"{'EC GB/s':>9}{'+columns':>10}")
     for name in ("fpc", "cpack", "bdi"):
         codec = memcomp.get_codec(name)
         t_enc = best_of(lambda: codec.encode(sub, threads=1), args.repeat)
         e = codec.encode(sub, threads=1)
         for ch in ("noc", "dram"):
             t_both = best_of(lambda: T.energy_control(sub, codec.encode(sub, threads=1), "ec2", channel=ch,
-                                                      per_block=False, threads=1), args.repeat)
-            t_ec = best_of(lambda: T.energy_control(sub, e, "ec2", channel=ch, per_block=False, threads=1),
-                           args.repeat)
-            t_cols = best_of(lambda: T.energy_control(sub, e, "ec2", channel=ch, threads=1), args.repeat)
-            t_all = best_of(lambda: T.energy_control(sub, e, "ec2", channel=ch, per_block=False), args.repeat)
+                                                      per_block=False), args.repeat)
+            t_ec = best_of(lambda: T.energy_control(sub, e, "ec2", channel=ch, per_block=False), args.repeat)
+            t_cols = best_of(lambda: T.energy_control(sub, e, "ec2", channel=ch), args.repeat)
             print(f"{name:<14}{ch:>8}{t_enc:>10.4f}{t_both:>10.4f}{t_ec:>10.4f}"
                   f"{100 * (t_both - t_enc) / t_enc:>9.1f}%{sub.nbytes / 1e9 / t_ec:>9.2f}"
-                  f"{100 * (t_cols - t_ec) / t_enc:>9.1f}%{sub.nbytes / 1e9 / t_all:>9.2f}")
+                  f"{100 * (t_cols - t_ec) / t_enc:>9.1f}%")
 
 if __name__ == "__main__":
     main()

@@ -268,8 +268,7 @@ EcCase ec_case(std::size_t B, std::size_t n, unsigned seed) {
   return e;
 }
 
-void check_ec_against_reference(const BusConfig& c, const EcCase& e, std::size_t B, const std::string& what,
-                                int threads = 1) {
+void check_ec_against_reference(const BusConfig& c, const EcCase& e, std::size_t B, const std::string& what) {
   const BlockView v = e.view(B);
   const StreamsView sv = e.comp.view();
   for (bool close : {false, true})
@@ -280,7 +279,7 @@ void check_ec_against_reference(const BusConfig& c, const EcCase& e, std::size_t
       std::vector<EcBlock> want, got(v.n_blocks);
       const EcConfig ec{k, k == 1 ? 1.0 : 0.75};
       const EcTotals tw = reference_ec(c, ec, v, sv, bu, s_ref, want, close);
-      const EcTotals tg = energy_control(c, ec, v, sv, bu.data(), bu.size(), s_got, got.data(), close, threads);
+      const EcTotals tg = energy_control(c, ec, v, sv, bu.data(), bu.size(), s_got, got.data(), close);
       const std::string w = what + (close ? " close" : " open") + " k" + std::to_string(k);
       for (std::size_t i = 0; i < v.n_blocks; ++i) {
         EXPECT_EQ(got[i].compressed, want[i].compressed) << w << " block " << i;
@@ -352,24 +351,6 @@ TEST(Toggles, EnergyControlMatchesItsDefinitionOnDram) {
                 if (::testing::Test::HasFailure()) return;
               }
   }
-}
-
-TEST(Toggles, EnergyControlIsTheSameOnAnyNumberOfThreads) {
-  const EcCase e = ec_case(64, 1300, 17);
-  std::vector<BusConfig> configs(5);
-  configs[1].pad = Pad::hold;  // short forms are driven in the scan
-  configs[2].channel = Channel::dram;
-  configs[2].width_bits = 32;
-  configs[2].dbi = Dbi::dc;
-  configs[3] = configs[2];
-  configs[3].isolated = true;
-  configs[4].width_bits = 64;
-  for (std::size_t k = 0; k < configs.size(); ++k)
-    for (int threads : {2, 3, 0}) {
-      check_ec_against_reference(configs[k], e, 64,
-                                 "config " + std::to_string(k) + " threads " + std::to_string(threads), threads);
-      if (::testing::Test::HasFailure()) return;
-    }
 }
 
 TEST(Toggles, NocMatchesBitReference) {

@@ -245,24 +245,6 @@ def test_energy_control_totals_only_agree(blocks):
         assert a.totals == b.totals
 
 
-def test_energy_control_threads_do_not_change_results():
-    data = memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 18, seed=3), 64)  # 4096 blocks
-    enc = memcomp.get_codec("fpc").encode(data)
-    for bus in (dict(channel="noc", flit_bytes=16), dict(channel="dram", dbi="dc", pad="hold")):
-        one = T.energy_control(data, enc, "ec2", threads=1, **bus)
-        for threads in (None, 3):
-            r = T.energy_control(data, enc, "ec2", threads=threads, **bus)
-            assert r.totals == one.totals
-            for k in one.columns:
-                assert np.array_equal(r.columns[k], one.columns[k]), k
-            for k in one.sent:
-                assert np.array_equal(r.sent[k], one.sent[k]), k
-    with pytest.raises(ValueError):
-        T.energy_control(data, enc, "ec2", threads=0)
-    with pytest.raises(TypeError):
-        T.energy_control(data, enc, "ec2", threads=1.5)
-
-
 def test_energy_control_per_block_bu(blocks):
     enc = memcomp.get_codec("fpc").encode(blocks)
     bu = np.where(np.arange(blocks.shape[0]) % 2 == 0, 0.0, 0.99)

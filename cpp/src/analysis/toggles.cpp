@@ -12,11 +12,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <string>
 
 #include "memcomp/core/error.hpp"
-#include "memcomp/core/parallel.hpp"
 
 namespace memcomp {
 namespace {
@@ -589,7 +587,7 @@ void check_ec(const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
   check_streams(comp);
 }
 
-// Energy Control as a parallel computation and a one-bit scan. Two facts make it so:
+// Energy Control as independent per-block work and a one-bit scan. Two facts make it so:
 //  1. A transfer's counts split into a part that does not depend on the wire state (units, ones
 //     and zeros, DBI-dc inversions and pins, toggles between its own units) and the toggles of its
 //     first unit against the state (on dram also of its last unit back to idle when the bus closes).
@@ -601,10 +599,10 @@ void check_ec(const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
 // the scan then only picks z_j = d_j(z of that earlier block). A form whose padding copies the
 // state (pad=hold, shorter than one unit) and every DBI-ac form are driven through a Bus from the
 // real state during the scan; the block after such a block is decided from the real state.
+// (The per-block work needs no sequential order; on one thread it runs in cache-sized runs.)
 
-/// Blocks per run (one thread), and per thread in a batch of several runs.
+/// Blocks per run.
 constexpr std::size_t kEcRun = 256;
-constexpr std::size_t kEcRunPerThread = 1024;
 
 /// A wire state seen through pointers (into the data, a prepared slot or a WireState).
 struct EcView {
@@ -656,7 +654,7 @@ class EcRun {
   std::size_t unit() const { return U ? U : u_raw_; }
 
   EcTotals run(const BlockView& raw, const StreamsView& comp, const std::vector<double>& gain, WireState& s,
-               bool close, EcBlock* blocks, const EcColumns* cols, int threads);
+               bool close, EcBlock* blocks, const EcColumns* cols);
 
  private:
   static int shift_of(std::uint64_t d) {
@@ -696,8 +694,8 @@ class EcRun {
     return {f.last, f.plast ? f.plast : pins, f.ones_last, f.pones_last, false};
   }
 
-  void prepare(Bus& bus, EcForm& f, const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot,
-               std::uint8_t* pslot) const;
+  void prepare(EcForm& f, const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot,
+                              std::uint8_t* pslot);
   /// T of a form whose first unit makes x toggles against the state (the EC metric).
   std::uint32_t energy(const EcForm& f, std::uint32_t x) const {
     if (!dram_) return f.tog + x;
@@ -735,8 +733,8 @@ class EcRun {
 /// Prepares a transfer of nbits stream bits at p. slot holds the form's built units (stride_
 /// bytes), pslot its first and last pin levels (DBI).
 template <class P, std::size_t U>
-void EcRun<P, U>::prepare(Bus& bus, EcForm& f, const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot,
-                          std::uint8_t* pslot) const {
+void EcRun<P, U>::prepare(EcForm& f, const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot,
+                       std::uint8_t* pslot) {
   f = EcForm{};
   f.bits = static_cast<std::uint32_t>(nbits);
   if (nbits == 0) return;
@@ -757,10 +755,10 @@ void EcRun<P, U>::prepare(Bus& bus, EcForm& f, const std::uint8_t* p, std::uint6
   }
   if (c_.dbi == Dbi::dc) {  // inversions and pins of each beat stand alone: drive it once from idle
     WireState ds = init_;
-    const BusCounts r = bus.send(ds, p, nbits);
+    const BusCounts r = bus_.send(ds, p, nbits);
     const std::size_t nb = r.beats, lanes = lanes_;
-    const std::uint8_t* d = bus.driven().data();
-    const std::uint8_t* pl = bus.pin_levels().data();
+    const std::uint8_t* d = bus_.driven().data();
+    const std::uint8_t* pl = bus_.pin_levels().data();
     std::memcpy(slot, d, u);
     std::memcpy(slot + u, d + (nb - 1) * u, u);
     std::memcpy(pslot, pl, lanes);
@@ -878,64 +876,56 @@ bool wants_counts(const EcColumns& o) {
 
 template <class P, std::size_t U>
 EcTotals EcRun<P, U>::run(const BlockView& raw, const StreamsView& comp, const std::vector<double>& gain,
-                          WireState& s, bool close, EcBlock* blocks, const EcColumns* cols, int threads) {
+                                      WireState& s, bool close, EcBlock* blocks, const EcColumns* cols) {
   EcTotals tot;
   const std::size_t n = raw.n_blocks;
   const std::uint64_t bits = 8 * std::uint64_t{raw.block_bytes};
-  // Batches of blocks: one run per batch on one thread; with more threads, a run per thread.
-  const std::size_t workers = std::min<std::size_t>(resolve_threads(threads), std::max<std::size_t>(1, n / kEcRun));
-  const std::size_t batch = workers == 1 ? kEcRun : workers * kEcRunPerThread;
-  const std::size_t cap = std::min(batch, n);
+  const std::size_t cap = std::min(kEcRun, n);
   std::vector<EcRow> rows(cap);
-  std::vector<EcBlock> slow(cap);     // the scan's counts of slow blocks
-  std::vector<WireState> after(cap);  // and the state each leaves
+  std::vector<EcBlock> slow(cap);        // the scan's counts of slow blocks
+  std::vector<WireState> after(cap);     // and the state each leaves
   std::vector<std::uint8_t> arena(2 * cap * stride_), parena(4 * cap * lanes_);
   const bool need_blocks = blocks || (cols && wants_counts(*cols));
   std::vector<EcBlock> scratch(need_blocks && !blocks ? cap : 0);
   const bool scalar_bu = gain.size() == 1;
-  std::mutex merge;
-  WireState st = s;  // the state between batches
-  for (std::size_t b0 = 0; b0 < n; b0 += batch) {
-    const std::size_t m = std::min(batch, n - b0);
-    const WireState st0 = st;  // the batch's prepared slots overwrite the last batch's
+  WireState st = s;  // the state between runs
+  for (std::size_t b0 = 0; b0 < n; b0 += kEcRun) {
+    const std::size_t m = std::min(kEcRun, n - b0);
+    const WireState st0 = st;  // the run's prepared slots overwrite the last run's
     const EcView start = c_.isolated ? init_view_ : view_of(st0);
     const std::uint8_t* pins = start.pins;  // without DBI the pins never move (but to idle at a close)
-    // 1. Prepare both forms of every block, and decide under both candidate states. A range
-    //    after the first starts from a state only the scan knows.
-    parallel_for(m, static_cast<int>(workers), kEcRun, [&](std::size_t i0, std::size_t i1) {
-      Bus bus(c_);  // drives DBI-dc forms
-      EcView cand[2] = {start, start};
-      bool known = i0 == 0;
-      for (std::size_t i = i0; i < i1; ++i) {
-        const std::size_t g = b0 + i;
-        EcRow& r = rows[i];
-        std::uint8_t* pa = parena.empty() ? nullptr : parena.data() + 4 * i * lanes_;
-        prepare(bus, r.f[0], raw.block(g), bits, arena.data() + 2 * i * stride_, pa);
-        prepare(bus, r.f[1], comp.data + comp.bit_offsets[g] / 8, comp.bit_lengths[g],
-                arena.data() + (2 * i + 1) * stride_, pa ? pa + 2 * lanes_ : nullptr);
-        r.cr = r.f[1].units ? static_cast<double>(r.f[0].units) / r.f[1].units : std::numeric_limits<double>::infinity();
-        r.weight = ec_factor(r.cr, gain[scalar_bu ? 0 : g], ec_.k);
-        if (c_.isolated) {
-          cand[0] = cand[1] = init_view_;
-          known = true;
-        }
-        r.kind = r.f[0].slow || r.f[1].slow ? EcKind::slow : known ? EcKind::fast : EcKind::follow;
-        if (r.kind == EcKind::fast) {
-          r.s[0] = cand[0];
-          r.s[1] = cand[1];
-          const bool same = cand[1].wires == cand[0].wires;
-          against(r, 0, same);
-          if (!same) against(r, 1, false);
-        }
-        if (r.kind == EcKind::slow) {
-          known = false;
-        } else if (r.f[1].first) {  // (an empty compressed form is sent and leaves the state as it was)
-          cand[0] = view_of(r.f[0], pins);
-          cand[1] = view_of(r.f[1], pins);
-          known = true;
-        }
+    // 1. Prepare both forms of every block, and decide under both candidate states.
+    EcView cand[2] = {start, start};
+    bool known = true;
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::size_t g = b0 + i;
+      EcRow& r = rows[i];
+      std::uint8_t* pa = parena.empty() ? nullptr : parena.data() + 4 * i * lanes_;
+      prepare(r.f[0], raw.block(g), bits, arena.data() + 2 * i * stride_, pa);
+      prepare(r.f[1], comp.data + comp.bit_offsets[g] / 8, comp.bit_lengths[g], arena.data() + (2 * i + 1) * stride_,
+              pa ? pa + 2 * lanes_ : nullptr);
+      r.cr = r.f[1].units ? static_cast<double>(r.f[0].units) / r.f[1].units : std::numeric_limits<double>::infinity();
+      r.weight = ec_factor(r.cr, gain[scalar_bu ? 0 : g], ec_.k);
+      if (c_.isolated) {
+        cand[0] = cand[1] = init_view_;
+        known = true;
       }
-    });
+      r.kind = r.f[0].slow || r.f[1].slow ? EcKind::slow : known ? EcKind::fast : EcKind::follow;
+      if (r.kind == EcKind::fast) {
+        r.s[0] = cand[0];
+        r.s[1] = cand[1];
+        const bool same = cand[1].wires == cand[0].wires;
+        against(r, 0, same);
+        if (!same) against(r, 1, false);
+      }
+      if (r.kind == EcKind::slow) {
+        known = false;
+      } else if (r.f[1].first) {  // (an empty compressed form is sent and leaves the state as it was)
+        cand[0] = view_of(r.f[0], pins);
+        cand[1] = view_of(r.f[1], pins);
+        known = true;
+      }
+    }
     // 2. The scan: which candidate held, and the decision under it.
     EcView cur = start;
     unsigned zs = 0;  // the decision of the block the candidates came from
@@ -973,58 +963,51 @@ EcTotals EcRun<P, U>::run(const BlockView& raw, const StreamsView& comp, const s
         zs = z;
       }
     }
-    // 3. Counts of the forms sent (of both forms where per-block output is wanted), and columns.
+    // 3. Counts of the forms sent (of both forms where per-block output is wanted).
     EcBlock* out = blocks ? blocks + b0 : scratch.data();
-    parallel_for(m, static_cast<int>(workers), kEcRun, [&](std::size_t i0, std::size_t i1) {
-      EcTotals part;
-      for (std::size_t i = i0; i < i1; ++i) {
-        const EcRow& r = rows[i];
-        const bool close_after = dram_ && (c_.isolated || (close && b0 + i + 1 == n));
-        BusCounts sent;
-        if (r.kind == EcKind::slow) {
-          sent = r.z ? slow[i].comp : slow[i].raw;
-          if (need_blocks) out[i] = slow[i];
-        } else if (need_blocks) {
-          EcBlock& b = out[i];
-          b.compressed = r.z;
-          b.cr = r.cr;
-          b.raw = counts(r, 0, close_after);
-          b.comp = counts(r, 1, close_after);
-          sent = r.z ? b.comp : b.raw;
-        } else {
-          sent = counts(r, r.z, close_after);
-        }
-        part.compressed += r.z;
-        part.raw_units += r.f[0].units;
-        part.sent += sent;
+    for (std::size_t i = 0; i < m; ++i) {
+      const EcRow& r = rows[i];
+      const bool close_after = dram_ && (c_.isolated || (close && b0 + i + 1 == n));
+      BusCounts sent;
+      if (r.kind == EcKind::slow) {
+        sent = r.z ? slow[i].comp : slow[i].raw;
+        if (need_blocks) out[i] = slow[i];
+      } else if (need_blocks) {
+        EcBlock& b = out[i];
+        b.compressed = r.z;
+        b.cr = r.cr;
+        b.raw = counts(r, 0, close_after);
+        b.comp = counts(r, 1, close_after);
+        sent = r.z ? b.comp : b.raw;
+      } else {
+        sent = counts(r, r.z, close_after);
       }
-      if (cols && cols->compressed)
-        for (std::size_t i = i0; i < i1; ++i) cols->compressed[b0 + i] = rows[i].z;
-      if (cols && need_blocks) {  // column by column over the range
-#define MEMCOMP_EC_COLUMN(col, expr)                       \
-  if (cols->col) {                                         \
-    auto* dst = cols->col + b0;                            \
-    for (std::size_t j = i0; j < i1; ++j) dst[j] = (expr); \
-  }
-        MEMCOMP_EC_COLUMN(cr, out[j].cr)
-        MEMCOMP_EC_COLUMN(t0, out[j].raw.energy)
-        MEMCOMP_EC_COLUMN(t1, out[j].comp.energy)
-        MEMCOMP_EC_COLUMN(units_raw, out[j].raw.units)
-        MEMCOMP_EC_COLUMN(units_comp, out[j].comp.units)
-        MEMCOMP_EC_COLUMN(bits_comp, out[j].comp.bits)
-#define MEMCOMP_EC_SENT(f) MEMCOMP_EC_COLUMN(sent.f, out[j].compressed ? out[j].comp.f : out[j].raw.f)
-        MEMCOMP_BUS_FIELDS(MEMCOMP_EC_SENT)
-#undef MEMCOMP_EC_SENT
-#undef MEMCOMP_EC_COLUMN
-      }
-      const std::lock_guard<std::mutex> lock(merge);  // integer sums: the order does not matter
-      tot.compressed += part.compressed;
-      tot.raw_units += part.raw_units;
-      tot.sent += part.sent;
-    });
+      tot.compressed += r.z;
+      tot.raw_units += r.f[0].units;
+      tot.sent += sent;
+    }
     tot.blocks += m;
     tot.raw_bits += bits * m;
-    // The state the batch leaves.
+    if (cols && cols->compressed)
+      for (std::size_t i = 0; i < m; ++i) cols->compressed[b0 + i] = rows[i].z;
+    if (cols && need_blocks) {  // column by column over the run
+#define MEMCOMP_EC_COLUMN(col, expr)                     \
+  if (cols->col) {                                       \
+    auto* dst = cols->col + b0;                          \
+    for (std::size_t j = 0; j < m; ++j) dst[j] = (expr); \
+  }
+      MEMCOMP_EC_COLUMN(cr, out[j].cr)
+      MEMCOMP_EC_COLUMN(t0, out[j].raw.energy)
+      MEMCOMP_EC_COLUMN(t1, out[j].comp.energy)
+      MEMCOMP_EC_COLUMN(units_raw, out[j].raw.units)
+      MEMCOMP_EC_COLUMN(units_comp, out[j].comp.units)
+      MEMCOMP_EC_COLUMN(bits_comp, out[j].comp.bits)
+#define MEMCOMP_EC_SENT(f) MEMCOMP_EC_COLUMN(sent.f, out[j].compressed ? out[j].comp.f : out[j].raw.f)
+      MEMCOMP_BUS_FIELDS(MEMCOMP_EC_SENT)
+#undef MEMCOMP_EC_SENT
+#undef MEMCOMP_EC_COLUMN
+    }
+    // The state the run leaves.
     if (dram_ && (c_.isolated || (close && b0 + m == n))) {  // closed: back to idle
       st = init_;
     } else {
@@ -1039,48 +1022,47 @@ EcTotals EcRun<P, U>::run(const BlockView& raw, const StreamsView& comp, const s
   return tot;
 }
 
+
 /// The common unit sizes (flits of 8, 16 and 32 B; 32- and 64-bit DRAM buses) as constants.
 template <class P>
 EcTotals ec_dispatch(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                     const std::vector<double>& gain, WireState& s, bool close, EcBlock* blocks, const EcColumns* cols,
-                     int threads) {
+                     const std::vector<double>& gain, WireState& s, bool close, EcBlock* blocks, const EcColumns* cols) {
   switch (c.unit_bytes()) {
-    case 4: return EcRun<P, 4>(c, ec).run(raw, comp, gain, s, close, blocks, cols, threads);
-    case 8: return EcRun<P, 8>(c, ec).run(raw, comp, gain, s, close, blocks, cols, threads);
-    case 16: return EcRun<P, 16>(c, ec).run(raw, comp, gain, s, close, blocks, cols, threads);
-    case 32: return EcRun<P, 32>(c, ec).run(raw, comp, gain, s, close, blocks, cols, threads);
-    default: return EcRun<P, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols, threads);
+    case 4: return EcRun<P, 4>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
+    case 8: return EcRun<P, 8>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
+    case 16: return EcRun<P, 16>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
+    case 32: return EcRun<P, 32>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
+    default: return EcRun<P, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
   }
 }
 
 EcTotals run_energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
                             const double* bu, std::size_t bu_count, WireState& s, bool close, EcBlock* blocks,
-                            const EcColumns* cols, int threads) {
+                            const EcColumns* cols) {
   check_ec(ec, raw, comp, bu_count);
   c.validate();
   std::vector<double> gain(bu_count);
   for (std::size_t i = 0; i < bu_count; ++i) gain[i] = ec_gain(bu[i]);
 #if defined(__GNUC__) && defined(__x86_64__)
-  if (kHwPop) return ec_dispatch<PopAsm>(c, ec, raw, comp, gain, s, close, blocks, cols, threads);
-  return EcRun<PopGeneric, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols, threads);
+  if (kHwPop) return ec_dispatch<PopAsm>(c, ec, raw, comp, gain, s, close, blocks, cols);
+  return EcRun<PopGeneric, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
 #elif defined(__GNUC__)
-  return ec_dispatch<PopBuiltin>(c, ec, raw, comp, gain, s, close, blocks, cols, threads);
+  return ec_dispatch<PopBuiltin>(c, ec, raw, comp, gain, s, close, blocks, cols);
 #else
-  return EcRun<PopGeneric, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols, threads);
+  return EcRun<PopGeneric, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
 #endif
 }
 
 }  // namespace
 
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                        const double* bu, std::size_t bu_count, WireState& s, EcBlock* out, bool close, int threads) {
-  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close, out, nullptr, threads);
+                        const double* bu, std::size_t bu_count, WireState& s, EcBlock* out, bool close) {
+  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close, out, nullptr);
 }
 
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                        const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close,
-                        int threads) {
-  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close, nullptr, out, threads);
+                        const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close) {
+  return run_energy_control(c, ec, raw, comp, bu, bu_count, s, close, nullptr, out);
 }
 
 }  // namespace memcomp

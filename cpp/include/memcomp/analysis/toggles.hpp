@@ -205,13 +205,10 @@ struct EcColumns {
 };
 
 /// Energy Control over blocks and their compressed streams (same count, same order). bu has 1
-/// entry (a scalar) or one per block. The wire state advances with the form sent. The blocks are
-/// prepared in parallel on `threads` threads (<= 0: all); the results never depend on it.
+/// entry (a scalar) or one per block. The wire state advances with the form sent.
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                        const double* bu, std::size_t bu_count, WireState& s, EcBlock* out, bool close,
-                        int threads = 1);
+                        const double* bu, std::size_t bu_count, WireState& s, EcBlock* out, bool close);
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                        const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close,
-                        int threads = 1);
+                        const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close);
 
 }  // namespace memcomp
