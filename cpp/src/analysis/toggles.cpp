@@ -714,7 +714,8 @@ class EcRun {
       r.d[k] = d;
     }
   }
-  BusCounts counts(const EcRow& r, unsigned f, bool close_after) const;
+  /// The counts of form f of a decided row into *dst and/or added to *sum (either may be null).
+  void counts(const EcRow& r, unsigned f, bool close_after, BusCounts* dst, BusTotals* sum) const;
 
   BusConfig c_;
   EcConfig ec_;
@@ -827,42 +828,52 @@ void EcRun<P, U>::prepare(EcForm& f, const std::uint8_t* p, std::uint64_t nbits,
 /// The counts of form f of a decided row, sent from the candidate that held (closing the dram bus
 /// after it if asked).
 template <class P, std::size_t U>
-BusCounts EcRun<P, U>::counts(const EcRow& r, unsigned f, bool close_after) const {
+void EcRun<P, U>::counts(const EcRow& r, unsigned f, bool close_after, BusCounts* dst, BusTotals* sum) const {
+  // Scalars first, then the stores: a struct built field by field and copied at once stalls.
   const EcForm& m = r.f[f];
   const EcView& s = r.s[r.c];
-  BusCounts b;
-  b.bits = m.bits;
-  b.units = m.units;
-  b.beats = m.beats;
-  b.ones = m.ones;
-  b.zeros = m.beats * static_cast<std::uint32_t>(w_) - m.ones;
-  b.inversions = m.inversions;
+  std::uint32_t t01 = 0, t10 = 0, pin_t01 = 0, pin_t10 = 0, pin_ones = 0, pin_zeros = 0;
   EcView after = s;
   if (m.first) {
     const std::uint32_t tog = m.tog + r.x[r.c][f];
-    b.t01 = (tog + m.ones_last - s.ones) / 2;
-    b.t10 = tog - b.t01;
+    t01 = (tog + m.ones_last - s.ones) / 2;
+    t10 = tog - t01;
     if (c_.dbi != Dbi::none) {
-      b.pin_ones = m.pones;
-      b.pin_zeros = m.beats * plane_ - m.pones;
+      pin_ones = m.pones;
+      pin_zeros = m.beats * plane_ - m.pones;
       const std::uint32_t pt = m.ptog + xpop(s.pins, m.pfirst, lanes_);
-      b.pin_t01 = (pt + m.pones_last - s.pin_ones) / 2;
-      b.pin_t10 = pt - b.pin_t01;
+      pin_t01 = (pt + m.pones_last - s.pin_ones) / 2;
+      pin_t10 = pt - pin_t01;
     }
     after = view_of(m, s.pins);
   }
   if (close_after && !after.idle) {  // back to idle
     for (std::size_t k = 0; k < unit(); ++k) {
-      b.t01 += kPop8[static_cast<std::uint8_t>(~after.wires[k] & init_.wires[k])];
-      b.t10 += kPop8[static_cast<std::uint8_t>(after.wires[k] & ~init_.wires[k])];
+      t01 += kPop8[static_cast<std::uint8_t>(~after.wires[k] & init_.wires[k])];
+      t10 += kPop8[static_cast<std::uint8_t>(after.wires[k] & ~init_.wires[k])];
     }
     for (std::size_t l = 0; l < lanes_; ++l) {
-      b.pin_t01 += after.pins[l] < init_.pins[l] ? 1u : 0u;
-      b.pin_t10 += after.pins[l] > init_.pins[l] ? 1u : 0u;
+      pin_t01 += after.pins[l] < init_.pins[l] ? 1u : 0u;
+      pin_t10 += after.pins[l] > init_.pins[l] ? 1u : 0u;
     }
   }
-  bus_.finish(b);
-  return b;
+  const std::uint32_t zeros = m.beats * static_cast<std::uint32_t>(w_) - m.ones;
+  const std::uint32_t energy = !dram_ ? t01 + t10 : c_.idle_high ? zeros + pin_zeros : m.ones + pin_ones;
+#define MEMCOMP_EC_FIELDS(X)                                                                          \
+  X(bits, m.bits) X(units, m.units) X(beats, m.beats) X(toggles, t01 + t10) X(t01, t01) X(t10, t10) \
+  X(zeros, zeros) X(ones, m.ones) X(pin_zeros, pin_zeros) X(pin_ones, pin_ones) X(pin_t01, pin_t01)  \
+  X(pin_t10, pin_t10) X(inversions, m.inversions) X(energy, energy)
+#define MEMCOMP_EC_STORE(field, v) dst->field = v;
+#define MEMCOMP_EC_ADD(field, v) sum->field += v;
+  if (dst) {
+    MEMCOMP_EC_FIELDS(MEMCOMP_EC_STORE)
+  }
+  if (sum) {
+    MEMCOMP_EC_FIELDS(MEMCOMP_EC_ADD)
+  }
+#undef MEMCOMP_EC_ADD
+#undef MEMCOMP_EC_STORE
+#undef MEMCOMP_EC_FIELDS
 }
 
 /// True when the columns ask for more than the decisions.
@@ -968,23 +979,20 @@ EcTotals EcRun<P, U>::run(const BlockView& raw, const StreamsView& comp, const s
     for (std::size_t i = 0; i < m; ++i) {
       const EcRow& r = rows[i];
       const bool close_after = dram_ && (c_.isolated || (close && b0 + i + 1 == n));
-      BusCounts sent;
       if (r.kind == EcKind::slow) {
-        sent = r.z ? slow[i].comp : slow[i].raw;
+        tot.sent += r.z ? slow[i].comp : slow[i].raw;
         if (need_blocks) out[i] = slow[i];
       } else if (need_blocks) {
         EcBlock& b = out[i];
         b.compressed = r.z;
         b.cr = r.cr;
-        b.raw = counts(r, 0, close_after);
-        b.comp = counts(r, 1, close_after);
-        sent = r.z ? b.comp : b.raw;
+        counts(r, 0, close_after, &b.raw, r.z ? nullptr : &tot.sent);
+        counts(r, 1, close_after, &b.comp, r.z ? &tot.sent : nullptr);
       } else {
-        sent = counts(r, r.z, close_after);
+        counts(r, r.z, close_after, nullptr, &tot.sent);
       }
       tot.compressed += r.z;
       tot.raw_units += r.f[0].units;
-      tot.sent += sent;
     }
     tot.blocks += m;
     tot.raw_bits += bits * m;
