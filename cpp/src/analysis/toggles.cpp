@@ -179,31 +179,31 @@ using PlainFn = Plain (*)(const std::uint8_t*, const std::uint8_t*, std::size_t,
 using BlocksFn = void (*)(const std::uint8_t*, std::size_t, std::size_t, std::size_t, const std::uint8_t*,
                           const std::uint8_t*, bool, Plain*);
 
-#define MEMCOMP_KERNELS(SUFFIX, POP, ATTR)                                                            \
-  ATTR Plain plain_##SUFFIX(const std::uint8_t* prev, const std::uint8_t* d, std::size_t n,            \
-                            const std::uint8_t* tail, std::size_t nt, std::size_t u) {                 \
-    return plain_units<POP>(prev, d, n, tail, nt, u);                                                  \
-  }                                                                                                    \
-  ATTR void blocks_##SUFFIX(const std::uint8_t* data, std::size_t n, std::size_t b, std::size_t u,     \
-                            const std::uint8_t* prev, const std::uint8_t* init, bool isolated, Plain* out) { \
-    plain_blocks<POP>(data, n, b, u, prev, init, isolated, out);                                       \
-  }
+template <class P>
+Plain plain_kernel(const std::uint8_t* prev, const std::uint8_t* d, std::size_t n, const std::uint8_t* tail,
+                   std::size_t nt, std::size_t u) {
+  return plain_units<P>(prev, d, n, tail, nt, u);
+}
+template <class P>
+void blocks_kernel(const std::uint8_t* data, std::size_t n, std::size_t b, std::size_t u, const std::uint8_t* prev,
+                   const std::uint8_t* init, bool isolated, Plain* out) {
+  plain_blocks<P>(data, n, b, u, prev, init, isolated, out);
+}
 
-MEMCOMP_KERNELS(generic, PopGeneric, )
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-MEMCOMP_KERNELS(popcnt, PopBuiltin, __attribute__((target("popcnt"))))
+// One popcount policy for the whole file: the POPCNT instruction where the CPU has it (checked at
+// run time on x86-64, where the baseline lacks it), the portable one otherwise.
+#if defined(__GNUC__) && defined(__x86_64__)
+using PopFast = PopAsm;
 const bool kHwPop = __builtin_cpu_supports("popcnt");
-const PlainFn kPlain = kHwPop ? &plain_popcnt : &plain_generic;
-const BlocksFn kBlocks = kHwPop ? &blocks_popcnt : &blocks_generic;
 #elif defined(__GNUC__)
-MEMCOMP_KERNELS(builtin, PopBuiltin, )
-const PlainFn kPlain = &plain_builtin;
-const BlocksFn kBlocks = &blocks_builtin;
+using PopFast = PopBuiltin;
+const bool kHwPop = true;
 #else
-const PlainFn kPlain = &plain_generic;
-const BlocksFn kBlocks = &blocks_generic;
+using PopFast = PopGeneric;
+const bool kHwPop = false;
 #endif
-#undef MEMCOMP_KERNELS
+const PlainFn kPlain = kHwPop ? &plain_kernel<PopFast> : &plain_kernel<PopGeneric>;
+const BlocksFn kBlocks = kHwPop ? &blocks_kernel<PopFast> : &blocks_kernel<PopGeneric>;
 
 /// Data counts of a transfer from its Plain counts.
 void set_data(BusCounts& r, const Plain& t, std::uint64_t wire_bits) {
@@ -1051,14 +1051,8 @@ EcTotals run_energy_control(const BusConfig& c, const EcConfig& ec, const BlockV
   c.validate();
   std::vector<double> gain(bu_count);
   for (std::size_t i = 0; i < bu_count; ++i) gain[i] = ec_gain(bu[i]);
-#if defined(__GNUC__) && defined(__x86_64__)
-  if (kHwPop) return ec_dispatch<PopAsm>(c, ec, raw, comp, gain, s, close, blocks, cols);
+  if (kHwPop) return ec_dispatch<PopFast>(c, ec, raw, comp, gain, s, close, blocks, cols);
   return EcRun<PopGeneric, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
-#elif defined(__GNUC__)
-  return ec_dispatch<PopBuiltin>(c, ec, raw, comp, gain, s, close, blocks, cols);
-#else
-  return EcRun<PopGeneric, 0>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
-#endif
 }
 
 }  // namespace
