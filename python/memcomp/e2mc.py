@@ -16,6 +16,9 @@ from . import entropy
 from .codecs import Codec, get_codec
 from .metrics import SizeStats
 
+#: ``mode`` of a block E2MC's raw rule stores uncompressed; a compressed block's mode is its bursts.
+E2MC_RAW_MODE = 0
+
 
 def _blocks(blocks) -> np.ndarray:
     arr = blocks.blocks if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray) else blocks
@@ -52,7 +55,7 @@ def online(blocks, codec="e2mc", window: Optional[int] = None, threads: Optional
     fitted = c.fit(arr[:w], threads=threads)
     stats = SizeStats.empty(fitted, arr.shape[1])
     stats.hist[8 * arr.shape[1]] += w  # the sampled blocks travel uncompressed
-    stats.modes[15] = [w, w * 8 * arr.shape[1], 0, 0, 0]
+    stats.modes[E2MC_RAW_MODE] = [w, w * 8 * arr.shape[1], 0, 0, 0]
     if w < n:
         stats = stats + fitted.measure(arr[w:], threads=threads).stats()
     return OnlineResult(fitted, w, stats)
@@ -116,6 +119,6 @@ def bound_gap(
             "cr": got.cr("none"),
             "cr_mag": got.cr_mag(mag),
             "gap": bound / got.cr("none"),
-            "raw_blocks": got.mode_counts.get(15, 0) / max(got.n_blocks, 1),
+            "raw_blocks": got.mode_counts.get(E2MC_RAW_MODE, 0) / max(got.n_blocks, 1),
         })
     return pd.DataFrame(rows)

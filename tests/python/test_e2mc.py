@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 import memcomp
 from blockgen import adversarial, realistic
 from memcomp import entropy as E
+from memcomp.e2mc import E2MC_RAW_MODE as RAW
 
 
 def symbols(block, sl):
@@ -48,15 +49,18 @@ def oracle(codec, block):
         at += seg[k]
     if not o["raw"]:
         return sum(seg), header, 0, 0
-    tag = max(1, math.ceil(math.log2(max(B // mag, 1))))
+    # most bursts of a compressed block; the tag holds bursts - 1 or all ones for raw
+    most = -(-(B - mag) // mag) if 2 * mag <= B else -(-B // mag)
+    tag = max(1, math.ceil(math.log2(most + 1)))
     compressed = at <= 8 * (B - mag) if 2 * mag <= B else at < 8 * B
     if not compressed:
-        return 8 * B, 0, tag, 15
+        return 8 * B, 0, tag, RAW
     return sum(seg), header, tag, max(1, -(-at // (8 * mag)))
 
 
 CONFIGS = [
-    dict(symbol_bits=16), dict(symbol_bits=16, pdw=1), dict(symbol_bits=16, pdw=8, mfv=64),
+    dict(symbol_bits=16), dict(symbol_bits=16, mag=1), dict(symbol_bits=16, mag=16), dict(symbol_bits=8, mag=4),
+    dict(symbol_bits=16, mag=24), dict(symbol_bits=16, pdw=1), dict(symbol_bits=16, pdw=8, mfv=64),
     dict(symbol_bits=32), dict(symbol_bits=8), dict(symbol_bits=8, per_position=False), dict(symbol_bits=4, pdw=2),
     dict(symbol_bits=16, limit="package_merge", max_len=12), dict(symbol_bits=16, limit="drop", max_len=10),
 ]
@@ -76,7 +80,27 @@ def test_sizes_match_oracle_and_roundtrip(cfg, block_bytes):
     assert np.array_equal(enc.bit_lengths, s.size_bits)
     assert np.array_equal(codec.decode(enc), blocks)
     if cfg.get("pdw", 4) == 4 and block_bytes == 128:
-        assert set(s.header_bits[s.mode != 15] >= 21) == {True}  # W14: 3 x 7 pointer bits at least
+        assert set(s.header_bits[s.mode != RAW] >= 21) == {True}  # W14: 3 x 7 pointer bits at least
+
+
+@pytest.mark.parametrize("B, mag", [(32, 1), (32, 2), (256, 16), (128, 8), (64, 3)])
+def test_many_bursts_measure_equals_encode(B, mag):
+    """With B/MAG >= 16 a compressed block can take 15 bursts or more: such blocks stay compressed
+    (mode = bursts), only the raw rule's blocks are stored raw (mode 0, tag all ones)."""
+    blocks = np.concatenate([adversarial(B)[:80], realistic(B, 1 << 15)])
+    codec = memcomp.get_codec("e2mc", mag=mag, pdw=1).fit(blocks)
+    s = codec.measure(blocks)
+    enc = codec.encode(blocks)
+    assert np.array_equal(enc.bit_lengths, s.size_bits)
+    assert np.array_equal(codec.decode(enc), blocks)
+    bursts = np.maximum(1, -(-s.size_bits.astype(np.int64) // (8 * mag)))
+    comp = s.mode != RAW
+    assert np.array_equal(s.mode[comp], bursts[comp])
+    assert (s.size_bits[~comp] == 8 * B).all()
+    assert ((bursts[comp] >= 15).any()), "the data must reach the old mode-15 collision"
+    assert set(codec.modes) >= {RAW, *map(int, s.mode)}
+    tb = int(s.tag_bits[0])
+    assert (enc.tags[~comp] == (1 << tb) - 1).all() and (enc.tags[comp] == bursts[comp] - 1).all()
 
 
 @pytest.mark.parametrize("preset", ["sc2.paper", "sc2.kim"])
@@ -129,7 +153,7 @@ def test_online_training():
     assert r.codec == fitted
     rest = fitted.measure(blocks[100:]).stats()
     assert r.stats.inband_bits == rest.inband_bits + 100 * 1024
-    assert r.stats.mode_counts[15] == rest.mode_counts.get(15, 0) + 100
+    assert r.stats.mode_counts[RAW] == rest.mode_counts.get(RAW, 0) + 100
     default = memcomp.e2mc.online(blocks)
     assert default.window == math.ceil(0.1 * len(blocks))
     with pytest.raises(ValueError, match="window"):

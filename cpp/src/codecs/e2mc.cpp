@@ -14,7 +14,10 @@
 // Raw rule (P1 §III-E): the block is stored compressed iff its in-band bits are <= 8(B - MAG)
 // (< 8B when B < 2 MAG), otherwise raw; the tag, max(1, ceil(log2(B/MAG))) bits kept in the
 // metadata cache (P1 §III-D), holds bursts - 1 for a compressed block and all ones for raw.
-// mode = MAG bursts of a compressed block, 15 = raw (0 for SC2, which has no raw mode or tags).
+// Pointers and pads are relative to the codec's own first bit, so the stream is the same wherever
+// it starts (a best-of hybrid writes its selector first).
+// mode = MAG bursts of a compressed block (1 .. B/MAG - 1), 0 = raw; SC2, which has no raw mode
+// or tags, reports mode 0 for every block.
 //
 // Model: {"format", "codec", "sl", "positions", "max_len", "tables": [{symbols, lengths, esc_len}]}.
 #include <algorithm>
@@ -32,7 +35,7 @@ namespace {
 
 using huffman::CanonicalCode;
 
-constexpr std::int16_t kRawMode = 15;
+constexpr std::int16_t kRawMode = 0;
 
 unsigned default_max_len(unsigned sl) { return sl == 4 ? 8 : sl == 8 ? 16 : 20; }  // P1 §III-B2c
 
@@ -90,9 +93,11 @@ class E2MC final : public CodecImpl<E2MC> {
   }
   std::vector<ModeName> modes() const override {
     if (!raw_) return {{0, family_}};
-    std::vector<ModeName> m;
-    for (std::int16_t k = 1; k <= 8; ++k) m.push_back({k, std::to_string(k) + (k == 1 ? " burst" : " bursts")});
-    m.push_back({kRawMode, "raw"});
+    std::vector<ModeName> m{{kRawMode, "raw"}};
+    std::uint64_t most = 1;
+    for (std::size_t b : {16, 32, 64, 128, 256}) most = std::max(most, max_bursts(b));
+    for (std::uint64_t k = 1; k <= most; ++k)
+      m.push_back({static_cast<std::int16_t>(k), std::to_string(k) + (k == 1 ? " burst" : " bursts")});
     return m;
   }
 
@@ -130,11 +135,13 @@ class E2MC final : public CodecImpl<E2MC> {
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
     std::array<std::uint32_t, 8> seg{};
     with_symbol_bits(sl_, [&](auto SL) { segment_bits<SL()>(blk, b, seg); });
-    const SizeBreakdown s = layout(seg, b);
-    if (s.mode == kRawMode) {
+    bool raw = false;
+    const SizeBreakdown s = layout(seg, b, &raw);
+    if (raw) {
       w.write_bytes(blk, b);
       return raw_tag(b);
     }
+    const std::size_t origin = w.position();
     const unsigned ptr_bits = ceil_log2(b);
     std::size_t at = (pdw_ - 1) * ptr_bits + seg[0];
     for (unsigned k = 1; k < pdw_; ++k) {  // P_k: byte offset of segment k
@@ -144,7 +151,7 @@ class E2MC final : public CodecImpl<E2MC> {
     }
     const std::size_t n = 8 * b / sl_;
     for (unsigned k = 0; k < pdw_; ++k) {
-      if (k) w.write(0, static_cast<unsigned>((8 - w.position() % 8) % 8));
+      if (k) w.write(0, static_cast<unsigned>((8 - (w.position() - origin) % 8) % 8));
       with_symbol_bits(sl_, [&](auto SL) {
         for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) put(w, symbol_at<SL()>(blk, i, endian_), i);
       });
@@ -157,7 +164,7 @@ class E2MC final : public CodecImpl<E2MC> {
       in.read_bytes(out, b);
       return;
     }
-    const std::size_t bits = in.size(), n = 8 * b / sl_;
+    const std::size_t origin = in.position(), bits = in.remaining(), n = 8 * b / sl_;
     if (raw_ && tag != bursts(bits) - 1)
       throw corrupt_stream(family_ + " tag " + std::to_string(tag) + " does not match a " + std::to_string(bits) +
                            "-bit stream");
@@ -167,7 +174,7 @@ class E2MC final : public CodecImpl<E2MC> {
     std::memset(out, 0, b);
     for (unsigned k = 0; k < pdw_; ++k) {
       if (k) {
-        const std::size_t pos = in.position(), aligned = (pos + 7) / 8 * 8;
+        const std::size_t pos = in.position() - origin, aligned = (pos + 7) / 8 * 8;
         if (start[k] != aligned)
           throw corrupt_stream(family_ + " segment " + std::to_string(k + 1) + " pointer " + std::to_string(start[k] / 8) +
                                " is not where segment " + std::to_string(k) + " ends");
@@ -207,10 +214,17 @@ class E2MC final : public CodecImpl<E2MC> {
 
   std::uint64_t bursts(std::uint64_t bits) const { return std::max<std::uint64_t>(1, ceil_div(bits, 8 * std::uint64_t{mag_})); }
   std::uint32_t raw_tag(std::size_t b) const { return (1u << tag_bits(b)) - 1; }
-  unsigned tag_bits(std::size_t b) const { return std::max(1u, ceil_log2(b / mag_ ? b / mag_ : 1)); }
+  // Bursts a compressed block can take: up to B - MAG bytes, or below B when B < 2 MAG.
+  std::uint64_t max_bursts(std::size_t b) const {
+    return 2 * mag_ <= b ? ceil_div(b - mag_, mag_) : ceil_div(b, mag_);
+  }
+  // Enough bits for bursts - 1 of every compressed block plus the all-ones raw value:
+  // ceil(log2(B/MAG)) for power-of-two B/MAG (P1 §III-D: 2 bits at 128/32).
+  unsigned tag_bits(std::size_t b) const { return std::max(1u, ceil_log2(max_bursts(b) + 1)); }
 
-  // Payload, header (pointers + pads), tag and mode of a block whose segments cost seg[k] bits.
-  SizeBreakdown layout(const std::array<std::uint32_t, 8>& seg, std::size_t b) const {
+  // Payload, header (pointers + pads), tag and mode of a block whose segments cost seg[k] bits;
+  // *raw (if given) says whether the raw rule stores the block uncompressed.
+  SizeBreakdown layout(const std::array<std::uint32_t, 8>& seg, std::size_t b, bool* raw = nullptr) const {
     SizeBreakdown s;
     std::uint32_t header = (pdw_ - 1) * ceil_log2(b), at = header;
     for (unsigned k = 0; k < pdw_; ++k) {
@@ -227,6 +241,7 @@ class E2MC final : public CodecImpl<E2MC> {
     s.tag = tag_bits(b);
     const std::uint64_t bits = at, full = 8 * std::uint64_t{b};
     const bool compressed = 2 * mag_ <= b ? bits <= full - 8 * std::uint64_t{mag_} : bits < full;
+    if (raw) *raw = !compressed;
     if (!compressed) {
       s.payload = static_cast<std::uint32_t>(full);
       s.header = 0;
