@@ -37,13 +37,15 @@ py::tuple encode(const Codec& c, const py::array& blocks, const py::object& thre
     py::gil_scoped_release nogil;
     e = c.encode_batch(v, t, resume);
   }
+  py::object state = py::none();
+  if (c.stateful()) state = to_numpy(std::move(e.entry_state));
   return py::make_tuple(to_numpy(std::move(e.data)), to_numpy(std::move(e.bit_offsets)),
-                        to_numpy(std::move(e.bit_lengths)), to_numpy(std::move(e.tags)));
+                        to_numpy(std::move(e.bit_lengths)), to_numpy(std::move(e.tags)), state);
 }
 
 py::array_t<std::uint8_t> decode(const Codec& c, const py::array& data, const py::array& offsets,
                                  const py::array& lengths, const py::array& tags, std::size_t block_bytes,
-                                 const py::object& threads, bool resume) {
+                                 const py::object& entry_state, const py::object& threads) {
   const int t = thread_count(threads);
   EncodedView e;
   e.data = column<std::uint8_t>(data, "data");
@@ -53,12 +55,22 @@ py::array_t<std::uint8_t> decode(const Codec& c, const py::array& data, const py
   e.bit_lengths = column<std::uint32_t>(lengths, "bit_lengths", e.n_blocks);
   e.tags = column<std::uint32_t>(tags, "tags", e.n_blocks);
   e.block_bytes = block_bytes;
+  if (!entry_state.is_none()) {
+    if (!py::isinstance<py::array>(entry_state)) throw py::type_error("entry_state must be a uint8 NumPy array or None");
+    static const std::uint8_t none = 0;
+    const auto st = py::reinterpret_borrow<py::array>(entry_state);
+    const std::uint8_t* p = column<std::uint8_t>(st, "entry_state");
+    e.entry_state_bytes = static_cast<std::size_t>(st.shape(0));
+    e.entry_state = p ? p : &none;
+  } else if (c.stateful()) {
+    throw invalid_argument(c.preset() + " is stateful: decoding needs the entry state its encode recorded");
+  }
   c.check_block_bytes(block_bytes);
   py::array_t<std::uint8_t> out({static_cast<py::ssize_t>(e.n_blocks), static_cast<py::ssize_t>(block_bytes)});
   std::uint8_t* dst = out.mutable_data();
   {
     py::gil_scoped_release nogil;
-    c.decode_batch(e, dst, t, resume);
+    c.decode_batch(e, dst, t);
   }
   return out;
 }
@@ -120,7 +132,7 @@ void register_codecs(py::module_& m) {
            py::arg("resume") = false)
       .def("decode", &decode, py::arg("data").noconvert(), py::arg("bit_offsets").noconvert(),
            py::arg("bit_lengths").noconvert(), py::arg("tags").noconvert(), py::arg("block_bytes"),
-           py::arg("threads") = py::none(), py::arg("resume") = false);
+           py::arg("entry_state") = py::none(), py::arg("threads") = py::none());
 
   m.def("make_codec", [](const std::string& name, const py::dict& options) {
     return std::shared_ptr<Codec>(make_codec(name, to_options(options)));

@@ -239,8 +239,9 @@ class Codec:
 
     def encode(self, blocks: np.ndarray, threads: Optional[int] = None, *, resume: bool = False) -> "Encoded":
         """Encodes every block into one buffer (blocks start on byte boundaries); ``resume`` as in
-        :meth:`measure`."""
-        data, offsets, lengths, tags = self._c.encode(blocks, threads, resume)
+        :meth:`measure`. A stateful codec records the state the batch started from
+        (``Encoded.entry_state``), so every chunk decodes on its own, also after save/load."""
+        data, offsets, lengths, tags, state = self._c.encode(blocks, threads, resume)
         return Encoded(
             config=self.get_config(),
             block_bytes=int(blocks.shape[1]),
@@ -248,11 +249,13 @@ class Codec:
             bit_offsets=_readonly(offsets),
             bit_lengths=_readonly(lengths),
             tags=_readonly(tags),
+            entry_state=None if state is None else _readonly(state),
         )
 
-    def decode(self, encoded: "Encoded", threads: Optional[int] = None, *, resume: bool = False) -> np.ndarray:
-        """The ``(n, B)`` uint8 blocks back from :meth:`encode`'s output. Raises
-        :class:`CorruptStreamError` for a stream this codec cannot have written."""
+    def decode(self, encoded: "Encoded", threads: Optional[int] = None) -> np.ndarray:
+        """The ``(n, B)`` uint8 blocks back from :meth:`encode`'s output (a stateful codec starts
+        from the recorded entry state). Raises :class:`CorruptStreamError` for a stream this codec
+        cannot have written."""
         if not isinstance(encoded, Encoded):
             raise TypeError(f"decode expects an Encoded object, got {type(encoded).__name__}")
         if Codec.from_config(encoded.config) != self:
@@ -260,8 +263,14 @@ class Codec:
                 f"these blocks were encoded by {Codec.from_config(encoded.config).name}, not {self.name}; "
                 "decode with Codec.from_config(encoded.config)"
             )
+        if self.stateful and encoded.entry_state is None:
+            raise ValueError(
+                f"{self.name} is stateful and these blocks carry no entry state (the state their encode "
+                "started from), so they cannot be decoded; encode them again"
+            )
         return self._c.decode(
-            encoded.data, encoded.bit_offsets, encoded.bit_lengths, encoded.tags, encoded.block_bytes, threads, resume
+            encoded.data, encoded.bit_offsets, encoded.bit_lengths, encoded.tags, encoded.block_bytes,
+            encoded.entry_state, threads,
         )
 
 
@@ -323,7 +332,8 @@ class Encoded:
     """Encoded blocks: one byte buffer plus per-block bit offsets, bit lengths and tag values.
 
     Block ``i`` is bits ``[bit_offsets[i], bit_offsets[i] + bit_lengths[i])`` of ``data`` (MSB
-    first, SPEC 0.3); ``tags[i]`` is what the codec keeps beside the block (e.g. BDI's encoding).
+    first, SPEC 0.3); ``tags[i]`` is what the codec keeps beside the block (e.g. BDI's encoding);
+    ``entry_state`` is what a stateful codec (``cpack.skku``) had seen before the first block.
     """
 
     config: Dict[str, Any]
@@ -332,6 +342,8 @@ class Encoded:
     bit_offsets: np.ndarray
     bit_lengths: np.ndarray
     tags: np.ndarray
+    #: A stateful codec's state at the start of the batch (uint8 bytes); None for the others.
+    entry_state: Optional[np.ndarray] = None
 
     @property
     def n_blocks(self) -> int:
@@ -359,6 +371,7 @@ class Encoded:
             bit_offsets=self.bit_offsets,
             bit_lengths=self.bit_lengths,
             tags=self.tags,
+            **({} if self.entry_state is None else {"entry_state": self.entry_state}),
         )
 
     @classmethod
@@ -374,17 +387,24 @@ class Encoded:
                     raise ValueError(f"{path}: unsupported format {str(z['format'])!r}")
                 config = json.loads(str(z["config"]))
                 fields = {k: z[k] for k in ("data", "bit_offsets", "bit_lengths", "tags")}
+                if "entry_state" in z.files:
+                    fields["entry_state"] = z["entry_state"]
                 block_bytes = int(z["block_bytes"])
         except (OSError, json.JSONDecodeError, KeyError) as e:
             if isinstance(e, FileNotFoundError):
                 raise
             raise ValueError(f"{path}: not a readable memcomp encoded file ({e})") from e
-        want = {"data": np.uint8, "bit_offsets": np.uint64, "bit_lengths": np.uint32, "tags": np.uint32}
+        want = {"data": np.uint8, "bit_offsets": np.uint64, "bit_lengths": np.uint32, "tags": np.uint32,
+                "entry_state": np.uint8}
         for k, dt in want.items():
+            if k not in fields:
+                continue
             a = fields[k]
             if a.dtype != dt or a.ndim != 1:
                 raise ValueError(f"{path}: field {k!r} must be a 1-D {np.dtype(dt).name} array")
         if not isinstance(config, dict):
             raise ValueError(f"{path}: config must be a JSON object")
-        Codec.from_config(config)  # validates the config
+        codec = Codec.from_config(config)  # validates the config
+        if codec.stateful and "entry_state" not in fields:
+            raise ValueError(f"{path}: {codec.name} is stateful and the file records no entry state; encode again")
         return cls(config=config, block_bytes=block_bytes, **{k: _readonly(v) for k, v in fields.items()})

@@ -196,6 +196,46 @@ TEST(StatefulCodecs, ChunksWithResumeEqualOneBatch) {
   }
 }
 
+TEST(StatefulCodecs, ResumedChunkDecodesOnItsOwnFromItsEntryState) {
+  for (const Preset& p : presets()) {
+    const auto codec = make_codec(p.name);
+    if (!codec->stateful() || !codec->exact()) continue;
+    SCOPED_TRACE(p.name);
+    const std::size_t B = 32;
+    const auto data = test::adversarial_blocks(B, 100);
+    const std::size_t n = data.size() / B, half = n / 2;
+    codec->encode_batch({data.data(), half, B}, 1);
+    const EncodedBlocks second = codec->encode_batch({data.data() + half * B, n - half, B}, 1, /*resume=*/true);
+    ASSERT_FALSE(second.entry_state.empty());
+    // a fresh codec object (nothing carried over) decodes the chunk from the recorded state
+    const auto other = make_codec(p.name);
+    std::vector<std::uint8_t> out((n - half) * B);
+    EncodedView v{second.data.data(), second.data.size(), second.bit_offsets.data(), second.bit_lengths.data(),
+                  second.tags.data(), n - half, B};
+    v.entry_state = second.entry_state.data();
+    v.entry_state_bytes = second.entry_state.size();
+    other->decode_batch(v, out.data(), 1);
+    EXPECT_EQ(out, std::vector<std::uint8_t>(data.begin() + static_cast<std::ptrdiff_t>(half * B), data.end()));
+    // without the state the chunk decodes from the initial dictionary, to other bytes
+    EncodedView bare = v;
+    bare.entry_state = nullptr;
+    bare.entry_state_bytes = 0;
+    std::vector<std::uint8_t> wrong(out.size());
+    try {
+      other->decode_batch(bare, wrong.data(), 1);
+      EXPECT_NE(wrong, out);
+    } catch (const corrupt_stream&) {
+    }
+    // malformed states are refused
+    std::vector<std::uint8_t> bad = second.entry_state;
+    bad[0] = 17;  // count above 16 slots
+    v.entry_state = bad.data();
+    EXPECT_THROW(other->decode_batch(v, out.data(), 1), corrupt_stream);
+    v.entry_state_bytes = bad.size() - 1;
+    EXPECT_THROW(other->decode_batch(v, out.data(), 1), corrupt_stream);
+  }
+}
+
 TEST(Registry, FamilyNameSelectsDefaultPreset) {
   EXPECT_EQ(make_codec("bdi")->preset(), "bdi.paper");
   EXPECT_EQ(make_codec("fpc")->preset(), "fpc.paper");

@@ -223,3 +223,43 @@ def test_decoder_rejects_empty_slots_undefined_code_and_truncation():
     for cut in range(0, len(full), 7):
         with pytest.raises(memcomp.CorruptStreamError):
             codec.decode(encoded(codec, full[:cut], 32))
+
+
+def test_resumed_skku_chunk_decodes_alone_and_after_save_load(tmp_path):
+    """A chunk encoded with resume=True records the dictionary it started from: it decodes on its
+    own, by a fresh codec object, and after save/load (it used to decode to wrong bytes)."""
+    blocks = realistic(32, 1 << 16)
+    c = memcomp.get_codec("cpack.skku")
+    half = len(blocks) // 2
+    first = c.encode(blocks[:half])
+    second = c.encode(blocks[half:], resume=True)
+    assert second.entry_state is not None and len(second.entry_state) == 2 + 64
+    assert not np.array_equal(second.entry_state, first.entry_state)  # the dictionary moved on
+    fresh = memcomp.get_codec("cpack.skku")
+    assert np.array_equal(fresh.decode(second), blocks[half:])
+    assert np.array_equal(fresh.decode(first), blocks[:half])
+    second.save(tmp_path / "second.npz")
+    loaded = memcomp.Encoded.load(tmp_path / "second.npz")
+    assert np.array_equal(loaded.entry_state, second.entry_state)
+    assert np.array_equal(memcomp.get_codec("cpack.skku").decode(loaded), blocks[half:])
+    # the whole stream in one batch gives the same bits as the two chunks
+    whole = c.encode(blocks)
+    assert np.array_equal(whole.bit_lengths, np.concatenate([first.bit_lengths, second.bit_lengths]))
+    # a file without the state is refused for a stateful codec, not decoded wrongly
+    with np.load(tmp_path / "second.npz") as z:
+        np.savez(tmp_path / "old.npz", **{k: z[k] for k in z.files if k != "entry_state"})
+    with pytest.raises(ValueError, match="entry state"):
+        memcomp.Encoded.load(tmp_path / "old.npz")
+    import dataclasses
+    with pytest.raises(ValueError, match="entry state"):
+        fresh.decode(dataclasses.replace(second, entry_state=None))
+    bad = second.entry_state.copy()
+    bad[0] = 40
+    with pytest.raises(memcomp.CorruptStreamError, match="entry state"):
+        fresh.decode(dataclasses.replace(second, entry_state=bad))
+
+
+def test_stateless_codecs_record_no_entry_state():
+    blocks = realistic(32, 1 << 12)
+    enc = memcomp.get_codec("cpack").encode(blocks)
+    assert enc.entry_state is None

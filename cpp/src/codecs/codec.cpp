@@ -36,6 +36,10 @@ std::unique_ptr<Codec> Codec::fitted(const BlockView& blocks, int threads) const
   return make_codec(preset_, o);
 }
 
+void Codec::load_state(const std::uint8_t*, std::size_t bytes) const {
+  if (bytes) throw corrupt_stream(preset_ + " is stateless: an entry state of " + std::to_string(bytes) + " bytes is not its");
+}
+
 void Codec::require_model() const {
   if (!has_model())
     throw invalid_argument(preset_ + " has no model: fit it on sample blocks first (codec.fit(blocks)) "
@@ -76,6 +80,7 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
   enc.tags.resize(n);
   std::unique_lock<std::mutex> lock;
   threads = batch_threads(threads, resume, lock);
+  if (stateful()) enc.entry_state = save_state();
   // One pass: every worker encodes its range into its own buffer (block streams start on byte
   // boundaries, offsets relative to the buffer); the buffers are then joined in order.
   std::mutex mu;
@@ -131,7 +136,10 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads,
                            std::to_string(enc.data_bytes) + "-byte buffer");
   }
   std::unique_lock<std::mutex> lock;
-  threads = batch_threads(threads, resume, lock);
+  const bool given = enc.entry_state != nullptr;
+  threads = batch_threads(threads, resume || given, lock);
+  if (given && stateful()) load_state(enc.entry_state, enc.entry_state_bytes);
+  else if (given) Codec::load_state(enc.entry_state, enc.entry_state_bytes);
   parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
       const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];

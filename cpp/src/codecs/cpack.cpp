@@ -284,6 +284,33 @@ class CPack final : public CodecImpl<CPack> {
     init(state_);
     init(direct_);
   }
+  /// The persistent dictionary: [count:8][wp:8][16 entries, 32-bit little-endian].
+  std::vector<std::uint8_t> save_state() const override {
+    std::vector<std::uint8_t> out(2 + 4 * kSlots);
+    out[0] = static_cast<std::uint8_t>(state_.count);
+    out[1] = static_cast<std::uint8_t>(state_.wp);
+    for (unsigned k = 0; k < kSlots; ++k) {  // slots past count are written as load_state fills them
+      const std::uint32_t e = zeros_ || k < state_.count ? state_.e[k] : state_.count ? state_.e[0] : 0u;
+      store<std::uint32_t>(out.data() + 2 + 4 * k, e, Endian::little);
+    }
+    return out;
+  }
+  void load_state(const std::uint8_t* p, std::size_t n) const override {
+    if (n != 2 + 4 * kSlots)
+      throw corrupt_stream(preset() + " entry state: expected " + std::to_string(2 + 4 * kSlots) + " bytes, got " +
+                           std::to_string(n));
+    Dictionary d{};
+    d.count = p[0];
+    d.wp = p[1];
+    const bool filling = (dict_ == Dict::fifo || dict_ == Dict::deque) && d.count < kSlots;
+    if (d.count > kSlots || d.wp >= kSlots || (filling && d.wp != d.count) || (dict_ == Dict::fill && d.wp != 0))
+      throw corrupt_stream(preset() + " entry state: count " + std::to_string(d.count) + " and write pointer " +
+                           std::to_string(d.wp) + " describe no dictionary");
+    for (unsigned k = 0; k < kSlots; ++k) d.e[k] = load<std::uint32_t>(p + 2 + 4 * k, Endian::little);
+    // Slots past count hold copies of the first entry (the branch-free search reads them).
+    if (!zeros_ && d.count > 0) std::fill(d.e + d.count, d.e + kSlots, d.e[0]);
+    state_ = d;
+  }
 
  private:
   static unsigned read_code(BitReader& in, std::size_t i) {

@@ -95,7 +95,8 @@ class E2MC final : public CodecImpl<E2MC> {
     if (!raw_) return {{0, family_}};
     std::vector<ModeName> m{{kRawMode, "raw"}};
     std::uint64_t most = 1;
-    for (std::size_t b : {16, 32, 64, 128, 256}) most = std::max(most, max_bursts(b));
+    for (std::size_t b : {std::size_t{16}, std::size_t{32}, std::size_t{64}, std::size_t{128}, std::size_t{256}})
+      most = std::max(most, max_bursts(b));
     for (std::uint64_t k = 1; k <= most; ++k)
       m.push_back({static_cast<std::int16_t>(k), std::to_string(k) + (k == 1 ? " burst" : " bursts")});
     return m;

@@ -53,6 +53,9 @@ struct EncodedBlocks {
   std::vector<std::uint64_t> bit_offsets;
   std::vector<std::uint32_t> bit_lengths;
   std::vector<std::uint32_t> tags;  ///< tag-side values the decoder needs (encoding ids, flags)
+  /// A stateful codec's state at the start of the batch (Codec::save_state); empty otherwise.
+  /// Decoding starts from it, so a resumed chunk decodes on its own.
+  std::vector<std::uint8_t> entry_state;
 };
 
 /// Read-only view of encoded blocks (possibly from disk: every field is validated on decode).
@@ -64,6 +67,9 @@ struct EncodedView {
   const std::uint32_t* tags = nullptr;
   std::size_t n_blocks = 0;
   std::size_t block_bytes = 0;
+  /// A stateful codec's entry state (EncodedBlocks::entry_state); null: the batch's `resume` rule.
+  const std::uint8_t* entry_state = nullptr;
+  std::size_t entry_state_bytes = 0;
 };
 
 class Codec {
@@ -109,7 +115,8 @@ class Codec {
 
   /// Batch API. threads <= 0 means all hardware threads; results never depend on it. A stateful
   /// codec starts each batch from its initial state, or with `resume` from where the previous
-  /// batch left it (streaming a dump in chunks).
+  /// batch left it (streaming a dump in chunks). encode_batch records the state it started from
+  /// and decode_batch starts from the recorded state when the view carries one.
   void measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, bool resume = false) const;
   EncodedBlocks encode_batch(const BlockView& blocks, int threads, bool resume = false) const;
   void decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, bool resume = false) const;
@@ -123,6 +130,10 @@ class Codec {
   void require_model() const;
   /// Stateful codecs: return to the initial state (called at the start of every batch).
   virtual void reset() const {}
+  /// Stateful codecs: the current state as bytes, and setting it from such bytes (throws
+  /// corrupt_stream for bytes that no state serialises to).
+  virtual std::vector<std::uint8_t> save_state() const { return {}; }
+  virtual void load_state(const std::uint8_t* data, std::size_t bytes) const;
 
  private:
   /// Threads for a batch, and the lock a stateful codec holds for its whole duration.
