@@ -15,7 +15,11 @@ WireState state_of(const BusConfig& c, const py::object& state) {
   if (state.is_none()) return initial_state(c);
   if (!py::isinstance<WireState>(state))
     throw py::type_error("state must be None or a WireState returned by an earlier call");
-  return state.cast<WireState>();
+  WireState s = state.cast<WireState>();
+  if (s.bus != bus_fingerprint(c))
+    throw py::value_error("state belongs to another bus configuration (channel, width, idle/init level or DBI "
+                          "differ); continue a state only with the options of the call that returned it");
+  return s;
 }
 
 /// Fresh per-block columns for n blocks, and the BusColumns that points into them.
@@ -157,8 +161,11 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
 
 py::tuple drive(const py::array& stream, std::uint64_t nbits, const py::dict& bus, const py::object& state) {
   const std::uint8_t* p = column<std::uint8_t>(stream, "stream");
-  if ((nbits + 7) / 8 > static_cast<std::uint64_t>(stream.shape(0)))
-    throw py::value_error("nbits exceeds the stream's bytes");
+  const auto bytes = static_cast<std::uint64_t>(stream.shape(0));
+  if (nbits / 8 + (nbits % 8 != 0) > bytes)  // no (nbits + 7) / 8: it wraps for nbits near 2^64
+    throw py::value_error("nbits (" + std::to_string(nbits) + ") exceeds the " + std::to_string(8 * bytes) +
+                          " bits of the stream");
+  if (nbits > 0xFFFFFFFFu) throw py::value_error("one transfer carries fewer than 2^32 bits");
   const BusConfig c = config_of(bus);
   WireState s = state_of(c, state);
   Bus b(c);

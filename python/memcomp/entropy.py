@@ -28,6 +28,7 @@ from typing import Iterable, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core
+from ._common import chunks
 
 SYMBOL_BITS = (4, 8, 16, 32)
 VARIANTS = ("global", "per_position", "block")
@@ -47,19 +48,6 @@ def _entropy(counts: np.ndarray) -> float:
     if n == 0:
         return 0.0
     return max(0.0, float(math.log2(n) - np.dot(c, np.log2(c)) / n))
-
-
-def _chunks(blocks, chunk_blocks: int):
-    if isinstance(blocks, np.ndarray):
-        for s in range(0, max(blocks.shape[0], 1) if blocks.ndim == 2 else 1, chunk_blocks):
-            yield blocks[s : s + chunk_blocks]
-    elif hasattr(blocks, "chunks"):
-        yield from blocks.chunks(chunk_blocks)
-    else:
-        raise TypeError(
-            f"blocks must be an (n, B) uint8 ndarray or a memcomp Dump, got {type(blocks).__name__}; "
-            "use memcomp.as_blocks(array, block_bytes)"
-        )
 
 
 @dataclass(frozen=True)
@@ -177,7 +165,7 @@ def histogram(
     """Exact symbol counts of an ``(n, B)`` uint8 array or a Dump (streamed in chunks)."""
     sl = _check_sl(symbol_bits)
     total: Optional[SymbolStats] = None
-    for chunk in _chunks(blocks, chunk_blocks):
+    for chunk in chunks(blocks, chunk_blocks):
         h = _core.symbol_histogram(chunk, sl, per_position, endian, threads)
         part = SymbolStats(sl, bool(per_position), endian, int(h["total"]), h["counts"], h.get("values"))
         total = part if total is None else total + part
@@ -210,7 +198,7 @@ def bound(blocks, symbol_bits: int = 16, variant: str = "global", *, endian: str
     """The entropy bound of ``blocks`` at ``symbol_bits`` (see the module doc for variants)."""
     sl = _check_sl(symbol_bits)
     if variant == "block":
-        parts = [(block_entropy(c, sl, endian=endian, threads=threads), c.shape[1]) for c in _chunks(blocks, 1 << 20)]
+        parts = [(block_entropy(c, sl, endian=endian, threads=threads), c.shape[1]) for c in chunks(blocks, 1 << 20)]
         h_sum = sum(float(h.sum()) for h, _ in parts)
         n_blocks = sum(h.shape[0] for h, _ in parts)
         symbols = sum(h.shape[0] * 8 * b // sl for h, b in parts)
@@ -270,7 +258,7 @@ class TopK:
         self.endian = endian
 
     def add(self, blocks) -> "TopK":
-        for chunk in _chunks(blocks, 1 << 20):
+        for chunk in chunks(blocks, 1 << 20):
             self._s.add_words(chunk, self.endian)
         return self
 

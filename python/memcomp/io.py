@@ -15,6 +15,7 @@ from typing import Any, Union
 
 import numpy as np
 
+from ._common import check_chunk_blocks
 from .blocks import as_blocks, byte_view, check_block_bytes
 
 __all__ = ["Dump", "open_dump", "save_dump"]
@@ -93,17 +94,7 @@ class Dump:
         Every chunk has ``chunk_blocks`` blocks except possibly the last one.
         Together the chunks cover every block exactly once.
         """
-        if isinstance(chunk_blocks, (bool, np.bool_)) or not isinstance(
-            chunk_blocks, (int, np.integer)
-        ):
-            raise TypeError(
-                f"chunk_blocks must be a positive integer, got {chunk_blocks!r}"
-            )
-        step = int(chunk_blocks)
-        if step <= 0:
-            raise ValueError(
-                f"chunk_blocks must be a positive integer, got {step}"
-            )
+        step = check_chunk_blocks(chunk_blocks)
         blocks = self.blocks
         return (blocks[start:start + step] for start in range(0, len(blocks), step))
 

@@ -45,6 +45,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core
+from ._common import chunks
 from .models import FORMAT, Model
 
 __all__ = [
@@ -97,19 +98,6 @@ def _blocks32(blocks: Any, what: str = "blocks") -> np.ndarray:
     if blocks.shape[1] != 32:
         raise ValueError(f"MPC works on 32 B blocks, got {blocks.shape[1]} B; use memcomp.sectorize(blocks, 32)")
     return np.ascontiguousarray(blocks)
-
-
-def _chunks(blocks, chunk_blocks: int):
-    if isinstance(blocks, np.ndarray):
-        if blocks.ndim != 2:
-            raise ValueError(f"blocks must be a 2-D (n, B) uint8 array, got {blocks.ndim}-D")
-        for s in range(0, max(blocks.shape[0], 1), chunk_blocks):
-            yield blocks[s : s + chunk_blocks]
-    elif hasattr(blocks, "chunks"):
-        yield from blocks.chunks(chunk_blocks)
-    else:
-        raise TypeError(f"blocks must be an (n, B) uint8 ndarray or a memcomp Dump, got {type(blocks).__name__}; "
-                        "use memcomp.as_blocks(array, block_bytes)")
 
 
 # ------------------------------------------------------------------------------ ratio entropy
@@ -176,7 +164,7 @@ def ratio_entropy(
     if isinstance(elem_bytes, bool) or elem_bytes not in (1, 2, 4):
         raise ValueError(f"elem_bytes must be 1, 2 or 4, got {elem_bytes!r}")
     total: Optional[RatioEntropy] = None
-    for chunk in _chunks(blocks, chunk_blocks):
+    for chunk in chunks(blocks, chunk_blocks):
         if chunk.shape[1] % elem_bytes or chunk.shape[1] // elem_bytes < 2:
             raise ValueError(f"{chunk.shape[1]} B blocks do not hold at least two {elem_bytes}-byte elements")
         c = _core.ratio_counts(chunk, zeros, quantiser, bool(signed), int(elem_bytes), threads)

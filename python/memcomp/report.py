@@ -13,6 +13,7 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .codecs import Codec, codec_names, get_codec
+from ._common import check_chunk_blocks, chunks, whole
 from .metrics import SizeStats, mag_policy
 
 ProgressFn = Callable[[int, int], None]
@@ -38,36 +39,13 @@ def resolve_codecs(codecs: CodecsArg, block_bytes: Optional[int] = None) -> List
     return out
 
 
-def _whole(blocks) -> np.ndarray:
-    """The (n, B) array behind blocks (a Dump's memory map, or the array itself)."""
-    if isinstance(blocks, np.ndarray):
-        return blocks
-    if hasattr(blocks, "blocks"):
-        return blocks.blocks
-    raise TypeError(
-        f"blocks must be an (n, B) uint8 ndarray or a memcomp Dump, got {type(blocks).__name__}; "
-        "use memcomp.as_blocks(array, block_bytes)"
-    )
-
-
-def _chunks(blocks, chunk_blocks: int):
-    if hasattr(blocks, "chunks") and callable(blocks.chunks) and not isinstance(blocks, np.ndarray):
-        yield from blocks.chunks(chunk_blocks)
-        return
-    arr = _whole(blocks)
-    if arr.ndim != 2:
-        raise ValueError(f"blocks must be 2-D (n_blocks, block_bytes), got shape {arr.shape}")
-    for start in range(0, arr.shape[0], chunk_blocks):
-        yield arr[start : start + chunk_blocks]
-
-
 def fit_missing(blocks, codecs: Sequence[Codec], threads: Optional[int] = None) -> Tuple[List[Codec], List[str]]:
     """Fits every data-driven codec without a model on ``blocks`` (offline training).
     Returns the codecs and, per codec, ``"-"`` (no model), ``"given"`` or ``"offline"``."""
     out, how = [], []
     for c in codecs:
         if c.requires_fit:
-            out.append(c.fit(_whole(blocks), threads=threads))
+            out.append(c.fit(whole(blocks), threads=threads))
             how.append("offline")
         else:
             out.append(c)
@@ -88,10 +66,11 @@ def collect_stats(
     Returns one merged SizeStats per codec, the oracle's SizeStats (per block the smallest in-band
     size of any codec; its mode is the index of the first codec reaching it) and the number of
     blocks each codec won that way."""
+    check_chunk_blocks(chunk_blocks)
     cs = resolve_codecs(codecs)
     if any(c.requires_fit for c in cs):
         raise ValueError("fit data-driven codecs first (see fit_missing)")
-    arr = _whole(blocks)
+    arr = whole(blocks)
     block_bytes = int(arr.shape[1]) if arr.ndim == 2 else 0
     total = int(arr.shape[0])
     stats = [SizeStats.empty(c, block_bytes) for c in cs]
@@ -99,7 +78,7 @@ def collect_stats(
     oracle = SizeStats(ORACLE, block_bytes, "none", np.zeros(max_bits + 1, dtype=np.int64))
     wins = np.zeros(len(cs), dtype=np.int64)
     done = 0
-    for chunk in _chunks(blocks, int(chunk_blocks)):
+    for chunk in chunks(blocks, chunk_blocks):
         sizes = [c.measure(chunk, threads=threads, resume=done > 0) for c in cs]
         for i, s in enumerate(sizes):
             stats[i] = stats[i] + s.stats()
@@ -114,9 +93,6 @@ def collect_stats(
         done += int(chunk.shape[0])
         if progress is not None:
             progress(done, total)
-    if total == 0:  # validate the (empty) input against every codec all the same
-        for c in cs:
-            c.measure(arr)
     return stats, oracle, wins
 
 
@@ -200,7 +176,8 @@ def compare(
     codec, a last row takes per block the smallest in-band size of all codecs (no selector cost):
     the headroom a hybrid could reach.
     """
-    cs, training = fit_missing(blocks, resolve_codecs(codecs, _whole(blocks).shape[-1]), threads)
+    check_chunk_blocks(chunk_blocks)
+    cs, training = fit_missing(blocks, resolve_codecs(codecs, whole(blocks).shape[-1]), threads)
     stats, orc, wins = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress)
     return table(stats, cs, mag=mag, u_min=u_min, policy=policy, count_tag=count_tag,
                  oracle=orc if oracle else None, wins=wins, training=training)
@@ -218,7 +195,8 @@ def breakdown(
     member that won, e.g. ``fpc.paper:fpc``)."""
     import pandas as pd
 
-    cs, _ = fit_missing(blocks, resolve_codecs(codecs, _whole(blocks).shape[-1]), threads)
+    check_chunk_blocks(chunk_blocks)
+    cs, _ = fit_missing(blocks, resolve_codecs(codecs, whole(blocks).shape[-1]), threads)
     stats, _, _ = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks)
     rows = []
     for st, c in zip(stats, cs):

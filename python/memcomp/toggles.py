@@ -30,7 +30,8 @@ import numpy as np
 from . import _core
 from .codecs import Codec, Encoded
 from .metrics import charge, mag_policy
-from .report import _chunks, _whole, fit_missing, resolve_codecs
+from ._common import check_chunk_blocks, check_int, chunks, whole
+from .report import fit_missing, resolve_codecs
 
 FIELDS = ("bits", "units", "beats", "toggles", "t01", "t10", "zeros", "ones", "pin_zeros", "pin_ones",
           "pin_t01", "pin_t10", "inversions", "energy")
@@ -132,9 +133,12 @@ def drive(stream, nbits: Optional[int] = None, *, state: Optional[WireState] = N
     ``(beats as driven, DBI pin level per lane and beat, counts, state)``."""
     if isinstance(stream, (bytes, bytearray)):
         stream = np.frombuffer(bytes(stream), dtype=np.uint8)
+    if not isinstance(stream, np.ndarray):
+        raise TypeError(f"stream must be bytes or a 1-D uint8 array, got {type(stream).__name__}")
     if nbits is None:
-        nbits = 8 * int(stream.shape[0])
-    d, p, c, st = _core.bus_drive(stream, int(nbits), _bus_dict(bus), state)
+        nbits = 8 * int(stream.shape[0]) if stream.ndim == 1 else 0
+    nbits = check_int("nbits", nbits, 0, 8 * int(stream.size))
+    d, p, c, st = _core.bus_drive(stream, nbits, _bus_dict(bus), state)
     return d, p, dict(c), st
 
 
@@ -278,8 +282,9 @@ def compare(
     metric = metric_name(**b)
     if ec is not None:
         _ec_k(ec)
+    check_chunk_blocks(chunk_blocks)
     cs = _codecs_for_energy(blocks, codecs, threads)
-    arr = _whole(blocks)
+    arr = whole(blocks)
     B = int(arr.shape[1])
     n_total = int(arr.shape[0])
     bu_all = np.asarray(bu, dtype=np.float64) if isinstance(bu, (np.ndarray, list, tuple)) else None
@@ -293,7 +298,7 @@ def compare(
             "ec": BusStats.empty(), "ec_state": None, "ec_bits": 0, "ec_charged": 0, "ec_comp": 0,
             "ec_units": 0} for _ in cs]
     done = 0
-    for chunk, last in _lookahead(_chunks(blocks, int(chunk_blocks))):
+    for chunk, last in _lookahead(chunks(blocks, chunk_blocks)):
         n = int(chunk.shape[0])
         r = count(chunk, state=raw_state, close=last, per_block=False, **b)
         raw, raw_state = raw + r.stats, r.state
@@ -367,7 +372,7 @@ def scatter(
     b = _bus_dict(dict(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length,
                        dbi=dbi, mode=mode, pad=pad, **bus))
     cs = _codecs_for_energy(blocks, codecs, threads)
-    arr = _whole(blocks)
+    arr = whole(blocks)
     B = int(arr.shape[1])
     raw = count(arr, **b)
     t_raw = raw.columns["energy"].astype(np.float64)

@@ -123,3 +123,30 @@ def test_compare_bad_input():
         memcomp.compare(np.zeros((2, 32), np.uint8), "bdi", policy="frob")
     empty = memcomp.compare(np.zeros((0, 32), np.uint8), "bdi")
     assert empty["blocks"].item() == 0 and empty["cr"].item() == float("inf")
+
+
+_CHUNKED = {
+    "compare": lambda b, k: memcomp.compare(b, ["bdi"], chunk_blocks=k),
+    "breakdown": lambda b, k: memcomp.breakdown(b, ["bdi"], chunk_blocks=k),
+    "toggles.compare": lambda b, k: memcomp.toggles.compare(b, ["bdi"], chunk_blocks=k),
+    "entropy.histogram": lambda b, k: memcomp.entropy.histogram(b, 8, chunk_blocks=k),
+    "mpc.ratio_entropy": lambda b, k: memcomp.mpc.ratio_entropy(b, chunk_blocks=k),
+    "dump.chunks": lambda b, k: list(memcomp.Dump.__new__(memcomp.Dump).chunks(k)),
+}
+
+
+@pytest.mark.parametrize("fn", sorted(_CHUNKED))
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-1, ValueError), (-(2**40), ValueError),
+                                        (2.0, TypeError), ("8", TypeError), (True, TypeError), (None, TypeError)])
+def test_chunk_blocks_is_validated_in_one_place(fn, bad, error):
+    """A non-positive or non-integer chunk_blocks used to analyse nothing (0 blocks, CR inf) or
+    fail with a bare AssertionError / range() error; every streamed analysis now says what to pass."""
+    blocks = realistic(32, 1 << 12)
+    with pytest.raises(error, match="chunk_blocks must be a positive integer"):
+        _CHUNKED[fn](blocks, bad)
+
+
+def test_chunk_blocks_numpy_integer_is_an_integer():
+    blocks = realistic(32, 1 << 12)
+    a = memcomp.compare(blocks, ["bdi"], chunk_blocks=np.int64(7))
+    assert a["blocks"].iloc[0] == len(blocks) and a["cr"].iloc[0] == memcomp.compare(blocks, ["bdi"])["cr"].iloc[0]

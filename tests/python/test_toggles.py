@@ -350,3 +350,34 @@ def test_bad_input(blocks):
         T.compare(blocks, ["fpc.cmu"])  # accounting-only: no stream
     with pytest.raises(ValueError):
         T.decide(1, 2, 3, ec="ec9")
+
+
+@pytest.mark.parametrize("nbits", [2**64 - 1, 2**64 - 7, 17, -1, 2**70])
+def test_drive_rejects_nbits_beyond_the_stream(nbits):
+    """nbits near 2^64 used to wrap (nbits + 7) / 8 in the binding and segfault."""
+    with pytest.raises(ValueError, match="nbits"):
+        T.drive(b"\x01\x02", nbits)
+
+
+def test_drive_rejects_non_integer_nbits():
+    with pytest.raises(TypeError, match="nbits"):
+        T.drive(b"\x01\x02", 3.0)
+    d, p, c, st = T.drive(b"\x01\x02", np.int64(16), channel="noc", flit_bytes=2)
+    assert c["bits"] == 16
+
+
+def test_state_from_another_bus_is_refused():
+    blocks = memcomp.as_blocks(np.arange(256, dtype=np.uint8), 32)
+    r = T.count(blocks, channel="dram", bus_bits=32)
+    T.count(blocks, channel="dram", bus_bits=32, state=r.state, burst_length=4)  # same wires: fine
+    for other in (dict(channel="noc"), dict(channel="dram", bus_bits=64), dict(channel="dram", idle="low"),
+                  dict(channel="dram", dbi="dc")):
+        with pytest.raises(ValueError, match="another bus configuration"):
+            T.count(blocks, state=r.state, **other)
+
+
+def test_binding_drive_checks_nbits_without_wrapping():
+    stream = np.frombuffer(b"\x01\x02", np.uint8)
+    for nbits in (2**64 - 1, 2**64 - 8, 17):
+        with pytest.raises(ValueError, match="exceeds"):
+            memcomp._core.bus_drive(stream, nbits, {}, None)

@@ -293,8 +293,14 @@ Options bus_options(const BusConfig& c) {
           {"ac_count_pin", c.ac_count_pin}};
 }
 
+std::uint32_t bus_fingerprint(const BusConfig& c) noexcept {
+  return static_cast<std::uint32_t>(c.channel) | c.width_bits << 2 | std::uint32_t{c.idle_high} << 12 |
+         std::uint32_t{c.init_ones} << 13 | static_cast<std::uint32_t>(c.dbi) << 14 | 1u << 16;
+}
+
 WireState initial_state(const BusConfig& c) {
   WireState s;
+  s.bus = bus_fingerprint(c);
   const bool dram = c.channel == Channel::dram;
   const std::uint8_t level = dram ? (c.idle_high ? 0xFF : 0x00) : (c.init_ones ? 0xFF : 0x00);
   s.wires.fill(level);

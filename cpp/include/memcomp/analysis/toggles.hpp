@@ -57,7 +57,12 @@ struct WireState {
   std::array<std::uint8_t, 64> wires{};  ///< last driven unit (unit_bytes() bytes used)
   std::array<std::uint8_t, 8> pins{};    ///< dram DBI: last level (0/1) of each lane's pin
   bool idle = true;
+  std::uint32_t bus = 0;  ///< bus_fingerprint of the configuration the state belongs to
 };
+
+/// What a wire state depends on (channel, width, start/idle level, DBI): states carry it so a
+/// state from one bus is not continued on another.
+std::uint32_t bus_fingerprint(const BusConfig& c) noexcept;
 
 /// The state before any transfer: noc wires at `init`; dram wires and pins at the idle level.
 WireState initial_state(const BusConfig& c);

@@ -1,0 +1,56 @@
+"""Helpers every analysis shares (DESIGN "One place per shared helper"): argument checks with
+messages that say what to pass, the ``(n, B)`` array behind a Dump, and chunked iteration."""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Iterator, Optional
+
+import numpy as np
+
+
+def check_int(name: str, value: Any, lo: Optional[int] = None, hi: Optional[int] = None) -> int:
+    """``value`` as a Python int: ints and NumPy integers only (no bool, float or str), within
+    ``[lo, hi]``. TypeError / ValueError name the argument and the accepted range."""
+    if hi is None:
+        what = {0: "a non-negative integer", 1: "a positive integer"}.get(lo, f"an integer >= {lo}")
+    else:
+        what = f"an integer in [{lo}, {hi}]" if lo is not None else f"an integer <= {hi}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be {what}, got {value!r} of type {type(value).__name__}")
+    v = int(value)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be {what}, got {v}")
+    return v
+
+
+def check_chunk_blocks(chunk_blocks: Any) -> int:
+    """Blocks per chunk of a streamed analysis: a positive integer."""
+    return check_int("chunk_blocks", chunk_blocks, 1)
+
+
+def whole(blocks: Any) -> np.ndarray:
+    """The array behind ``blocks``: a Dump's memory map, or the ndarray itself."""
+    if isinstance(blocks, np.ndarray):
+        return blocks
+    if hasattr(blocks, "blocks") and hasattr(blocks, "chunks"):
+        return blocks.blocks
+    raise TypeError(
+        f"blocks must be an (n, B) uint8 ndarray or a memcomp Dump, got {type(blocks).__name__}; "
+        "use memcomp.as_blocks(array, block_bytes) or memcomp.open_dump(path, block_bytes)"
+    )
+
+
+def chunks(blocks: Any, chunk_blocks: Any) -> Iterator[np.ndarray]:
+    """Consecutive zero-copy chunks of ``chunk_blocks`` blocks (the last may be shorter). An array
+    always gives at least one chunk, empty or not 2-D included, so the analysis it feeds validates
+    it and says what is wrong."""
+    step = check_chunk_blocks(chunk_blocks)
+    if not isinstance(blocks, np.ndarray):
+        whole(blocks)  # raises TypeError for anything but a Dump
+        yield from blocks.chunks(step)
+        return
+    if blocks.ndim != 2:
+        yield blocks
+        return
+    for start in range(0, max(blocks.shape[0], 1), step):
+        yield blocks[start : start + step]
