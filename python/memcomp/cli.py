@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from typing import List, Optional, TextIO
@@ -17,8 +18,57 @@ from . import __version__
 from .blocks import VALID_BLOCK_BYTES, as_blocks
 from .codecs import list_codecs
 from .io import open_dump
+from .metrics import parse_policy
 from .report import compare, resolve_codecs
 from .workloads import sample_dump
+
+
+class UsageError(Exception):
+    """A command line the library cannot run: exit code 2, one line naming the flag to change."""
+
+
+#: Library parameter names as the command line spells them (error messages name flags).
+_FLAG_NAMES = [
+    (r"allow_partial=True", "--allow-partial"),
+    (r"allow_partial", "--allow-partial"),
+    (r"block_bytes=(\d+)", r"--block \1"),
+    (r"block_bytes", "--block"),
+    (r"offset=(\d+)", r"--offset \1"),
+    (r"offset/block size", "--offset/--block"),
+    (r"offset", "--offset"),
+    (r"u_min", "--u-min"),
+    (r"threads", "--threads"),
+    (r"chunk_blocks", "--chunk-blocks"),
+]
+
+
+def flag_message(message: str) -> str:
+    """A library error message with its parameter names replaced by the flags that set them."""
+    for pattern, flag in _FLAG_NAMES:  # whole words not already a flag
+        message = re.sub(r"(?<![-\w])" + pattern + r"(?![\w])", flag, message)
+    return message
+
+
+def _as(flag: str, fn, *args, **kwargs):
+    """fn(*args, **kwargs), its ValueError/TypeError turned into a UsageError naming ``flag``."""
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, TypeError) as e:
+        raise UsageError(f"{flag}: {e}") from e
+
+
+def _int_at_least(lo: int):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {v}")
+        return v
+
+    parse.__name__ = f"integer >= {lo}"
+    return parse
 
 
 class ProgressBar:
@@ -48,17 +98,19 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--block", type=int, default=32, choices=VALID_BLOCK_BYTES, help="block size in bytes")
     c.add_argument("--codecs", default="defaults",
                    help="comma-separated codec or preset names, 'defaults' (each family's default) or 'all'")
-    c.add_argument("--mag", type=int, default=32, help="memory access granularity in bytes (CR@MAG)")
+    c.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes (CR@MAG)")
     c.add_argument("--u-min", type=int, default=1, choices=(0, 1), help="minimum bursts charged per block")
     c.add_argument("--policy", default=None, help="report policy for raw CR, e.g. 'cap+bytes' (default: each preset's)")
     c.add_argument("--count-tag", action="store_true", help="count tag-side bits in CR")
     c.add_argument("--no-oracle", dest="oracle", action="store_false",
                    help="omit the per-block best-of-all-codecs row")
-    c.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
-    c.add_argument("--offset", type=int, default=0, help="bytes to skip at the start of the dump")
+    c.add_argument("--threads", type=_int_at_least(1), default=None, help="worker threads (default: all cores)")
+    c.add_argument("--chunk-blocks", type=_int_at_least(1), default=1 << 18,
+                   help="blocks per streamed chunk (bounds memory; never changes a result)")
+    c.add_argument("--offset", type=_int_at_least(0), default=0, help="bytes to skip at the start of the dump")
     c.add_argument("--allow-partial", action="store_true", help="drop a trailing partial block instead of failing")
-    c.add_argument("--sample-bytes", type=int, default=16 << 20, help="size of the bundled sample dump")
-    c.add_argument("--seed", type=int, default=0, help="seed of the bundled sample dump")
+    c.add_argument("--sample-bytes", type=_int_at_least(1), default=16 << 20, help="size of the bundled sample dump")
+    c.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the bundled sample dump")
     fmt = c.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="print the full table as CSV")
     fmt.add_argument("--json", action="store_true", help="print the full table as JSON records")
@@ -70,9 +122,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _compare(args: argparse.Namespace, out: TextIO) -> int:
-    codecs = resolve_codecs([s.strip() for s in args.codecs.split(",") if s.strip()], args.block)
+    codecs = _as("--codecs", resolve_codecs, [s.strip() for s in args.codecs.split(",") if s.strip()], args.block)
+    for c in codecs:
+        _as("--codecs/--block", c.check_block_bytes, args.block)
+    if args.policy is not None:
+        _as("--policy", parse_policy, args.policy)
     if args.dump is None:
-        source = as_blocks(sample_dump(args.sample_bytes, seed=args.seed), args.block)
+        data = _as("--sample-bytes", sample_dump, args.sample_bytes, seed=args.seed)
+        source = _as("--sample-bytes/--block", as_blocks, data, args.block)
         name = f"sample({args.sample_bytes} B, seed {args.seed})"
     else:
         source = open_dump(args.dump, args.block, offset=args.offset, allow_partial=args.allow_partial)
@@ -81,7 +138,8 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     show = args.progress if args.progress is not None else (sys.stderr.isatty() and n * args.block >= 64 << 20)
     df = compare(
         source, codecs, mag=args.mag, u_min=args.u_min, policy=args.policy, count_tag=args.count_tag,
-        threads=args.threads, oracle=args.oracle, progress=ProgressBar(args.block) if show else None,
+        threads=args.threads, chunk_blocks=args.chunk_blocks, oracle=args.oracle,
+        progress=ProgressBar(args.block) if show else None,
     )
     df.insert(0, "dataset", name)
     if args.csv:
@@ -105,8 +163,11 @@ def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
         table = list_codecs()[["name", "family", "default", "exact", "policy", "description"]]
         out.write(table.to_string(index=False) + "\n")
         return 0
-    except (ValueError, TypeError, FileNotFoundError) as e:
+    except UsageError as e:
         print(f"memcomp: error: {e}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, OSError) as e:
+        print(f"memcomp: error: {flag_message(str(e))}", file=sys.stderr)
         return 2
 
 

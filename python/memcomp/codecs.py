@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 import numpy as np
 
 from . import _core
+from ._common import check_int
 from .models import Model
 
 CorruptStreamError = _core.CorruptStreamError
@@ -216,14 +217,18 @@ class Codec:
     def supports(self, block_bytes: int) -> bool:
         """True if the codec is defined for ``block_bytes`` blocks (MPC: 32 B sectors only)."""
         try:
-            self._c.check_block_bytes(int(block_bytes))
+            self.check_block_bytes(block_bytes)
         except ValueError:
             return False
         return True
 
+    def check_block_bytes(self, block_bytes: int) -> None:
+        """Raises ValueError, saying why, if the codec is not defined for ``block_bytes`` blocks."""
+        self._c.check_block_bytes(check_int("block_bytes", block_bytes, 0, 1 << 30))
+
     def max_compressed_bits(self, block_bytes: int) -> int:
         """Upper bound of the in-band bits of any ``block_bytes`` block."""
-        return int(self._c.max_compressed_bits(int(block_bytes)))
+        return int(self._c.max_compressed_bits(check_int("block_bytes", block_bytes, 0, 1 << 30)))
 
     def measure(self, blocks: np.ndarray, threads: Optional[int] = None, *, resume: bool = False) -> "Sizes":
         """Per-block sizes of a C-contiguous ``(n, B)`` uint8 array (see :func:`memcomp.as_blocks`).

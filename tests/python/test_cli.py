@@ -74,3 +74,42 @@ def test_console_script_entry_point():
     r = subprocess.run([sys.executable, "-m", "memcomp", "compare", "--codecs", "zca", "--sample-bytes", "8192"],
                        capture_output=True, text=True, check=True)
     assert "zca.paper" in r.stdout
+
+
+def cli_error(argv, capsys):
+    """(exit code, stderr) of a command line that fails in argparse or in memcomp."""
+    try:
+        rc = run(*argv)[0]
+    except SystemExit as e:
+        rc = e.code
+    return rc, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--codecs", "nope"], "--codecs"),
+    (["--policy", "cap+xx"], "--policy"),
+    (["--sample-bytes", "100"], "--sample-bytes"),
+    (["--mag", "0"], "--mag"),
+    (["--threads", "0"], "--threads"),
+    (["--chunk-blocks", "-3"], "--chunk-blocks"),
+    (["--offset", "-1"], "--offset"),
+    (["--block", "48"], "--block"),
+    (["--codecs", "mpc", "--block", "64"], "--block"),
+])
+def test_every_error_names_the_flag(argv, flag, capsys):
+    if "--sample-bytes" not in argv:
+        argv = argv + ["--sample-bytes", "4096"]
+    rc, err = cli_error(["compare", *argv], capsys)
+    assert rc == 2
+    assert flag in err and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("memcomp")
+
+
+def test_partial_block_error_names_allow_partial(tmp_path, capsys):
+    p = tmp_path / "odd.bin"
+    p.write_bytes(b"x" * 100)
+    assert run("compare", str(p))[0] == 2
+    err = capsys.readouterr().err
+    assert "--allow-partial" in err and "allow_partial=True" not in err and "--block 32" in err
+    assert run("compare", str(p), "--offset", "200")[0] == 2
+    assert "--offset 200" in capsys.readouterr().err
