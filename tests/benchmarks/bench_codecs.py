@@ -42,6 +42,9 @@ def main(argv=None) -> None:
         for b in (int(s) for s in args.sizes.split(",")):
             blocks = memcomp.as_blocks(data, b)
             codec = memcomp.get_codec(name)
+            if not codec.supports(b):
+                print(f"{codec.preset:<16}{b:>5}  skipped: not defined for {b} B blocks")
+                continue
             if codec.requires_fit:  # data-driven: fit on the first 1/16 of the data (not timed)
                 codec = codec.fit(blocks[: max(1, len(blocks) // 16)])
             ref = NUMPY_RULES.get(codec.preset)
