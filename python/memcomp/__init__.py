@@ -8,6 +8,7 @@ the metrics to compare them: raw CR, CR at memory access granularity (MAG), size
 >>> memcomp.get_codec("bdi").measure(blocks).cr()  # doctest: +SKIP
 """
 from . import e2mc, entropy, mpc, toggles, workloads
+from ._version import __version__
 from ._core import CorruptStreamError
 from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
 from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
@@ -16,7 +17,6 @@ from .metrics import SizeStats, charge, parse_policy
 from .models import Model
 from .report import breakdown, compare
 
-__version__ = "0.1.0"
 
 __all__ = [
     "VALID_BLOCK_BYTES",

@@ -2,10 +2,14 @@
 messages that say what to pass, the ``(n, B)`` array behind a Dump, and chunked iteration."""
 from __future__ import annotations
 
+import hashlib
+import json
 import numbers
-from typing import Any, Iterator, Optional
+from typing import Any, Dict, Iterator, Optional
 
 import numpy as np
+
+from ._version import __version__
 
 
 def check_int(name: str, value: Any, lo: Optional[int] = None, hi: Optional[int] = None) -> int:
@@ -54,3 +58,26 @@ def chunks(blocks: Any, chunk_blocks: Any) -> Iterator[np.ndarray]:
         return
     for start in range(0, max(blocks.shape[0], 1), step):
         yield blocks[start : start + step]
+
+
+def digest(obj: Any) -> str:
+    """A short content digest of a JSON-serialisable object (e.g. a fitted model)."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _config_digested(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: (digest(v) if k == "model" and isinstance(v, dict) else _config_digested(v)) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_config_digested(v) for v in obj]
+    return obj
+
+
+def provenance(config: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """Columns every result row carries: the memcomp version and, for a codec, its config as JSON
+    text (fitted models reduced to a digest), so rows of several runs concatenate."""
+    out: Dict[str, Any] = {"memcomp_version": __version__}
+    if config is not None:
+        out["config"] = json.dumps(_config_digested(config), sort_keys=True, separators=(",", ":"))
+    return out

@@ -102,8 +102,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--u-min", type=int, default=1, choices=(0, 1), help="minimum bursts charged per block")
     c.add_argument("--policy", default=None, help="report policy for raw CR, e.g. 'cap+bytes' (default: each preset's)")
     c.add_argument("--count-tag", action="store_true", help="count tag-side bits in CR")
-    c.add_argument("--no-oracle", dest="oracle", action="store_false",
-                   help="omit the per-block best-of-all-codecs row")
+    c.add_argument("--oracle", choices=("exact", "all", "none"), default="exact",
+                   help="the per-block best-of-codecs row: over the decodable presets (default), over all "
+                        "(accounting-only ones included), or none")
+    c.add_argument("--no-oracle", dest="oracle", action="store_const", const="none", help="same as --oracle none")
+    c.add_argument("--codec-mag", action="store_true",
+                   help="also set the mag option of codecs whose format depends on it (E2MC's raw rule)")
     c.add_argument("--threads", type=_int_at_least(1), default=None, help="worker threads (default: all cores)")
     c.add_argument("--chunk-blocks", type=_int_at_least(1), default=1 << 18,
                    help="blocks per streamed chunk (bounds memory; never changes a result)")
@@ -138,7 +142,8 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     show = args.progress if args.progress is not None else (sys.stderr.isatty() and n * args.block >= 64 << 20)
     df = compare(
         source, codecs, mag=args.mag, u_min=args.u_min, policy=args.policy, count_tag=args.count_tag,
-        threads=args.threads, chunk_blocks=args.chunk_blocks, oracle=args.oracle,
+        threads=args.threads, chunk_blocks=args.chunk_blocks,
+        oracle=False if args.oracle == "none" else args.oracle, codec_mag=args.codec_mag,
         progress=ProgressBar(args.block) if show else None,
     )
     df.insert(0, "dataset", name)

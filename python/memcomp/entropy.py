@@ -28,7 +28,7 @@ from typing import Iterable, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core
-from ._common import chunks
+from ._common import chunks, provenance, whole
 
 SYMBOL_BITS = (4, 8, 16, 32)
 VARIANTS = ("global", "per_position", "block")
@@ -228,12 +228,17 @@ def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, 
     import pandas as pd
 
     rows = []
+    arr = whole(blocks)
+    block_bytes = int(arr.shape[1]) if arr.ndim == 2 else None
     for sl in symbol_bits:
         st = histogram(blocks, sl, per_position=sl <= 8, endian=endian, threads=threads)
         pooled = st if sl >= 16 else histogram(blocks, sl, endian=endian, threads=threads)
         blk = bound(blocks, sl, "block", endian=endian, threads=threads)
         h = st.entropy("global")
         rows.append({
+            **provenance(),
+            "block_bytes": block_bytes,
+            "endian": endian,
             "symbol_bits": sl,
             "symbols": st.total,
             "distinct": st.distinct,

@@ -13,7 +13,7 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .codecs import Codec, codec_names, get_codec
-from ._common import check_chunk_blocks, chunks, whole
+from ._common import check_chunk_blocks, chunks, provenance, whole
 from .metrics import SizeStats, mag_policy
 
 ProgressFn = Callable[[int, int], None]
@@ -60,21 +60,24 @@ def collect_stats(
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
     progress: Optional[ProgressFn] = None,
+    oracle_over: str = "exact",
 ) -> Tuple[List[SizeStats], SizeStats, np.ndarray]:
     """Streams ``blocks`` through every (fitted) codec chunk by chunk.
 
     Returns one merged SizeStats per codec, the oracle's SizeStats (per block the smallest in-band
-    size of any codec; its mode is the index of the first codec reaching it) and the number of
-    blocks each codec won that way."""
+    size of the codecs ``oracle_over`` names: ``"exact"`` the decodable ones, ``"all"`` every one;
+    its mode is the index of the first codec reaching it) and the number of blocks each codec won
+    that way (0 for codecs outside the oracle)."""
     check_chunk_blocks(chunk_blocks)
     cs = resolve_codecs(codecs)
+    members = np.array([oracle_member(c, oracle_over) for c in cs], dtype=bool)
     if any(c.requires_fit for c in cs):
         raise ValueError("fit data-driven codecs first (see fit_missing)")
     arr = whole(blocks)
     block_bytes = int(arr.shape[1]) if arr.ndim == 2 else 0
     total = int(arr.shape[0])
     stats = [SizeStats.empty(c, block_bytes) for c in cs]
-    max_bits = max(c.max_compressed_bits(block_bytes) for c in cs)
+    max_bits = max([c.max_compressed_bits(block_bytes) for c, m in zip(cs, members) if m] or [0])
     oracle = SizeStats(ORACLE, block_bytes, "none", np.zeros(max_bits + 1, dtype=np.int64))
     wins = np.zeros(len(cs), dtype=np.int64)
     done = 0
@@ -82,18 +85,31 @@ def collect_stats(
         sizes = [c.measure(chunk, threads=threads, resume=done > 0) for c in cs]
         for i, s in enumerate(sizes):
             stats[i] = stats[i] + s.stats()
-        if chunk.shape[0]:
-            bits = np.stack([s.size_bits for s in sizes])
-            best = bits.argmin(axis=0)  # first minimum: ties go to the earlier codec
+        if chunk.shape[0] and members.any():
+            idx_of = np.flatnonzero(members)
+            bits = np.stack([sizes[i].size_bits for i in idx_of])
+            best = idx_of[bits.argmin(axis=0)]  # first minimum: ties go to the earlier codec
             wins += np.bincount(best, minlength=len(cs))
             oracle.hist += np.bincount(bits.min(axis=0), minlength=max_bits + 1)
             idx, counts = np.unique(best, return_counts=True)
             for i, n in zip(idx, counts):
-                oracle.modes[int(i)] = [int(n), 0, 0, 0, 0]
+                oracle.modes.setdefault(int(i), [0, 0, 0, 0, 0])[0] += int(n)
         done += int(chunk.shape[0])
         if progress is not None:
             progress(done, total)
     return stats, oracle, wins
+
+
+ORACLE_OVER = ("exact", "all")
+
+
+def oracle_member(codec: Codec, oracle_over: str) -> bool:
+    """Whether the oracle row takes ``codec`` into account: ``"exact"`` (default) only decodable
+    presets, since accounting-only ones (``exact=False``) may undercharge (e.g. ``bpc.skku``'s
+    base); ``"all"`` every codec."""
+    if oracle_over not in ORACLE_OVER:
+        raise ValueError(f"oracle must be one of {ORACLE_OVER} (or False for no oracle row), got {oracle_over!r}")
+    return oracle_over == "all" or codec.exact
 
 
 def table(
@@ -107,14 +123,17 @@ def table(
     oracle: Optional[SizeStats] = None,
     wins: Optional[np.ndarray] = None,
     training: Optional[Sequence[str]] = None,
+    oracle_over: str = "exact",
 ) -> "pandas.DataFrame":  # noqa: F821
     """The comparison table from per-codec statistics (see :func:`compare`)."""
     import pandas as pd
 
     rows = []
+    members = [oracle_member(c, oracle_over) for c in codecs]
 
-    def row(st: SizeStats, name, family, preset, exact, pol, fields):
+    def row(st: SizeStats, name, family, preset, exact, pol, fields, config):
         r = {
+            **provenance(config),
             "codec": name,
             "family": family,
             "preset": preset,
@@ -128,6 +147,8 @@ def table(
             "charged_bits": st.charged_bits(pol, count_tag and fields.get("tag_bits") is not None),
             "cr": st.cr(pol, count_tag and fields.get("tag_bits") is not None),
             "mag": int(mag),
+            "u_min": int(u_min),
+            "count_tag": bool(count_tag),
             "cr_mag": st.cr(mag_policy(pol, mag, u_min)),
         }
         for size, share in st.size_classes(mag, u_min, pol).items():
@@ -136,20 +157,24 @@ def table(
 
     for i, (st, c) in enumerate(zip(stats, codecs)):
         pol = c.policy if policy is None else policy
-        r = row(st, c.name, c.codec_id, c.preset, c.exact, pol, st.bits_by_field())
+        r = row(st, c.name, c.codec_id, c.preset, c.exact, pol, st.bits_by_field(), c.get_config())
         r["model"] = training[i] if training is not None else ("given" if c.model is not None else "-")
         if wins is not None:
-            r["oracle_wins"] = int(wins[i])
+            r["oracle_wins"] = int(wins[i]) if members[i] else None
+        r["oracle_over"] = oracle_over if oracle is not None else None
         rows.append(r)
-    if oracle is not None and len(codecs) > 1:
+    if oracle is not None and sum(members) > 1:
         none = {"payload_bits": None, "meta_bits": None, "header_bits": None, "tag_bits": None}
-        r = row(oracle, ORACLE, ORACLE, ORACLE, None, "none", none)
+        config = {"id": ORACLE, "members": [c.name for c, m in zip(codecs, members) if m]}
+        r = row(oracle, ORACLE, ORACLE, ORACLE, None, "none", none, config)
         r["model"] = "-"
         r["oracle_wins"] = oracle.n_blocks
+        r["oracle_over"] = oracle_over
         rows.append(r)
     df = pd.DataFrame(rows)
-    for col in ("payload_bits", "meta_bits", "header_bits", "tag_bits"):
-        df[col] = df[col].astype("Int64")
+    for col in ("payload_bits", "meta_bits", "header_bits", "tag_bits", "oracle_wins"):
+        if col in df:
+            df[col] = df[col].astype("Int64")
     return df
 
 
@@ -163,7 +188,8 @@ def compare(
     count_tag: bool = False,
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
-    oracle: bool = True,
+    oracle: Union[bool, str] = "exact",
+    codec_mag: bool = False,
     progress: Optional[ProgressFn] = None,
 ) -> "pandas.DataFrame":  # noqa: F821
     """Compares codecs on ``blocks`` (an ``(n, B)`` uint8 array or a Dump from :func:`open_dump`).
@@ -174,13 +200,41 @@ def compare(
     charged each multiple of MAG, how many blocks the codec wins outright (``oracle_wins``) and
     whether its model was fitted here (``model``: ``offline``). With ``oracle`` and more than one
     codec, a last row takes per block the smallest in-band size of all codecs (no selector cost):
-    the headroom a hybrid could reach.
+    the headroom a hybrid could reach. By default (``oracle="exact"``) it is taken over the
+    decodable presets only; ``oracle="all"`` includes the accounting-only ones, ``False`` drops the
+    row, and the ``oracle_over`` column says which.
+
+    ``mag`` is accounting only: it changes CR at MAG and the size classes, never a codec. Formats
+    that depend on a MAG keep their own ``mag`` option (E2MC stores a block raw above B - MAG
+    bytes, P1 §III-E; SPEC 0.5), so raw CR does not move with ``mag``. ``codec_mag=True`` also
+    sets the ``mag`` option of every codec that has one, so the format follows the MAG studied.
+
+    Every row carries its provenance (``memcomp_version``, ``config``: the codec's JSON config
+    with fitted models reduced to a digest, ``block_bytes``, ``mag``, ``u_min``, ``policy``,
+    ``count_tag``), so tables of several runs concatenate (long form).
     """
     check_chunk_blocks(chunk_blocks)
-    cs, training = fit_missing(blocks, resolve_codecs(codecs, whole(blocks).shape[-1]), threads)
-    stats, orc, wins = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress)
+    over = "exact" if oracle is True else oracle
+    if over not in (False, None) and over not in ORACLE_OVER:
+        raise ValueError(f"oracle must be one of {ORACLE_OVER}, True or False, got {oracle!r}")
+    block_bytes = whole(blocks).shape[-1]
+    cs = resolve_codecs(codecs, block_bytes)
+    if codec_mag:
+        cs = [with_mag(c, mag) for c in cs]
+    cs, training = fit_missing(blocks, cs, threads)
+    stats, orc, wins = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress,
+                                     oracle_over=over or "exact")
     return table(stats, cs, mag=mag, u_min=u_min, policy=policy, count_tag=count_tag,
-                 oracle=orc if oracle else None, wins=wins, training=training)
+                 oracle=orc if over else None, wins=wins, training=training, oracle_over=over or "exact")
+
+
+def with_mag(codec: Codec, mag: int) -> Codec:
+    """``codec`` with its ``mag`` option set to ``mag`` (unchanged if it has none)."""
+    if "mag" not in codec.options or codec.options["mag"] == mag:
+        return codec
+    cfg = codec.get_config()
+    cfg["mag"] = int(mag)  # a fitted model stays valid: it does not depend on the MAG
+    return Codec.from_config(cfg)
 
 
 def breakdown(

@@ -30,7 +30,7 @@ import numpy as np
 from . import _core
 from .codecs import Codec, Encoded
 from .metrics import charge, mag_policy
-from ._common import check_chunk_blocks, check_int, chunks, whole
+from ._common import check_chunk_blocks, check_int, chunks, provenance, whole
 from .report import fit_missing, resolve_codecs
 
 FIELDS = ("bits", "units", "beats", "toggles", "t01", "t10", "zeros", "ones", "pin_zeros", "pin_ones",
@@ -327,11 +327,16 @@ def compare(
     def row(c: Codec, ec_name: str, st: BusStats, sent_bits: int, charged: int, units: int, frac: float):
         t_raw, t = raw["energy"], st["energy"]
         return {
+            **provenance(c.get_config()),
+            **{k if k.startswith("bus_") else f"bus_{k}": v for k, v in opts.items()},
             "codec": c.name, "family": c.codec_id, "preset": c.preset, "channel": opts["channel"], "ec": ec_name,
             "blocks": n_total, "block_bytes": B, "metric": metric, "fraction_compressed": frac,
             "raw_bits": raw_bits, "sent_bits": sent_bits,
             "cr": raw_bits / sent_bits if sent_bits else float("inf"),
-            "mag": int(mag), "cr_mag": raw_bits / charged if charged else float("inf"),
+            "mag": int(mag), "u_min": int(u_min), "policy": "none",
+            "ec_alpha": float(alpha) if ec_name != "none" else None,
+            "ec_bu": (float(bu) if bu_all is None else "per_block") if ec_name != "none" else None,
+            "cr_mag": raw_bits / charged if charged else float("inf"),
             "units_raw": raw["units"], "units": units,
             "cr_units": raw["units"] / units if units else float("inf"),
             "t_raw": t_raw, "t": t, "t_ratio": t / t_raw if t_raw else float("nan"),

@@ -1,4 +1,5 @@
 """memcomp.compare: the long-form comparison table."""
+import json
 import numpy as np
 import pandas as pd
 import pytest
@@ -150,3 +151,63 @@ def test_chunk_blocks_numpy_integer_is_an_integer():
     blocks = realistic(32, 1 << 12)
     a = memcomp.compare(blocks, ["bdi"], chunk_blocks=np.int64(7))
     assert a["blocks"].iloc[0] == len(blocks) and a["cr"].iloc[0] == memcomp.compare(blocks, ["bdi"])["cr"].iloc[0]
+
+
+def test_oracle_is_over_exact_presets_by_default():
+    """bpc.skku undercharges its base (a documented bug of that tool): an oracle that lets it win
+    reports headroom no decodable format reaches. By default the oracle takes exact presets only."""
+    blocks = realistic(128, 1 << 18)
+    names = ["bdi", "bpc.skku", "fpc", "bpc"]
+    df = memcomp.compare(blocks, names, chunk_blocks=333).set_index("codec")
+    sizes = {n: memcomp.get_codec(n).measure(blocks).size_bits.astype(np.int64) for n in names}
+    exact = np.stack([sizes[n] for n in ("bdi", "fpc", "bpc")])
+    assert df.loc["oracle", "inband_bits"] == exact.min(axis=0).sum()
+    assert df.loc["oracle", "oracle_over"] == "exact" and (df["oracle_over"] == "exact").all()
+    assert pd.isna(df.loc["bpc.skku", "oracle_wins"])
+    assert df["oracle_wins"].drop(["oracle", "bpc.skku"]).sum() == len(blocks)
+    assert json.loads(df.loc["oracle", "config"])["members"] == ["bdi.paper", "fpc.paper", "bpc.isca16"]
+    alls = memcomp.compare(blocks, names, oracle="all").set_index("codec")
+    everything = np.stack([sizes[n] for n in names])
+    assert alls.loc["oracle", "inband_bits"] == everything.min(axis=0).sum() < df.loc["oracle", "inband_bits"]
+    assert alls.loc["bpc.skku", "oracle_wins"] > 0 and alls.loc["oracle", "oracle_over"] == "all"
+    assert "oracle" not in memcomp.compare(blocks, names, oracle=False)["codec"].tolist()
+    with pytest.raises(ValueError, match="oracle must be one of"):
+        memcomp.compare(blocks, names, oracle="best")
+
+
+def test_compare_mag_is_accounting_only_unless_asked():
+    """E2MC's raw rule (store raw above B - MAG, P1 §III-E) is part of its format and follows the
+    codec's own mag option; compare(mag=...) changes CR at MAG only, unless codec_mag=True."""
+    blocks = realistic(128, 1 << 18)
+    e2mc = memcomp.get_codec("e2mc").fit(blocks)
+    a = memcomp.compare(blocks, [e2mc], mag=32).iloc[0]
+    b = memcomp.compare(blocks, [e2mc], mag=64).iloc[0]
+    assert a["cr"] == b["cr"] and a["cr_mag"] != b["cr_mag"]
+    assert json.loads(b["config"])["mag"] == 32
+    c = memcomp.compare(blocks, [e2mc], mag=64, codec_mag=True).iloc[0]
+    assert json.loads(c["config"])["mag"] == 64
+    direct = memcomp.get_codec("e2mc", mag=64, model=e2mc.model).measure(blocks)
+    assert c["inband_bits"] == direct.total_bits and c["cr"] != a["cr"]
+    assert c["model"] == "given"
+
+
+def test_rows_carry_provenance():
+    blocks = realistic(64, 1 << 16)
+    fvc = memcomp.get_codec("fvc").fit(blocks)
+    df = memcomp.compare(blocks, ["bdi.gem5", fvc], mag=32, policy="cap")
+    for col in ("memcomp_version", "config", "block_bytes", "mag", "u_min", "policy", "count_tag"):
+        assert col in df.columns and df[col].notna().all(), col
+    assert (df["memcomp_version"] == memcomp.__version__).all()
+    cfg = json.loads(df["config"].iloc[0])
+    assert memcomp.Codec.from_config(cfg) == memcomp.get_codec("bdi.gem5")
+    assert json.loads(df["config"].iloc[1])["model"].startswith("sha256:")
+    t = memcomp.toggles.compare(blocks, ["bdi"], channel="dram", dbi="dc", ec="ec2")
+    for col in ("memcomp_version", "config", "block_bytes", "mag", "bus_channel", "bus_dbi", "bus_bits",
+                "ec_alpha"):
+        assert col in t.columns, col
+    assert (t["bus_dbi"] == "dc").all() and t["ec_alpha"].iloc[1] == 1.0
+    e = memcomp.entropy.table(blocks, [8, 16])
+    assert (e["memcomp_version"] == memcomp.__version__).all() and (e["block_bytes"] == 64).all()
+    # two runs concatenate into one long table
+    both = pd.concat([memcomp.compare(blocks, ["bdi"], mag=m) for m in (32, 64)], ignore_index=True)
+    assert both.groupby("mag")["cr_mag"].nunique().tolist() == [1, 1] and both["cr_mag"].nunique() == 2
