@@ -1,82 +1,185 @@
-"""Type stubs of the C++ extension (memcomp's own API is the Python facade)."""
-from typing import Any, Dict, List, Optional, Tuple
-
-import numpy as np
-import numpy.typing as npt
-
-class CorruptStreamError(ValueError): ...
-
+"""
+memcomp C++ core (codecs, analyses); use the memcomp package, not this module
+"""
+from __future__ import annotations
+import collections.abc
+import numpy
+import numpy.typing
+import typing
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'symbol_histogram']
+class CorruptStreamError(ValueError):
+    pass
 class Codec:
+    """
+    A block codec built from a preset (immutable).
+    """
+    def check_block_bytes(self, block_bytes: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def decode(self, data: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_offsets: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_lengths: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], tags: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], block_bytes: typing.SupportsInt | typing.SupportsIndex, entry_state: typing.Any = None, threads: typing.Any = None) -> numpy.typing.NDArray[numpy.uint8]:
+        ...
+    def encode(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None, resume: bool = False) -> tuple:
+        ...
+    def fit(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None) -> str:
+        """
+        Fits a model on the blocks; returns it as JSON text (the 'model' option).
+        """
+    def fitted(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None) -> Codec:
+        """
+        A copy of the codec fitted on the blocks (hybrids fit their data-driven members).
+        """
+    def max_compressed_bits(self, block_bytes: typing.SupportsInt | typing.SupportsIndex) -> int:
+        ...
+    def measure(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None, resume: bool = False) -> dict:
+        ...
+    def modes(self) -> dict:
+        ...
+    def options(self) -> dict:
+        ...
     @property
-    def family(self) -> str: ...
+    def exact(self) -> bool:
+        ...
     @property
-    def preset(self) -> str: ...
+    def family(self) -> str:
+        ...
     @property
-    def policy(self) -> str: ...
+    def has_model(self) -> bool:
+        ...
     @property
-    def exact(self) -> bool: ...
+    def needs_model(self) -> bool:
+        ...
     @property
-    def stateful(self) -> bool: ...
+    def policy(self) -> str:
+        ...
     @property
-    def needs_model(self) -> bool: ...
+    def preset(self) -> str:
+        ...
     @property
-    def has_model(self) -> bool: ...
-    def fit(self, blocks: npt.NDArray[np.uint8], threads: Optional[int] = None) -> str: ...
-    def fitted(self, blocks: npt.NDArray[np.uint8], threads: Optional[int] = None) -> "Codec": ...
-    def options(self) -> Dict[str, Any]: ...
-    def modes(self) -> Dict[int, str]: ...
-    def check_block_bytes(self, block_bytes: int) -> None: ...
-    def max_compressed_bits(self, block_bytes: int) -> int: ...
-    def measure(
-        self, blocks: npt.NDArray[np.uint8], threads: Optional[int] = None, resume: bool = False
-    ) -> Dict[str, np.ndarray]: ...
-    def encode(
-        self, blocks: npt.NDArray[np.uint8], threads: Optional[int] = None, resume: bool = False
-    ) -> Tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint64], npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
-    def decode(
-        self,
-        data: npt.NDArray[np.uint8],
-        bit_offsets: npt.NDArray[np.uint64],
-        bit_lengths: npt.NDArray[np.uint32],
-        tags: npt.NDArray[np.uint32],
-        block_bytes: int,
-        threads: Optional[int] = None,
-        resume: bool = False,
-    ) -> npt.NDArray[np.uint8]: ...
-
-def make_codec(name: str, options: Dict[str, Any] = ...) -> Codec: ...
-def list_presets() -> List[Dict[str, Any]]: ...
-def policy_str(spec: str) -> str: ...
-def policy_extra_tag_bits(spec: str) -> int: ...
-def charge(bits: npt.NDArray[np.uint32], block_bytes: int, policy: str) -> npt.NDArray[np.uint64]: ...
-def symbol_histogram(blocks: npt.NDArray[np.uint8], symbol_bits: int, per_position: bool = False,
-                     endian: str = "little", threads: Optional[int] = None) -> Dict[str, Any]: ...
-def block_entropy(blocks: npt.NDArray[np.uint8], symbol_bits: int, endian: str = "little",
-                  threads: Optional[int] = None) -> npt.NDArray[np.float64]: ...
-def length_limited_bits(values: npt.NDArray[np.uint32], counts: npt.NDArray[np.uint64], symbol_bits: int, k: int,
-                        max_len: int) -> float: ...
-
+    def stateful(self) -> bool:
+        ...
 class SpaceSaving:
-    def __init__(self, capacity: int) -> None: ...
+    """
+    Bounded-memory heavy hitters of 32-bit values (Space-Saving).
+    """
+    def __getstate__(self) -> tuple[int, int, tuple]:
+        ...
+    def __init__(self, capacity: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
+    def add_words(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], endian: str = 'little') -> None:
+        ...
+    def entries(self) -> tuple:
+        """
+        (values, counts, errors), by count descending
+        """
+    def merge(self, other: SpaceSaving) -> None:
+        ...
     @property
-    def capacity(self) -> int: ...
+    def capacity(self) -> int:
+        ...
     @property
-    def total(self) -> int: ...
-    def add_words(self, blocks: npt.NDArray[np.uint8], endian: str = "little") -> None: ...
-    def merge(self, other: "SpaceSaving") -> None: ...
-    def entries(self) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint64], npt.NDArray[np.uint64]]: ...
-
+    def total(self) -> int:
+        ...
 class WireState:
-    """Wire levels carried from one chunk of transfers to the next (toggle metrics)."""
-
-def bus_options(bus: Dict[str, Any]) -> Dict[str, Any]: ...
-def bus_count_raw(blocks: npt.NDArray[np.uint8], bus: Dict[str, Any], state: Optional[WireState] = None,
-                  close: bool = True, per_block: bool = True) -> Dict[str, Any]: ...
-def bus_count_streams(data: npt.NDArray[np.uint8], bit_offsets: npt.NDArray[np.uint64],
-                      bit_lengths: npt.NDArray[np.uint32], bus: Dict[str, Any], state: Optional[WireState] = None,
-                      close: bool = True, per_block: bool = True) -> Dict[str, Any]: ...
-def energy_control(blocks: npt.NDArray[np.uint8], data: npt.NDArray[np.uint8], bit_offsets: npt.NDArray[np.uint64],
-                   bit_lengths: npt.NDArray[np.uint32], bus: Dict[str, Any], *args: Any, **kwargs: Any) -> Dict[str, Any]: ...
-def bus_drive(stream: npt.NDArray[np.uint8], nbits: int, bus: Dict[str, Any], *args: Any, **kwargs: Any) -> Any: ...
-def ec_gain(bu: float) -> float: ...
-def ec_decide(t0: float, t1: float, cr: float, g: float = 1.0, *args: Any, **kwargs: Any) -> bool: ...
+    """
+    Wire levels carried from one chunk of transfers to the next.
+    """
+    def copy(self) -> WireState:
+        ...
+    @property
+    def idle(self) -> bool:
+        ...
+def block_entropy(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], symbol_bits: typing.SupportsInt | typing.SupportsIndex, endian: str = 'little', threads: typing.Any = None) -> numpy.typing.NDArray[numpy.float64]:
+    ...
+def bus_count_raw(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, state: typing.Any = None, close: bool = True, per_block: bool = True) -> tuple:
+    """
+    Counts raw blocks: (per-block columns, totals, state); per_block=False leaves the columns empty.
+    """
+def bus_count_streams(data: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_offsets: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_lengths: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, state: typing.Any = None, close: bool = True, per_block: bool = True) -> tuple:
+    """
+    Counts compressed streams: (per-block columns, totals, state).
+    """
+def bus_drive(stream: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], nbits: typing.SupportsInt | typing.SupportsIndex, bus: dict, state: typing.Any = None) -> tuple:
+    """
+    One transfer: (beats as driven, DBI pin levels per lane and beat, counts, state).
+    """
+def bus_options(bus: dict) -> dict:
+    """
+    Every bus option with its effective value (validates them).
+    """
+def charge(bits: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], block_bytes: typing.SupportsInt | typing.SupportsIndex, policy: str) -> numpy.typing.NDArray[numpy.uint64]:
+    """
+    Bits charged per block under a policy (in-band bits in, tags excluded).
+    """
+def ec_decide(t0: typing.SupportsFloat | typing.SupportsIndex, t1: typing.SupportsFloat | typing.SupportsIndex, cr: typing.SupportsFloat | typing.SupportsIndex, g: typing.SupportsFloat | typing.SupportsIndex = 1.0, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> bool:
+    ...
+def ec_gain(bu: typing.SupportsFloat | typing.SupportsIndex) -> float:
+    ...
+def energy_control(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], data: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_offsets: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_lengths: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, bu: typing.Any = 0.0, state: typing.Any = None, close: bool = True, per_block: bool = True) -> tuple:
+    """
+    Energy Control: (per-block columns, counts of the forms sent, totals, state); per_block=False keeps only the decisions (column 'compressed').
+    """
+def length_limited_bits(values: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], counts: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], symbol_bits: typing.SupportsInt | typing.SupportsIndex, k: typing.SupportsInt | typing.SupportsIndex, max_len: typing.SupportsInt | typing.SupportsIndex) -> float:
+    """
+    SPEC 3's L*: mean bits per symbol of the optimal length-limited MFV code.
+    """
+def list_presets() -> list:
+    ...
+def make_codec(name: str, options: dict = {}) -> Codec:
+    ...
+def mpc_cell_zeros(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], root: typing.SupportsInt | typing.SupportsIndex, base: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], shift: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], threads: typing.Any = None) -> tuple[numpy.typing.NDArray[numpy.uint64], numpy.typing.NDArray[numpy.uint64]]:
+    """
+    (zeros[256], co_zeros[256, 256]) of the XORed cells 32p + c; add to merge.
+    """
+def mpc_classify(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None) -> tuple[numpy.typing.NDArray[numpy.int8], numpy.typing.NDArray[numpy.int8]]:
+    """
+    (group 0..4 by guess_dtype, special class 0 all-zero / 1 all-words-same / -1) per 32 B block.
+    """
+def mpc_edge_weights(re: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], weight: str = 'mean') -> numpy.ndarray[typing.Any, numpy.dtype[typing.Any]]:
+    ...
+def mpc_greedy_scan(zeros: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], co_zeros: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]]) -> list[int]:
+    """
+    The 256 cells 32p + c in scan order.
+    """
+def mpc_mst(weights: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]]) -> numpy.typing.NDArray[numpy.int32]:
+    """
+    Kruskal MST edges (u < v) in the order taken; ties by (w, u, v).
+    """
+def mpc_orient(edges: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], n: typing.SupportsInt | typing.SupportsIndex, byte_entropy: typing.Any = None) -> dict:
+    """
+    Root (minimum height, then highest byte entropy, then lowest index) and parents.
+    """
+def mpc_shifts(counts: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], root: typing.SupportsInt | typing.SupportsIndex, base: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], zeros: str = 'buckets', quantiser: str = 'floor', signed: bool = False) -> list[int]:
+    """
+    Modal shift of every (target, base) pair.
+    """
+def mpc_xor_planes(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], root: typing.SupportsInt | typing.SupportsIndex, base: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], shift: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> numpy.typing.NDArray[numpy.uint8]:
+    """
+    X[p][c] of SPEC 1.12 (transform steps 1-4) per block, shape (n, 8, 32).
+    """
+def policy_extra_tag_bits(spec: str) -> int:
+    ...
+def policy_str(spec: str) -> str:
+    """
+    Canonical spelling of a policy; raises ValueError for a malformed one.
+    """
+def ratio_buckets(a: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], b: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], zeros: str = 'buckets', quantiser: str = 'floor', signed: bool = False, elem_bytes: typing.SupportsInt | typing.SupportsIndex = 1) -> numpy.typing.NDArray[numpy.uint16]:
+    """
+    Bucket of every (target a, base b) pair.
+    """
+def ratio_counts(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], zeros: str = 'buckets', quantiser: str = 'floor', signed: bool = False, elem_bytes: typing.SupportsInt | typing.SupportsIndex = 1, threads: typing.Any = None) -> numpy.typing.NDArray[numpy.uint64]:
+    """
+    Joint counts (n, n, K) of the ratio bucket of every (target i, base j) pair; add to merge.
+    """
+def ratio_entropy_matrix(counts: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], zeros: str = 'buckets') -> numpy.typing.NDArray[numpy.float64]:
+    """
+    RE(i target, j base) in bits; diagonal 0.
+    """
+def ratio_layout(zeros: str = 'buckets', quantiser: str = 'floor', signed: bool = False, elem_bytes: typing.SupportsInt | typing.SupportsIndex = 1) -> dict:
+    """
+    Bucket layout: 0 Z00, 1 Z0x, 2 Zx0, then 3 + q - q_min (+ n_q for a negative sign product).
+    """
+def symbol_histogram(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], symbol_bits: typing.SupportsInt | typing.SupportsIndex, per_position: bool = False, endian: str = 'little', threads: typing.Any = None) -> dict:
+    """
+    Exact SL-bit symbol counts: {'total', 'counts'[positions, 2^SL]} or, for SL 32, {'values', 'counts'}.
+    """
