@@ -1,12 +1,31 @@
 #!/usr/bin/env bash
 # Installs memcomp with its test extras and runs the whole test suite: pytest (incl. hypothesis
 # property tests and golden vectors), then the GoogleTest suite in a normal and an ASan+UBSan
-# build. Needs GoogleTest (Debian: libgtest-dev). Any failure, or pytest collecting no tests
-# (exit code 5), fails the script.
+# build. GoogleTest comes from Debian (libgtest-dev): the script installs it when it is missing
+# (as root, or with passwordless sudo) and stops with what to run otherwise. Any failure, or
+# pytest collecting no tests (exit code 5), fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+# Debian packages the C++ suites need.
+DEB_PACKAGES=(libgtest-dev)
+missing=()
+for pkg in "${DEB_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then SUDO=(); elif sudo -n true 2>/dev/null; then SUDO=(sudo -n); else SUDO=none; fi
+  if [ "${SUDO[*]-}" = none ] || ! command -v apt-get > /dev/null; then
+    echo "tests/run_all.sh: the C++ suites need the Debian packages: ${missing[*]}" >&2
+    echo "install them first: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "== apt-get install ${missing[*]}"
+  "${SUDO[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq "${missing[@]}" > /dev/null
+fi
 
 echo "== pip install .[test]"
 "$PY" -m pip install --quiet ".[test]" "cmeel-eigen>=3.4"
