@@ -15,7 +15,13 @@ Bus options (keywords of every function here):
   (every block starts from ``init`` on chip, from idle on DRAM, and DRAM returns to idle);
 * ``init`` (noc, 0 or 1), ``idle`` (dram, ``"high"`` for DDR4/GDDR POD or ``"low"`` for LPDDR4);
 * ``dbi`` (dram): ``None``, ``"dc"`` (limited weight) or ``"ac"`` (bus invert; ``ac_threshold``
-  default 4, ``ac_first="no_invert"`` as DRAMPower, ``ac_count_pin``).
+  default 4; ``ac_first="threshold"``, the default, compares a beat that follows idle with the idle
+  pattern, as DRAMPower v6.2.0 (``util/dbi.h``) does; ``"no_invert"`` never inverts it, an option
+  of ours that no public implementation uses; ``ac_count_pin``, default off as in DRAMPower).
+
+DBI counts reproduce DRAMPower v6.2.0's DBI classes on every field (zeros, ones, transitions of data
+and pins, inversions) with the defaults above: DC and AC, thresholds 0-8, idle high and low, stream
+and isolated transfers (SPEC 2, W8-W8c).
 
 The EC metric T is the toggle count on chip, and on DRAM the bits at the costly level, data plus
 DBI pins: zeros_total with idle high (P2 §5.2), ones with idle low.

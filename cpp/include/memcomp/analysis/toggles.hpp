@@ -35,7 +35,8 @@ struct BusConfig {
   bool idle_high = true;         ///< dram: idle (termination) level; DBI pins are asserted at the other
   Dbi dbi = Dbi::none;           ///< dram only
   unsigned ac_threshold = 4;     ///< ac: invert iff transitions > threshold (lane / 2)
-  bool ac_first_no_invert = false;  ///< ac: never invert a beat that follows idle (DRAMPower)
+  bool ac_first_no_invert = false;  ///< ac: never invert a beat that follows idle (ours; DRAMPower
+                                    ///< v6.2.0 compares it with the idle pattern: false)
   bool ac_count_pin = false;     ///< ac: invert iff data + pin transitions would be fewer
 
   unsigned unit_bytes() const noexcept { return width_bits / 8; }
