@@ -178,10 +178,29 @@ def ratio_entropy(
 
 
 def guess_dtype(blocks: np.ndarray, *, threads: Optional[int] = None) -> np.ndarray:
-    """SPEC 1.12's heuristic per 32 B block: 0 Bool/INT8, 1 INT16, 2 INT32/64, 3 FP32, 4 FP64
-    (int8 array). First match wins: FP64 (>= 2 of 4 non-zero qwords with exponent 0x380..0x47F),
-    FP32 (>= 4 of 8 non-zero dwords with exponent 0x60..0x9F), INT32/64 (>= 6 dwords with bits
-    31..16 all 0 or all 1), INT16 (>= 12 halfwords with high byte 00 or FF), else Bool/INT8."""
+    """The primary element type of each 32 B block as an int8 group (P3 §3.1): 0 Bool/INT8,
+    1 INT16 (FP16 and BF16 included: 2-byte elements), 2 INT32/64, 3 FP32, 4 FP64.
+
+    The rule (SPEC 1.12, revised; ours): the element width whose data describes the block in the
+    fewest bits wins, then float or integer at that width.
+
+    1. For each width of 1, 2, 4 and 8 bytes, the fewest bits of: every element at the block's
+       widest two's complement width; a zero mask plus the nonzero elements at their widest
+       width; differences from the element s places back (bytes: s = 1, 3 and 4, for RGB/RGBA
+       pixels; halfwords: 1 and 2; words: 1); and floats (FP16 and BF16 at 2 bytes, FP32 at 4,
+       FP64 at 8) as a zero mask if any element is +-0, then per nonzero element a sign bit if
+       signs differ, the exponent within the block's exponent range and the mantissa less the
+       trailing zeros all share. Zero masks do not apply when the nonzero elements fill exactly
+       one index residue of a wider element (those zeros are its high part).
+    2. A width counts if it saves at least 24 of the 256 bits; the fewest bits win, ties to the
+       narrower width. No width (and an all-zero block): Bool/INT8.
+    3. 4 and 8 bytes: FP32 / FP64 if at most half of the nonzero elements have their top 9 / 12
+       bits all equal (as a sign-extended integer does), otherwise INT32/64.
+
+    Measured on realistic arrays (tests/python/test_mpc_analysis.py): 96 % of blocks get their
+    array's group; ReLU outputs with zeros in every other word (FP64-like), FP16 with a wide
+    range and RGBA pixels are the blocks that stay ambiguous. Labels you know are better: pass
+    them to :func:`train`."""
     group, _ = _core.mpc_classify(_blocks32(blocks), threads)
     return group
 
@@ -433,12 +452,14 @@ def default_model() -> MPCModel:
 
 def train_default(n_bytes: int = 4 << 20, seed: int = 0, threads: Optional[int] = None) -> MPCModel:
     """Trains on every bundled sample workload (``memcomp.workloads.sample(n_bytes, seed)``, as 32 B
-    blocks): how ``mpc_default.json`` is made."""
+    blocks), each labelled with its element type (``workloads.MPC_GROUP``): how
+    ``mpc_default.json`` is made."""
     from . import workloads
     from .blocks import as_blocks
 
-    parts = [as_blocks(x, 32) for x in workloads.sample(n_bytes, seed).values()]
-    return train(np.concatenate(parts), threads=threads, seed=seed)
+    parts = {k: as_blocks(x, 32) for k, x in workloads.sample(n_bytes, seed).items()}
+    labels = np.concatenate([np.full(len(b), GROUPS.index(workloads.MPC_GROUP[k]), np.int8) for k, b in parts.items()])
+    return train(np.concatenate(list(parts.values())), labels, threads=threads, seed=seed)
 
 
 # ------------------------------------------------------------------------------ P3 §4 protocol

@@ -54,6 +54,7 @@ import numpy as np
 __all__ = [
     "PAGE_BYTES",
     "RECORD_DTYPE",
+    "MPC_GROUP",
     "WORKLOADS",
     "generate",
     "generate_parts",
@@ -311,6 +312,20 @@ _GENERATORS: dict[str, Callable[[np.random.Generator, int], Parts]] = {
 
 #: Names of the bundled workloads, in a fixed order (the seed index).
 WORKLOADS: tuple[str, ...] = tuple(_GENERATORS)
+
+#: The primary element type of each workload as an MPC training group (P3 §3.1,
+#: :data:`memcomp.mpc.GROUPS`): the labels a caller who knows the data would give. ``records``
+#: is FP32 by its three float fields (12 of 32 bytes); ``zero_pages`` holds 32-bit words.
+MPC_GROUP: dict[str, str] = {
+    "fp32_activations": "fp32",
+    "fp32_weights": "fp32",
+    "int32_csr": "int32_64",
+    "int32_indices": "int32_64",
+    "records": "fp32",
+    "image_rgba": "bool_int8",
+    "fp16_tensor": "int16",
+    "zero_pages": "int32_64",
+}
 
 
 # --------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <mutex>
 #include <numeric>
 #include <queue>
@@ -221,26 +222,132 @@ void ratio_entropy_matrix(const std::uint64_t* counts, std::size_t n, unsigned K
 
 // ---------------------------------------------------------------- guess_dtype
 
+namespace {
+
+// guess_dtype: which element width describes the block in the fewest bits, then float or
+// integer at that width (the rules are listed in ratio_entropy.hpp).
+constexpr unsigned kBlockBits = 256;
+constexpr unsigned kNone = 1u << 20;  // a description that does not apply
+
+/// Bits of the shortest two's complement form of v (1 for 0 and -1).
+unsigned signed_bits(std::int64_t v) noexcept {
+  const auto x = static_cast<std::uint64_t>(v < 0 ? ~v : v);
+  return (x ? 64u - static_cast<unsigned>(__builtin_clzll(x)) : 0u) + 1u;
+}
+
+/// The 32 / w elements of width w bytes (little-endian), unsigned.
+struct Elements {
+  std::uint64_t u[32];
+  unsigned n, w;
+  Elements(const std::uint8_t* p, unsigned width) noexcept : n(32 / width), w(width) {
+    for (unsigned k = 0; k < n; ++k) u[k] = load_le(p + k * w, w);
+  }
+  static std::uint64_t load_le(const std::uint8_t* p, unsigned w) noexcept {
+    std::uint64_t x = 0;
+    for (unsigned j = 0; j < w; ++j) x |= std::uint64_t{p[j]} << (8 * j);
+    return x;
+  }
+  std::int64_t s(unsigned k) const noexcept { return sign_extend(u[k], 8 * w); }
+  /// Nonzero elements all sit at one index residue mod k, one in every run of k elements, for
+  /// a wider element k*w <= 8 bytes: the zeros are that wider element's high part, not sparsity.
+  bool structured(const bool* nz) const noexcept {
+    for (unsigned k = 2; k * w <= 8; k *= 2) {
+      unsigned residues = 0, count = 0;
+      for (unsigned i = 0; i < n; ++i)
+        if (nz[i]) {
+          residues |= 1u << (i % k);
+          ++count;
+        }
+      if (__builtin_popcount(residues) == 1 && count == n / k) return true;
+    }
+    return false;
+  }
+};
+
+/// Integers of width w: the fewest bits of (a) every element at the widest element's width,
+/// (b) a zero mask plus the nonzero elements at their widest width, (c) differences from the
+/// element `stride` places before (the first `stride` elements stored whole).
+unsigned integer_bits(const Elements& e, std::initializer_list<unsigned> strides) noexcept {
+  unsigned widest = 0, widest_nz = 0, nz_count = 0;
+  bool nz[32];
+  for (unsigned k = 0; k < e.n; ++k) {
+    const unsigned b = signed_bits(e.s(k));
+    nz[k] = e.u[k] != 0;
+    widest = std::max(widest, b);
+    if (nz[k]) {
+      widest_nz = std::max(widest_nz, b);
+      ++nz_count;
+    }
+  }
+  unsigned best = e.n * widest;
+  if (!e.structured(nz)) best = std::min(best, e.n + nz_count * widest_nz);
+  for (const unsigned s : strides) {
+    unsigned wd = 0;
+    for (unsigned k = s; k < e.n; ++k) wd = std::max(wd, signed_bits(sign_extend(e.u[k] - e.u[k - s], 8 * e.w)));
+    best = std::min(best, 8 * e.w * s + (e.n - s) * wd);
+  }
+  return best;
+}
+
+/// Floats with E exponent and M mantissa bits: a zero mask if any element is +-0, then per
+/// nonzero element a sign bit (if signs differ), the exponent within the block's range and the
+/// mantissa without the trailing zeros every element shares.
+unsigned float_bits(const Elements& e, unsigned E, unsigned M) noexcept {
+  unsigned count = 0, emin = ~0u, emax = 0, tz = M, signs = 0;
+  bool nz[32], any_zero = false;
+  for (unsigned k = 0; k < e.n; ++k) {
+    const std::uint64_t m = e.u[k] & low_mask(M);
+    const auto ex = static_cast<unsigned>((e.u[k] >> M) & low_mask(E));
+    nz[k] = ex != 0 || m != 0;
+    if (!nz[k]) {
+      any_zero = true;
+      continue;
+    }
+    ++count;
+    emin = std::min(emin, ex);
+    emax = std::max(emax, ex);
+    if (m) tz = std::min(tz, static_cast<unsigned>(__builtin_ctzll(m)));
+    signs |= 1u << ((e.u[k] >> (E + M)) & 1u);
+  }
+  if (count == 0) return 0;
+  if (any_zero && e.structured(nz)) return kNone;
+  const unsigned per = (signs == 3 ? 1 : 0) + ceil_log2(emax - emin + 1) + (M - tz);
+  return (any_zero ? e.n : 0) + count * per;
+}
+
+/// Share of nonzero elements whose top `top` bits are all 0 or all 1 (sign-extended integers),
+/// at most one half for floats.
+bool mostly_floats(const Elements& e, unsigned top) noexcept {
+  unsigned nz = 0, intlike = 0;
+  for (unsigned k = 0; k < e.n; ++k) {
+    if (!e.u[k]) continue;
+    ++nz;
+    const std::uint64_t hi = e.u[k] >> (8 * e.w - top);
+    intlike += hi == 0 || hi == low_mask(top);
+  }
+  return 2 * intlike <= nz;
+}
+
+}  // namespace
+
 int guess_dtype_block(const std::uint8_t* p) noexcept {
-  int fp64 = 0, fp32 = 0, i32 = 0, i16 = 0;
-  for (int k = 0; k < 4; ++k) {
-    const auto q = load<std::uint64_t>(p + 8 * k, Endian::little);
-    const auto ex = (q >> 52) & 0x7FF;
-    fp64 += q != 0 && ex >= 0x380 && ex <= 0x47F;
+  if (std::all_of(p, p + 32, [](std::uint8_t x) { return x == 0; })) return 0;
+  const Elements e1(p, 1), e2(p, 2), e4(p, 4), e8(p, 8);
+  const unsigned bits[4] = {
+      integer_bits(e1, {1, 3, 4}),  // bytes; byte, RGB and RGBA neighbours
+      std::min({integer_bits(e2, {1, 2}), float_bits(e2, 5, 10), float_bits(e2, 8, 7)}),  // INT16, FP16, BF16
+      std::min(integer_bits(e4, {1}), float_bits(e4, 8, 23)),
+      std::min(integer_bits(e8, {1}), float_bits(e8, 11, 52)),
+  };
+  int width = -1;
+  for (int w = 0; w < 4; ++w)  // ties go to the narrower element
+    if (bits[w] + kGuessMinSaving <= kBlockBits && (width < 0 || bits[w] < bits[width])) width = w;
+  switch (width) {
+    case 1: return 1;
+    case 2: return mostly_floats(e4, 9) ? 3 : 2;
+    case 3: return mostly_floats(e8, 12) ? 4 : 2;
+    default: return 0;  // bytes, or nothing shorter than the block
   }
-  if (fp64 >= 2) return 4;
-  for (int k = 0; k < 8; ++k) {
-    const auto d = load<std::uint32_t>(p + 4 * k, Endian::little);
-    const auto ex = (d >> 23) & 0xFF;
-    fp32 += d != 0 && ex >= 0x60 && ex <= 0x9F;
-    const auto hi = d >> 16;
-    i32 += hi == 0 || hi == 0xFFFF;
-  }
-  if (fp32 >= 4) return 3;
-  if (i32 >= 6) return 2;
-  for (int k = 0; k < 16; ++k) i16 += p[2 * k + 1] == 0 || p[2 * k + 1] == 0xFF;
-  if (i16 >= 12) return 1;
-  return 0;
 }
 
 int mpc_special_class(const std::uint8_t* p) noexcept {

@@ -95,8 +95,24 @@ void ratio_entropy_matrix(const std::uint64_t* counts, std::size_t n, unsigned b
 /// Groups of SPEC 1.12: 0 Bool/INT8, 1 INT16, 2 INT32/64, 3 FP32, 4 FP64.
 inline constexpr int kGroups = 5;
 
-/// The SPEC 1.12 heuristic on one 32 B block (first match wins).
+/// guess_dtype (SPEC 1.12, revised; ours): the element width that describes the block in the
+/// fewest bits, then float or integer at that width.
+///  1. For each width w of 1, 2, 4 and 8 bytes, the fewest bits of these descriptions:
+///     integers: every element at the block's widest two's complement width; a zero mask plus
+///     the nonzero elements at their widest width; differences from the element s places back
+///     (bytes: s = 1, 3, 4; halfwords: 1, 2; words and double words: 1). Floats (FP16 and BF16
+///     at 2 bytes, FP32 at 4, FP64 at 8): a zero mask if any element is +-0, then per nonzero
+///     element a sign bit if signs differ, the exponent within the block's exponent range and
+///     the mantissa less the trailing zeros all share. Masks do not apply when the nonzero
+///     elements fill exactly one index residue mod k (those zeros are the high part of a wider
+///     element).
+///  2. A width counts if it saves at least kGuessMinSaving bits of the 256; the one with the
+///     fewest bits wins, ties to the narrower. None (and an all-zero block): Bool/INT8.
+///  3. 1 byte: Bool/INT8; 2 bytes: INT16 (FP16 and BF16 too); 4 and 8 bytes: FP32 / FP64 if at
+///     most half of the nonzero elements have their top 9 / 12 bits all equal (a sign-extended
+///     integer's), else INT32/64.
 int guess_dtype_block(const std::uint8_t* block) noexcept;
+inline constexpr unsigned kGuessMinSaving = 24;
 /// MPC's fixed classes: 0 all bytes zero, 1 byte[i] == byte[i mod 4] for all i, -1 otherwise.
 int mpc_special_class(const std::uint8_t* block) noexcept;
 /// Both, for 32 B blocks (throws invalid_argument otherwise); either output may be null.
