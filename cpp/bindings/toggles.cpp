@@ -94,7 +94,7 @@ py::tuple count_streams(const py::array& data, const py::array& offsets, const p
 
 py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array& offsets, const py::array& lengths,
                  const py::dict& bus, unsigned k, double alpha, const py::object& bu, const py::object& state,
-                 bool close, bool per_block) {
+                 bool close, bool per_block, const std::string& ratio) {
   const BlockView v = block_view(blocks);
   const StreamsView sv = streams_of(data, offsets, lengths);
   const BusConfig c = config_of(bus);
@@ -102,6 +102,9 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
   EcConfig ec;
   ec.k = k;
   ec.alpha = alpha;
+  if (ratio != "units" && ratio != "bits")
+    throw py::value_error("ratio must be 'units' (the effective bandwidth increase, P2) or 'bits', got '" + ratio + "'");
+  ec.ratio = ratio == "units" ? EcRatio::units : EcRatio::bits;
   double scalar = 0;
   const double* bup = &scalar;
   std::size_t bun = 1;
@@ -192,7 +195,7 @@ void register_toggles(py::module_& m) {
   m.def("energy_control", &run_ec, py::arg("blocks").noconvert(), py::arg("data").noconvert(),
         py::arg("bit_offsets").noconvert(), py::arg("bit_lengths").noconvert(), py::arg("bus"), py::arg("k") = 2,
         py::arg("alpha") = 1.0, py::arg("bu") = 0.0, py::arg("state") = py::none(), py::arg("close") = true,
-        py::arg("per_block") = true,
+        py::arg("per_block") = true, py::arg("ratio") = "units",
         "Energy Control: (per-block columns, counts of the forms sent, totals, state); per_block=False keeps "
         "only the decisions (column 'compressed').");
   m.def("bus_drive", &drive, py::arg("stream").noconvert(), py::arg("nbits"), py::arg("bus"),

@@ -115,7 +115,7 @@ def ec_decide(t0: typing.SupportsFloat | typing.SupportsIndex, t1: typing.Suppor
     ...
 def ec_gain(bu: typing.SupportsFloat | typing.SupportsIndex) -> float:
     ...
-def energy_control(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], data: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_offsets: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_lengths: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, bu: typing.Any = 0.0, state: typing.Any = None, close: bool = True, per_block: bool = True) -> tuple:
+def energy_control(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], data: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_offsets: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_lengths: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, bu: typing.Any = 0.0, state: typing.Any = None, close: bool = True, per_block: bool = True, ratio: str = 'units') -> tuple:
     """
     Energy Control: (per-block columns, counts of the forms sent, totals, state); per_block=False keeps only the decisions (column 'compressed').
     """

@@ -202,12 +202,19 @@ def _bu_arg(bu, n: int):
     return bu
 
 
+EC_RATIOS = ("units", "bits")
+
+
 def energy_control(blocks: np.ndarray, encoded: Encoded, ec: str = "ec2", bu=0.0, alpha: float = 1.0, *,
                    state: Optional[WireState] = None, close: bool = True, per_block: bool = True,
-                   **bus: Any) -> EcResult:
+                   ratio: str = "units", **bus: Any) -> EcResult:
     """Energy Control (P2 §4.2, SPEC 2) over ``blocks`` and their ``encoded`` streams: per block,
-    T0 (raw) and T1 (compressed) from the current wire state, CR = raw units / compressed units;
-    the form chosen advances the wires. ``bu`` is a number or a float64 array, one per block.
+    T0 (raw) and T1 (compressed) from the current wire state and the compression ratio CR; the
+    form chosen advances the wires. ``ratio="units"`` (default) is P2's CR, the effective
+    bandwidth increase: raw transfer units / compressed units (flits on chip, bursts on DRAM, so
+    at most 4 for 128 B in 32 B units); ``"bits"`` is 8B / compressed bits. On DRAM whole bursts
+    leave the unit ratio at a few values (0.8, 1, 1.33, 2, 4 at 128 B), where EC1 and EC2 rarely
+    disagree; the bit ratio separates them. ``bu`` is a number or a float64 array, one per block.
     ``per_block=False`` returns the totals and the per-block decisions only (``columns`` holds
     just ``compressed``; ``sent`` is empty), which is all :func:`compare` needs."""
     if not isinstance(encoded, Encoded):
@@ -215,8 +222,10 @@ def energy_control(blocks: np.ndarray, encoded: Encoded, ec: str = "ec2", bu=0.0
     if isinstance(blocks, np.ndarray) and blocks.ndim == 2 and encoded.block_bytes != blocks.shape[1]:
         raise ValueError(f"encoded blocks are {encoded.block_bytes} B, blocks are {blocks.shape[1]} B")
     n = int(blocks.shape[0]) if isinstance(blocks, np.ndarray) and blocks.ndim >= 1 else 0
+    if ratio not in EC_RATIOS:
+        raise ValueError(f"ratio must be one of {EC_RATIOS}, got {ratio!r}")
     cols, sent, tot, st = _core.energy_control(blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), float(alpha),
-                                               _bu_arg(bu, n), state, close, bool(per_block))
+                                               _bu_arg(bu, n), state, close, bool(per_block), ratio)
     tot = dict(tot)
     tot["sent"] = dict(tot["sent"])
     return EcResult(dict(cols), dict(sent), tot, st)
@@ -259,6 +268,7 @@ def compare(
     ec: Optional[str] = None,
     bu=0.0,
     alpha: float = 1.0,
+    ec_ratio: str = "units",
     mode: str = "stream",
     pad: str = "zero",
     mag: int = 32,
@@ -275,7 +285,9 @@ def compare(
     cr_mag (CR at ``mag`` bytes), units_raw, units, cr_units (flits or bursts), t_raw (T of the
     raw stream, the baseline), t, t_ratio = t / t_raw (the toggle ratio; < 1 saves energy),
     toggles_raw, toggles, toggles_ratio (wire transitions), toggle_rate (toggles per wire bit),
-    zeros_total, inversions. ``bu`` may be a float64 array with one entry per block. The
+    zeros_total, inversions. ``bu`` may be a float64 array with one entry per block; ``ec_ratio``
+    is EC's compression ratio (``"units"``, P2's effective bandwidth increase, or ``"bits"``; see
+    :func:`energy_control`). The
     ``*.mc`` presets (Metadata Consolidation) appear as codecs. Data-driven codecs without a
     model are fitted on ``blocks``.
     """
@@ -288,6 +300,8 @@ def compare(
     metric = metric_name(**b)
     if ec is not None:
         _ec_k(ec)
+    if ec_ratio not in EC_RATIOS:
+        raise ValueError(f"ec_ratio must be one of {EC_RATIOS}, got {ec_ratio!r}")
     check_chunk_blocks(chunk_blocks)
     cs = _codecs_for_energy(blocks, codecs, threads)
     arr = whole(blocks)
@@ -317,7 +331,7 @@ def compare(
             if ec is not None:
                 bu_chunk = bu_all[done : done + n] if bu_all is not None else float(bu)
                 e = energy_control(chunk, enc, ec, bu_chunk, alpha, state=a["ec_state"], close=last,
-                                   per_block=False, **b)
+                                   per_block=False, ratio=ec_ratio, **b)
                 a["ec_state"] = e.state
                 a["ec"] = a["ec"] + BusStats({f: int(e.totals["sent"][f]) for f in FIELDS}, n)
                 a["ec_comp"] += int(e.totals["compressed"])
@@ -341,6 +355,7 @@ def compare(
             "cr": raw_bits / sent_bits if sent_bits else float("inf"),
             "mag": int(mag), "u_min": int(u_min), "policy": "none",
             "ec_alpha": float(alpha) if ec_name != "none" else None,
+            "ec_ratio": ec_ratio if ec_name != "none" else None,
             "ec_bu": (float(bu) if bu_all is None else "per_block") if ec_name != "none" else None,
             "cr_mag": raw_bits / charged if charged else float("inf"),
             "units_raw": raw["units"], "units": units,

@@ -227,7 +227,9 @@ EcTotals reference_ec(const BusConfig& c, const EcConfig& ec, const BlockView& r
     WireState s1 = s;
     b.raw = bus.transfer(s, raw.block(i), bits, last);
     b.comp = bus.transfer(s1, comp.data + comp.bit_offsets[i] / 8, comp.bit_lengths[i], last);
-    b.cr = b.comp.units ? static_cast<double>(b.raw.units) / b.comp.units : std::numeric_limits<double>::infinity();
+    const double inf = std::numeric_limits<double>::infinity();
+    b.cr = ec.ratio == EcRatio::units ? (b.comp.units ? static_cast<double>(b.raw.units) / b.comp.units : inf)
+                                      : (comp.bit_lengths[i] ? static_cast<double>(bits) / comp.bit_lengths[i] : inf);
     b.compressed = ec_decide(b.raw.energy, b.comp.energy, b.cr, ec_gain(bu[bu.size() == 1 ? 0 : i]), ec.k, ec.alpha);
     if (b.compressed) s = s1;
     const BusCounts& sent = b.compressed ? b.comp : b.raw;
@@ -272,15 +274,16 @@ void check_ec_against_reference(const BusConfig& c, const EcCase& e, std::size_t
   const BlockView v = e.view(B);
   const StreamsView sv = e.comp.view();
   for (bool close : {false, true})
-    for (unsigned k : {1u, 2u}) {
+    for (unsigned kr = 0; kr < 4; ++kr) {
+      const unsigned k = 1 + kr % 2;
       std::vector<double> bu = k == 1 ? std::vector<double>{0.0} : std::vector<double>(v.n_blocks);
       for (std::size_t i = 0; i < bu.size() && k == 2; ++i) bu[i] = static_cast<double>(i % 3) * 0.4;
       WireState s_ref = initial_state(c), s_got = initial_state(c);
       std::vector<EcBlock> want, got(v.n_blocks);
-      const EcConfig ec{k, k == 1 ? 1.0 : 0.75};
+      const EcConfig ec{k, k == 1 ? 1.0 : 0.75, kr < 2 ? EcRatio::units : EcRatio::bits};
       const EcTotals tw = reference_ec(c, ec, v, sv, bu, s_ref, want, close);
       const EcTotals tg = energy_control(c, ec, v, sv, bu.data(), bu.size(), s_got, got.data(), close);
-      const std::string w = what + (close ? " close" : " open") + " k" + std::to_string(k);
+      const std::string w = what + (close ? " close" : " open") + " k" + std::to_string(k) + (kr < 2 ? " units" : " bits");
       for (std::size_t i = 0; i < v.n_blocks; ++i) {
         EXPECT_EQ(got[i].compressed, want[i].compressed) << w << " block " << i;
         EXPECT_EQ(got[i].cr, want[i].cr) << w << " block " << i;

@@ -381,3 +381,32 @@ def test_binding_drive_checks_nbits_without_wrapping():
     for nbits in (2**64 - 1, 2**64 - 8, 17):
         with pytest.raises(ValueError, match="exceeds"):
             memcomp._core.bus_drive(stream, nbits, {}, None)
+
+
+def test_ec_ratio_units_is_the_papers_and_bits_separates_ec1_from_ec2():
+    """P2's CR is the effective bandwidth increase (raw units / compressed units, at most 4 for
+    128 B in 32 B bursts). On DRAM whole bursts leave it at a few values, and EC1 and EC2 made
+    identical decisions; ratio="bits" (8B / compressed bits) is offered beside it."""
+    blocks = memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 20, seed=0), 128)[:4096]
+    enc = memcomp.get_codec("cpack").encode(blocks)
+    full = {r: T.energy_control(blocks, enc, "ec2", channel="dram", ratio=r) for r in ("units", "bits")}
+    units = full["units"].columns
+    assert np.array_equal(units["cr"], np.where(units["units_comp"] > 0,
+                                                units["units_raw"] / np.maximum(units["units_comp"], 1), np.inf))
+    assert set(np.unique(units["cr"][np.isfinite(units["cr"])])) <= {0.8, 1.0, 128 / 96, 2.0, 4.0}
+    bits = full["bits"].columns
+    assert np.allclose(bits["cr"], np.where(enc.bit_lengths > 0, 1024 / np.maximum(enc.bit_lengths, 1), np.inf))
+    differ = {}
+    for r in ("units", "bits"):
+        d = [T.energy_control(blocks, enc, k, channel="dram", ratio=r, per_block=False).columns["compressed"]
+             for k in ("ec1", "ec2")]
+        differ[r] = int((d[0] != d[1]).sum())
+        assert (d[0] <= d[1]).all()  # EC1 never compresses where EC2 does not
+    assert differ["units"] == 0 and differ["bits"] > 0
+    # a block that saves bits but no burst: sent raw by the paper's ratio
+    t = memcomp.toggles.compare(blocks, ["cpack"], channel="dram", ec="ec2", ec_ratio="bits")
+    u = memcomp.toggles.compare(blocks, ["cpack"], channel="dram", ec="ec2")
+    assert t["ec_ratio"].iloc[1] == "bits" and u["ec_ratio"].iloc[1] == "units"
+    assert t["fraction_compressed"].iloc[1] >= u["fraction_compressed"].iloc[1]
+    with pytest.raises(ValueError, match="ratio"):
+        T.energy_control(blocks, enc, "ec2", ratio="bytes")

@@ -561,6 +561,8 @@ double ec_gain(double bu) {
 
 namespace {
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 /// (g CR)^k, the weight of T0 in the decision.
 MEMCOMP_INLINE double ec_factor(double cr, double g, unsigned k) {
   const double gcr = g * cr;
@@ -921,7 +923,9 @@ EcTotals EcRun<P, U>::run(const BlockView& raw, const StreamsView& comp, const s
       prepare(r.f[0], raw.block(g), bits, arena.data() + 2 * i * stride_, pa);
       prepare(r.f[1], comp.data + comp.bit_offsets[g] / 8, comp.bit_lengths[g], arena.data() + (2 * i + 1) * stride_,
               pa ? pa + 2 * lanes_ : nullptr);
-      r.cr = r.f[1].units ? static_cast<double>(r.f[0].units) / r.f[1].units : std::numeric_limits<double>::infinity();
+      r.cr = ec_.ratio == EcRatio::units
+                 ? (r.f[1].units ? static_cast<double>(r.f[0].units) / r.f[1].units : kInf)
+                 : (comp.bit_lengths[g] ? static_cast<double>(bits) / comp.bit_lengths[g] : kInf);
       r.weight = ec_factor(r.cr, gain[scalar_bu ? 0 : g], ec_.k);
       if (c_.isolated) {
         cand[0] = cand[1] = init_view_;

@@ -175,9 +175,16 @@ BusTotals bus_count_streams(const BusConfig& c, const StreamsView& streams, Wire
 
 // ---- Energy Control (P2 §4.2; SPEC 2) ---------------------------------------------------------
 
+/// The compression ratio EC weighs (P2 §4.2): `units`, the effective bandwidth increase (raw
+/// transfer units / compressed units, at most 4 for 128 B in 32 B flits or bursts; P2 §6 "compression
+/// ratio, defined as the effective bandwidth increase"), or `bits` (8B / compressed bits), which
+/// lets EC1 and EC2 differ where whole bursts leave CR at a few values.
+enum class EcRatio : std::uint8_t { units, bits };
+
 struct EcConfig {
   unsigned k = 2;       ///< 1: ec1 (energy x delay); 2: ec2 (energy x delay^2)
   double alpha = 1.0;   ///< weight of T1
+  EcRatio ratio = EcRatio::units;
 };
 
 /// g = 1 / (1 - BU) for BU > 0.5 (BU clamped to <= 0.99), else 1. Throws for BU outside [0, 1].
@@ -187,7 +194,7 @@ bool ec_decide(double t0, double t1, double cr, double g, unsigned k, double alp
 
 struct EcBlock {
   std::uint8_t compressed = 0;  ///< the EC flag (one side-band tag bit)
-  double cr = 0;                ///< raw units / compressed units (inf for 0 compressed units)
+  double cr = 0;                ///< the EcRatio of the block (inf for an empty compressed form)
   BusCounts raw, comp;          ///< both forms from the same wire state (T0 = raw.energy)
 };
 
