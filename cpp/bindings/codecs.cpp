@@ -137,6 +137,27 @@ void register_codecs(py::module_& m) {
   m.def("make_codec", [](const std::string& name, const py::dict& options) {
     return std::shared_ptr<Codec>(make_codec(name, to_options(options)));
   }, py::arg("name"), py::arg("options") = py::dict());
+  m.def(
+      "option_space",
+      [](const std::string& name) {
+        py::dict out;
+        for (const auto& [key, d] : option_space(name)) {
+          py::dict e;
+          e["kind"] = d.kind;
+          std::visit([&](const auto& x) { e["default"] = x; }, d.dflt);
+          if (d.kind == "int") {
+            e["lo"] = static_cast<std::int64_t>(d.lo);
+            e["hi"] = static_cast<std::int64_t>(d.hi);
+          } else if (d.kind == "float") {
+            e["lo"] = d.lo;
+            e["hi"] = d.hi;
+          }
+          if (d.kind == "choice") e["choices"] = d.choices;
+          out[py::str(key)] = e;
+        }
+        return out;
+      },
+      py::arg("name"), "Every option the preset's codec reads, with its kind, default and accepted values.");
   m.def("list_presets", [] {
     py::list l;
     for (const Preset& p : presets()) l.append(preset_dict(p));

@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -156,6 +156,10 @@ def mpc_shifts(counts: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], root:
 def mpc_xor_planes(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], root: typing.SupportsInt | typing.SupportsIndex, base: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], shift: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> numpy.typing.NDArray[numpy.uint8]:
     """
     X[p][c] of SPEC 1.12 (transform steps 1-4) per block, shape (n, 8, 32).
+    """
+def option_space(name: str) -> dict:
+    """
+    Every option the preset's codec reads, with its kind, default and accepted values.
     """
 def policy_extra_tag_bits(spec: str) -> int:
     ...

@@ -63,6 +63,16 @@ class E2MC final : public CodecImpl<E2MC> {
     if (pdw_ > 1 && !raw_)
       throw invalid_argument(family_ + ": parallel decoding ways need the raw rule (pointers must fit log2(B) bits)");
     if (flag_miss_ && sl_ <= 8) throw invalid_argument(family_ + ": miss='flag' needs 16- or 32-bit symbols");
+    if (limit_ == huffman::LimitMethod::drop && sl_ <= 8)
+      throw invalid_argument(family_ + ": limit='drop' moves symbols to ESC, which 4- and 8-bit tables do not have; "
+                             "use 'floor' or 'package_merge'");
+    // A table codes up to 2^SL values (SL <= 8, no ESC) or mfv values + ESC: max_len must leave
+    // room for them all (drop moves what does not fit to ESC, but SL <= 8 tables have none).
+    const std::uint64_t leaves = sl_ <= 8 ? std::uint64_t{1} << sl_ : std::min<std::uint64_t>(mfv_, std::uint64_t{1} << std::min(sl_, 31u)) + 1;
+    const unsigned need = limit_ == huffman::LimitMethod::drop && sl_ > 8 ? 1 : ceil_log2(leaves);
+    if (max_len_ < need)
+      throw invalid_argument(family_ + ": max_len " + std::to_string(max_len_) + " cannot code " + std::to_string(leaves) +
+                             " symbols (at least " + std::to_string(need) + " bits; lower mfv or raise max_len)");
     if (!model.empty()) load_model(model);
   }
 

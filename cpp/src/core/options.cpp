@@ -20,6 +20,21 @@ std::string to_string(const OptionValue& v) {
   return std::visit(V{}, v);
 }
 
+namespace {
+thread_local OptionSpace* next_space = nullptr;
+}
+
+OptionReader::OptionReader(const Options& opts, std::string codec)
+    : opts_(opts), codec_(std::move(codec)), space_(next_space) {
+  next_space = nullptr;
+}
+
+void OptionReader::record_next(OptionSpace* space) noexcept { next_space = space; }
+
+void OptionReader::note(const std::string& key, OptionDomain d) {
+  if (space_) (*space_)[key] = std::move(d);
+}
+
 const OptionValue* OptionReader::find(const std::string& key) {
   used_.insert(key);
   auto it = opts_.find(key);
@@ -32,6 +47,7 @@ void OptionReader::type_error(const std::string& key, const char* want) const {
 }
 
 bool OptionReader::get_bool(const std::string& key, bool dflt) {
+  note(key, {"bool", dflt, 0, 1, {}});
   const OptionValue* v = find(key);
   if (!v) return dflt;
   if (auto b = std::get_if<bool>(v)) return *b;
@@ -40,6 +56,7 @@ bool OptionReader::get_bool(const std::string& key, bool dflt) {
 
 std::int64_t OptionReader::get_int(const std::string& key, std::int64_t dflt, std::int64_t lo,
                                    std::int64_t hi) {
+  note(key, {"int", dflt, static_cast<double>(lo), static_cast<double>(hi), {}});
   const OptionValue* v = find(key);
   if (!v) return dflt;
   const auto* i = std::get_if<std::int64_t>(v);
@@ -51,6 +68,7 @@ std::int64_t OptionReader::get_int(const std::string& key, std::int64_t dflt, st
 }
 
 double OptionReader::get_double(const std::string& key, double dflt, double lo, double hi) {
+  note(key, {"float", dflt, lo, hi, {}});
   const OptionValue* v = find(key);
   if (!v) return dflt;
   double d;
@@ -67,6 +85,7 @@ double OptionReader::get_double(const std::string& key, double dflt, double lo, 
 }
 
 std::string OptionReader::get_string(const std::string& key, const std::string& dflt) {
+  note(key, {"string", dflt, 0, 0, {}});
   const OptionValue* v = find(key);
   if (!v) return dflt;
   const auto* s = std::get_if<std::string>(v);
@@ -76,6 +95,7 @@ std::string OptionReader::get_string(const std::string& key, const std::string& 
 
 std::string OptionReader::get_choice(const std::string& key, const std::string& dflt,
                                      std::initializer_list<const char*> allowed) {
+  note(key, {"choice", dflt, 0, 0, std::vector<std::string>(allowed.begin(), allowed.end())});
   const OptionValue* v = find(key);
   if (!v) return dflt;
   const auto* s = std::get_if<std::string>(v);

@@ -31,4 +31,8 @@ const Preset& find_preset(std::string_view name);
 /// Builds a codec from a preset name and option overrides (unknown options throw).
 std::unique_ptr<Codec> make_codec(std::string_view name, const Options& overrides = {});
 
+/// Every option a preset's codec reads, with the values it accepts (defaults are the family's,
+/// before the preset's own values).
+OptionSpace option_space(std::string_view name);
+
 }  // namespace memcomp

@@ -17,10 +17,24 @@ using Options = std::map<std::string, OptionValue>;
 
 std::string to_string(const OptionValue& v);
 
+/// What values an option takes, as its reader asked for them: kind "bool", "int" or "float"
+/// (in [lo, hi]), "choice" (one of `choices`) or "string" (free text: models, member lists).
+struct OptionDomain {
+  std::string kind;
+  OptionValue dflt;
+  double lo = 0, hi = 0;
+  std::vector<std::string> choices;
+};
+using OptionSpace = std::map<std::string, OptionDomain>;
+
 /// Reads typed options once each and rejects unknown keys, so a misspelt keyword is an error.
 class OptionReader {
  public:
-  OptionReader(const Options& opts, std::string codec) : opts_(opts), codec_(std::move(codec)) {}
+  OptionReader(const Options& opts, std::string codec);
+
+  /// The domains the next OptionReader constructed on this thread records into `space` (it
+  /// records, the readers it constructs in turn do not): how option_space() learns a codec's.
+  static void record_next(OptionSpace* space) noexcept;
 
   bool get_bool(const std::string& key, bool dflt);
   std::int64_t get_int(const std::string& key, std::int64_t dflt, std::int64_t lo, std::int64_t hi);
@@ -36,9 +50,12 @@ class OptionReader {
   const OptionValue* find(const std::string& key);
   [[noreturn]] void type_error(const std::string& key, const char* want) const;
 
+  void note(const std::string& key, OptionDomain d);
+
   const Options& opts_;
   std::string codec_;
   std::set<std::string> used_;
+  OptionSpace* space_ = nullptr;
 };
 
 }  // namespace memcomp
