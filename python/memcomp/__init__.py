@@ -7,7 +7,7 @@ the metrics to compare them: raw CR, CR at memory access granularity (MAG), size
 >>> blocks = memcomp.as_blocks(np.arange(1024, dtype=np.int32), 32)
 >>> memcomp.get_codec("bdi").measure(blocks).cr()  # doctest: +SKIP
 """
-from . import e2mc, entropy, mpc, toggles, workloads
+from . import e2mc, energy, entropy, mpc, toggles, workloads
 from ._version import __version__
 from ._core import CorruptStreamError
 from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
@@ -33,6 +33,7 @@ __all__ = [
     "codec_names",
     "compare",
     "e2mc",
+    "energy",
     "entropy",
     "get_codec",
     "list_codecs",

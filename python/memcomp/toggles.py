@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _core
 from .codecs import Codec, Encoded
+from .energy import EnergyModel, default_model, energy_model
 from .metrics import charge, mag_policy
 from ._common import check_chunk_blocks, check_int, chunks, provenance, whole
 from .report import fit_missing, resolve_codecs
@@ -105,6 +106,10 @@ class BusResult:
     columns: Dict[str, np.ndarray]
     stats: BusStats
     state: Any
+
+    def energy_pj(self, model: Union[str, Dict[str, Any], EnergyModel]) -> np.ndarray:
+        """Energy of every transfer in pJ under an energy model (:mod:`memcomp.energy`)."""
+        return energy_model(model).energy_pj(self.columns)
 
     def to_frame(self) -> "pandas.DataFrame":  # noqa: F821
         import pandas as pd
@@ -275,6 +280,7 @@ def compare(
     u_min: int = 1,
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 16,
+    energy: Union[None, str, Dict[str, Any], EnergyModel] = None,
     **bus: Any,
 ) -> "pandas.DataFrame":  # noqa: F821
     """Compression ratio against bus energy, one row per codec and EC setting (long form).
@@ -290,6 +296,12 @@ def compare(
     :func:`energy_control`). The
     ``*.mc`` presets (Metadata Consolidation) appear as codecs. Data-driven codecs without a
     model are fitted on ``blocks``.
+
+    Energy in joules (:mod:`memcomp.energy`): ``energy`` is an energy model (a preset name such
+    as ``"gddr5"``, ``"ddr4"``, ``"gddr6"``, ``"lpddr4"``, ``"noc"``, a dict of parameters or an
+    :class:`~memcomp.energy.EnergyModel`; default GDDR5 on a DRAM bus idling high, LPDDR4 idling
+    low, the on-chip wire model on chip). Columns energy_model, energy_pj_raw (the raw
+    transfers), energy_pj (what was sent), energy_pj_per_block and energy_ratio (< 1 saves).
     """
     import pandas as pd
 
@@ -298,6 +310,8 @@ def compare(
     opts = bus_options(**b)
     width = opts["flit_bytes"] * 8 if opts["channel"] == "noc" else opts["bus_bits"]
     metric = metric_name(**b)
+    model = default_model(opts["channel"], opts["idle"]) if energy is None else energy_model(energy)
+    model.check_bus(opts["channel"], opts["idle"])
     if ec is not None:
         _ec_k(ec)
     if ec_ratio not in EC_RATIOS:
@@ -346,6 +360,7 @@ def compare(
 
     def row(c: Codec, ec_name: str, st: BusStats, sent_bits: int, charged: int, units: int, frac: float):
         t_raw, t = raw["energy"], st["energy"]
+        e_raw, e = model.energy_pj(raw.counts), model.energy_pj(st.counts)
         return {
             **provenance(c.get_config()),
             **{k if k.startswith("bus_") else f"bus_{k}": v for k, v in opts.items()},
@@ -364,6 +379,9 @@ def compare(
             "toggles_raw": raw["toggles"], "toggles": st["toggles"],
             "toggles_ratio": st["toggles"] / raw["toggles"] if raw["toggles"] else float("nan"),
             "toggle_rate": st.toggle_rate(width), "zeros_total": st.zeros_total, "inversions": st["inversions"],
+            "energy_model": model.name, "energy_pj_raw": e_raw, "energy_pj": e,
+            "energy_pj_per_block": e / n_total if n_total else float("nan"),
+            "energy_ratio": e / e_raw if e_raw else float("nan"),
         }
 
     for c, a in zip(cs, acc):
@@ -386,17 +404,22 @@ def scatter(
     mode: str = "stream",
     pad: str = "zero",
     threads: Optional[int] = None,
+    energy: Union[None, str, Dict[str, Any], EnergyModel] = None,
     **bus: Any,
 ) -> "pandas.DataFrame":  # noqa: F821
     """Per-block compression ratio against toggle ratio, for a ratio-vs-toggle scatter plot.
 
     One row per (codec, block): codec, block, bits, cr (8B / bits), cr_units (raw units /
     compressed units), t_raw and t (the EC metric of the block's raw and compressed transfers,
-    each in its own stream of transfers), toggle_ratio = t / t_raw (NaN when t_raw is 0)."""
+    each in its own stream of transfers), toggle_ratio = t / t_raw (NaN when t_raw is 0), and
+    energy_pj_raw / energy_pj under ``energy`` (as in :func:`compare`)."""
     import pandas as pd
 
     b = _bus_dict(dict(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length,
                        dbi=dbi, mode=mode, pad=pad, **bus))
+    opts = bus_options(**b)
+    model = default_model(opts["channel"], opts["idle"]) if energy is None else energy_model(energy)
+    model.check_bus(opts["channel"], opts["idle"])
     cs = _codecs_for_energy(blocks, codecs, threads)
     arr = whole(blocks)
     B = int(arr.shape[1])
@@ -419,6 +442,8 @@ def scatter(
                 "t_raw": raw.columns["energy"],
                 "t": comp.columns["energy"],
                 "toggle_ratio": np.where(t_raw > 0, t / t_raw, np.nan),
+                "energy_pj_raw": raw.energy_pj(model),
+                "energy_pj": comp.energy_pj(model),
             }))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 

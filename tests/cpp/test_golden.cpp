@@ -325,3 +325,21 @@ TEST(Golden, MetricsPolicies) {
 }
 
 }  // namespace
+
+TEST(Golden, Cal22BdiAndBpcLines) {
+  const Json g = load("cal22.json");
+  const auto bdi = make_codec("bdi.cal22");
+  for (const Json& c : g["bdi.cal22"].elements()) {
+    const auto blk = from_hex(c["hex"].as_string());
+    const SizeBreakdown s = bdi->measure(blk.data(), blk.size());
+    EXPECT_EQ(s.inband(), u32(c["bits"])) << c["hex"].as_string();
+    std::string mode;
+    for (const ModeName& m : bdi->modes())
+      if (m.mode == s.mode) mode = m.name;
+    EXPECT_EQ(mode, c["mode"].as_string());
+  }
+  const Json& b = g["bpc.cal22"].elements()[0];
+  const auto blk = from_hex(b["hex"].as_string());
+  EXPECT_EQ(make_codec("bpc.cal22")->measure(blk.data(), blk.size()).inband(), u32(b["bits"]));
+  EXPECT_EQ(make_codec("bpc.skku")->measure(blk.data(), blk.size()).inband(), u32(b["bpc.skku_bits"]));
+}

@@ -727,3 +727,17 @@ TEST(HuffmanJson, RoundTripThroughText) {
 }
 
 }  // namespace
+
+TEST(Huffman, HeapLengthsFollowTheToolsHeap) {
+  // cal22.json: [17:2, 31:8, 32:8, 37:2] -> 31 gets the 1-bit code (SPEC 1.8's tree gives it to 32)
+  const std::vector<huffman::Leaf> leaves{{32, 8}, {17, 2}, {37, 2}, {31, 8}};
+  EXPECT_EQ(huffman::heap_lengths(leaves), (std::vector<unsigned>{2, 3, 3, 1}));
+  EXPECT_EQ(huffman::heap_lengths({{5, 9}}), (std::vector<unsigned>{1}));
+  std::vector<huffman::Leaf> many;
+  for (std::uint64_t k = 0; k < 300; ++k) many.push_back({k, 1 + k % 7});
+  const auto len = huffman::heap_lengths(many);
+  double kraft = 0;
+  for (unsigned l : len) kraft += std::ldexp(1.0, -static_cast<int>(l));
+  EXPECT_DOUBLE_EQ(kraft, 1.0);  // a full binary tree
+  EXPECT_THROW(huffman::heap_lengths({}), invalid_argument);
+}

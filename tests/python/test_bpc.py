@@ -79,12 +79,13 @@ def test_w11():
 def test_presets_registered():
     t = memcomp.list_codecs()
     rows = t[t["name"].str.startswith("bpc.")].set_index("name")
-    assert list(rows.index) == ["bpc.isca16", "bpc.skku", "bpc.liu"]
+    assert list(rows.index) == ["bpc.isca16", "bpc.skku", "bpc.cal22", "bpc.liu"]
     assert rows.loc["bpc.isca16", "default"] and rows.loc["bpc.isca16", "exact"]
     assert not rows.loc["bpc.skku", "exact"] and rows.loc["bpc.liu", "exact"]
     assert memcomp.get_codec("bpc.liu").modes == {0: "delta", 1: "rows"}
     assert memcomp.get_codec("bpc").options == {"endian": "little", "code_map": "ebpc", "delta_bits": 33,
-                                                "base": "coded", "alt_mode": "none", "precedence": "kim"}
+                                                "base": "coded", "alt_mode": "none", "precedence": "kim",
+                                                "words": "signed", "fields": "width"}
 
 
 # --- oracle --------------------------------------------------------------------------------------

@@ -317,6 +317,86 @@ class BDI final : public CodecImpl<BDI> {
 
 std::unique_ptr<Codec> make_bdi(const Options& o) { return std::make_unique<BDI>(o); }
 
+// BDI as the MPC authors' tool sizes it (scalable-arch/CAL_22-MPC src/compressor/BDI.cpp;
+// accounting-only: its immediate and delta ranges overlap in d bytes, so no stream decodes).
+//   * all bytes zero: 8 bits; else all 8-byte words equal: 64 bits; else the smallest of raw (8B)
+//     and the six (k, d) candidates in the order (8,1) (8,2) (8,4) (4,1) (4,2) (2,1), strictly
+//     smaller wins; every block then adds 4 encoding bits.
+//   * elements are little-endian k-byte values zero-extended to 64 bits (the tool's "sign
+//     extension" masks nothing), so only 8-byte elements can be negative.
+//   * x fits d bytes iff, as a signed 64-bit value, x is in [-2^(8d-1), 2^(8d) - 1] and x != -1
+//     (its reduceSign). Immediates: elements that fit. The base is the first other element; the
+//     others need base - x (wrapping) to fit.
+//   * all fit: n mask bits + 8(k + (n-1)d) (no delta for the base); otherwise the candidate is
+//     still charged n + 8(m d + (n - m) k) for m immediates (the others at full width).
+class BdiCal22 final : public CodecImpl<BdiCal22> {
+ public:
+  explicit BdiCal22(const Options& o) { OptionReader(o, "bdi").finish(); }
+  Options options() const override { return {}; }
+  bool exact() const override { return false; }
+  std::uint64_t max_compressed_bits(std::size_t b) const override { return 8 * b + 4; }
+  std::vector<ModeName> modes() const override {
+    return {{0, "zeros"}, {1, "rep8"}, {2, "b8d1"}, {3, "b8d2"}, {4, "b8d4"},
+            {5, "b4d1"},  {6, "b4d2"}, {7, "b2d1"}, {15, "raw"}};
+  }
+
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+    SizeBreakdown s;
+    s.header = 4;
+    bool zero = true, rep = true;
+    for (std::size_t i = 0; i < b; ++i) zero = zero && blk[i] == 0;
+    for (std::size_t i = 8; i < b && rep; i += 8) rep = std::memcmp(blk, blk + i, 8) == 0;
+    if (zero || rep) {
+      s.payload = zero ? 8 : 64;
+      s.mode = static_cast<std::int16_t>(zero ? kZero : kRep8);
+      return s;
+    }
+    std::uint32_t best = static_cast<std::uint32_t>(8 * b), best_meta = 0;
+    int id = kRaw;
+    for (const Delta& x : kDeltas) {
+      std::uint32_t meta, payload;
+      candidate(blk, b, x, meta, payload);
+      if (meta + payload < best + best_meta) {
+        best = payload;
+        best_meta = meta;
+        id = x.id;
+      }
+    }
+    s.payload = best;
+    s.meta = best_meta;
+    s.mode = static_cast<std::int16_t>(id);
+    return s;
+  }
+
+ private:
+  static bool fits(std::uint64_t x, unsigned d) {  // reduceSign(x) <= 2^(8d) - 1
+    const auto v = static_cast<std::int64_t>(x);
+    return v >= -(std::int64_t{1} << (8 * d - 1)) && v <= static_cast<std::int64_t>(low_mask(8 * d)) && v != -1;
+  }
+  static void candidate(const std::uint8_t* blk, std::size_t b, const Delta& x, std::uint32_t& meta,
+                        std::uint32_t& payload) {
+    const std::size_t n = b / x.k;
+    std::size_t m = 0;
+    bool have_base = false, all_fit = true;
+    std::uint64_t base = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t v = load_k(blk + i * x.k, x.k, Endian::little);
+      if (fits(v, x.d)) {
+        ++m;
+      } else if (!have_base) {
+        have_base = true;
+        base = v;
+      } else if (all_fit && !fits(base - v, x.d)) {
+        all_fit = false;
+      }
+    }
+    meta = static_cast<std::uint32_t>(n);
+    payload = static_cast<std::uint32_t>(all_fit ? 8 * (x.k + (n - 1) * x.d) : 8 * (m * x.d + (n - m) * x.k));
+  }
+};
+
+std::unique_ptr<Codec> make_bdi_cal22(const Options& o) { return std::make_unique<BdiCal22>(o); }
+
 }  // namespace
 
 void add_bdi_presets(std::vector<Preset>& out) {
@@ -347,6 +427,11 @@ void add_bdi_presets(std::vector<Preset>& out) {
                   {"encoding", S("none")},
                   {"order", S("cmu")}},
                  false, &make_bdi});
+  out.push_back({"bdi.cal22", "bdi",
+                 "the MPC authors' tool (CAL_22-MPC): a candidate whose elements do not all fit is charged mask + "
+                 "immediates + the others at full width; fit = [-2^(8d-1), 2^(8d)-1] except -1; +4 bits "
+                 "(accounting-only)",
+                 "none", {}, false, &make_bdi_cal22});
 }
 
 }  // namespace memcomp

@@ -38,6 +38,10 @@
 // bit-planes": the base, then 32 bit-planes of w_1..w_m taken without a delta (W = m).
 // bpc.liu = delta_bits 32, alt_mode rows, precedence liu: Liu's sizes at 64 B.
 // base="fixed7" charges every base 3 + 4 bits, the SKKU `if (base = 0)` bug (accounting-only).
+// words="unsigned" takes the 33-bit deltas between words read as unsigned (the MPC authors' tool
+// copies 4 bytes into a 64-bit integer); fields="fixed32" charges a raw plane 32 bits and a
+// position symbol 10 bits at any block size, all-ones only for 31-bit planes (that tool's
+// constants, exact at 128 B). Both are accounting-only.
 //
 // The decoder accepts exactly the streams the encoder writes: narrowest base code, maximal
 // zero runs inside the planes, positions inside the plane, each plane's first applicable
@@ -197,6 +201,8 @@ class BPC final : public CodecImpl<BPC> {
     const std::string alt = r.get_choice("alt_mode", "none", {"none", "rows", "planes"});
     alt_ = alt == "rows" ? Alt::rows : alt == "planes" ? Alt::planes : Alt::none;
     liu_ = r.get_choice("precedence", "kim", {"kim", "liu"}) == "liu";
+    unsigned_words_ = r.get_choice("words", "signed", {"signed", "unsigned"}) == "unsigned";
+    fixed32_ = r.get_choice("fields", "width", {"width", "fixed32"}) == "fixed32";
     r.finish();
   }
 
@@ -207,15 +213,17 @@ class BPC final : public CodecImpl<BPC> {
             {"delta_bits", std::int64_t{delta_bits_}},
             {"base", std::string(fixed7_ ? "fixed7" : "coded")},
             {"alt_mode", std::string(alts[static_cast<int>(alt_)])},
-            {"precedence", std::string(liu_ ? "liu" : "kim")}};
+            {"precedence", std::string(liu_ ? "liu" : "kim")},
+            {"words", std::string(unsigned_words_ ? "unsigned" : "signed")},
+            {"fields", std::string(fixed32_ ? "fixed32" : "width")}};
   }
-  bool exact() const override { return !fixed7_; }
+  bool exact() const override { return !fixed7_ && !unsigned_words_ && !fixed32_; }
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     // A plane costs at most max(1 + W, 5 + pos bits) (at W = 3 a position symbol is longer than
     // a raw plane); a zero plane costs less.
     const std::uint64_t m = b / 4 - 1;
     auto plane = [](std::uint64_t W) { return std::max<std::uint64_t>(1 + W, 5 + ceil_log2(W)); };
-    std::uint64_t bits = 33 + delta_bits_ * plane(m);
+    std::uint64_t bits = 33 + delta_bits_ * plane(fixed32_ ? 31 : m);
     if (alt_ == Alt::rows) bits = std::max<std::uint64_t>(bits, 32 * plane(m + 1));
     if (alt_ == Alt::planes) bits = std::max<std::uint64_t>(bits, 33 + 32 * plane(m));
     return bits + (alt_ != Alt::none ? 1 : 0);
@@ -301,9 +309,11 @@ class BPC final : public CodecImpl<BPC> {
     }
   }
 
-  static std::uint64_t row_of(Src src, std::uint32_t cur, std::uint32_t prev) {
+  std::uint64_t row_of(Src src, std::uint32_t cur, std::uint32_t prev) const {
     if (src == Src::delta33) {
-      const std::int64_t d = std::int64_t{static_cast<std::int32_t>(cur)} - std::int64_t{static_cast<std::int32_t>(prev)};
+      const std::int64_t d = unsigned_words_
+                                 ? std::int64_t{cur} - std::int64_t{prev}
+                                 : std::int64_t{static_cast<std::int32_t>(cur)} - std::int64_t{static_cast<std::int32_t>(prev)};
       return static_cast<std::uint64_t>(d) & low_mask(33);
     }
     if (src == Src::delta32) return static_cast<std::uint32_t>(cur - prev);
@@ -317,6 +327,7 @@ class BPC final : public CodecImpl<BPC> {
     constexpr unsigned P = S == Src::delta33 ? 33 : 32;
     RowStats st;
     for (std::size_t i = 1; i < n; ++i) st.add(row_of(S, w[i], w[i - 1]));
+    if (fixed32_) return st.cost(P, 31, 5, liu_, m == 31 ? st.all : 0);
     return st.cost(P, static_cast<unsigned>(m), ceil_log2(m), liu_, st.all);
   }
 
@@ -554,6 +565,8 @@ class BPC final : public CodecImpl<BPC> {
   bool fixed7_ = false;
   Alt alt_ = Alt::none;
   bool liu_ = false;
+  bool unsigned_words_ = false;
+  bool fixed32_ = false;
 };
 
 std::unique_ptr<Codec> make_bpc(const Options& o) { return std::make_unique<BPC>(o); }
@@ -568,6 +581,10 @@ void add_bpc_presets(std::vector<Preset>& out) {
   out.push_back({"bpc.skku", "bpc",
                  "SKKU MPC tools' BPC: every base charged 7 bits, the `if (base = 0)` bug (accounting-only)", "none",
                  {{"base", S("fixed7")}}, false, &make_bpc});
+  out.push_back({"bpc.cal22", "bpc",
+                 "the MPC authors' tool (CAL_22-MPC): bpc.skku with words read as unsigned and 32-bit raw planes / "
+                 "10-bit position symbols at every block size (accounting-only)",
+                 "none", {{"base", S("fixed7")}, {"words", S("unsigned")}, {"fields", S("fixed32")}}, false, &make_bpc});
   out.push_back({"bpc.liu", "bpc",
                  "Liu's Compresso-style BPC: 32-bit deltas, a 1-bit flag choosing delta planes or the block's rows",
                  "none",

@@ -470,6 +470,11 @@ void add_cpack_presets(std::vector<Preset>& out) {
                  {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("deque")}, {"init", S("zeros")},
                   {"persistent", true}},
                  false, &make_cpack});
+  out.push_back({"cpack.cal22", "cpack",
+                 "the MPC authors' tool (CAL_22-MPC): = cpack.skku (stateful)", "none",
+                 {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("deque")}, {"init", S("zeros")},
+                  {"persistent", true}},
+                 false, &make_cpack});
 }
 
 }  // namespace memcomp

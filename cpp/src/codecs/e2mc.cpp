@@ -58,8 +58,12 @@ class E2MC final : public CodecImpl<E2MC> {
     mag_ = static_cast<unsigned>(r.get_int("mag", 32, 1, 4096));
     raw_ = r.get_bool("raw", true);
     flag_miss_ = r.get_choice("miss", "escape", {"escape", "flag"}) == "flag";
+    heap_tree_ = r.get_choice("tree", "spec", {"spec", "heap"}) == "heap";
+    cal22_sample_ = r.get_choice("sample", "all", {"all", "cal22"}) == "cal22";
     const std::string model = r.get_string("model", "");
     r.finish();
+    if (heap_tree_ && (!flag_miss_ || sl_ <= 8))
+      throw invalid_argument(family_ + ": tree='heap' builds no ESC codeword: it needs miss='flag' and 16- or 32-bit symbols");
     if (pdw_ > 1 && !raw_)
       throw invalid_argument(family_ + ": parallel decoding ways need the raw rule (pointers must fit log2(B) bits)");
     if (flag_miss_ && sl_ <= 8) throw invalid_argument(family_ + ": miss='flag' needs 16- or 32-bit symbols");
@@ -70,7 +74,7 @@ class E2MC final : public CodecImpl<E2MC> {
     // room for them all (drop moves what does not fit to ESC, but SL <= 8 tables have none).
     const std::uint64_t leaves = sl_ <= 8 ? std::uint64_t{1} << sl_ : std::min<std::uint64_t>(mfv_, std::uint64_t{1} << std::min(sl_, 31u)) + 1;
     const unsigned need = limit_ == huffman::LimitMethod::drop && sl_ > 8 ? 1 : ceil_log2(leaves);
-    if (max_len_ < need)
+    if (!heap_tree_ && max_len_ < need)
       throw invalid_argument(family_ + ": max_len " + std::to_string(max_len_) + " cannot code " + std::to_string(leaves) +
                              " symbols (at least " + std::to_string(need) + " bits; lower mfv or raise max_len)");
     if (!model.empty()) load_model(model);
@@ -87,6 +91,8 @@ class E2MC final : public CodecImpl<E2MC> {
             {"mag", std::int64_t{mag_}},
             {"raw", raw_},
             {"miss", std::string(flag_miss_ ? "flag" : "escape")},
+            {"tree", std::string(heap_tree_ ? "heap" : "spec")},
+            {"sample", std::string(cal22_sample_ ? "cal22" : "all")},
             {"model", model_text_}};
   }
   bool exact() const override { return !flag_miss_; }
@@ -112,10 +118,27 @@ class E2MC final : public CodecImpl<E2MC> {
     return m;
   }
 
-  std::string fit(const BlockView& blocks, int threads) const override {
-    check_block_bytes(blocks.block_bytes);
+  std::string fit(const BlockView& all, int threads) const override {
+    check_block_bytes(all.block_bytes);
+    BlockView blocks = all;
+    if (cal22_sample_)  // the MPC authors' SC2 samples the first max(10^4, min(N/100, 10^6)) lines
+      blocks.n_blocks = std::min(all.n_blocks, std::max<std::size_t>(10000, std::min<std::size_t>(all.n_blocks / 100, 1000000)));
     Json tables = Json::array();
-    if (sl_ == 32) {
+    if (sl_ >= 16 && heap_tree_) {
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> c;
+      if (sl_ == 32) {
+        ValueCounts32 counts;
+        counts.add_words(blocks, endian_, threads);
+        for (const auto& it : counts.items()) c.emplace_back(it.first, it.second);
+      } else {
+        SymbolHistogram h(sl_, false, endian_);
+        h.add(blocks, threads);
+        for (std::size_t v = 0; v < h.dense().size(); ++v)
+          if (h.dense()[v]) c.emplace_back(v, h.dense()[v]);
+      }
+      const huffman::Alphabet a = huffman::make_alphabet(sl_, c, mfv_, {true, false});
+      tables.push(huffman::CanonicalCode::from_lengths(sl_, a.leaves, huffman::heap_lengths(a.leaves)).to_json());
+    } else if (sl_ == 32) {
       ValueCounts32 counts;
       counts.add_words(blocks, endian_, threads);
       tables.push(huffman::build_code(huffman::make_alphabet(32, counts, mfv_), max_len_, limit_).to_json());
@@ -278,7 +301,8 @@ class E2MC final : public CodecImpl<E2MC> {
                          std::to_string(max_len_));
       if (sl_ <= 8 && (c.has_esc() || c.size() != (std::size_t{1} << sl_)))
         throw json_error(family_ + " model: SL <= 8 tables code every value and have no ESC (SPEC 1.8)");
-      if (sl_ > 8 && !c.has_esc()) throw json_error(family_ + " model: SL >= 16 tables need an ESC codeword");
+      if (sl_ > 8 && !c.has_esc() && !heap_tree_)
+        throw json_error(family_ + " model: SL >= 16 tables need an ESC codeword (tree='heap' tables have none)");
       tables_.push_back(std::move(c));
     }
     model_text_ = m.dump();
@@ -300,7 +324,7 @@ class E2MC final : public CodecImpl<E2MC> {
   bool per_position_ = true;
   std::size_t mfv_ = 1024;
   huffman::LimitMethod limit_ = huffman::LimitMethod::floor;
-  bool raw_ = true, flag_miss_ = false;
+  bool raw_ = true, flag_miss_ = false, heap_tree_ = false, cal22_sample_ = false;
   std::string model_text_;
   std::vector<CanonicalCode> tables_;
   std::vector<std::uint8_t> lut_;  // bits per (position, value) for SL <= 16
@@ -322,6 +346,15 @@ void add_e2mc_presets(std::vector<Preset>& out) {
                  {{"symbol_bits", std::int64_t{32}}, {"max_len", std::int64_t{16}}, {"pdw", std::int64_t{1}},
                   {"raw", false}},
                  true, &make_sc2});
+  out.push_back({"sc2.cal22", "sc2",
+                 "the MPC authors' tool (CAL_22-MPC): 1000 MFVs (ties at the cut-off keep the larger words), its heap "
+                 "Huffman tree, no length limit and no ESC, a miss costs 32 + 1 bits, fitted on the first "
+                 "max(10^4, min(N/100, 10^6)) blocks (accounting-only)",
+                 "none",
+                 {{"symbol_bits", std::int64_t{32}}, {"mfv", std::int64_t{1000}}, {"max_len", std::int64_t{0}},
+                  {"pdw", std::int64_t{1}}, {"raw", false}, {"miss", std::string("flag")}, {"tree", std::string("heap")},
+                  {"sample", std::string("cal22")}},
+                 false, &make_sc2});
   out.push_back({"sc2.kim", "sc2",
                  "SKKU SC2 model: unlimited code lengths, a miss costs 32 + 1 bits (accounting-only)", "none",
                  {{"symbol_bits", std::int64_t{32}}, {"max_len", std::int64_t{0}}, {"pdw", std::int64_t{1}},

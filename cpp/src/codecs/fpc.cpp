@@ -237,6 +237,10 @@ void add_fpc_presets(std::vector<Preset>& out) {
   out.push_back({"fpc.skku", "fpc",
                  "SKKU MPC tools: one 6-bit token per maximal zero run (accounting-only)", "none",
                  {{"zero_run", S("unbounded")}}, false, &make_fpc});
+  out.push_back({"fpc.cal22", "fpc",
+                 "the MPC authors' tool (CAL_22-MPC): = fpc.skku, one 6-bit token per maximal zero run "
+                 "(accounting-only)",
+                 "none", {{"zero_run", S("unbounded")}}, false, &make_fpc});
   out.push_back({"fpc.cmu", "fpc",
                  "CMU-SAFARI byte approximation with unsigned-magnitude tests (accounting-only)", "cap",
                  {{"size_model", S("cmu")}}, false, &make_fpc});

@@ -238,7 +238,8 @@ void check_entries(unsigned sl, const std::vector<CanonicalCode::Entry>& entries
 // ---------------------------------------------------------------------------------------------
 // Alphabet
 
-Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& counts, std::size_t k) {
+Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& counts, std::size_t k,
+                       TopK rule) {
   check_sl(sl, "huffman alphabet");
   const std::uint64_t limit = std::uint64_t{1} << sl;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> c(counts);
@@ -264,13 +265,19 @@ Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, s
     total += vc.second;
     if (vc.second > 0) nz.push_back(vc);
   }
-  auto better = [](const auto& x, const auto& y) { return x.second != y.second ? x.second > y.second : x.first < y.first; };
+  auto better = [&](const auto& x, const auto& y) {
+    return x.second != y.second ? x.second > y.second : rule.ties_to_larger ? x.first > y.first : x.first < y.first;
+  };
   const std::size_t keep = std::min(k, nz.size());
   std::partial_sort(nz.begin(), nz.begin() + static_cast<std::ptrdiff_t>(keep), nz.end(), better);
   u128 kept = 0;
   for (std::size_t i = 0; i < keep; ++i) {
     a.leaves.push_back(Leaf{nz[i].first, nz[i].second});
     kept += nz[i].second;
+  }
+  if (!rule.esc) {
+    if (a.leaves.empty()) throw invalid_argument("huffman alphabet: no value was counted");
+    return a;
   }
   a.leaves.push_back(Leaf{limit, std::max<std::uint64_t>(1, saturate(total - kept))});
   a.has_esc = true;
@@ -289,10 +296,10 @@ Alphabet make_alphabet_dense(unsigned sl, const std::vector<std::uint64_t>& hist
   return make_alphabet(sl, counts, k);
 }
 
-Alphabet make_alphabet(unsigned sl, const ValueCounts32& counts, std::size_t k) {
+Alphabet make_alphabet(unsigned sl, const ValueCounts32& counts, std::size_t k, TopK rule) {
   const std::vector<ValueCounts32::Item> items = counts.items();
   std::vector<std::pair<std::uint64_t, std::uint64_t>> c(items.begin(), items.end());
-  return make_alphabet(sl, c, k);
+  return make_alphabet(sl, c, k, rule);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -317,6 +324,65 @@ const char* to_string(LimitMethod m) noexcept {
 std::vector<unsigned> huffman_lengths(const std::vector<Leaf>& leaves) {
   check_leaves(leaves);
   return tree_lengths(wide_weights(leaves), keys_of(leaves));
+}
+
+std::vector<unsigned> heap_lengths(const std::vector<Leaf>& leaves) {
+  check_leaves(leaves);
+  struct Node {
+    std::uint64_t weight;
+    std::int64_t left, right;  // children, -1 for a leaf
+  };
+  std::vector<std::size_t> order(leaves.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return leaves[a].key < leaves[b].key; });
+  std::vector<Node> nodes;
+  nodes.reserve(2 * leaves.size());
+  std::vector<std::size_t> heap;  // node indices
+  for (const std::size_t i : order) {
+    heap.push_back(nodes.size());
+    nodes.push_back({leaves[i].weight, -1, -1});
+  }
+  std::size_t size = heap.size();
+  auto w = [&](std::size_t slot) { return nodes[heap[slot]].weight; };
+  auto sift_down = [&](std::size_t i) {
+    for (;;) {
+      std::size_t m = i;
+      const std::size_t l = 2 * i + 1, r = 2 * i + 2;
+      if (l < size && w(l) < w(m)) m = l;
+      if (r < size && w(r) < w(m)) m = r;
+      if (m == i) return;
+      std::swap(heap[i], heap[m]);
+      i = m;
+    }
+  };
+  for (std::size_t i = size / 2; i-- > 0;) sift_down(i);
+  auto extract = [&] {
+    const std::size_t top = heap[0];
+    std::swap(heap[0], heap[size - 1]);
+    --size;
+    sift_down(0);
+    return top;
+  };
+  while (size > 1) {
+    const std::size_t a = extract(), b = extract();
+    nodes.push_back({nodes[a].weight + nodes[b].weight, static_cast<std::int64_t>(a), static_cast<std::int64_t>(b)});
+    heap[size] = nodes.size() - 1;
+    for (std::size_t i = size++; i > 0 && w((i - 1) / 2) > w(i); i = (i - 1) / 2) std::swap(heap[i], heap[(i - 1) / 2]);
+  }
+  std::vector<unsigned> depth(nodes.size(), 0);
+  for (std::size_t v = nodes.size(); v-- > 0;)  // children are created before their parent
+    if (nodes[v].left >= 0) {
+      depth[static_cast<std::size_t>(nodes[v].left)] = depth[v] + 1;
+      depth[static_cast<std::size_t>(nodes[v].right)] = depth[v] + 1;
+    }
+  std::vector<unsigned> out(leaves.size());
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    const unsigned d = leaves.size() == 1 ? 1 : depth[j];
+    if (d > kMaxCodeLen)
+      throw invalid_argument("huffman: the heap tree puts a symbol at depth " + std::to_string(d) + ", above 32 bits");
+    out[order[j]] = d;
+  }
+  return out;
 }
 
 std::vector<unsigned> limited_lengths(const std::vector<Leaf>& leaves, unsigned max_len, LimitMethod method,

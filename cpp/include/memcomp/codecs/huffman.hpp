@@ -50,18 +50,25 @@ struct Alphabet {
   std::uint64_t esc_key() const noexcept { return std::uint64_t{1} << sl; }
 };
 
+/// How the top-K values of an SL >= 9 alphabet are chosen and whether an ESC leaf follows.
+struct TopK {
+  bool ties_to_larger = false;  ///< among equal counts keep the larger values (CAL_22-MPC's sort)
+  bool esc = true;              ///< append ESC (SPEC 1.8); false: misses have no codeword
+};
+
 /// Builds the alphabet from (value, count) pairs (values distinct and < 2^sl, any order).
 ///   sl <= 8: every value 0..2^sl-1 with weight count + 1 (saturating); k is ignored; no ESC.
 ///   sl >= 9: the min(k, #values with count > 0) most frequent values by count descending, ties
-///            to the smaller value, weight = count; then ESC (key 2^sl) with weight
-///            max(1, total count of all other values) (saturating at 2^64 - 1).
+///            to the smaller value (rule.ties_to_larger: the larger), weight = count; then ESC
+///            (key 2^sl) with weight max(1, total count of all other values) (saturating at
+///            2^64 - 1), unless rule.esc is false.
 /// Throws invalid_argument for sl outside 1..32, a value >= 2^sl, or a repeated value.
 Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& counts,
-                       std::size_t k);
+                       std::size_t k, TopK rule = {});
 /// The same from a dense histogram: histogram[v] is the count of v; size must be 2^sl (sl <= 24).
 Alphabet make_alphabet_dense(unsigned sl, const std::vector<std::uint64_t>& histogram, std::size_t k);
 /// The same from exact value counts (every counted value must be < 2^sl).
-Alphabet make_alphabet(unsigned sl, const ValueCounts32& counts, std::size_t k);
+Alphabet make_alphabet(unsigned sl, const ValueCounts32& counts, std::size_t k, TopK rule = {});
 
 /// How code lengths are limited to max_len (SPEC 1.8).
 enum class LimitMethod : std::uint8_t {
@@ -90,6 +97,16 @@ const char* to_string(LimitMethod m) noexcept;
 /// symbol). The result does not depend on the order of `leaves`. Lengths may exceed 32.
 /// Throws invalid_argument for no leaves or repeated keys.
 std::vector<unsigned> huffman_lengths(const std::vector<Leaf>& leaves);
+
+/// Code lengths as the MPC authors' tool builds its SC2 tree (scalable-arch/CAL_22-MPC SC2.cpp),
+/// aligned with `leaves`: the leaves in ascending key order fill an array heap on weight, made a
+/// min-heap bottom-up (a child replaces its parent only if strictly lighter, left tested first);
+/// then, while two or more nodes remain, extract the minimum twice (the last node moves to the
+/// root and sifts down) and append their sum, sifting it up while its parent is strictly heavier;
+/// the first extracted becomes the left child. A length is the leaf's depth. A single leaf gets
+/// length 1 (the tool: 0, a code of no bits). Throws invalid_argument for no leaves, repeated
+/// keys, or a depth above 32.
+std::vector<unsigned> heap_lengths(const std::vector<Leaf>& leaves);
 
 /// Lengths limited to max_len (1..32) by `method`, aligned with `leaves`; 0 only for leaves that
 /// `drop` moved into ESC. esc_key names the ESC leaf (needed by drop; ignored otherwise).
