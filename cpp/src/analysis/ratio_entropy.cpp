@@ -229,36 +229,32 @@ namespace {
 constexpr unsigned kBlockBits = 256;
 constexpr unsigned kNone = 1u << 20;  // a description that does not apply
 
-/// Bits of the shortest two's complement form of v (1 for 0 and -1).
-unsigned signed_bits(std::int64_t v) noexcept {
-  const auto x = static_cast<std::uint64_t>(v < 0 ? ~v : v);
-  return (x ? 64u - static_cast<unsigned>(__builtin_clzll(x)) : 0u) + 1u;
+/// Bits of the shortest two's complement form of every value whose sign-folded forms
+/// (x ^ (x >> 63)) OR to `folded`: the widest of them (1 for 0 and -1).
+inline unsigned widest_bits(std::uint64_t folded) noexcept {
+  return (folded ? 64u - static_cast<unsigned>(__builtin_clzll(folded)) : 0u) + 1u;
 }
+inline std::uint64_t fold(std::int64_t v) noexcept { return static_cast<std::uint64_t>(v ^ (v >> 63)); }
 
 /// The 32 / w elements of width w bytes (little-endian), unsigned.
 struct Elements {
   std::uint64_t u[32];
   unsigned n, w;
   Elements(const std::uint8_t* p, unsigned width) noexcept : n(32 / width), w(width) {
-    for (unsigned k = 0; k < n; ++k) u[k] = load_le(p + k * w, w);
+    for (unsigned k = 0; k < n; ++k) u[k] = load_k(p + k * w, w, Endian::little);
   }
-  static std::uint64_t load_le(const std::uint8_t* p, unsigned w) noexcept {
-    std::uint64_t x = 0;
-    for (unsigned j = 0; j < w; ++j) x |= std::uint64_t{p[j]} << (8 * j);
-    return x;
-  }
-  std::int64_t s(unsigned k) const noexcept { return sign_extend(u[k], 8 * w); }
+  std::int64_t s(std::uint64_t x) const noexcept { return sign_extend(x, 8 * w); }
   /// Nonzero elements all sit at one index residue mod k, one in every run of k elements, for
   /// a wider element k*w <= 8 bytes: the zeros are that wider element's high part, not sparsity.
-  bool structured(const bool* nz) const noexcept {
+  bool structured(std::uint32_t nz) const noexcept {
+    const unsigned count = static_cast<unsigned>(__builtin_popcount(nz));
     for (unsigned k = 2; k * w <= 8; k *= 2) {
-      unsigned residues = 0, count = 0;
-      for (unsigned i = 0; i < n; ++i)
-        if (nz[i]) {
-          residues |= 1u << (i % k);
-          ++count;
-        }
-      if (__builtin_popcount(residues) == 1 && count == n / k) return true;
+      if (count != n / k) continue;
+      for (unsigned r = 0; r < k; ++r) {  // the residue r pattern: bits r, r + k, ...
+        std::uint32_t pattern = 0;
+        for (unsigned i = r; i < n; i += k) pattern |= 1u << i;
+        if (nz == pattern) return true;
+      }
     }
     return false;
   }
@@ -267,24 +263,25 @@ struct Elements {
 /// Integers of width w: the fewest bits of (a) every element at the widest element's width,
 /// (b) a zero mask plus the nonzero elements at their widest width, (c) differences from the
 /// element `stride` places before (the first `stride` elements stored whole).
-unsigned integer_bits(const Elements& e, std::initializer_list<unsigned> strides) noexcept {
-  unsigned widest = 0, widest_nz = 0, nz_count = 0;
-  bool nz[32];
+template <unsigned... Strides>
+unsigned integer_bits(const Elements& e) noexcept {
+  std::uint64_t all = 0, nonzero = 0;
+  std::uint32_t nz = 0;
   for (unsigned k = 0; k < e.n; ++k) {
-    const unsigned b = signed_bits(e.s(k));
-    nz[k] = e.u[k] != 0;
-    widest = std::max(widest, b);
-    if (nz[k]) {
-      widest_nz = std::max(widest_nz, b);
-      ++nz_count;
+    const std::uint64_t f = fold(e.s(e.u[k]));
+    all |= f;
+    if (e.u[k]) {
+      nonzero |= f;
+      nz |= 1u << k;
     }
   }
-  unsigned best = e.n * widest;
-  if (!e.structured(nz)) best = std::min(best, e.n + nz_count * widest_nz);
-  for (const unsigned s : strides) {
-    unsigned wd = 0;
-    for (unsigned k = s; k < e.n; ++k) wd = std::max(wd, signed_bits(sign_extend(e.u[k] - e.u[k - s], 8 * e.w)));
-    best = std::min(best, 8 * e.w * s + (e.n - s) * wd);
+  unsigned best = e.n * widest_bits(all);
+  if (!e.structured(nz))
+    best = std::min(best, e.n + static_cast<unsigned>(__builtin_popcount(nz)) * widest_bits(nonzero));
+  for (const unsigned s : {Strides...}) {
+    std::uint64_t d = 0;
+    for (unsigned k = s; k < e.n; ++k) d |= fold(e.s(e.u[k] - e.u[k - s]));
+    best = std::min(best, 8 * e.w * s + (e.n - s) * widest_bits(d));
   }
   return best;
 }
@@ -293,30 +290,30 @@ unsigned integer_bits(const Elements& e, std::initializer_list<unsigned> strides
 /// nonzero element a sign bit (if signs differ), the exponent within the block's range and the
 /// mantissa without the trailing zeros every element shares.
 unsigned float_bits(const Elements& e, unsigned E, unsigned M) noexcept {
-  unsigned count = 0, emin = ~0u, emax = 0, tz = M, signs = 0;
-  bool nz[32], any_zero = false;
+  unsigned emin = ~0u, emax = 0, signs = 0;
+  std::uint64_t mantissas = 0;
+  std::uint32_t nz = 0;
   for (unsigned k = 0; k < e.n; ++k) {
     const std::uint64_t m = e.u[k] & low_mask(M);
     const auto ex = static_cast<unsigned>((e.u[k] >> M) & low_mask(E));
-    nz[k] = ex != 0 || m != 0;
-    if (!nz[k]) {
-      any_zero = true;
-      continue;
-    }
-    ++count;
+    if (ex == 0 && m == 0) continue;
+    nz |= 1u << k;
     emin = std::min(emin, ex);
     emax = std::max(emax, ex);
-    if (m) tz = std::min(tz, static_cast<unsigned>(__builtin_ctzll(m)));
+    mantissas |= m;
     signs |= 1u << ((e.u[k] >> (E + M)) & 1u);
   }
+  const unsigned count = static_cast<unsigned>(__builtin_popcount(nz));
   if (count == 0) return 0;
+  const bool any_zero = count < e.n;
   if (any_zero && e.structured(nz)) return kNone;
+  const unsigned tz = mantissas ? std::min(M, static_cast<unsigned>(__builtin_ctzll(mantissas))) : M;
   const unsigned per = (signs == 3 ? 1 : 0) + ceil_log2(emax - emin + 1) + (M - tz);
   return (any_zero ? e.n : 0) + count * per;
 }
 
-/// Share of nonzero elements whose top `top` bits are all 0 or all 1 (sign-extended integers),
-/// at most one half for floats.
+/// At most half of the nonzero elements have their top `top` bits all 0 or all 1 (what a
+/// sign-extended integer has).
 bool mostly_floats(const Elements& e, unsigned top) noexcept {
   unsigned nz = 0, intlike = 0;
   for (unsigned k = 0; k < e.n; ++k) {
@@ -334,10 +331,10 @@ int guess_dtype_block(const std::uint8_t* p) noexcept {
   if (std::all_of(p, p + 32, [](std::uint8_t x) { return x == 0; })) return 0;
   const Elements e1(p, 1), e2(p, 2), e4(p, 4), e8(p, 8);
   const unsigned bits[4] = {
-      integer_bits(e1, {1, 3, 4}),  // bytes; byte, RGB and RGBA neighbours
-      std::min({integer_bits(e2, {1, 2}), float_bits(e2, 5, 10), float_bits(e2, 8, 7)}),  // INT16, FP16, BF16
-      std::min(integer_bits(e4, {1}), float_bits(e4, 8, 23)),
-      std::min(integer_bits(e8, {1}), float_bits(e8, 11, 52)),
+      integer_bits<1, 3, 4>(e1),  // bytes; byte, RGB and RGBA neighbours
+      std::min({integer_bits<1, 2>(e2), float_bits(e2, 5, 10), float_bits(e2, 8, 7)}),  // INT16, FP16, BF16
+      std::min(integer_bits<1>(e4), float_bits(e4, 8, 23)),
+      std::min(integer_bits<1>(e8), float_bits(e8, 11, 52)),
   };
   int width = -1;
   for (int w = 0; w < 4; ++w)  // ties go to the narrower element
