@@ -7,8 +7,20 @@ namespace memcomp::bindings {
 
 namespace {
 
-py::dict measure(const Codec& c, const py::array& blocks, const py::object& threads, bool resume) {
-  const BlockView v = block_view(blocks);
+/// The optional per-block approximable mask: None, or a 1-D bool/uint8 array of n entries.
+const std::uint8_t* approximable_of(const py::object& mask, std::size_t n) {
+  if (mask.is_none()) return nullptr;
+  if (!py::isinstance<py::array>(mask)) throw py::type_error("approximable must be None or a bool array");
+  const auto a = py::reinterpret_borrow<py::array>(mask);
+  static_assert(sizeof(bool) == 1, "bool masks are read as bytes");
+  if (a.dtype().is(py::dtype::of<bool>())) return reinterpret_cast<const std::uint8_t*>(column<bool>(a, "approximable", n));
+  return column<std::uint8_t>(a, "approximable", n);
+}
+
+py::dict measure(const Codec& c, const py::array& blocks, const py::object& threads, bool resume,
+                 const py::object& approximable) {
+  BlockView v = block_view(blocks);
+  v.approximable = approximable_of(approximable, v.n_blocks);
   const int t = thread_count(threads);
   const auto n = static_cast<py::ssize_t>(v.n_blocks);
   py::array_t<std::uint32_t> bits(n), payload(n), meta(n), header(n), tag(n);
@@ -29,8 +41,10 @@ py::dict measure(const Codec& c, const py::array& blocks, const py::object& thre
   return out;
 }
 
-py::tuple encode(const Codec& c, const py::array& blocks, const py::object& threads, bool resume) {
-  const BlockView v = block_view(blocks);
+py::tuple encode(const Codec& c, const py::array& blocks, const py::object& threads, bool resume,
+                 const py::object& approximable) {
+  BlockView v = block_view(blocks);
+  v.approximable = approximable_of(approximable, v.n_blocks);
   const int t = thread_count(threads);
   EncodedBlocks e;
   {
@@ -96,6 +110,7 @@ void register_codecs(py::module_& m) {
       .def_property_readonly("policy", &Codec::policy)
       .def_property_readonly("exact", &Codec::exact)
       .def_property_readonly("stateful", &Codec::stateful)
+      .def_property_readonly("lossy", &Codec::lossy)
       .def_property_readonly("needs_model", &Codec::needs_model)
       .def_property_readonly("has_model", &Codec::has_model)
       .def(
@@ -127,9 +142,9 @@ void register_codecs(py::module_& m) {
       .def("check_block_bytes", &Codec::check_block_bytes, py::arg("block_bytes"))
       .def("max_compressed_bits", &Codec::max_compressed_bits, py::arg("block_bytes"))
       .def("measure", &measure, py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
-           py::arg("resume") = false)
+           py::arg("resume") = false, py::arg("approximable") = py::none())
       .def("encode", &encode, py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
-           py::arg("resume") = false)
+           py::arg("resume") = false, py::arg("approximable") = py::none())
       .def("decode", &decode, py::arg("data").noconvert(), py::arg("bit_offsets").noconvert(),
            py::arg("bit_lengths").noconvert(), py::arg("tags").noconvert(), py::arg("block_bytes"),
            py::arg("entry_state") = py::none(), py::arg("threads") = py::none());

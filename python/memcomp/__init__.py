@@ -7,7 +7,7 @@ the metrics to compare them: raw CR, CR at memory access granularity (MAG), size
 >>> blocks = memcomp.as_blocks(np.arange(1024, dtype=np.int32), 32)
 >>> memcomp.get_codec("bdi").measure(blocks).cr()  # doctest: +SKIP
 """
-from . import e2mc, energy, entropy, mpc, toggles, workloads
+from . import e2mc, energy, entropy, mpc, slc, toggles, workloads
 from ._version import __version__
 from ._core import CorruptStreamError
 from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
@@ -15,7 +15,7 @@ from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
 from .io import Dump, open_dump, save_dump
 from .metrics import SizeStats, charge, parse_policy
 from .models import Model
-from .report import breakdown, compare
+from .report import breakdown, compare, mag_study
 
 
 __all__ = [
@@ -37,11 +37,13 @@ __all__ = [
     "entropy",
     "get_codec",
     "list_codecs",
+    "mag_study",
     "mpc",
     "open_dump",
     "parse_policy",
     "save_dump",
     "sectorize",
+    "slc",
     "toggles",
     "workloads",
 ]

@@ -151,6 +151,11 @@ class Codec:
         return dict(self._options)
 
     @property
+    def lossy(self) -> bool:
+        """True if decode returns an approximation of the blocks marked approximable (SLC)."""
+        return self._c.lossy
+
+    @property
     def stateful(self) -> bool:
         """True if blocks are not independent (the codec carries state across a batch)."""
         return self._c.stateful
@@ -230,23 +235,27 @@ class Codec:
         """Upper bound of the in-band bits of any ``block_bytes`` block."""
         return int(self._c.max_compressed_bits(check_int("block_bytes", block_bytes, 0, 1 << 30)))
 
-    def measure(self, blocks: np.ndarray, threads: Optional[int] = None, *, resume: bool = False) -> "Sizes":
+    def measure(self, blocks: np.ndarray, threads: Optional[int] = None, *, resume: bool = False,
+                approximable: Optional[np.ndarray] = None) -> "Sizes":
         """Per-block sizes of a C-contiguous ``(n, B)`` uint8 array (see :func:`memcomp.as_blocks`).
 
         A stateful codec starts from its initial state, or with ``resume=True`` from where its
-        previous batch ended (streaming a dump in chunks)."""
-        cols = self._c.measure(blocks, threads, resume)
+        previous batch ended (streaming a dump in chunks). A lossy codec takes ``approximable``, a
+        bool array with one entry per block (default: every block may be approximated)."""
+        cols = self._c.measure(blocks, threads, resume, approximable)
         return Sizes(
             codec=self,
             block_bytes=int(blocks.shape[1]),
             **{k: _readonly(v) for k, v in cols.items()},
         )
 
-    def encode(self, blocks: np.ndarray, threads: Optional[int] = None, *, resume: bool = False) -> "Encoded":
-        """Encodes every block into one buffer (blocks start on byte boundaries); ``resume`` as in
-        :meth:`measure`. A stateful codec records the state the batch started from
-        (``Encoded.entry_state``), so every chunk decodes on its own, also after save/load."""
-        data, offsets, lengths, tags, state = self._c.encode(blocks, threads, resume)
+    def encode(self, blocks: np.ndarray, threads: Optional[int] = None, *, resume: bool = False,
+               approximable: Optional[np.ndarray] = None) -> "Encoded":
+        """Encodes every block into one buffer (blocks start on byte boundaries); ``resume`` and
+        ``approximable`` as in :meth:`measure`. A stateful codec records the state the batch
+        started from (``Encoded.entry_state``), so every chunk decodes on its own, also after
+        save/load."""
+        data, offsets, lengths, tags, state = self._c.encode(blocks, threads, resume, approximable)
         return Encoded(
             config=self.get_config(),
             block_bytes=int(blocks.shape[1]),
@@ -259,8 +268,8 @@ class Codec:
 
     def decode(self, encoded: "Encoded", threads: Optional[int] = None) -> np.ndarray:
         """The ``(n, B)`` uint8 blocks back from :meth:`encode`'s output (a stateful codec starts
-        from the recorded entry state). Raises :class:`CorruptStreamError` for a stream this codec
-        cannot have written."""
+        from the recorded entry state; a lossy codec returns its approximation). Raises
+        :class:`CorruptStreamError` for a stream this codec cannot have written."""
         if not isinstance(encoded, Encoded):
             raise TypeError(f"decode expects an Encoded object, got {type(encoded).__name__}")
         if Codec.from_config(encoded.config) != self:

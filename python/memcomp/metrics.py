@@ -166,6 +166,30 @@ class SizeStats:
             out[self.block_bytes] = float(self.hist[charged_bytes == self.block_bytes].sum()) / n
         return out
 
+    def above_mag(self, mag: int = 32) -> "pandas.DataFrame":  # noqa: F821
+        """Where compressed sizes fall against the MAG grid (P4 §II-B, Fig. 2), in whole bytes:
+        one row per (bursts_below, bytes_above) with ``bytes = ceil(bits / 8)``, ``bursts_below =
+        bytes // mag``, ``bytes_above = bytes % mag`` (0 .. mag-1): the bytes for which a whole
+        further burst is fetched. ``paper_bin`` is P4's x axis: blocks under one burst go to 0 and
+        blocks of B bytes or more (stored uncompressed) to ``mag``. Columns blocks and share."""
+        import pandas as pd
+
+        mag = int(mag)
+        if mag < 1:
+            raise ValueError(f"mag must be a positive number of bytes, got {mag}")
+        bits = np.nonzero(self.hist)[0]
+        counts = self.hist[bits]
+        nbytes = (bits + 7) // 8
+        below, above = nbytes // mag, nbytes % mag
+        paper = np.where(nbytes < mag, 0, np.where(nbytes >= self.block_bytes, mag, above))
+        df = pd.DataFrame({"bursts_below": below, "bytes_above": above, "paper_bin": paper, "blocks": counts})
+        df = df.groupby(["bursts_below", "bytes_above", "paper_bin"], as_index=False)["blocks"].sum()
+        df.insert(0, "codec", self.codec)
+        df.insert(1, "block_bytes", self.block_bytes)
+        df.insert(2, "mag", mag)
+        df["share"] = df["blocks"] / max(self.n_blocks, 1)
+        return df
+
     def histogram(self) -> "pandas.Series":  # noqa: F821
         """Blocks per in-band size in bits (non-empty bins only)."""
         import pandas as pd

@@ -105,11 +105,11 @@ ORACLE_OVER = ("exact", "all")
 
 def oracle_member(codec: Codec, oracle_over: str) -> bool:
     """Whether the oracle row takes ``codec`` into account: ``"exact"`` (default) only decodable
-    presets, since accounting-only ones (``exact=False``) may undercharge (e.g. ``bpc.skku``'s
-    base); ``"all"`` every codec."""
+    lossless presets, since accounting-only ones (``exact=False``) may undercharge (e.g.
+    ``bpc.skku``'s base) and lossy ones (SLC) buy their size with error; ``"all"`` every codec."""
     if oracle_over not in ORACLE_OVER:
         raise ValueError(f"oracle must be one of {ORACLE_OVER} (or False for no oracle row), got {oracle_over!r}")
-    return oracle_over == "all" or codec.exact
+    return oracle_over == "all" or (codec.exact and not codec.lossy)
 
 
 def table(
@@ -263,3 +263,47 @@ def breakdown(
             })
     return pd.DataFrame(rows, columns=["codec", "mode", "mode_name", "blocks", "share", "mean_bits",
                                        "payload_bits", "meta_bits", "header_bits", "tag_bits"])
+
+
+def mag_study(
+    data,
+    codecs: CodecsArg = ("bdi", "fpc", "cpack", "e2mc"),
+    *,
+    block_sizes: Sequence[int] = (32, 64, 128),
+    mags: Sequence[int] = (16, 32, 64),
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 18,
+) -> Tuple["pandas.DataFrame", "pandas.DataFrame"]:  # noqa: F821
+    """What memory access granularity does to the gain (P4 §II, Figs. 1 and 2), for any codec.
+
+    ``data`` is an array (its bytes are cut into each block size) or a Dump (its own block size).
+    Returns two long-form tables: per (codec, block_bytes, mag) raw CR and effective CR at MAG
+    (``cr``, ``cr_mag``, ``loss`` = 1 - cr_mag / cr), and the distribution of compressed sizes
+    against the MAG grid (:meth:`SizeStats.above_mag`). Each codec is measured once per block size;
+    the MAG views come from the same mergeable size histogram. MPC runs on 32 B sectors only."""
+    import pandas as pd
+
+    from .blocks import as_blocks, byte_view
+
+    if hasattr(data, "chunks") and not isinstance(data, np.ndarray):
+        sources = {int(whole(data).shape[1]): data}
+    else:
+        flat = byte_view(data)
+        sources = {int(b): as_blocks(flat[: flat.shape[0] // b * b], b) for b in block_sizes}
+    rows, hists = [], []
+    for b, blocks in sources.items():
+        cs = resolve_codecs(codecs, b)
+        cs = [c for c in cs if c.supports(b)]
+        if not cs:
+            continue
+        cs, _ = fit_missing(blocks, cs, threads)
+        stats, _, _ = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, oracle_over="exact")
+        for st, c in zip(stats, cs):
+            for m in mags:
+                cr, cr_mag = st.cr("none"), st.cr_mag(m, policy="none")
+                rows.append({**provenance(c.get_config()), "codec": c.name, "block_bytes": b, "mag": int(m),
+                             "blocks": st.n_blocks, "cr": cr, "cr_mag": cr_mag, "loss": 1 - cr_mag / cr})
+                h = st.above_mag(m)
+                h["codec"] = c.name
+                hists.append(h)
+    return pd.DataFrame(rows), (pd.concat(hists, ignore_index=True) if hists else pd.DataFrame())

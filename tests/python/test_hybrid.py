@@ -87,7 +87,7 @@ def _exact_members(block_bytes):
     out = []
     for name in memcomp.codec_names():
         c = memcomp.get_codec(name)
-        if not c.exact or c.stateful or c.codec_id == "bestof" or not c.supports(block_bytes):
+        if not c.exact or c.lossy or c.stateful or c.codec_id == "bestof" or not c.supports(block_bytes):
             continue
         out.append(c.fit(memcomp.sectorize(train, 32) if c.codec_id == "mpc" else train) if c.requires_fit else c)
     return out

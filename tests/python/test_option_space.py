@@ -73,6 +73,12 @@ def test_every_option_combination_roundtrips(preset, data):
     s = codec.measure(x)
     enc = codec.encode(x)
     assert np.array_equal(s.size_bits, enc.bit_lengths), (codec.name, B)
-    assert np.array_equal(codec.decode(enc), x), (codec.name, B)
+    d = codec.decode(enc)
+    if codec.lossy:  # lossy blocks are approximations; the others, and all when kept lossless, exact
+        exact = s.mode != 2
+        assert np.array_equal(d[exact], x[exact]), (codec.name, B)
+        assert np.array_equal(codec.decode(codec.encode(x, approximable=np.zeros(len(x), bool))), x)
+    else:
+        assert np.array_equal(d, x), (codec.name, B)
     assert int(s.size_bits.max()) <= codec.max_compressed_bits(B)
     assert np.array_equal(s.size_bits, s.payload_bits + s.meta_bits + s.header_bits)

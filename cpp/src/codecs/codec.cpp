@@ -40,6 +40,11 @@ void Codec::load_state(const std::uint8_t*, std::size_t bytes) const {
   if (bytes) throw corrupt_stream(preset_ + " is stateless: an entry state of " + std::to_string(bytes) + " bytes is not its");
 }
 
+void Codec::check_approximable(const BlockView& blocks) const {
+  if (blocks.approximable && !lossy())
+    throw invalid_argument(preset_ + " is lossless: an approximable mask only applies to lossy codecs (slc)");
+}
+
 void Codec::require_model() const {
   if (!has_model())
     throw invalid_argument(preset_ + " has no model: fit it on sample blocks first (codec.fit(blocks)) "
@@ -60,6 +65,7 @@ int Codec::batch_threads(int threads, bool resume, std::unique_lock<std::mutex>&
 
 void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, bool resume) const {
   check_block_bytes(blocks.block_bytes);
+  check_approximable(blocks);
   require_model();
   std::unique_lock<std::mutex> lock;
   threads = batch_threads(threads, resume, lock);
@@ -69,6 +75,7 @@ void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int t
 
 EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool resume) const {
   check_block_bytes(blocks.block_bytes);
+  check_approximable(blocks);
   require_model();
   if (!exact()) not_decodable();
   const std::size_t n = blocks.n_blocks, B = blocks.block_bytes;
@@ -90,7 +97,7 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
     std::size_t at = 0;
     for (std::size_t i = b; i < e; ++i) {
       BitWriter w(buf.data() + at, 8 * max_bytes);
-      enc.tags[i] = encode(blocks.block(i), B, w);
+      enc.tags[i] = encode_block(blocks, i, w);
       const std::size_t bits = w.finish();
       enc.bit_offsets[i] = 8 * at;
       enc.bit_lengths[i] = static_cast<std::uint32_t>(bits);

@@ -20,6 +20,29 @@
 // or tags, reports mode 0 for every block.
 //
 // Model: {"format", "codec", "sl", "positions", "max_len", "tables": [{symbols, lengths, esc_len}]}.
+//
+// SLC (Lal, Lucas & Juurlink, DATE'19 = P4; SPEC 1.11), MAG-aware selective lossy compression, is
+// the same stream with a header in front of the pointers (P4 §III-G):
+//
+//   stream = [m:1][ss: ceil(log2 S)][len-1: 4][P2..Pn][seg1][pad]...[segn]
+//
+// comp = the in-band bits of the lossless stream (m = 0, ss = len = 0; compact_lossless leaves
+// out ss and len). Budget (P4 §III-B/C): comp > 8B -> raw; else if the block is approximable and
+// comp >= 8 MAG, budget = the largest MAG multiple <= comp and extra = comp - budget; 0 < extra <=
+// 8T (threshold T bytes) -> lossy; otherwise lossless, where E2MC's raw rule still applies. Lossy
+// (P4 §III-D, §III-F): the candidate nodes are runs of s consecutive symbols starting at multiples
+// of s, s = 1, 2, 4, 8, 16 (len is 4 bits), plus for `opt` runs of 6 at 8q and of 12 at 16q; a
+// node's weight is the sum of its symbols' code bits. The smallest span whose weight >= extra
+// wins, ties to the lowest start; its symbols emit nothing (segments keep their original symbol
+// ranges) and the block is re-laid out; if pads push it above the budget, the next candidate in
+// that order is tried, and if none fits the block stays lossless. Decoding (P4 §III-E) fills the
+// truncated symbols with 0 (`simp`) or predicts them from the first value kept, word 0 if ss > 0,
+// else the first whole 32-bit word after the run (`pred`, `opt`): predict="word" (default) copies
+// that word symbol by symbol (symbol i takes the symbol at i's place in the word, so a float's
+// high half is predicted from a high half); predict="symbol" copies one symbol everywhere (symbol
+// 0 if ss > 0, else symbol ss + len: SPEC 1.11's literal reading, the same for SL 32). Threshold
+// 0 disables lossy mode and the header with it: the stream is E2MC's. SLC's model is an E2MC
+// model. mode: 0 raw, 1 lossless, 2 lossy.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -41,7 +64,7 @@ unsigned default_max_len(unsigned sl) { return sl == 4 ? 8 : sl == 8 ? 16 : 20; 
 
 class E2MC final : public CodecImpl<E2MC> {
  public:
-  E2MC(const Options& o, std::string family) : family_(std::move(family)) {
+  E2MC(const Options& o, std::string family) : family_(std::move(family)), slc_(family_ == "slc") {
     OptionReader r(o, family_);
     endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
     sl_ = static_cast<unsigned>(r.get_int("symbol_bits", 16, 4, 32));
@@ -60,8 +83,17 @@ class E2MC final : public CodecImpl<E2MC> {
     flag_miss_ = r.get_choice("miss", "escape", {"escape", "flag"}) == "flag";
     heap_tree_ = r.get_choice("tree", "spec", {"spec", "heap"}) == "heap";
     cal22_sample_ = r.get_choice("sample", "all", {"all", "cal22"}) == "cal22";
+    if (slc_) {
+      const std::string v = r.get_choice("variant", "opt", {"simp", "pred", "opt"});
+      variant_ = v == "simp" ? Variant::simp : v == "pred" ? Variant::pred : Variant::opt;
+      threshold_ = static_cast<unsigned>(r.get_int("threshold_bytes", 16, 0, 256));
+      compact_ = r.get_bool("compact_lossless", false);
+      word_predict_ = r.get_choice("predict", "word", {"word", "symbol"}) == "word";
+    }
     const std::string model = r.get_string("model", "");
     r.finish();
+    if (slc_ && (!raw_ || flag_miss_))
+      throw invalid_argument("slc: the budget logic needs E2MC's raw rule (raw=True) and escapes (miss='escape')");
     if (heap_tree_ && (!flag_miss_ || sl_ <= 8))
       throw invalid_argument(family_ + ": tree='heap' builds no ESC codeword: it needs miss='flag' and 16- or 32-bit symbols");
     if (pdw_ > 1 && !raw_)
@@ -81,7 +113,7 @@ class E2MC final : public CodecImpl<E2MC> {
   }
 
   Options options() const override {
-    return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
+    Options o{{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
             {"symbol_bits", std::int64_t{sl_}},
             {"mfv", static_cast<std::int64_t>(mfv_)},
             {"max_len", max_len_opt_},
@@ -94,20 +126,33 @@ class E2MC final : public CodecImpl<E2MC> {
             {"tree", std::string(heap_tree_ ? "heap" : "spec")},
             {"sample", std::string(cal22_sample_ ? "cal22" : "all")},
             {"model", model_text_}};
+    if (slc_) {
+      static const char* variants[] = {"simp", "pred", "opt"};
+      o["variant"] = std::string(variants[static_cast<int>(variant_)]);
+      o["threshold_bytes"] = std::int64_t{threshold_};
+      o["compact_lossless"] = compact_;
+      o["predict"] = std::string(word_predict_ ? "word" : "symbol");
+    }
+    return o;
   }
   bool exact() const override { return !flag_miss_; }
+  bool lossy() const override { return slc_ && threshold_ > 0; }
   bool needs_model() const override { return true; }
   bool has_model() const override { return !tables_.empty(); }
   void check_block_bytes(std::size_t b) const override {
     memcomp::check_block_bytes(b);
     if ((8 * b) % (std::size_t{sl_} * pdw_))
       throw invalid_argument(family_ + ": 8B must be divisible by SL x PDW (SPEC 0.1), got B=" + std::to_string(b));
+    if (slc_ && b % mag_)
+      throw invalid_argument("slc: the MAG (" + std::to_string(mag_) + " B) must divide the block (" + std::to_string(b) +
+                             " B): its budgets are whole bursts");
   }
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     if (raw_) return 8 * b;  // larger streams are stored raw
     return (8 * b / sl_) * (max_len_ + sl_ + 1);
   }
   std::vector<ModeName> modes() const override {
+    if (slc_) return {{kRawMode, "raw"}, {1, "lossless"}, {2, "lossy"}};
     if (!raw_) return {{0, family_}};
     std::vector<ModeName> m{{kRawMode, "raw"}};
     std::uint64_t most = 1;
@@ -152,7 +197,7 @@ class E2MC final : public CodecImpl<E2MC> {
         tables.push(huffman::build_code(huffman::make_alphabet_dense(sl_, row, mfv_), max_len_, limit_).to_json());
       }
     }
-    Json m = new_model(family_);
+    Json m = new_model(model_family());
     m.set("sl", Json::integer(sl_));
     m.set("positions", Json::integer(positions_));
     m.set("max_len", Json::integer(max_len_));
@@ -160,37 +205,13 @@ class E2MC final : public CodecImpl<E2MC> {
     return m.dump();
   }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
-    std::array<std::uint32_t, 8> seg{};
-    with_symbol_bits(sl_, [&](auto SL) { segment_bits<SL()>(blk, b, seg); });
-    return layout(seg, b);
-  }
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const { return plan(blk, b, true).size; }
 
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
-    std::array<std::uint32_t, 8> seg{};
-    with_symbol_bits(sl_, [&](auto SL) { segment_bits<SL()>(blk, b, seg); });
-    bool raw = false;
-    const SizeBreakdown s = layout(seg, b, &raw);
-    if (raw) {
-      w.write_bytes(blk, b);
-      return raw_tag(b);
-    }
-    const std::size_t origin = w.position();
-    const unsigned ptr_bits = ceil_log2(b);
-    std::size_t at = (pdw_ - 1) * ptr_bits + seg[0];
-    for (unsigned k = 1; k < pdw_; ++k) {  // P_k: byte offset of segment k
-      at = (at + 7) / 8 * 8;
-      w.write(at / 8, ptr_bits);
-      at += seg[k];
-    }
-    const std::size_t n = 8 * b / sl_;
-    for (unsigned k = 0; k < pdw_; ++k) {
-      if (k) w.write(0, static_cast<unsigned>((8 - (w.position() - origin) % 8) % 8));
-      with_symbol_bits(sl_, [&](auto SL) {
-        for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) put(w, symbol_at<SL()>(blk, i, endian_), i);
-      });
-    }
-    return raw_ ? static_cast<std::uint32_t>(s.mode - 1) : 0u;
+    return write(blk, b, w, plan(blk, b, true));
+  }
+  std::uint32_t encode_block(const BlockView& v, std::size_t i, BitWriter& w) const override {
+    return write(v.block(i), v.block_bytes, w, plan(v.block(i), v.block_bytes, v.may_approximate(i)));
   }
 
   void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
@@ -202,6 +223,19 @@ class E2MC final : public CodecImpl<E2MC> {
     if (raw_ && tag != bursts(bits) - 1)
       throw corrupt_stream(family_ + " tag " + std::to_string(tag) + " does not match a " + std::to_string(bits) +
                            "-bit stream");
+    std::size_t cut = 0, cut_len = 0;  // truncated symbols [cut, cut + cut_len) of a lossy block
+    if (head_bits(b, false)) {
+      const bool m = in.read_bit();
+      if (m || !compact_) {
+        cut = static_cast<std::size_t>(in.read(ss_bits(b)));
+        cut_len = static_cast<std::size_t>(in.read(4)) + 1;
+        if (!m && (cut != 0 || cut_len != 1)) throw corrupt_stream("slc lossless block with a start or length field");
+        if (m && !is_node(cut, cut_len, n))
+          throw corrupt_stream("slc symbols [" + std::to_string(cut) + ", " + std::to_string(cut + cut_len) +
+                               ") are not a node of the " + variant_name() + " tree");
+        if (!m) cut_len = 0;
+      }
+    }
     const unsigned ptr_bits = ceil_log2(b);
     std::array<std::size_t, 8> start{};
     for (unsigned k = 1; k < pdw_; ++k) start[k] = 8 * static_cast<std::size_t>(in.read(ptr_bits));
@@ -216,9 +250,28 @@ class E2MC final : public CodecImpl<E2MC> {
       }
       with_symbol_bits(sl_, [&](auto SL) {
         for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i)
-          put_symbol<SL()>(out, i, static_cast<std::uint32_t>(table(i).decode_symbol(in)), endian_);
+          if (i < cut || i >= cut + cut_len)
+            put_symbol<SL()>(out, i, static_cast<std::uint32_t>(table(i).decode_symbol(in)), endian_);
       });
     }
+    if (cut_len && variant_ != Variant::simp) {  // value-similarity prediction (P4 §III-E)
+      // The first kept value: word 0 if the run starts later, else the word after the run;
+      // predict="word" copies it word by word (the symbol at the same place in the word),
+      // predict="symbol" copies its first symbol into every truncated symbol.
+      const std::size_t per = sl_ < 32 ? 32 / sl_ : 1;  // symbols per 32-bit word
+      const std::size_t first = cut > 0 ? 0 : (cut + cut_len + per - 1) / per * per;
+      with_symbol_bits(sl_, [&](auto SL) {
+        for (std::size_t i = cut; i < cut + cut_len; ++i) {
+          const std::size_t src = word_predict_ ? first + i % per : (cut > 0 ? 0 : cut_len);
+          put_symbol<SL()>(out, i, src < n ? symbol_at<SL()>(out, src, endian_) : 0u, endian_);
+        }
+      });
+    }
+  }
+
+ protected:
+  void measure_range(const BlockView& v, std::size_t begin, std::size_t end, const SizeColumns& out) const override {
+    for (std::size_t i = begin; i < end; ++i) out.set(i, plan(v.block(i), v.block_bytes, v.may_approximate(i)).size);
   }
 
  private:
@@ -236,16 +289,6 @@ class E2MC final : public CodecImpl<E2MC> {
   }
   void put(BitWriter& w, std::uint32_t v, std::size_t i) const { table(i).encode_symbol(w, v); }
 
-  template <unsigned SL>
-  void segment_bits(const std::uint8_t* blk, std::size_t b, std::array<std::uint32_t, 8>& seg) const {
-    const std::size_t n = 8 * b / SL;
-    for (unsigned k = 0; k < pdw_; ++k) {
-      std::uint32_t sum = 0;
-      for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) sum += cost(symbol_at<SL>(blk, i, endian_), i);
-      seg[k] = sum;
-    }
-  }
-
   std::uint64_t bursts(std::uint64_t bits) const { return std::max<std::uint64_t>(1, ceil_div(bits, 8 * std::uint64_t{mag_})); }
   std::uint32_t raw_tag(std::size_t b) const { return (1u << tag_bits(b)) - 1; }
   // Bursts a compressed block can take: up to B - MAG bytes, or below B when B < 2 MAG.
@@ -256,38 +299,164 @@ class E2MC final : public CodecImpl<E2MC> {
   // ceil(log2(B/MAG)) for power-of-two B/MAG (P1 §III-D: 2 bits at 128/32).
   unsigned tag_bits(std::size_t b) const { return std::max(1u, ceil_log2(max_bursts(b) + 1)); }
 
-  // Payload, header (pointers + pads), tag and mode of a block whose segments cost seg[k] bits;
-  // *raw (if given) says whether the raw rule stores the block uncompressed.
-  SizeBreakdown layout(const std::array<std::uint32_t, 8>& seg, std::size_t b, bool* raw = nullptr) const {
-    SizeBreakdown s;
-    std::uint32_t header = (pdw_ - 1) * ceil_log2(b), at = header;
+  // Bits of the pointers, pads and segments behind `head` header bits: header = head + pointers
+  // + pads, payload = the segments.
+  struct Lay {
+    std::uint32_t payload = 0, header = 0;
+    std::uint64_t bits() const { return std::uint64_t{payload} + header; }
+  };
+  Lay lay(const std::array<std::uint32_t, 8>& seg, std::size_t b, unsigned head) const {
+    Lay l;
+    std::uint32_t at = head + (pdw_ - 1) * ceil_log2(b);
+    l.header = at;
     for (unsigned k = 0; k < pdw_; ++k) {
       if (k) {
         const std::uint32_t aligned = (at + 7) / 8 * 8;
-        header += aligned - at;
+        l.header += aligned - at;
         at = aligned;
       }
-      s.payload += seg[k];
+      l.payload += seg[k];
       at += seg[k];
     }
-    s.header = header;
-    if (!raw_) return s;
-    s.tag = tag_bits(b);
-    const std::uint64_t bits = at, full = 8 * std::uint64_t{b};
-    const bool compressed = 2 * mag_ <= b ? bits <= full - 8 * std::uint64_t{mag_} : bits < full;
-    if (raw) *raw = !compressed;
-    if (!compressed) {
-      s.payload = static_cast<std::uint32_t>(full);
-      s.header = 0;
-      s.mode = kRawMode;
-    } else {
-      s.mode = static_cast<std::int16_t>(bursts(bits));
-    }
-    return s;
+    return l;
+  }
+  // E2MC's raw rule (P1 §III-E): compressed iff bits <= 8(B - MAG), or < 8B when B < 2 MAG.
+  bool fits_compressed(std::uint64_t bits, std::size_t b) const {
+    const std::uint64_t full = 8 * std::uint64_t{b};
+    return 2 * mag_ <= b ? bits <= full - 8 * std::uint64_t{mag_} : bits < full;
   }
 
+  // What encode writes for a block: raw, lossless, or lossy with symbols [cut, cut + cut_len)
+  // truncated; `seg` are the segment bits written and `size` the breakdown measure reports.
+  struct Plan {
+    SizeBreakdown size;
+    std::array<std::uint32_t, 8> seg{};
+    bool raw = false, lossy = false;
+    std::size_t cut = 0, cut_len = 0;
+    unsigned head = 0;
+  };
+
+  Plan plan(const std::uint8_t* blk, std::size_t b, bool approximable) const {
+    Plan p;
+    const std::size_t n = 8 * b / sl_;
+    std::uint8_t c[512];  // bits of every symbol (S <= 512)
+    with_symbol_bits(sl_, [&](auto SL) {
+      for (std::size_t i = 0; i < n; ++i) c[i] = static_cast<std::uint8_t>(cost(symbol_at<SL()>(blk, i, endian_), i));
+    });
+    for (unsigned k = 0; k < pdw_; ++k) {
+      std::uint32_t sum = 0;
+      for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) sum += c[i];
+      p.seg[k] = sum;
+    }
+    p.head = head_bits(b, false);
+    Lay l = lay(p.seg, b, p.head);
+    const std::uint64_t comp = l.bits(), full = 8 * std::uint64_t{b}, burst = 8 * std::uint64_t{mag_};
+    if (slc_) p.size.mode = 1;
+    if (raw_) p.size.tag = tag_bits(b);
+    if (lossy() && approximable && comp <= full && comp >= burst) {
+      const std::uint64_t budget = comp / burst * burst, extra = comp - budget;
+      if (extra > 0 && extra <= 8 * std::uint64_t{threshold_} && choose_cut(c, n, b, extra, budget, p)) return p;
+    }
+    if (raw_ && !fits_compressed(comp, b)) {
+      p.raw = true;
+      p.size.payload = static_cast<std::uint32_t>(full);
+      p.size.header = 0;
+      p.size.mode = kRawMode;
+      return p;
+    }
+    p.size.payload = l.payload;
+    p.size.header = l.header;
+    if (!slc_ && raw_) p.size.mode = static_cast<std::int16_t>(bursts(comp));
+    return p;
+  }
+
+  // The first candidate node (span ascending, start ascending) whose weight covers `extra` and
+  // whose re-laid-out stream fits the budget; sets the plan's lossy fields.
+  bool choose_cut(const std::uint8_t* c, std::size_t n, std::size_t b, std::uint64_t extra, std::uint64_t budget,
+                  Plan& p) const {
+    std::uint32_t prefix[513];
+    prefix[0] = 0;
+    for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + c[i];
+    const unsigned head = head_bits(b, true);
+    for (const unsigned span : spans()) {
+      if (span > n) break;
+      const std::size_t step = span == 6 ? 8 : span == 12 ? 16 : span;
+      for (std::size_t ss = 0; ss + span <= n; ss += step) {
+        if (prefix[ss + span] - prefix[ss] < extra) continue;
+        std::array<std::uint32_t, 8> seg = p.seg;
+        for (unsigned k = 0; k < pdw_; ++k) {
+          const std::size_t lo = std::max(ss, k * n / pdw_), hi = std::min<std::size_t>(ss + span, (k + 1) * n / pdw_);
+          if (lo < hi) seg[k] -= prefix[hi] - prefix[lo];
+        }
+        const Lay l = lay(seg, b, head);
+        if (l.bits() > budget) continue;
+        p.lossy = true;
+        p.seg = seg;
+        p.cut = ss;
+        p.cut_len = span;
+        p.head = head;
+        p.size.payload = l.payload;
+        p.size.header = l.header;
+        p.size.mode = 2;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  std::uint32_t write(const std::uint8_t* blk, std::size_t b, BitWriter& w, const Plan& p) const {
+    if (p.raw) {
+      w.write_bytes(blk, b);
+      return raw_tag(b);
+    }
+    const std::size_t origin = w.position();
+    if (p.head) {
+      w.write_bit(p.lossy);
+      if (p.lossy || !compact_) {
+        w.write(p.cut, ss_bits(b));
+        w.write(p.lossy ? p.cut_len - 1 : 0, 4);
+      }
+    }
+    const unsigned ptr_bits = ceil_log2(b);
+    std::size_t at = p.head + (pdw_ - 1) * ptr_bits + p.seg[0];
+    for (unsigned k = 1; k < pdw_; ++k) {  // P_k: byte offset of segment k
+      at = (at + 7) / 8 * 8;
+      w.write(at / 8, ptr_bits);
+      at += p.seg[k];
+    }
+    const std::size_t n = 8 * b / sl_, cut_end = p.cut + p.cut_len;
+    for (unsigned k = 0; k < pdw_; ++k) {
+      if (k) w.write(0, static_cast<unsigned>((8 - (w.position() - origin) % 8) % 8));
+      with_symbol_bits(sl_, [&](auto SL) {
+        for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i)
+          if (!p.lossy || i < p.cut || i >= cut_end) put(w, symbol_at<SL()>(blk, i, endian_), i);
+      });
+    }
+    return raw_ ? static_cast<std::uint32_t>(bursts(w.position() - origin) - 1) : 0u;
+  }
+
+  // SLC header bits in front of the pointers (0 for E2MC, SC2 and threshold 0).
+  unsigned head_bits(std::size_t b, bool lossy_block) const {
+    if (!lossy()) return 0;
+    return 1 + (lossy_block || !compact_ ? ss_bits(b) + 4 : 0);
+  }
+  unsigned ss_bits(std::size_t b) const { return ceil_log2(8 * b / sl_); }
+  // Spans of the candidate nodes, smallest first (P4 §III-D; opt adds 6 and 12, §III-F).
+  const std::vector<unsigned>& spans() const {
+    static const std::vector<unsigned> tree{1, 2, 4, 8, 16}, opt{1, 2, 4, 6, 8, 12, 16};
+    return variant_ == Variant::opt ? opt : tree;
+  }
+  bool is_node(std::size_t ss, std::size_t span, std::size_t n) const {
+    const auto& sp = spans();
+    if (std::find(sp.begin(), sp.end(), span) == sp.end() || ss + span > n) return false;
+    const std::size_t step = span == 6 ? 8 : span == 12 ? 16 : span;
+    return ss % step == 0;
+  }
+  std::string variant_name() const { return variant_ == Variant::simp ? "simp" : variant_ == Variant::pred ? "pred" : "opt"; }
+  std::string model_family() const { return slc_ ? "e2mc" : family_; }
+
   void load_model(const std::string& text) {
-    const Json m = parse_model(text, family_);
+    const Json m = parse_model(text, model_family());
     if (m["sl"].as_int() != sl_)
       throw json_error(family_ + " model: sl " + m["sl"].dump() + " differs from symbol_bits " + std::to_string(sl_));
     if (m["positions"].as_int() != positions_)
@@ -325,6 +494,9 @@ class E2MC final : public CodecImpl<E2MC> {
   std::size_t mfv_ = 1024;
   huffman::LimitMethod limit_ = huffman::LimitMethod::floor;
   bool raw_ = true, flag_miss_ = false, heap_tree_ = false, cal22_sample_ = false;
+  bool slc_ = false, compact_ = false, word_predict_ = true;
+  enum class Variant { simp, pred, opt } variant_ = Variant::opt;
+  unsigned threshold_ = 0;  // SLC lossy threshold in bytes
   std::string model_text_;
   std::vector<CanonicalCode> tables_;
   std::vector<std::uint8_t> lut_;  // bits per (position, value) for SL <= 16
@@ -332,6 +504,7 @@ class E2MC final : public CodecImpl<E2MC> {
 
 std::unique_ptr<Codec> make_e2mc(const Options& o) { return std::make_unique<E2MC>(o, "e2mc"); }
 std::unique_ptr<Codec> make_sc2(const Options& o) { return std::make_unique<E2MC>(o, "sc2"); }
+std::unique_ptr<Codec> make_slc(const Options& o) { return std::make_unique<E2MC>(o, "slc"); }
 
 }  // namespace
 
@@ -355,6 +528,14 @@ void add_e2mc_presets(std::vector<Preset>& out) {
                   {"pdw", std::int64_t{1}}, {"raw", false}, {"miss", std::string("flag")}, {"tree", std::string("heap")},
                   {"sample", std::string("cal22")}},
                  false, &make_sc2});
+  out.push_back({"slc.opt", "slc",
+                 "SLC (DATE'19) on E2MC16: lossy when at most 16 B above a MAG multiple, tree nodes plus the extra "
+                 "span-6/12 nodes, value-similarity prediction (TSLC-OPT)",
+                 "none", {}, true, &make_slc});
+  out.push_back({"slc.pred", "slc", "SLC with the plain tree and value-similarity prediction (TSLC-PRED)", "none",
+                 {{"variant", std::string("pred")}}, false, &make_slc});
+  out.push_back({"slc.simp", "slc", "SLC with the plain tree, truncated symbols decoded as 0 (TSLC-SIMP)", "none",
+                 {{"variant", std::string("simp")}}, false, &make_slc});
   out.push_back({"sc2.kim", "sc2",
                  "SKKU SC2 model: unlimited code lengths, a miss costs 32 + 1 bits (accounting-only)", "none",
                  {{"symbol_bits", std::int64_t{32}}, {"max_len", std::int64_t{0}}, {"pdw", std::int64_t{1}},

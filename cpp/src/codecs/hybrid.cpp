@@ -78,8 +78,12 @@ class BestOf final : public CodecImpl<BestOf> {
       }
     }
     if (members_.empty() || members_.size() > 256) throw invalid_argument("bestof: give 1 to 256 members");
-    for (const auto& m : members_)
+    for (const auto& m : members_) {
       if (m->stateful()) throw invalid_argument("bestof: stateful member " + m->preset() + " is not supported");
+      if (m->lossy())
+        throw invalid_argument("bestof: lossy member " + m->preset() + " is not supported (a hybrid picks among "
+                               "lossless encodings)");
+    }
     sel_bits_ = ceil_log2(members_.size());
   }
 

@@ -100,8 +100,11 @@ class Codec {
 
   /// Every option with its effective value (a complete config).
   virtual Options options() const = 0;
-  /// True for a decodable, lossless format; false for accounting-only presets (SPEC 0.7).
+  /// True for a decodable format; false for accounting-only presets (SPEC 0.7).
   virtual bool exact() const { return true; }
+  /// True if decode returns an approximation of the blocks the caller marked approximable
+  /// (SLC, SPEC 0.7 item 3); such codecs read BlockView::approximable.
+  virtual bool lossy() const { return false; }
   /// Throws invalid_argument if the codec is not defined for B-byte blocks.
   virtual void check_block_bytes(std::size_t block_bytes) const { memcomp::check_block_bytes(block_bytes); }
   /// Upper bound of the in-band bits of any block.
@@ -111,6 +114,10 @@ class Codec {
 
   virtual SizeBreakdown measure(const std::uint8_t* block, std::size_t block_bytes) const = 0;
   virtual std::uint32_t encode(const std::uint8_t* block, std::size_t block_bytes, BitWriter& out) const;
+  /// Block i of a batch: encode() by default; lossy codecs also read the block's approximable flag.
+  virtual std::uint32_t encode_block(const BlockView& blocks, std::size_t i, BitWriter& out) const {
+    return encode(blocks.block(i), blocks.block_bytes, out);
+  }
   virtual void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t block_bytes) const;
 
   /// Batch API. threads <= 0 means all hardware threads; results never depend on it. A stateful
@@ -128,6 +135,8 @@ class Codec {
   [[noreturn]] void not_decodable() const;
   /// Throws invalid_argument if the codec needs a model and has none.
   void require_model() const;
+  /// Throws invalid_argument for an approximable mask given to a lossless codec.
+  void check_approximable(const BlockView& blocks) const;
   /// Stateful codecs: return to the initial state (called at the start of every batch).
   virtual void reset() const {}
   /// Stateful codecs: the current state as bytes, and setting it from such bytes (throws

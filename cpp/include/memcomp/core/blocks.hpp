@@ -24,12 +24,20 @@ inline void check_block_bytes(std::size_t b) {
 }
 
 /// n_blocks blocks of block_bytes bytes each, stored back to back (a C-contiguous (n, B) array).
+/// `approximable` (optional, one byte per block, non-zero = may be approximated) is read by lossy
+/// codecs only (SLC, P4 §IV-C: the user marks safe-to-approximate data); null means every block.
 struct BlockView {
   const std::uint8_t* data = nullptr;
   std::size_t n_blocks = 0;
   std::size_t block_bytes = 0;
+  const std::uint8_t* approximable = nullptr;
 
   const std::uint8_t* block(std::size_t i) const noexcept { return data + i * block_bytes; }
+  bool may_approximate(std::size_t i) const noexcept { return !approximable || approximable[i] != 0; }
+  /// Blocks [begin, begin + n) as a view of their own (the mask follows).
+  BlockView slice(std::size_t begin, std::size_t n) const noexcept {
+    return {block(begin), n, block_bytes, approximable ? approximable + begin : nullptr};
+  }
 };
 
 }  // namespace memcomp

@@ -1,0 +1,352 @@
+"""SLC (P4; SPEC 1.11): a real lossy codec on the E2MC machinery. Golden W13, decisions against a
+brute-force oracle (oracles_slc.py) on random code lengths, the lossless/lossy contract, the
+variants, threshold 0 = E2MC, corrupt streams, bad parameters, quality metrics and the study API."""
+import dataclasses
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import memcomp
+import oracles_slc as O
+from blockgen import adversarial, realistic
+from memcomp import slc
+
+GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "..", "golden", "slc.json")))
+
+
+def model_of(lengths, esc_len=1, sl=16, first=1000):
+    """An E2MC model coding value first + i with lengths[i] bits."""
+    return {"format": "memcomp.model/1", "codec": "e2mc", "sl": sl, "positions": 1, "max_len": 20,
+            "tables": [{"symbols": [first + i for i in range(len(lengths))], "lengths": list(lengths),
+                        "esc_len": esc_len}]}
+
+
+def block_of(values, dtype="<u2"):
+    return np.ascontiguousarray(np.asarray(values, dtype=dtype).view(np.uint8).reshape(1, -1))
+
+
+def header(enc, i, ss_bits=6):
+    """(m, ss, len) of block i's SLC header."""
+    h = int.from_bytes(enc.block_stream(i)[:4].ljust(4, b"\0"), "big")
+    return h >> 31, (h >> (31 - ss_bits)) & ((1 << ss_bits) - 1), ((h >> (27 - ss_bits)) & 0xF) + 1
+
+
+# ------------------------------------------------------------------------------------------ golden
+@pytest.mark.parametrize("variant", ["simp", "pred", "opt"])
+def test_w13(variant):
+    g = GOLDEN["w13"]
+    model = model_of([13] * 32 + [12] * 32)
+    x = block_of(1000 + np.arange(64))
+    # kept lossless (at MAG 16, where E2MC's raw rule still lets 832 bits through)
+    lossless = memcomp.get_codec("slc", variant=variant, model=model, mag=16).measure(x, approximable=np.array([False]))
+    assert int(lossless.header_bits[0]) == g["header_bits"]  # 1 + 6 + 4 + 21 pointer bits, no pads
+    assert int(lossless.size_bits[0]) == g["comp"]
+    c = memcomp.get_codec("slc", variant=variant, model=model)
+    s, enc = c.measure(x), c.encode(x)
+    want = g["opt" if variant == "opt" else "pred"]
+    assert int(s.size_bits[0]) == int(enc.bit_lengths[0]) == want["bits"] and int(s.mode[0]) == 2
+    assert header(enc, 0) == (1, want["ss"], want["len"])
+    assert int(memcomp.charge(s.size_bits, 128, "mag(32)")[0]) == 8 * g["charged_bytes_at_mag"] == g["budget"]
+    if variant == "opt":
+        assert int(s.header_bits[0]) == 32 + want["pad"]
+    d = c.decode(enc)[0].view("<u2")
+    kept = np.r_[0:want["ss"], want["ss"] + want["len"]:64]
+    assert np.array_equal(d[kept], 1000 + kept)
+    cut = d[want["ss"]:want["ss"] + want["len"]]
+    if variant == "simp":
+        assert (cut == 0).all()
+    else:  # the first kept word (symbols 2k, 2k+1 after the run) copied word by word
+        first = want["ss"] + want["len"]
+        assert np.array_equal(cut, np.tile([1000 + first, 1001 + first], want["len"] // 2))
+
+
+# ------------------------------------------------------------------------------- brute-force oracle
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["simp", "pred", "opt"]), st.sampled_from([8, 16, 32]),
+       st.booleans(), st.sampled_from([1, 2, 4]))
+@settings(max_examples=120, deadline=None)
+def test_decisions_equal_brute_force(seed, variant, threshold, compact, pdw):
+    """On random code-length vectors the codec's mode, size, header and node are those of an
+    exhaustive search over every candidate node (P4 §III-D rules, SPEC 1.11 order)."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(6, 21, 96)  # Kraft <= 96 / 64 * 2^-6 < 1/2 beside a 1-bit ESC
+    c = memcomp.get_codec("slc", variant=variant, threshold_bytes=threshold, compact_lossless=compact, pdw=pdw,
+                          model=model_of(lengths.tolist()))
+    picks = rng.integers(0, 96, (40, 64))
+    x = np.ascontiguousarray((1000 + picks).astype("<u2").view(np.uint8).reshape(40, 128))
+    s, enc = c.measure(x), c.encode(x)
+    assert np.array_equal(s.size_bits, enc.bit_lengths)
+    names = {0: "raw", 1: "lossless", 2: "lossy"}
+    for i in range(len(x)):
+        want = O.plan(lengths[picks[i]].tolist(), 128, pdw=pdw, threshold=threshold, variant=variant, compact=compact)
+        assert names[int(s.mode[i])] == want["mode"], i
+        assert int(s.size_bits[i]) == want["bits"], i
+        if want["mode"] != "raw":
+            assert int(s.header_bits[i]) == want["header"], i
+        if want["mode"] == "lossy":
+            assert header(enc, i) == (1, want["ss"], want["len"])
+            assert int(memcomp.charge(s.size_bits[i:i + 1], 128, "mag(32)")[0]) == want["budget"]
+
+
+# ---------------------------------------------------------------------------------- the contract
+@pytest.fixture(scope="module")
+def fp32():
+    x = memcomp.as_blocks(memcomp.workloads.generate("fp32_activations", 1 << 19, seed=1), 128)
+    return x, memcomp.get_codec("e2mc").fit(x).model
+
+
+def test_lossless_blocks_exact_lossy_blocks_fit_their_budget(fp32):
+    x, model = fp32
+    c = memcomp.get_codec("slc", model=model)
+    s, enc = c.measure(x), c.encode(x)
+    d = c.decode(enc)
+    lossy = s.mode == 2
+    assert 0.05 < lossy.mean() < 0.9
+    assert np.array_equal(d[~lossy], x[~lossy])
+    assert (d[lossy] != x[lossy]).any(axis=1).all()
+    ll = c.measure(x, approximable=np.zeros(len(x), bool))  # the same blocks kept lossless
+    assert not (ll.mode == 2).any()
+    charged = memcomp.charge(s.size_bits, 128, "mag(32)")
+    assert (charged[lossy] % 256 == 0).all()
+    # comp, the lossless stream's bits (at MAG 16 E2MC's raw rule lets up to 896 bits through)
+    comp = memcomp.get_codec("slc", model=model, mag=16).measure(x, approximable=np.zeros(len(x), bool))
+    assert (comp.mode[lossy] == 1).all()
+    budget = comp.size_bits[lossy].astype(np.int64) // 256 * 256  # the MAG multiple below comp
+    assert np.array_equal(charged[lossy], budget)
+    assert (charged[lossy] < memcomp.charge(ll.size_bits, 128, "mag(32)")[lossy]).all()
+    assert (comp.size_bits[lossy] - budget <= 8 * 16).all()  # at most the threshold above it
+    assert np.array_equal(memcomp.charge(s.size_bits, 128, "mag(32)")[~lossy],
+                          memcomp.charge(ll.size_bits, 128, "mag(32)")[~lossy])
+
+
+def test_variants_differ_only_where_they_should(fp32):
+    x, model = fp32
+    simp, pred, opt = (memcomp.get_codec("slc", variant=v, model=model) for v in ("simp", "pred", "opt"))
+    es, ep, eo = simp.encode(x), pred.encode(x), opt.encode(x)
+    for f in ("data", "bit_offsets", "bit_lengths", "tags"):
+        assert np.array_equal(getattr(es, f), getattr(ep, f)), f  # simp and pred write the same stream
+    ds, dp, do = simp.decode(es), pred.decode(ep), opt.decode(eo)
+    lossy = pred.measure(x).mode == 2
+    assert np.array_equal(ds[~lossy], dp[~lossy]) and not np.array_equal(ds[lossy], dp[lossy])
+    mo = opt.measure(x).mode
+    assert np.array_equal(mo == 2, lossy)  # the extra nodes change which node, not whether
+    hp = np.array([header(ep, i)[2] for i in np.flatnonzero(lossy)])
+    ho = np.array([header(eo, i)[2] for i in np.flatnonzero(lossy)])
+    assert (ho <= hp).all() and (ho < hp).any() and set(ho[ho != hp]) <= {6, 12}
+    same = np.flatnonzero(lossy)[ho == hp]
+    assert np.array_equal(do[same], dp[same]) and np.array_equal(do[~lossy], x[~lossy])
+    qs, qp, qo = (slc.quality(x, d) for d in (ds, dp, do))
+    assert qo["nrmse"] <= qp["nrmse"] < qs["nrmse"]  # P4 Fig. 7: OPT lowest error, SIMP highest
+
+
+def test_header_is_iii_g():
+    """m:1, ss:log2 S, len:4, then E2MC's pointers; compact_lossless drops ss and len when m = 0."""
+    model = model_of([13] * 32 + [12] * 32)
+    x = block_of(1000 + np.arange(64))
+    keep = np.array([False])
+    full = memcomp.get_codec("slc", model=model, mag=16).measure(x, approximable=keep)
+    compact = memcomp.get_codec("slc", model=model, mag=16, compact_lossless=True).measure(x, approximable=keep)
+    assert (int(full.header_bits[0]), int(full.size_bits[0])) == (32, 832)
+    # 1 + 21 pointer bits; segment 1 ends at 230 bits, padded to 232: header 24, 832 - 8
+    assert (int(compact.header_bits[0]), int(compact.size_bits[0])) == (24, 824)
+    e = memcomp.get_codec("e2mc", model=model, mag=16).measure(x)
+    assert (int(e.header_bits[0]), int(e.size_bits[0])) == (24, 824)  # E2MC: 21 + a 3-bit pad: the mode bit fits the pad
+    for sl, B, ss_bits in ((4, 64, 7), (8, 32, 5), (32, 256, 6), (16, 16, 3)):
+        c = memcomp.get_codec("slc", symbol_bits=sl, pdw=1, mag=min(32, B)).fit(realistic(B, 1 << 14))
+        s = c.measure(realistic(B, 1 << 12), approximable=np.zeros((1 << 12) // B, bool))
+        assert set(s.header_bits[s.mode == 1]) == {1 + ss_bits + 4}
+
+
+@pytest.mark.parametrize("sl, B", [(16, 128), (4, 32), (8, 64), (32, 256)])
+def test_threshold_zero_is_e2mc(sl, B):
+    x = realistic(B, 1 << 16)
+    e = memcomp.get_codec("e2mc", symbol_bits=sl).fit(x)
+    c = memcomp.get_codec("slc", symbol_bits=sl, threshold_bytes=0, model=e.model)
+    assert not c.lossy
+    a, b = c.encode(x), e.encode(x)
+    assert np.array_equal(a.bit_lengths, b.bit_lengths) and np.array_equal(a.data, b.data)
+    assert np.array_equal(c.decode(a), x) and np.array_equal(c.measure(x).size_bits, e.measure(x).size_bits)
+
+
+@pytest.mark.parametrize("variant", ["simp", "pred", "opt"])
+@pytest.mark.parametrize("sl, pdw, B", [(16, 4, 128), (8, 2, 64), (4, 1, 32), (32, 4, 128), (16, 8, 256)])
+def test_measure_equals_encode_and_lossless_roundtrip(variant, sl, pdw, B):
+    x = np.ascontiguousarray(np.concatenate([adversarial(B)[:60], realistic(B, 1 << 15)]))
+    c = memcomp.get_codec("slc", variant=variant, symbol_bits=sl, pdw=pdw).fit(x[::3].copy())
+    s, enc = c.measure(x), c.encode(x)
+    assert np.array_equal(s.size_bits, enc.bit_lengths) and int(s.size_bits.max()) <= c.max_compressed_bits(B)
+    d = c.decode(enc)
+    assert np.array_equal(d[s.mode != 2], x[s.mode != 2])
+    mask = np.arange(len(x)) % 2 == 0
+    sm = c.measure(x, approximable=mask)
+    assert not (sm.mode[~mask] == 2).any()
+    assert np.array_equal(c.decode(c.encode(x, approximable=mask))[~mask], x[~mask])
+
+
+def test_corrupt_and_truncated_streams_raise(fp32):
+    x, model = fp32
+    c = memcomp.get_codec("slc", model=model)
+    enc = c.encode(x[:400])
+    lossy = np.flatnonzero(c.measure(x[:400]).mode == 2)
+    i = int(lossy[0])
+    off = int(enc.bit_offsets[i]) // 8
+    bad = enc.data.copy()
+    bad[off] ^= 0x03  # ss becomes a start that is not a node of the tree
+    with pytest.raises(memcomp.CorruptStreamError):
+        c.decode(dataclasses.replace(enc, data=bad))
+    short = enc.bit_lengths.copy()
+    short[i] -= 9
+    with pytest.raises(memcomp.CorruptStreamError):
+        c.decode(dataclasses.replace(enc, bit_lengths=short))
+    lossless = int(np.flatnonzero(c.measure(x[:400]).mode == 1)[0])
+    bad = enc.data.copy()
+    bad[int(enc.bit_offsets[lossless]) // 8] |= 0x20  # m = 0 with a non-zero start field
+    with pytest.raises(memcomp.CorruptStreamError, match="lossless block with a start"):
+        c.decode(dataclasses.replace(enc, data=bad))
+    rng = np.random.default_rng(0)
+    for _ in range(200):  # bit flips anywhere: a clean error or some blocks, never a crash
+        flipped = enc.data.copy()
+        flipped[rng.integers(0, len(flipped))] ^= np.uint8(1 << rng.integers(0, 8))
+        try:
+            c.decode(dataclasses.replace(enc, data=flipped))
+        except memcomp.CorruptStreamError:
+            pass
+
+
+def test_bad_parameters():
+    x = realistic(128, 1 << 14)
+    with pytest.raises(ValueError, match="threshold_bytes"):
+        memcomp.get_codec("slc", threshold_bytes=-1)
+    with pytest.raises(ValueError, match="variant"):
+        memcomp.get_codec("slc", variant="best")
+    with pytest.raises(ValueError, match="MAG"):
+        memcomp.get_codec("slc", mag=24).fit(x)
+    with pytest.raises(ValueError, match="does not divide"):
+        slc.compress(x, mag=48)
+    with pytest.raises(ValueError, match="variant"):
+        slc.compress(x, variant="best")
+    with pytest.raises(ValueError, match="threshold_bytes"):
+        slc.compress(x, threshold_bytes=-4)
+    with pytest.raises(ValueError, match="does not divide"):
+        slc.as_values(np.zeros((2, 6), np.uint8), np.float32)
+    with pytest.raises(ValueError, match="dtype"):
+        slc.compress(x, dtype=np.complex64)
+    with pytest.raises(ValueError, match="approximable"):
+        slc.compress(x, approximable=np.ones(3, bool))
+    with pytest.raises(ValueError, match="lossless"):
+        memcomp.get_codec("bdi").measure(x, approximable=np.ones(len(x), bool))
+    with pytest.raises(ValueError):
+        memcomp.get_codec("slc").fit(x).measure(x, approximable=np.ones(len(x) - 1, bool))
+
+
+# ------------------------------------------------------------------------------------- quality
+def test_quality_metrics_match_numpy():
+    rng = np.random.default_rng(3)
+    o = rng.normal(0, 1, 4096).astype(np.float32)
+    a = o.copy()
+    a[::7] += 0.01
+    a[5] = 0.0
+    ob, ab = (memcomp.as_blocks(v, 128) for v in (o, a))
+    q = slc.quality(ob, ab, np.float32)
+    err = a.astype(np.float64) - o
+    assert q["mre"] == pytest.approx(np.mean(np.abs(err) / np.abs(o.astype(np.float64))))
+    assert q["nrmse"] == pytest.approx(np.sqrt(np.mean(err ** 2)) / (o.max() - o.min()))
+    assert q["psnr"] == pytest.approx(10 * np.log10(float(o.max() - o.min()) ** 2 / np.mean(err ** 2)))
+    assert q["max_abs_error"] == pytest.approx(np.abs(err).max()) and q["changed"] == np.mean(err != 0)
+    img = rng.integers(0, 256, 4096, dtype=np.uint8)
+    img2 = img.copy()
+    img2[:10] ^= 1
+    qi = slc.quality(memcomp.as_blocks(img, 128), memcomp.as_blocks(img2, 128), np.uint8)
+    assert qi["psnr"] == pytest.approx(10 * np.log10(255 ** 2 / (10 / 4096)))
+    bf = (o.view(np.uint32) >> 16).astype(np.uint16)
+    qb = slc.quality(memcomp.as_blocks(bf, 128), memcomp.as_blocks(bf, 128), "bfloat16")
+    assert qb["mre"] == 0 and qb["psnr"] == math.inf
+    want = (np.array([bf[0]], np.uint32) << 16).view(np.float32)[0]
+    assert slc.as_values(memcomp.as_blocks(bf, 128), "bfloat16").ravel()[0] == want
+
+
+def test_effect_on_a_matrix_product(fp32):
+    rng = np.random.default_rng(1)
+    w = rng.normal(0, 0.05, (64, 256)).astype(np.float32)
+    x = memcomp.as_blocks(w, 128)
+    r = slc.compress(x, threshold_bytes=32)
+    inp = rng.normal(0, 1, (256, 8)).astype(np.float32)
+    e = slc.effect(lambda m: m @ inp, x, r.blocks, np.float32, shape=(64, 256))
+    out0 = w.astype(np.float64) @ inp
+    out1 = slc.as_values(r.blocks).reshape(64, 256).astype(np.float32).astype(np.float64) @ inp
+    assert e["max_abs_error"] == pytest.approx(np.abs(out1 - out0).max(), rel=1e-5)
+    assert 0 <= e["argmax_agreement"] <= 1
+    same = slc.effect(lambda m: m @ inp, x, x, np.float32, shape=(64, 256))
+    assert same["mre"] == 0 and same["argmax_agreement"] == 1
+
+
+# --------------------------------------------------------------------------------- compress/sweep
+def test_compress_report(fp32):
+    x, model = fp32
+    r = slc.compress(x, model)
+    e2mc = memcomp.get_codec("e2mc", model=model).measure(x)
+    rep = r.report
+    assert rep["cr_e2mc"] == pytest.approx(e2mc.cr()) and rep["cr_mag_e2mc"] == pytest.approx(e2mc.stats().cr_mag(32))
+    assert rep["cr_mag_slc"] == pytest.approx(r.sizes.stats().cr_mag(32)) and rep["cr_mag_slc"] > rep["cr_mag_e2mc"]
+    assert rep["bandwidth_saved"] == pytest.approx(1 - rep["cr_mag_e2mc"] / rep["cr_mag_slc"])
+    assert rep["lossy_blocks"] == pytest.approx(np.mean(r.sizes.mode == 2))
+    q = slc.quality(x, r.blocks)
+    assert rep["nrmse"] == q["nrmse"] and rep["truncated_symbols"] > 0 and rep["truncated_bits"] > 0
+    assert np.array_equal(r.blocks, r.codec.decode(r.encoded))
+    zero = slc.compress(x, model, threshold_bytes=0).report
+    assert zero["lossy_blocks"] == 0 and zero["cr_mag_slc"] == zero["cr_mag_e2mc"] and zero["mre"] == 0
+    masked = slc.compress(x, model, approximable=np.zeros(len(x), bool)).report
+    assert masked["lossy_blocks"] == 0
+    online = slc.compress(x, training="online", window=100).report
+    assert online["blocks"] == len(x) and online["cr_mag_e2mc"] < rep["cr_mag_e2mc"] + 1
+
+
+def test_sweep_is_long_form(fp32):
+    x, model = fp32
+    df = slc.sweep(x[:2000], thresholds=(0, 16), mags=(32, 64), variants=("pred", "opt"), model=model)
+    assert len(df) == 8 and set(df["mag"]) == {32, 64} and set(df["variant"]) == {"pred", "opt"}
+    assert (df.loc[df.threshold_bytes == 0, "lossy_blocks"] == 0).all()
+    half = slc.sweep(x[:2000], thresholds="half", mags=(16, 32), variants=("opt",), model=model)
+    assert half["threshold_bytes"].tolist() == [8, 16]
+
+
+def test_slc_plugs_into_compare_breakdown_and_toggles(fp32):
+    x, _ = fp32
+    df = memcomp.compare(x, ["e2mc", "slc"], mag=32).set_index("codec")
+    assert df.loc["slc.opt", "cr_mag"] > df.loc["e2mc.paper", "cr_mag"]
+    assert pd_isna(df.loc["slc.opt", "oracle_wins"])  # lossy codecs stay out of the exact oracle
+    b = memcomp.breakdown(x, ["slc"])
+    assert set(b["mode_name"]) <= {"raw", "lossless", "lossy"} and b["blocks"].sum() == len(x)
+    t = memcomp.toggles.compare(x[:1000], ["slc"], channel="dram")
+    assert t["cr"].iloc[0] > 1
+
+
+def pd_isna(v):
+    import pandas as pd
+
+    return pd.isna(v)
+
+
+# ------------------------------------------------------------------------------------ MAG study
+def test_mag_study_tables():
+    data = memcomp.workloads.sample_dump(1 << 18)
+    t, h = memcomp.mag_study(data, ["bdi", "fpc", "cpack", "bpc", "e2mc", "mpc"], block_sizes=(32, 64, 128),
+                             mags=(16, 32, 64))
+    assert set(t["block_bytes"]) == {32, 64, 128} and set(t["mag"]) == {16, 32, 64}
+    assert "mpc.cal22_rtl" in set(t.loc[t.block_bytes == 32, "codec"]) and \
+        "mpc.cal22_rtl" not in set(t.loc[t.block_bytes == 128, "codec"])
+    for (codec, B), g in t.groupby(["codec", "block_bytes"]):
+        assert g["cr"].nunique() == 1  # raw CR does not depend on the MAG (P4 §V-C)
+        assert (g.sort_values("mag")["cr_mag"].diff().dropna() <= 1e-12).all()  # larger MAG, lower CR
+    bdi = memcomp.get_codec("bdi").measure(memcomp.as_blocks(data, 64))
+    nbytes = (bdi.size_bits.astype(np.int64) + 7) // 8
+    hb = h[(h.codec == "bdi.paper") & (h.block_bytes == 64) & (h.mag == 16)]
+    for above in range(16):
+        assert hb.loc[hb.bytes_above == above, "blocks"].sum() == int(np.sum(nbytes % 16 == above))
+    assert hb["share"].sum() == pytest.approx(1.0)
+    row = t[(t.codec == "bdi.paper") & (t.block_bytes == 64) & (t.mag == 16)].iloc[0]
+    assert row["cr_mag"] == pytest.approx(bdi.stats().cr_mag(16))
