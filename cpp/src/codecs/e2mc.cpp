@@ -339,21 +339,25 @@ class E2MC final : public CodecImpl<E2MC> {
   Plan plan(const std::uint8_t* blk, std::size_t b, bool approximable) const {
     Plan p;
     const std::size_t n = 8 * b / sl_;
-    std::uint8_t c[512];  // bits of every symbol (S <= 512)
+    std::uint8_t c[512];  // bits of every symbol (S <= 512), kept only when a block may go lossy
+    const bool keep = lossy() && approximable;
     with_symbol_bits(sl_, [&](auto SL) {
-      for (std::size_t i = 0; i < n; ++i) c[i] = static_cast<std::uint8_t>(cost(symbol_at<SL()>(blk, i, endian_), i));
+      for (unsigned k = 0; k < pdw_; ++k) {
+        std::uint32_t sum = 0;
+        for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) {
+          const unsigned bits = cost(symbol_at<SL()>(blk, i, endian_), i);
+          if (keep) c[i] = static_cast<std::uint8_t>(bits);
+          sum += bits;
+        }
+        p.seg[k] = sum;
+      }
     });
-    for (unsigned k = 0; k < pdw_; ++k) {
-      std::uint32_t sum = 0;
-      for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) sum += c[i];
-      p.seg[k] = sum;
-    }
     p.head = head_bits(b, false);
     Lay l = lay(p.seg, b, p.head);
     const std::uint64_t comp = l.bits(), full = 8 * std::uint64_t{b}, burst = 8 * std::uint64_t{mag_};
     if (slc_) p.size.mode = 1;
     if (raw_) p.size.tag = tag_bits(b);
-    if (lossy() && approximable && comp <= full && comp >= burst) {
+    if (keep && comp <= full && comp >= burst) {
       const std::uint64_t budget = comp / burst * burst, extra = comp - budget;
       if (extra > 0 && extra <= 8 * std::uint64_t{threshold_} && choose_cut(c, n, b, extra, budget, p)) return p;
     }
