@@ -153,7 +153,7 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
         json.dump(df.to_dict(orient="records"), out, indent=1)
         out.write("\n")
     else:
-        cols = ["codec", "exact", "model", "policy", "cr", "cr_mag"]
+        cols = ["codec", "exact"] + (["lossy"] if df["lossy"].any() else []) + ["model", "policy", "cr", "cr_mag"]
         cols += [c for c in df.columns if c.startswith("share_")] + ["oracle_wins"]
         out.write(f"{name}: {n} blocks of {args.block} B, MAG {args.mag} B\n")
         out.write(df[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")

@@ -131,13 +131,14 @@ def table(
     rows = []
     members = [oracle_member(c, oracle_over) for c in codecs]
 
-    def row(st: SizeStats, name, family, preset, exact, pol, fields, config):
+    def row(st: SizeStats, name, family, preset, exact, lossy, pol, fields, config):
         r = {
             **provenance(config),
             "codec": name,
             "family": family,
             "preset": preset,
             "exact": exact,
+            "lossy": lossy,
             "block_bytes": st.block_bytes,
             "blocks": st.n_blocks,
             "raw_bits": st.raw_bits,
@@ -157,7 +158,7 @@ def table(
 
     for i, (st, c) in enumerate(zip(stats, codecs)):
         pol = c.policy if policy is None else policy
-        r = row(st, c.name, c.codec_id, c.preset, c.exact, pol, st.bits_by_field(), c.get_config())
+        r = row(st, c.name, c.codec_id, c.preset, c.exact, c.lossy, pol, st.bits_by_field(), c.get_config())
         r["model"] = training[i] if training is not None else ("given" if c.model is not None else "-")
         if wins is not None:
             r["oracle_wins"] = int(wins[i]) if members[i] else None
@@ -166,7 +167,8 @@ def table(
     if oracle is not None and sum(members) > 1:
         none = {"payload_bits": None, "meta_bits": None, "header_bits": None, "tag_bits": None}
         config = {"id": ORACLE, "members": [c.name for c, m in zip(codecs, members) if m]}
-        r = row(oracle, ORACLE, ORACLE, ORACLE, None, "none", none, config)
+        r = row(oracle, ORACLE, ORACLE, ORACLE, None, oracle_over == "all" and any(c.lossy for c in codecs), "none",
+                none, config)
         r["model"] = "-"
         r["oracle_wins"] = oracle.n_blocks
         r["oracle_over"] = oracle_over

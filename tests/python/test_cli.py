@@ -113,3 +113,13 @@ def test_partial_block_error_names_allow_partial(tmp_path, capsys):
     assert "--allow-partial" in err and "allow_partial=True" not in err and "--block 32" in err
     assert run("compare", str(p), "--offset", "200")[0] == 2
     assert "--offset 200" in capsys.readouterr().err
+
+
+def test_compare_takes_slc_like_any_codec():
+    rc, text = run("compare", "--codecs", "e2mc,slc", "--block", "128", "--sample-bytes", str(1 << 18), "--csv")
+    assert rc == 0
+    df = pd.read_csv(io.StringIO(text)).set_index("codec")
+    assert df.loc["slc.opt", "lossy"] and not df.loc["e2mc.paper", "lossy"]
+    assert df.loc["slc.opt", "cr_mag"] > df.loc["e2mc.paper", "cr_mag"]
+    rc, text = run("compare", "--codecs", "e2mc,slc", "--block", "128", "--sample-bytes", str(1 << 18))
+    assert rc == 0 and "lossy" in text.splitlines()[1]
