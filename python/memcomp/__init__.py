@@ -12,7 +12,7 @@ from ._version import __version__
 from ._core import CorruptStreamError
 from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
 from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
-from .io import Dump, open_dump, save_dump
+from .io import Dump, open_dump, open_dumps, register_reader, save_dump
 from .metrics import SizeStats, charge, parse_policy
 from .models import Model
 from .report import breakdown, compare, mag_study
@@ -40,6 +40,8 @@ __all__ = [
     "mag_study",
     "mpc",
     "open_dump",
+    "open_dumps",
+    "register_reader",
     "parse_policy",
     "save_dump",
     "sectorize",

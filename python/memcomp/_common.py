@@ -81,3 +81,10 @@ def provenance(config: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     if config is not None:
         out["config"] = json.dumps(_config_digested(config), sort_keys=True, separators=(",", ":"))
     return out
+
+
+def source_of(blocks: Any) -> Dict[str, Any]:
+    """Provenance of the data: a Dump's dataset, file, format and byte range; {} for an array."""
+    if hasattr(blocks, "provenance") and callable(blocks.provenance) and not isinstance(blocks, np.ndarray):
+        return {k: v for k, v in blocks.provenance().items() if k != "block_bytes"}
+    return {}

@@ -57,6 +57,7 @@ def byte_view(array: Any) -> np.ndarray:
     order, so non-native byte orders are kept as stored. A read-only input
     gives a read-only view.
     """
+    array = _host_array(array)
     if isinstance(array, np.ma.MaskedArray):
         raise TypeError(
             "masked arrays are not accepted because the mask would be ignored; "
@@ -169,6 +170,42 @@ def sectorize(blocks: Any, sector_bytes: int) -> np.ndarray:
             f"{tuple(s for s in VALID_BLOCK_BYTES if size % s == 0)}"
         )
     return blocks.reshape(n_blocks * (size // sector), sector)
+
+
+def _host_array(obj: Any) -> Any:
+    """An ndarray over the memory of ``obj`` without a copy: DLPack objects (PyTorch, JAX, CuPy
+    tensors) on the CPU, and objects with the buffer protocol (bytes, bytearray, memoryview,
+    array.array). A tensor on another device is refused: copy it to the host explicitly."""
+    if isinstance(obj, np.ndarray):
+        return obj
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        device, index = obj.__dlpack_device__()
+        if int(device) != 1:  # kDLCPU
+            raise TypeError(
+                f"{type(obj).__name__} lives on device type {int(device)} (index {index}), not in host "
+                "memory; copy it to the host explicitly (e.g. tensor.cpu() or cupy.asnumpy(x)) and pass that"
+            )
+        try:
+            return np.from_dlpack(obj)
+        except (TypeError, BufferError, RuntimeError) as e:
+            raise TypeError(
+                f"NumPy cannot view this {type(obj).__name__} through DLPack ({e}); view its bytes as a "
+                "NumPy-known dtype first (e.g. a bfloat16 tensor as tensor.view(torch.int16))"
+            ) from None
+    if isinstance(obj, (bytes, bytearray, memoryview)) or _has_buffer(obj):
+        view = memoryview(obj)
+        if not view.c_contiguous:
+            raise ValueError("the buffer is not C-contiguous, so its bytes cannot be viewed as blocks without a copy")
+        return np.frombuffer(view.cast("B") if view.format != "B" or view.ndim != 1 else view, dtype=np.uint8)
+    return obj
+
+
+def _has_buffer(obj: Any) -> bool:
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
 
 
 def _valid_sizes() -> str:

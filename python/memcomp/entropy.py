@@ -28,7 +28,7 @@ from typing import Iterable, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core
-from ._common import chunks, provenance, whole
+from ._common import chunks, provenance, source_of, whole
 
 SYMBOL_BITS = (4, 8, 16, 32)
 VARIANTS = ("global", "per_position", "block")
@@ -236,6 +236,7 @@ def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, 
         blk = bound(blocks, sl, "block", endian=endian, threads=threads)
         h = st.entropy("global")
         rows.append({
+            **source_of(blocks),
             **provenance(),
             "block_bytes": block_bytes,
             "endian": endian,

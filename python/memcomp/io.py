@@ -1,9 +1,36 @@
-"""Memory-mapped access to memory dumps on disk.
+"""Memory dumps on disk as blocks.
 
 :func:`open_dump` maps a raw binary dump (any extension) or a ``.npy`` file
 read-only and exposes it as zero-copy ``(n_blocks, B)`` ``uint8`` blocks,
 so dumps larger than RAM can be analysed chunk by chunk with
 :meth:`Dump.chunks`. :func:`save_dump` writes an array's bytes back to disk.
+
+:func:`open_dumps` opens many datasets at once: paths, directories and glob
+patterns, one :class:`Dump` (one ``dataset``) per file, or per array or tensor
+of a container file, through a reader chosen by the file's suffix:
+
+==================  ============================================================
+suffix              datasets
+==================  ============================================================
+(any other)         the raw bytes of the file
+``.npy``            the array's bytes; a 2-D uint8 ``(N, L)`` trace (the MPC
+                    authors' tools' format) defaults to ``L``-byte blocks
+``.npz``            one per array (read into memory: zip members are not mapped)
+``.safetensors``    one per tensor, its bytes in file order, mapped; name = the
+                    tensor's name
+``.onnx``           one per initializer with its raw bytes (needs ``onnx``:
+                    ``pip install memcomp[onnx]``)
+a directory         its files, sorted; a ``manifest.json`` written by
+                    :mod:`memcomp.capture` gives names and order
+==================  ============================================================
+
+A reader for another format is a function ``reader(path, block_bytes,
+allow_partial) -> list[Dump]`` registered with :func:`register_reader`; build
+each Dump with :func:`dump_from_bytes` or :func:`open_dump`. Every Dump knows
+its provenance (:meth:`Dump.provenance`: dataset, file, format, byte range).
+In weight files (safetensors, ONNX) a tensor whose size is not a multiple of
+the block size keeps its whole blocks (``dropped_bytes`` records the tail):
+tensor sizes are the model's, not the user's choice.
 """
 
 from __future__ import annotations
@@ -11,14 +38,14 @@ from __future__ import annotations
 import os
 import pathlib
 from collections.abc import Iterator
-from typing import Any, Union
+from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 
 from ._common import check_chunk_blocks
 from .blocks import as_blocks, byte_view, check_block_bytes
 
-__all__ = ["Dump", "open_dump", "save_dump"]
+__all__ = ["Dump", "dump_from_bytes", "open_dump", "open_dumps", "register_reader", "save_dump"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -58,8 +85,10 @@ class Dump:
         dropped_bytes: int = 0,
         format: str = "raw",
         source_dtype: np.dtype | None = None,
+        name: str | None = None,
     ) -> None:
         self.path = path
+        self.name = path.name if name is None else name
         self.block_bytes = block_bytes
         self.n_blocks = int(blocks.shape[0])
         self.nbytes = self.n_blocks * block_bytes
@@ -87,6 +116,17 @@ class Dump:
 
     def __len__(self) -> int:
         return self.n_blocks
+
+    def provenance(self) -> dict:
+        """Where the blocks come from: dataset name, file, format, byte range, block size."""
+        return {
+            "dataset": self.name,
+            "file": str(self.path),
+            "format": self.format,
+            "offset_begin": self.offset,
+            "offset_end": self.offset + self.nbytes,
+            "block_bytes": self.block_bytes,
+        }
 
     def chunks(self, chunk_blocks: int = 1 << 16) -> Iterator[np.ndarray]:
         """Yield consecutive zero-copy ``(m, block_bytes)`` views, in order.
@@ -117,6 +157,8 @@ class Dump:
             extra += f", dropped_bytes={self.dropped_bytes}"
         if self.format == "npy":
             extra += f", source_dtype={self.source_dtype.str!r}"
+        if self.name != self.path.name:
+            extra += f", name={self.name!r}"
         return (
             f"Dump({str(self.path)!r}, block_bytes={self.block_bytes}, "
             f"n_blocks={self.n_blocks}, format={self.format!r}{extra}{state})"
@@ -128,8 +170,10 @@ def open_dump(
     block_bytes: int,
     *,
     offset: int = 0,
+    length: int | None = None,
     dtype_check: bool = True,
     allow_partial: bool = False,
+    name: str | None = None,
 ) -> Dump:
     """Memory-map a dump file read-only as ``(n_blocks, block_bytes)`` blocks.
 
@@ -142,6 +186,8 @@ def open_dump(
         block_bytes: block size B, one of ``VALID_BLOCK_BYTES``.
         offset: bytes to skip before the first block (for ``.npy`` files,
             counted from the start of the array data).
+        length: bytes to take from ``offset`` on (default: to the end).
+        name: the dataset name (default: the file name).
         dtype_check: for ``.npy`` files, reject arrays whose bytes are not
             plain memory contents (unicode strings). Object arrays are always
             rejected because they cannot be mapped.
@@ -187,6 +233,10 @@ def open_dump(
             f"({available} bytes)"
         )
     usable = available - offset
+    if length is not None:
+        from ._common import check_int
+
+        usable = check_int("length", length, 0, usable)
     tail = usable % size
     if tail and not allow_partial:
         full = usable - tail
@@ -217,7 +267,179 @@ def open_dump(
         dropped_bytes=tail,
         format=fmt,
         source_dtype=source_dtype,
+        name=name,
     )
+
+
+def dump_from_bytes(data: Any, block_bytes: int, *, path: PathLike, name: str, format: str,
+                    offset: int = 0, allow_partial: bool = False) -> Dump:
+    """A Dump over bytes already in memory (a container member, a tensor): ``data`` is any
+    C-contiguous array or buffer; its whole blocks are used (the tail is dropped, and counted,
+    with ``allow_partial``)."""
+    size = check_block_bytes(block_bytes)
+    flat = byte_view(np.frombuffer(data, np.uint8) if isinstance(data, (bytes, bytearray, memoryview)) else data)
+    tail = flat.shape[0] % size
+    if tail and not allow_partial:
+        raise ValueError(f"{name} in {str(path)!r} has {flat.shape[0]} bytes, not a multiple of block_bytes={size}; "
+                         "pass allow_partial=True to drop the last partial block")
+    view = flat[: flat.shape[0] - tail]
+    if view.flags.writeable:
+        view = view.view()
+        view.flags.writeable = False
+    return Dump(_as_path(path), size, as_blocks(view, size), offset=offset, dropped_bytes=tail, format=format,
+                name=name)
+
+
+# ------------------------------------------------------------------------------- many datasets
+Reader = Callable[[pathlib.Path, Optional[int], bool], List[Dump]]
+_READERS: Dict[str, Reader] = {}
+
+
+def register_reader(suffix: str, reader: Reader) -> None:
+    """Makes :func:`open_dumps` open files ending in ``suffix`` (e.g. ``".bin16"``) with
+    ``reader(path, block_bytes, allow_partial) -> list[Dump]`` (block_bytes may be None: choose
+    or refuse). A later registration for the same suffix replaces the earlier one."""
+    if not isinstance(suffix, str) or not suffix.startswith("."):
+        raise ValueError(f"suffix must be a string starting with '.', got {suffix!r}")
+    if not callable(reader):
+        raise TypeError("reader must be callable: reader(path, block_bytes, allow_partial) -> list[Dump]")
+    _READERS[suffix.lower()] = reader
+
+
+def _need_block(block_bytes: Optional[int], path: pathlib.Path) -> int:
+    if block_bytes is None:
+        raise ValueError(f"{str(path)!r}: give block_bytes (the CLI's --block)")
+    return block_bytes
+
+
+def _read_raw(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+    return [open_dump(path, _need_block(block_bytes, path), allow_partial=allow_partial)]
+
+
+def _read_npy(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+    if block_bytes is None:  # an (N, L) uint8 trace names its own line size
+        arr = np.load(path, mmap_mode="r", allow_pickle=False)
+        if arr.dtype == np.uint8 and arr.ndim == 2 and arr.shape[1] in (16, 32, 64, 128, 256):
+            block_bytes = int(arr.shape[1])
+    return [open_dump(path, _need_block(block_bytes, path), allow_partial=allow_partial)]
+
+
+def _read_npz(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+    b = _need_block(block_bytes, path)
+    out = []
+    with np.load(path, allow_pickle=False) as z:
+        for key in z.files:
+            arr = np.ascontiguousarray(z[key])
+            out.append(dump_from_bytes(arr, b, path=path, name=f"{path.name}:{key}", format="npz",
+                                       allow_partial=allow_partial))
+    return out
+
+
+def _read_safetensors(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+    import json
+    import struct
+
+    b = _need_block(block_bytes, path)
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        raw = f.read(8)
+        if len(raw) < 8:
+            raise ValueError(f"{str(path)!r} is not a safetensors file (shorter than its 8-byte header length)")
+        n = struct.unpack("<Q", raw)[0]
+        if n > size - 8 or n > 100 << 20:
+            raise ValueError(f"{str(path)!r}: safetensors header length {n} exceeds the file ({size} bytes)")
+        try:
+            head = json.loads(f.read(n))
+        except (UnicodeDecodeError, ValueError) as e:
+            raise ValueError(f"{str(path)!r}: the safetensors header is not JSON ({e})") from None
+    if not isinstance(head, dict):
+        raise ValueError(f"{str(path)!r}: the safetensors header is not a JSON object")
+    tensors = []
+    for key, t in head.items():
+        if key == "__metadata__":
+            continue
+        try:
+            lo, hi = (int(v) for v in t["data_offsets"])
+        except (TypeError, KeyError, ValueError):
+            raise ValueError(f"{str(path)!r}: tensor {key!r} has no valid data_offsets") from None
+        if not 0 <= lo <= hi <= size - 8 - n:
+            raise ValueError(f"{str(path)!r}: tensor {key!r} bytes [{lo}, {hi}) lie outside the data")
+        tensors.append((lo, hi, key))
+    out = [open_dump(path, b, offset=8 + n + lo, length=hi - lo, allow_partial=True, name=key)
+           for lo, hi, key in sorted(tensors)]
+    for d in out:
+        d.format = "safetensors"
+    return out
+
+
+def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+    b = _need_block(block_bytes, path)
+    try:
+        import onnx
+        from onnx import numpy_helper
+    except ImportError:
+        raise ImportError(f"{str(path)!r}: reading ONNX initializers needs the onnx package: "
+                          "pip install memcomp[onnx]") from None
+    model = onnx.load(str(path), load_external_data=False)
+    out = []
+    for t in model.graph.initializer:
+        arr = numpy_helper.to_array(t)  # little-endian bytes, as the tensor sits in memory
+        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+        out.append(dump_from_bytes(arr, b, path=path, name=t.name, format="onnx", allow_partial=True))
+    return out
+
+
+def _read_directory(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+    import json
+
+    manifest = path / "manifest.json"
+    if manifest.exists():  # written by memcomp.capture: names and order
+        items = json.loads(manifest.read_text())["datasets"]
+        out = []
+        for it in items:
+            d = open_dump(path / it["file"], _need_block(block_bytes, path), allow_partial=True, name=it["name"])
+            out.append(d)
+        return out
+    out = []
+    for f in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
+        out.extend(_read_file(f, block_bytes, allow_partial))
+    return out
+
+
+def _read_file(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+    if path.is_dir():
+        return _read_directory(path, block_bytes, allow_partial)
+    return _READERS.get(path.suffix.lower(), _read_raw)(path, block_bytes, allow_partial)
+
+
+def open_dumps(*paths: Any, block_bytes: Optional[int] = None, allow_partial: bool = False) -> List[Dump]:
+    """Every dataset of the given paths, directories and glob patterns (``"dumps/*.bin"``), in
+    order, through the reader of each file's suffix (module doc). ``block_bytes`` may be left out
+    only for ``(N, L)`` uint8 ``.npy`` traces. Raises FileNotFoundError for a path or pattern that
+    matches nothing."""
+    import glob
+
+    if block_bytes is not None:
+        block_bytes = check_block_bytes(block_bytes)
+    flat: List[Any] = []
+    for p in paths:
+        flat.extend(p if isinstance(p, (list, tuple)) else [p])
+    if not flat:
+        raise ValueError("give at least one dump path")
+    out: List[Dump] = []
+    for p in flat:
+        text = str(_as_path(p))
+        matches = sorted(glob.glob(text)) if any(ch in text for ch in "*?[") else [text]
+        if not matches or not os.path.exists(matches[0]):
+            raise FileNotFoundError(f"no such dump file or directory: {text!r}")
+        for m in matches:
+            out.extend(_read_file(pathlib.Path(m), block_bytes, allow_partial))
+    return out
+
+
+for _suffix, _reader in ((".npy", _read_npy), (".npz", _read_npz), (".safetensors", _read_safetensors),
+                         (".onnx", _read_onnx)):
+    register_reader(_suffix, _reader)
 
 
 def save_dump(path: PathLike, array: Any) -> int:

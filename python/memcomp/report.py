@@ -13,7 +13,7 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .codecs import Codec, codec_names, get_codec
-from ._common import check_chunk_blocks, chunks, provenance, whole
+from ._common import check_chunk_blocks, chunks, provenance, source_of, whole
 from .metrics import SizeStats, mag_policy
 
 ProgressFn = Callable[[int, int], None]
@@ -124,8 +124,10 @@ def table(
     wins: Optional[np.ndarray] = None,
     training: Optional[Sequence[str]] = None,
     oracle_over: str = "exact",
+    source: Optional[dict] = None,
 ) -> "pandas.DataFrame":  # noqa: F821
-    """The comparison table from per-codec statistics (see :func:`compare`)."""
+    """The comparison table from per-codec statistics (see :func:`compare`); ``source`` is the
+    data's provenance (:func:`memcomp._common.source_of`), put on every row."""
     import pandas as pd
 
     rows = []
@@ -133,6 +135,7 @@ def table(
 
     def row(st: SizeStats, name, family, preset, exact, lossy, pol, fields, config):
         r = {
+            **(source or {}),
             **provenance(config),
             "codec": name,
             "family": family,
@@ -227,7 +230,8 @@ def compare(
     stats, orc, wins = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress,
                                      oracle_over=over or "exact")
     return table(stats, cs, mag=mag, u_min=u_min, policy=policy, count_tag=count_tag,
-                 oracle=orc if over else None, wins=wins, training=training, oracle_over=over or "exact")
+                 oracle=orc if over else None, wins=wins, training=training, oracle_over=over or "exact",
+                 source=source_of(blocks))
 
 
 def with_mag(codec: Codec, mag: int) -> Codec:
@@ -303,7 +307,8 @@ def mag_study(
         for st, c in zip(stats, cs):
             for m in mags:
                 cr, cr_mag = st.cr("none"), st.cr_mag(m, policy="none")
-                rows.append({**provenance(c.get_config()), "codec": c.name, "block_bytes": b, "mag": int(m),
+                rows.append({**source_of(blocks), **provenance(c.get_config()), "codec": c.name, "block_bytes": b,
+                             "mag": int(m),
                              "blocks": st.n_blocks, "cr": cr, "cr_mag": cr_mag, "loss": 1 - cr_mag / cr})
                 h = st.above_mag(m)
                 h["codec"] = c.name

@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
-from ._common import check_int, provenance, whole
+from ._common import check_int, provenance, source_of, whole
 from .codecs import Codec, Encoded, Sizes, get_codec
 
 __all__ = ["VARIANTS", "SLCResult", "as_values", "compress", "effect", "quality", "sweep"]
@@ -218,6 +218,7 @@ def compress(blocks, model=None, threshold_bytes: int = 16, mag: int = 32, varia
     sizes = slc.measure(arr, threads=threads, approximable=given)
     lossless = base.measure(arr, threads=threads)
     report = _report(arr, sizes, lossless, enc, skip, mag, dname, approx, symbol_bits)
+    report.update(source_of(blocks))
     report.update(provenance(slc.get_config()))
     report.update(variant=variant, threshold_bytes=threshold_bytes, training=training, dtype=dname)
     return SLCResult(approx, slc, base, sizes, lossless, enc, report)

@@ -37,7 +37,7 @@ from . import _core
 from .codecs import Codec, Encoded
 from .energy import EnergyModel, default_model, energy_model
 from .metrics import charge, mag_policy
-from ._common import check_chunk_blocks, check_int, chunks, provenance, whole
+from ._common import check_chunk_blocks, check_int, chunks, provenance, source_of, whole
 from .report import fit_missing, resolve_codecs
 
 FIELDS = ("bits", "units", "beats", "toggles", "t01", "t10", "zeros", "ones", "pin_zeros", "pin_ones",
@@ -362,6 +362,7 @@ def compare(
         t_raw, t = raw["energy"], st["energy"]
         e_raw, e = model.energy_pj(raw.counts), model.energy_pj(st.counts)
         return {
+            **source_of(blocks),
             **provenance(c.get_config()),
             **{k if k.startswith("bus_") else f"bus_{k}": v for k, v in opts.items()},
             "codec": c.name, "family": c.codec_id, "preset": c.preset, "channel": opts["channel"], "ec": ec_name,
