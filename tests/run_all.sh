@@ -28,6 +28,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 echo "== pip install .[test]"
+# PyTorch's CPU build for the capture tests (pinned: an unpinned torch may pull a CUDA build of
+# several GB), then the package with its test extras.
+"$PY" -m pip install --quiet "torch==2.13.0"
 "$PY" -m pip install --quiet ".[test]" "cmeel-eigen>=3.4"
 
 echo "== pytest"

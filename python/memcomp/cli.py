@@ -1,23 +1,37 @@
-"""The ``memcomp`` command line.
+"""The ``memcomp`` command line: one tool, a subcommand per job.
 
-    memcomp compare [DUMP] --block 32 --codecs bdi,fpc --mag 32 [--csv | --json]
-    memcomp codecs
+    memcomp compare   [DUMP...] --codecs all --block 128 --mag 32      CR, CR at MAG, size classes, oracle
+    memcomp entropy   [DUMP...] --symbol-bits 4,8,16,32                entropy bounds per symbol length
+    memcomp toggles   [DUMP...] --channel dram --dbi dc --ec ec2       CR against bus toggles and energy
+    memcomp train-mpc [DUMP...] -o model.json                          train MPC, then compare --model model.json
+    memcomp slc       [DUMP...] --thresholds 8,16 --mags 32            SLC gain and error per variant
+    memcomp report    [DUMP...] -o report.html                         one self-contained HTML page
+    memcomp info      [DUMP...]                                        what the dumps hold
+    memcomp codecs                                                      every codec and preset
 
-With no DUMP, ``compare`` runs on the bundled sample workloads (:mod:`memcomp.workloads`).
+A DUMP is a file, a directory or a glob pattern (quote it); each file, or each array or tensor of
+a container (.npz, .safetensors, .onnx), is one dataset and one group of rows. With no DUMP the
+bundled sample data is used. Tables go to the terminal, or with ``--format csv|json|parquet`` or
+``-o FILE`` (format from the extension) to a file. Exit codes: 0 done, 2 a usage or input error,
+reported in one line that names what to change.
 """
 from __future__ import annotations
 
 import argparse
+import base64
+import html
+import io
 import json
 import re
 import sys
-import time
-from typing import List, Optional, TextIO
+from typing import Callable, List, Optional, TextIO
+
+import numpy as np
 
 from . import __version__
 from .blocks import VALID_BLOCK_BYTES, as_blocks
 from .codecs import list_codecs
-from .io import open_dump
+from .io import Dump, dump_from_bytes, open_dumps
 from .metrics import parse_policy
 from .report import compare, resolve_codecs
 from .workloads import sample_dump
@@ -39,6 +53,7 @@ _FLAG_NAMES = [
     (r"u_min", "--u-min"),
     (r"threads", "--threads"),
     (r"chunk_blocks", "--chunk-blocks"),
+    (r"threshold_bytes", "--thresholds"),
 ]
 
 
@@ -53,7 +68,7 @@ def _as(flag: str, fn, *args, **kwargs):
     """fn(*args, **kwargs), its ValueError/TypeError turned into a UsageError naming ``flag``."""
     try:
         return fn(*args, **kwargs)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OSError) as e:
         raise UsageError(f"{flag}: {e}") from e
 
 
@@ -71,103 +86,433 @@ def _int_at_least(lo: int):
     return parse
 
 
-class ProgressBar:
-    """A one-line progress bar on a terminal stream: ``[#####-----]  50%  1.2 GB/s``."""
+def _int_list(text: str) -> List[int]:
+    try:
+        return [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
-    def __init__(self, block_bytes: int, stream: TextIO = sys.stderr, width: int = 30):
-        self.block_bytes, self.stream, self.width = block_bytes, stream, width
-        self.start = time.perf_counter()
 
-    def __call__(self, done: int, total: int) -> None:
-        frac = done / total if total else 1.0
-        fill = int(round(frac * self.width))
-        rate = done * self.block_bytes / max(time.perf_counter() - self.start, 1e-9) / 1e9
-        self.stream.write(f"\r[{'#' * fill}{'-' * (self.width - fill)}] {frac:5.1%}  {rate:.2f} GB/s")
+def _names(text: str) -> List[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+# ------------------------------------------------------------------------------------- progress
+def _progress(args, total_bytes: int) -> Optional[Callable[[int, int], None]]:
+    """A tqdm bar for (done, total) blocks callbacks: on a terminal for long work (or with
+    --progress), never with --no-progress or when stderr is not a terminal."""
+    show = args.progress if args.progress is not None else (sys.stderr.isatty() and total_bytes >= 64 << 20)
+    if not show:
+        return None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total_bytes, unit="B", unit_scale=True, leave=False, file=sys.stderr, dynamic_ncols=True)
+    state = {"done": 0}
+
+    def update(done: int, total: int) -> None:
+        step = done * args.block - state["done"]
+        state["done"] = done * args.block
+        bar.update(step)
         if done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
+            bar.close()
+
+    return update
 
 
+# ------------------------------------------------------------------------------------- datasets
+def _datasets(args) -> List[Dump]:
+    """The datasets of the DUMP arguments, or the bundled sample; empty ones are skipped (with a
+    note on stderr)."""
+    if not args.dumps:
+        data = _as("--sample-bytes", sample_dump, args.sample_bytes, seed=args.seed)
+        _as("--sample-bytes/--block", as_blocks, data, args.block)
+        data.flags.writeable = False
+        return [dump_from_bytes(data, args.block, path="<sample>", name=f"sample({args.sample_bytes} B, seed {args.seed})",
+                                format="sample")]
+    if args.offset:
+        import os
+
+        from .io import open_dump
+
+        if len(args.dumps) != 1 or not os.path.isfile(args.dumps[0]):
+            raise UsageError("--offset applies to a single raw or .npy dump file")
+        dumps = [open_dump(args.dumps[0], args.block, offset=args.offset, allow_partial=args.allow_partial)]
+    else:
+        try:
+            dumps = open_dumps(*args.dumps, block_bytes=args.block, allow_partial=args.allow_partial)
+        except ImportError as e:
+            raise UsageError(str(e)) from e
+    kept = [d for d in dumps if d.n_blocks]
+    for d in dumps:
+        if not d.n_blocks:
+            print(f"memcomp: note: {d.name} ({d.path}) holds no whole {args.block} B block; skipped", file=sys.stderr)
+    if not kept:
+        raise UsageError(f"no dataset holds a whole {args.block} B block; choose a smaller --block")
+    return kept
+
+
+def _codecs(args, block: int):
+    codecs = _as("--codecs", resolve_codecs, _names(args.codecs), block)
+    for c in codecs:
+        _as("--codecs/--block", c.check_block_bytes, block)
+    if getattr(args, "model", None):
+        from .codecs import get_codec
+        from .models import Model
+
+        model = _as("--model", Model.load, args.model)
+        matched = [i for i, c in enumerate(codecs) if c.codec_id == model.codec or
+                   (c.codec_id == "slc" and model.codec == "e2mc")]
+        if not matched:
+            raise UsageError(f"--model: the model is for {model.codec}, which --codecs does not name")
+        for i in matched:
+            codecs[i] = _as("--model", get_codec, codecs[i].preset, **{**_overrides(codecs[i]), "model": model})
+    return codecs
+
+
+def _overrides(codec) -> dict:
+    from .codecs import get_codec
+
+    base = get_codec(codec.preset).options
+    return {k: v for k, v in codec.options.items() if k != "model" and base.get(k) != v}
+
+
+# --------------------------------------------------------------------------------------- output
+_TABLE_COLUMNS = {
+    "compare": ["dataset", "codec", "exact", "lossy", "model", "policy", "cr", "cr_mag", "share_*", "oracle_wins"],
+    "entropy": ["dataset", "symbol_bits", "entropy", "cr_bound", "cr_per_position", "cr_mfv", "cr_length_limited",
+                "cr_block_unachievable"],
+    "toggles": ["dataset", "codec", "ec", "cr", "cr_mag", "t_ratio", "toggles_ratio", "energy_pj_per_block",
+                "energy_ratio", "fraction_compressed"],
+    "slc": ["dataset", "mag", "threshold_bytes", "variant", "cr_mag_e2mc", "cr_mag_slc", "cr_mag_gain", "lossy_blocks",
+            "mre", "nrmse", "psnr"],
+    "info": None,
+    "codecs": ["name", "family", "default", "exact", "policy", "description"],
+}
+
+
+def _emit(df, args, out: TextIO) -> None:
+    fmt = args.format
+    path = args.output
+    if fmt is None:
+        ext = (path or "").rsplit(".", 1)[-1].lower() if path and "." in path else ""
+        fmt = {"csv": "csv", "json": "json", "parquet": "parquet", "pq": "parquet"}.get(ext, "table")
+    if fmt == "parquet":
+        if not path:
+            raise UsageError("--format parquet writes a file: give -o FILE.parquet")
+        try:
+            df.to_parquet(path, index=False)
+        except ImportError:
+            raise UsageError("--format parquet needs pyarrow: pip install memcomp[parquet]") from None
+        return
+    sink = open(path, "w", encoding="utf-8") if path else out
+    try:
+        if fmt == "csv":
+            df.to_csv(sink, index=False)
+        elif fmt == "json":
+            sink.write(df.to_json(orient="records", indent=1) + "\n")
+        else:
+            cols = _TABLE_COLUMNS.get(args.command)
+            if cols:
+                picked = []
+                for c in cols:
+                    picked += [k for k in df.columns if k.startswith(c[:-1])] if c.endswith("*") else \
+                        ([c] if c in df.columns and (c != "lossy" or df[c].any()) else [])
+                df = df[picked]
+            sink.write(df.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
+    finally:
+        if path:
+            sink.close()
+
+
+# -------------------------------------------------------------------------------------- commands
+def _per_dataset(args, fn) -> "pandas.DataFrame":  # noqa: F821
+    import pandas as pd
+
+    frames = []
+    for d in _datasets(args):
+        df = fn(d)
+        if "dataset" not in df.columns:
+            df.insert(0, "dataset", d.name)
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _cmd_compare(args, out: TextIO) -> int:
+    if args.policy is not None:
+        _as("--policy", parse_policy, args.policy)
+    codecs = _codecs(args, args.block)
+
+    def run(d):
+        return compare(d, codecs, mag=args.mag, u_min=args.u_min, policy=args.policy, count_tag=args.count_tag,
+                       threads=args.threads, chunk_blocks=args.chunk_blocks,
+                       oracle=False if args.oracle == "none" else args.oracle, codec_mag=args.codec_mag,
+                       progress=_progress(args, d.nbytes))
+
+    _emit(_per_dataset(args, run), args, out)
+    return 0
+
+
+def _cmd_entropy(args, out: TextIO) -> int:
+    from . import entropy
+
+    bits = _as("--symbol-bits", lambda v: [int(x) for x in v], args.symbol_bits)
+    for b in bits:
+        if b not in (4, 8, 16, 32):
+            raise UsageError(f"--symbol-bits: {b} is not one of 4, 8, 16, 32")
+    _emit(_per_dataset(args, lambda d: entropy.table(d, bits, mfv=args.mfv, threads=args.threads)), args, out)
+    return 0
+
+
+def _cmd_toggles(args, out: TextIO) -> int:
+    from . import toggles
+
+    codecs = _codecs(args, args.block)
+    bus = dict(channel=args.channel, flit_bytes=args.flit_bytes, bus_bits=args.bus_bits,
+               burst_length=args.burst_length, dbi=None if args.dbi == "none" else args.dbi, mode=args.mode,
+               idle=args.idle)
+
+    def run(d):
+        return _as("--channel/--dbi/--energy", toggles.compare, d, codecs, ec=None if args.ec == "none" else args.ec,
+                   ec_ratio=args.ec_ratio, energy=args.energy, mag=args.mag, threads=args.threads,
+                   chunk_blocks=args.chunk_blocks, **bus)
+
+    _emit(_per_dataset(args, run), args, out)
+    return 0
+
+
+def _cmd_train_mpc(args, out: TextIO) -> int:
+    from . import mpc
+    from .blocks import sectorize
+
+    if args.block % 32:
+        raise UsageError("--block: MPC trains on 32 B sectors; use a block size of 32 B or more")
+    parts = [sectorize(np.ascontiguousarray(d.blocks), 32) if d.block_bytes != 32 else d.blocks for d in _datasets(args)]
+    blocks = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    model = _as("--max-blocks", mpc.train, blocks, threads=args.threads, max_blocks=args.max_blocks, seed=args.seed)
+    model.save(args.output_model)
+    groups = model.info["groups"]
+    out.write(f"trained MPC on {len(blocks)} sectors from {len(parts)} dataset(s); wrote {args.output_model}\n")
+    for g, v in groups.items():
+        out.write(f"  class {v['class']} {g:<10} {v['blocks']:>10} blocks{' (fallback)' if v['fallback'] else ''}\n")
+    return 0
+
+
+def _cmd_slc(args, out: TextIO) -> int:
+    from . import slc
+
+    variants = _names(args.variants)
+    for v in variants:
+        if v not in slc.VARIANTS:
+            raise UsageError(f"--variants: {v!r} is not one of {', '.join(slc.VARIANTS)}")
+
+    def run(d):
+        return _as("--thresholds/--mags/--dtype", slc.sweep, d, thresholds=args.thresholds, mags=args.mags,
+                   variants=variants, dtype=args.dtype, symbol_bits=args.symbol_bits, threads=args.threads)
+
+    _emit(_per_dataset(args, run), args, out)
+    return 0
+
+
+def _cmd_info(args, out: TextIO) -> int:
+    import pandas as pd
+
+    rows = []
+    for d in _datasets(args):
+        b = d.blocks
+        counts = np.bincount(b.reshape(-1), minlength=256).astype(np.float64)
+        p = counts[counts > 0] / counts.sum()
+        rows.append({**d.provenance(), "blocks": d.n_blocks, "bytes": d.nbytes, "dropped_bytes": d.dropped_bytes,
+                     "zero_blocks": float(np.mean(~b.any(axis=1))), "byte_entropy": float(-(p * np.log2(p)).sum())})
+    _emit(pd.DataFrame(rows), args, out)
+    return 0
+
+
+def _cmd_codecs(args, out: TextIO) -> int:
+    _emit(list_codecs(), args, out)
+    return 0
+
+
+def _figure_html(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return f'<img alt="figure" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">'
+
+
+def _cmd_report(args, out: TextIO) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from . import entropy, plot, toggles
+    from .report import mag_study
+
+    if not args.output or not args.output.lower().endswith((".html", ".htm")):
+        raise UsageError("-o: report writes one HTML page; give -o FILE.html")
+    codecs = _codecs(args, args.block)
+    css = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;"
+           "font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}h2{margin-top:2em}")
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>memcomp report</title><style>{css}</style>"
+             f"</head><body><h1>memcomp report</h1><p>memcomp {html.escape(__version__)}; blocks of {args.block} B, "
+             f"MAG {args.mag} B</p>"]
+    for d in _datasets(args):
+        parts.append(f"<h2>{html.escape(d.name)}</h2><p>{html.escape(json.dumps(d.provenance()))}; {d.n_blocks} blocks</p>")
+        cmp_df = compare(d, codecs, mag=args.mag, threads=args.threads, progress=_progress(args, d.nbytes))
+        ent = entropy.table(d, threads=args.threads)
+        fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
+        plot.cr_bars(cmp_df, ax=ax, bound=ent)
+        parts.append("<h3>Compression ratio and CR at MAG</h3>" + _figure_html(fig))
+        cols = [c for c in ("codec", "exact", "model", "cr", "cr_mag", "oracle_wins") if c in cmp_df.columns] + \
+            [c for c in cmp_df.columns if c.startswith("share_")]
+        parts.append(cmp_df[cols].to_html(index=False, float_format=lambda v: f"{v:.4f}"))
+        parts.append("<h3>Entropy bounds</h3>" + ent[["symbol_bits", "entropy", "cr_bound", "cr_mfv",
+                                                      "cr_length_limited"]].to_html(index=False))
+        _, above = mag_study(d, [c for c in codecs if c.supports(args.block)], mags=(args.mag,), threads=args.threads)
+        if len(above):
+            fig, ax = plt.subplots(figsize=(8, 0.6 + 0.35 * above["codec"].nunique()), constrained_layout=True)
+            plot.above_mag_heatmap(above, ax=ax)
+            parts.append("<h3>Bytes above a multiple of MAG</h3>" + _figure_html(fig))
+        exact = [c for c in codecs if c.exact and not c.lossy and c.supports(args.block)][:6]
+        if exact:
+            tg = toggles.compare(d, exact, channel="dram", dbi="dc", ec="ec2", mag=args.mag, threads=args.threads)
+            fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
+            plot.ratio_toggle_scatter(tg, ax=ax)
+            parts.append("<h3>Compression against DRAM bus energy (DBI dc, Energy Control ec2)</h3>" + _figure_html(fig))
+            parts.append(tg[["codec", "ec", "cr", "t_ratio", "energy_pj_per_block", "energy_ratio"]].to_html(
+                index=False, float_format=lambda v: f"{v:.4f}"))
+    parts.append("</body></html>")
+    with open(args.output, "w", encoding="utf-8") as f:
+        f.write("\n".join(parts))
+    out.write(f"wrote {args.output}\n")
+    return 0
+
+
+# --------------------------------------------------------------------------------------- parser
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="memcomp", description="Memory-block compression analysis.")
+    p = argparse.ArgumentParser(prog="memcomp", description=__doc__.split("\n\n")[0],
+                                epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"memcomp {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    c = sub.add_parser("compare", help="compare codecs on a memory dump (or the bundled sample data)")
-    c.add_argument("dump", nargs="?", help="raw binary dump or .npy file; omit for bundled sample data")
-    c.add_argument("--block", type=int, default=32, choices=VALID_BLOCK_BYTES, help="block size in bytes")
-    c.add_argument("--codecs", default="defaults",
-                   help="comma-separated codec or preset names, 'defaults' (each family's default) or 'all'")
-    c.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes (CR@MAG)")
+    def data(sp, block_default=128):
+        g = sp.add_argument_group("data")
+        g.add_argument("dumps", nargs="*", metavar="DUMP",
+                       help="dump files, directories or quoted glob patterns (default: the bundled sample data)")
+        g.add_argument("--block", type=int, default=block_default, choices=VALID_BLOCK_BYTES,
+                       help=f"block size in bytes (default {block_default})")
+        g.add_argument("--offset", type=_int_at_least(0), default=0, help="bytes to skip in a single raw dump")
+        g.add_argument("--allow-partial", action="store_true", help="drop a trailing partial block instead of failing")
+        g.add_argument("--sample-bytes", type=_int_at_least(1), default=16 << 20,
+                       help="size of the bundled sample (default 16 MiB)")
+        g.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the bundled sample")
+        r = sp.add_argument_group("run")
+        r.add_argument("--threads", type=_int_at_least(1), default=None, help="worker threads (default: all cores)")
+        r.add_argument("--chunk-blocks", type=_int_at_least(1), default=1 << 18,
+                       help="blocks per streamed chunk (bounds memory; never changes a result)")
+        r.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
+        r.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+
+    def output(sp):
+        g = sp.add_argument_group("output")
+        g.add_argument("--format", choices=("table", "csv", "json", "parquet"), default=None,
+                       help="output format (default: from -o's extension, else a table)")
+        g.add_argument("--csv", dest="format", action="store_const", const="csv", help="same as --format csv")
+        g.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
+        g.add_argument("-o", "--output", default=None, help="write to this file instead of the terminal")
+
+    def codecs_arg(sp, default):
+        sp.add_argument("--codecs", default=default,
+                        help=f"comma-separated codecs or presets, 'defaults' or 'all' (default {default})")
+        sp.add_argument("--model", default=None,
+                        help="a model JSON (e.g. from train-mpc) for the data-driven codecs of its family")
+
+    c = sub.add_parser("compare", help="compression ratio, CR at MAG, size classes and the oracle per codec",
+                       description="Compares codecs on each dataset: raw CR, CR at MAG, the share of blocks per "
+                                   "size class, where the bits go, and the per-block best (oracle row).")
+    data(c)
+    codecs_arg(c, "defaults")
+    c.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes (default 32)")
     c.add_argument("--u-min", type=int, default=1, choices=(0, 1), help="minimum bursts charged per block")
     c.add_argument("--policy", default=None, help="report policy for raw CR, e.g. 'cap+bytes' (default: each preset's)")
     c.add_argument("--count-tag", action="store_true", help="count tag-side bits in CR")
     c.add_argument("--oracle", choices=("exact", "all", "none"), default="exact",
-                   help="the per-block best-of-codecs row: over the decodable presets (default), over all "
-                        "(accounting-only ones included), or none")
+                   help="the per-block best-of-codecs row: over decodable lossless presets (default), all, or none")
     c.add_argument("--no-oracle", dest="oracle", action="store_const", const="none", help="same as --oracle none")
     c.add_argument("--codec-mag", action="store_true",
                    help="also set the mag option of codecs whose format depends on it (E2MC's raw rule)")
-    c.add_argument("--threads", type=_int_at_least(1), default=None, help="worker threads (default: all cores)")
-    c.add_argument("--chunk-blocks", type=_int_at_least(1), default=1 << 18,
-                   help="blocks per streamed chunk (bounds memory; never changes a result)")
-    c.add_argument("--offset", type=_int_at_least(0), default=0, help="bytes to skip at the start of the dump")
-    c.add_argument("--allow-partial", action="store_true", help="drop a trailing partial block instead of failing")
-    c.add_argument("--sample-bytes", type=_int_at_least(1), default=16 << 20, help="size of the bundled sample dump")
-    c.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the bundled sample dump")
-    fmt = c.add_mutually_exclusive_group()
-    fmt.add_argument("--csv", action="store_true", help="print the full table as CSV")
-    fmt.add_argument("--json", action="store_true", help="print the full table as JSON records")
-    c.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
-    c.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+    output(c)
 
-    sub.add_parser("codecs", help="list every codec and preset")
+    e = sub.add_parser("entropy", help="order-0 entropy bounds per symbol length",
+                       description="Entropy bounds of each dataset: CR_H >= CR_K (MFV table) >= CR_L* (length-limited).")
+    data(e)
+    e.add_argument("--symbol-bits", type=_int_list, default=[4, 8, 16, 32], help="symbol lengths (default 4,8,16,32)")
+    e.add_argument("--mfv", type=_int_at_least(1), default=1024, help="MFV table size for CR_K (default 1024)")
+    output(e)
+
+    t = sub.add_parser("toggles", help="compression against bus toggles and energy, with and without EC",
+                       description="Bus energy of each dataset's transfers, raw and compressed: toggles, DRAM zeros "
+                                   "with DBI, Energy Control, and joules under an energy model.")
+    data(t)
+    codecs_arg(t, "bdi,fpc,fpc.mc,cpack,cpack.mc")
+    t.add_argument("--channel", choices=("dram", "noc"), default="dram")
+    t.add_argument("--flit-bytes", type=_int_at_least(1), default=32, help="on-chip flit width (noc)")
+    t.add_argument("--bus-bits", type=int, default=32, choices=(8, 16, 32, 64), help="DRAM bus width")
+    t.add_argument("--burst-length", type=_int_at_least(1), default=8, help="DRAM beats per burst")
+    t.add_argument("--dbi", choices=("none", "dc", "ac"), default="none", help="data bus inversion (dram)")
+    t.add_argument("--idle", choices=("high", "low"), default="high", help="DRAM idle level (high: POD)")
+    t.add_argument("--mode", choices=("stream", "isolated"), default="stream")
+    t.add_argument("--ec", choices=("none", "ec1", "ec2"), default="ec2", help="Energy Control (default ec2)")
+    t.add_argument("--ec-ratio", choices=("units", "bits"), default="units", help="EC's compression ratio")
+    t.add_argument("--energy", default=None, help="energy model: ddr4, gddr5, gddr6, lpddr4, noc (default by bus)")
+    t.add_argument("--mag", type=_int_at_least(1), default=32)
+    output(t)
+
+    m = sub.add_parser("train-mpc", help="train MPC on dumps and write the model",
+                       description="Trains MPC's five per-type modules (P3 §3) on the datasets' 32 B sectors and "
+                                   "writes the model; use it with: memcomp compare DUMP --codecs mpc --model FILE.")
+    data(m, block_default=32)
+    m.add_argument("-o", "--output", dest="output_model", required=True, help="the model JSON to write")
+    m.add_argument("--max-blocks", type=_int_at_least(1), default=None, help="cap the training sectors per group")
+
+    s = sub.add_parser("slc", help="SLC's bandwidth gain and error per threshold, MAG and variant",
+                       description="Selective lossy compression (P4) on each dataset: CR at MAG of E2MC and SLC, "
+                                   "lossy blocks and the error the approximation makes.")
+    data(s)
+    s.add_argument("--thresholds", type=_int_list, default=[16], help="lossy thresholds in bytes (default 16)")
+    s.add_argument("--mags", type=_int_list, default=[32], help="MAGs in bytes (default 32)")
+    s.add_argument("--variants", default="simp,pred,opt", help="TSLC variants (default simp,pred,opt)")
+    s.add_argument("--dtype", default="float32", help="element type of the data for the error metrics")
+    s.add_argument("--symbol-bits", type=int, default=16, choices=(4, 8, 16, 32))
+    output(s)
+
+    r = sub.add_parser("report", help="one self-contained HTML page of tables and figures",
+                       description="Writes one HTML page per run: per dataset the comparison table and CR bars with "
+                                   "the entropy bounds, the bytes-above-MAG heatmap and CR against bus energy.")
+    data(r)
+    codecs_arg(r, "bdi,fpc,cpack,bpc,e2mc")
+    r.add_argument("--mag", type=_int_at_least(1), default=32)
+    r.add_argument("-o", "--output", required=True, help="the HTML file to write")
+
+    i = sub.add_parser("info", help="what the dumps hold: datasets, sizes, zero blocks, byte entropy")
+    data(i)
+    output(i)
+
+    k = sub.add_parser("codecs", help="list every codec and preset")
+    output(k)
     return p
 
 
-def _compare(args: argparse.Namespace, out: TextIO) -> int:
-    codecs = _as("--codecs", resolve_codecs, [s.strip() for s in args.codecs.split(",") if s.strip()], args.block)
-    for c in codecs:
-        _as("--codecs/--block", c.check_block_bytes, args.block)
-    if args.policy is not None:
-        _as("--policy", parse_policy, args.policy)
-    if args.dump is None:
-        data = _as("--sample-bytes", sample_dump, args.sample_bytes, seed=args.seed)
-        source = _as("--sample-bytes/--block", as_blocks, data, args.block)
-        name = f"sample({args.sample_bytes} B, seed {args.seed})"
-    else:
-        source = open_dump(args.dump, args.block, offset=args.offset, allow_partial=args.allow_partial)
-        name = args.dump
-    n = source.shape[0] if hasattr(source, "shape") else source.n_blocks
-    show = args.progress if args.progress is not None else (sys.stderr.isatty() and n * args.block >= 64 << 20)
-    df = compare(
-        source, codecs, mag=args.mag, u_min=args.u_min, policy=args.policy, count_tag=args.count_tag,
-        threads=args.threads, chunk_blocks=args.chunk_blocks,
-        oracle=False if args.oracle == "none" else args.oracle, codec_mag=args.codec_mag,
-        progress=ProgressBar(args.block) if show else None,
-    )
-    df.insert(0, "dataset", name)
-    if args.csv:
-        df.to_csv(out, index=False)
-    elif args.json:
-        json.dump(df.to_dict(orient="records"), out, indent=1)
-        out.write("\n")
-    else:
-        cols = ["codec", "exact"] + (["lossy"] if df["lossy"].any() else []) + ["model", "policy", "cr", "cr_mag"]
-        cols += [c for c in df.columns if c.startswith("share_")] + ["oracle_wins"]
-        out.write(f"{name}: {n} blocks of {args.block} B, MAG {args.mag} B\n")
-        out.write(df[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
-    return 0
+_COMMANDS = {"compare": _cmd_compare, "entropy": _cmd_entropy, "toggles": _cmd_toggles, "train-mpc": _cmd_train_mpc,
+             "slc": _cmd_slc, "report": _cmd_report, "info": _cmd_info, "codecs": _cmd_codecs}
 
 
 def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "compare":
-            return _compare(args, out)
-        table = list_codecs()[["name", "family", "default", "exact", "policy", "description"]]
-        out.write(table.to_string(index=False) + "\n")
-        return 0
+        return _COMMANDS[args.command](args, out)
     except UsageError as e:
         print(f"memcomp: error: {e}", file=sys.stderr)
         return 2
