@@ -32,6 +32,44 @@ def check_chunk_blocks(chunk_blocks: Any) -> int:
     return check_int("chunk_blocks", chunk_blocks, 1)
 
 
+def block_bytes_of(blocks: Any) -> int:
+    """The block size of an array or a Dump (a stream included)."""
+    if isinstance(blocks, np.ndarray):
+        return int(blocks.shape[-1]) if blocks.ndim == 2 else 0
+    if hasattr(blocks, "block_bytes") and hasattr(blocks, "chunks"):
+        return int(blocks.block_bytes)
+    return int(whole(blocks).shape[-1])
+
+
+def n_blocks_of(blocks: Any) -> Optional[int]:
+    """Blocks of an array or a Dump; None for a stream not read yet."""
+    if isinstance(blocks, np.ndarray):
+        return int(blocks.shape[0]) if blocks.ndim == 2 else 0
+    return getattr(blocks, "n_blocks", None)
+
+
+#: What data-driven codecs are fitted on when compare() fits them (bounded, so a dump of any size
+#: fits in bounded memory): all blocks up to this many bytes, else evenly spaced runs of blocks
+#: adding up to it (a stream: its first bytes).
+FIT_BYTES = 64 << 20
+
+
+def fit_sample(blocks: Any, fit_bytes: int = FIT_BYTES) -> tuple:
+    """(blocks to fit on, how) where how is "offline" (every block), "sample(N MiB)" (evenly spaced
+    runs of a larger dump) or "head(N MiB)" (the first bytes of a stream)."""
+    B = block_bytes_of(blocks)
+    if hasattr(blocks, "head") and not isinstance(blocks, np.ndarray):
+        return blocks.head(fit_bytes), f"head({fit_bytes >> 20} MiB)"
+    arr = whole(blocks)
+    n, want = arr.shape[0], max(1, fit_bytes // max(B, 1))
+    if n <= want:
+        return arr, "offline"
+    runs = 256
+    per = max(1, want // runs)
+    starts = (np.arange(runs, dtype=np.int64) * (n - per)) // (runs - 1)
+    return np.ascontiguousarray(np.concatenate([arr[s:s + per] for s in starts])), f"sample({fit_bytes >> 20} MiB)"
+
+
 def whole(blocks: Any) -> np.ndarray:
     """The array behind ``blocks``: a Dump's memory map, or the ndarray itself."""
     if isinstance(blocks, np.ndarray):
@@ -47,10 +85,11 @@ def whole(blocks: Any) -> np.ndarray:
 def chunks(blocks: Any, chunk_blocks: Any) -> Iterator[np.ndarray]:
     """Consecutive zero-copy chunks of ``chunk_blocks`` blocks (the last may be shorter). An array
     always gives at least one chunk, empty or not 2-D included, so the analysis it feeds validates
-    it and says what is wrong."""
+    it and says what is wrong. A Dump releases each chunk's pages once the next is asked for."""
     step = check_chunk_blocks(chunk_blocks)
     if not isinstance(blocks, np.ndarray):
-        whole(blocks)  # raises TypeError for anything but a Dump
+        if not (hasattr(blocks, "chunks") and hasattr(blocks, "block_bytes")):
+            whole(blocks)  # raises TypeError for anything but a Dump
         yield from blocks.chunks(step)
         return
     if blocks.ndim != 2:

@@ -129,22 +129,23 @@ def _datasets(args) -> List[Dump]:
         data.flags.writeable = False
         return [dump_from_bytes(data, args.block, path="<sample>", name=f"sample({args.sample_bytes} B, seed {args.seed})",
                                 format="sample")]
-    if args.offset:
+    if args.offset or args.length is not None:
         import os
 
         from .io import open_dump
 
         if len(args.dumps) != 1 or not os.path.isfile(args.dumps[0]):
-            raise UsageError("--offset applies to a single raw or .npy dump file")
-        dumps = [open_dump(args.dumps[0], args.block, offset=args.offset, allow_partial=args.allow_partial)]
+            raise UsageError("--offset/--length apply to a single raw or .npy dump file")
+        dumps = [open_dump(args.dumps[0], args.block, offset=args.offset, length=args.length,
+                           allow_partial=args.allow_partial)]
     else:
         try:
             dumps = open_dumps(*args.dumps, block_bytes=args.block, allow_partial=args.allow_partial)
         except ImportError as e:
             raise UsageError(str(e)) from e
-    kept = [d for d in dumps if d.n_blocks]
+    kept = [d for d in dumps if d.n_blocks is None or d.n_blocks]  # streams: not read yet
     for d in dumps:
-        if not d.n_blocks:
+        if d.n_blocks == 0:
             print(f"memcomp: note: {d.name} ({d.path}) holds no whole {args.block} B block; skipped", file=sys.stderr)
     if not kept:
         raise UsageError(f"no dataset holds a whole {args.block} B block; choose a smaller --block")
@@ -318,11 +319,13 @@ def _cmd_info(args, out: TextIO) -> int:
 
     rows = []
     for d in _datasets(args):
-        b = d.blocks
-        counts = np.bincount(b.reshape(-1), minlength=256).astype(np.float64)
-        p = counts[counts > 0] / counts.sum()
+        counts, zero = np.zeros(256, np.int64), 0
+        for chunk in d.chunks(args.chunk_blocks):  # streamed: a dump of any size, pipes included
+            counts += np.bincount(chunk.reshape(-1), minlength=256)
+            zero += int(np.count_nonzero(~chunk.any(axis=1)))
+        p = counts[counts > 0] / max(counts.sum(), 1)
         rows.append({**d.provenance(), "blocks": d.n_blocks, "bytes": d.nbytes, "dropped_bytes": d.dropped_bytes,
-                     "zero_blocks": float(np.mean(~b.any(axis=1))), "byte_entropy": float(-(p * np.log2(p)).sum())})
+                     "zero_blocks": zero / max(d.n_blocks, 1), "byte_entropy": float(-(p * np.log2(p)).sum())})
     _emit(pd.DataFrame(rows), args, out)
     return 0
 
@@ -404,6 +407,8 @@ def _parser() -> argparse.ArgumentParser:
         g.add_argument("--block", type=int, default=block_default, choices=VALID_BLOCK_BYTES,
                        help=f"block size in bytes (default {block_default})")
         g.add_argument("--offset", type=_int_at_least(0), default=0, help="bytes to skip in a single raw dump")
+        g.add_argument("--length", "--max-bytes", type=_int_at_least(0), default=None,
+                       help="bytes to analyse from --offset on (default: to the end)")
         g.add_argument("--allow-partial", action="store_true", help="drop a trailing partial block instead of failing")
         g.add_argument("--sample-bytes", type=_int_at_least(1), default=16 << 20,
                        help="size of the bundled sample (default 16 MiB)")

@@ -28,7 +28,7 @@ from typing import Iterable, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core
-from ._common import chunks, provenance, source_of, whole
+from ._common import block_bytes_of, chunks, provenance, source_of
 
 SYMBOL_BITS = (4, 8, 16, 32)
 VARIANTS = ("global", "per_position", "block")
@@ -198,11 +198,12 @@ def bound(blocks, symbol_bits: int = 16, variant: str = "global", *, endian: str
     """The entropy bound of ``blocks`` at ``symbol_bits`` (see the module doc for variants)."""
     sl = _check_sl(symbol_bits)
     if variant == "block":
-        parts = [(block_entropy(c, sl, endian=endian, threads=threads), c.shape[1]) for c in chunks(blocks, 1 << 20)]
-        h_sum = sum(float(h.sum()) for h, _ in parts)
-        n_blocks = sum(h.shape[0] for h, _ in parts)
-        symbols = sum(h.shape[0] * 8 * b // sl for h, b in parts)
-        h = h_sum / n_blocks if n_blocks else 0.0
+        n_blocks = symbols = h_fixed = 0
+        for c in chunks(blocks, 1 << 20):
+            h_fixed += _fixed_sum(block_entropy(c, sl, endian=endian, threads=threads))
+            n_blocks += c.shape[0]
+            symbols += c.shape[0] * 8 * c.shape[1] // sl
+        h = h_fixed / _FIXED / n_blocks if n_blocks else 0.0
         return Bound(sl, variant, h, math.inf if h == 0 else sl / h, symbols, -1, achievable=False)
     if variant not in ("global", "per_position"):
         raise ValueError(f"variant must be one of {VARIANTS} (or use bound_per_workload), got {variant!r}")
@@ -222,24 +223,82 @@ def bound_per_workload(workloads: Mapping[str, object], symbol_bits: int = 16, *
     return gmean, df
 
 
+#: Per-block entropies are summed as integers in units of 2^-32 bit, so a sum does not depend on
+#: how the blocks were split into chunks, threads or Dask tasks (float addition is not associative).
+_FIXED = float(1 << 32)
+
+
+def _fixed_sum(h: np.ndarray) -> int:
+    return int(np.rint(np.asarray(h, np.float64) * _FIXED).astype(np.int64).sum(dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class TableStats:
+    """Everything :func:`table` reports, as a mergeable partial result (``a + b``): per symbol
+    length the exact symbol counts (per position for SL <= 8) and the fixed-point sum of per-block
+    entropies. One pass over the data, so a stream is read once; pickles for Dask."""
+
+    symbol_bits: Tuple[int, ...]
+    endian: str
+    block_bytes: int
+    blocks: int
+    stats: Tuple[SymbolStats, ...]
+    block_h: Tuple[int, ...]
+
+    def __add__(self, other: "TableStats") -> "TableStats":
+        if not isinstance(other, TableStats):
+            return NotImplemented
+        if (self.symbol_bits, self.endian) != (other.symbol_bits, other.endian):
+            raise ValueError("cannot merge table statistics of different symbol lengths or byte orders")
+        if self.blocks and other.blocks and self.block_bytes != other.block_bytes:
+            raise ValueError(f"cannot merge table statistics of {self.block_bytes} B and {other.block_bytes} B blocks")
+        return TableStats(self.symbol_bits, self.endian, self.block_bytes if self.blocks else other.block_bytes,
+                          self.blocks + other.blocks, tuple(a + b for a, b in zip(self.stats, other.stats)),
+                          tuple(a + b for a, b in zip(self.block_h, other.block_h)))
+
+    __radd__ = __add__
+
+
+def table_stats(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, endian: str = "little",
+                threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> TableStats:
+    """The partial result behind :func:`table`, in one pass over ``blocks`` (array, Dump or stream)."""
+    sls = tuple(_check_sl(sl) for sl in symbol_bits)
+    stats: list = [None] * len(sls)
+    block_h = [0] * len(sls)
+    n = 0
+    block_bytes = block_bytes_of(blocks)
+    for chunk in chunks(blocks, chunk_blocks):
+        for i, sl in enumerate(sls):
+            h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, threads)
+            part = SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"], h.get("values"))
+            stats[i] = part if stats[i] is None else stats[i] + part
+            block_h[i] += _fixed_sum(block_entropy(chunk, sl, endian=endian, threads=threads))
+        n += chunk.shape[0]
+    return TableStats(sls, endian, block_bytes, n, tuple(stats), tuple(block_h))
+
+
 def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, endian: str = "little",
           threads: Optional[int] = None) -> "pandas.DataFrame":  # noqa: F821
-    """One row per symbol length: entropies and bounds of every variant, plus the MFV bound."""
+    """One row per symbol length: entropies and bounds of every variant, plus the MFV bound.
+    One pass over the data (see :func:`table_stats`)."""
+    return table_from_stats(table_stats(blocks, symbol_bits, endian=endian, threads=threads), mfv=mfv,
+                            source=source_of(blocks))
+
+
+def table_from_stats(ts: TableStats, *, mfv: int = 1024, source: Optional[Mapping[str, object]] = None) -> "pandas.DataFrame":  # noqa: F821
+    """The rows of :func:`table` from merged :class:`TableStats` (``source``: provenance columns)."""
     import pandas as pd
 
     rows = []
-    arr = whole(blocks)
-    block_bytes = int(arr.shape[1]) if arr.ndim == 2 else None
-    for sl in symbol_bits:
-        st = histogram(blocks, sl, per_position=sl <= 8, endian=endian, threads=threads)
-        pooled = st if sl >= 16 else histogram(blocks, sl, endian=endian, threads=threads)
-        blk = bound(blocks, sl, "block", endian=endian, threads=threads)
+    for sl, st, hb in zip(ts.symbol_bits, ts.stats, ts.block_h):
         h = st.entropy("global")
+        pooled = st if sl >= 16 else SymbolStats(sl, False, st.endian, st.total, st.counts.sum(axis=0, keepdims=True))
+        h_blk = hb / _FIXED / ts.blocks if ts.blocks else 0.0
         rows.append({
-            **source_of(blocks),
+            **dict(source or {}),
             **provenance(),
-            "block_bytes": block_bytes,
-            "endian": endian,
+            "block_bytes": ts.block_bytes,
+            "endian": ts.endian,
             "symbol_bits": sl,
             "symbols": st.total,
             "distinct": st.distinct,
@@ -249,7 +308,7 @@ def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, 
             "mfv": mfv if sl >= 16 else 1 << sl,
             "cr_mfv": st.mfv_cr(mfv) if sl >= 16 else (math.inf if h == 0 else sl / h),
             "cr_length_limited": pooled.length_limited_cr(mfv),
-            "cr_block_unachievable": blk.cr,
+            "cr_block_unachievable": math.inf if h_blk == 0 else sl / h_blk,
         })
     return pd.DataFrame(rows)
 

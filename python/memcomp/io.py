@@ -35,8 +35,10 @@ tensor sizes are the model's, not the user's choice.
 
 from __future__ import annotations
 
+import mmap as mmap_module
 import os
 import pathlib
+import stat
 from collections.abc import Iterator
 from typing import Any, Callable, Dict, List, Optional, Union
 
@@ -45,7 +47,7 @@ import numpy as np
 from ._common import check_chunk_blocks
 from .blocks import as_blocks, byte_view, check_block_bytes
 
-__all__ = ["Dump", "dump_from_bytes", "open_dump", "open_dumps", "register_reader", "save_dump"]
+__all__ = ["Dump", "StreamDump", "dump_from_bytes", "open_dump", "open_dumps", "register_reader", "save_dump"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -99,6 +101,11 @@ class Dump:
             np.dtype(np.uint8) if source_dtype is None else source_dtype
         )
         self._blocks: np.ndarray | None = blocks
+        # set by open_dump for mapped files: the mmap, where the blocks start in it, and the file
+        # size the blocks need (a file truncated below it would fault on access: SIGBUS)
+        self._mmap = None
+        self._map_delta = 0
+        self._file_end = 0
 
     @property
     def blocks(self) -> np.ndarray:
@@ -128,15 +135,55 @@ class Dump:
             "block_bytes": self.block_bytes,
         }
 
-    def chunks(self, chunk_blocks: int = 1 << 16) -> Iterator[np.ndarray]:
+    def chunks(self, chunk_blocks: int = 1 << 16, *, release: bool = True) -> Iterator[np.ndarray]:
         """Yield consecutive zero-copy ``(m, block_bytes)`` views, in order.
 
         Every chunk has ``chunk_blocks`` blocks except possibly the last one.
-        Together the chunks cover every block exactly once.
+        Together the chunks cover every block exactly once. For a mapped file,
+        the pages of a chunk are handed back to the kernel (``MADV_DONTNEED``)
+        once the next one is asked for, so the resident size stays a few
+        chunks whatever the dump's size (``release=False`` keeps them); and a
+        file truncated while it is read raises instead of faulting.
         """
         step = check_chunk_blocks(chunk_blocks)
         blocks = self.blocks
-        return (blocks[start:start + step] for start in range(0, len(blocks), step))
+        return self._chunks(blocks, step, release)
+
+    def _chunks(self, blocks: np.ndarray, step: int, release: bool) -> Iterator[np.ndarray]:
+        B = self.block_bytes
+        for start in range(0, len(blocks), step):
+            end = min(start + step, len(blocks))
+            self.check_intact()
+            yield blocks[start:end]
+            if release:
+                self._release(start * B, end * B)
+
+    def check_intact(self) -> None:
+        """Raises OSError if the mapped file has been truncated below the bytes the blocks cover
+        (reading them would kill the process with SIGBUS)."""
+        if self._mmap is None:
+            return
+        try:
+            size = os.stat(self.path).st_size
+        except OSError as e:
+            raise OSError(f"{str(self.path)!r} went away while it was being read ({e})") from None
+        if size < self._file_end:
+            raise OSError(f"{str(self.path)!r} was truncated to {size} bytes while being read; its blocks need "
+                          f"{self._file_end} bytes (was the dump rewritten by another process?)")
+
+    def _release(self, begin: int, end: int) -> None:
+        """Drops the whole pages of bytes [begin, end) of the blocks from this process's memory."""
+        mm = self._mmap
+        if mm is None or not hasattr(mm, "madvise") or not hasattr(mmap_module, "MADV_DONTNEED"):
+            return
+        page = mmap_module.PAGESIZE
+        lo = -(-(begin + self._map_delta) // page) * page
+        hi = (end + self._map_delta) // page * page
+        if hi > lo:
+            try:
+                mm.madvise(mmap_module.MADV_DONTNEED, lo, hi - lo)
+            except (OSError, ValueError):  # a closed map or an odd platform: keep the pages
+                pass
 
     def close(self) -> None:
         """Drop the reference to the memory map. Safe to call twice."""
@@ -215,6 +262,10 @@ def open_dump(
         raise FileNotFoundError(f"no such dump file: {str(file)!r}")
     if file.is_dir():
         raise IsADirectoryError(f"{str(file)!r} is a directory, not a dump file")
+    if _is_stream(file):
+        if offset or length is not None:
+            raise ValueError(f"{str(file)!r} is read as a stream: --offset/--length need a file that can be mapped")
+        return StreamDump(file, size, allow_partial=allow_partial, name=name)
 
     data: np.ndarray | None = None
     source_dtype: np.dtype | None = None
@@ -259,7 +310,7 @@ def open_dump(
         mapped = np.memmap(file, dtype=np.uint8, mode="r", offset=offset,
                            shape=(length,))
         flat = mapped.view(type=np.ndarray)
-    return Dump(
+    dump = Dump(
         file,
         size,
         as_blocks(flat, size),
@@ -269,6 +320,16 @@ def open_dump(
         source_dtype=source_dtype,
         name=name,
     )
+    source = data.base if data is not None else (mapped if length else None)
+    while source is not None and not isinstance(source, np.memmap) and getattr(source, "base", None) is not None:
+        source = source.base
+    if isinstance(source, np.memmap) and getattr(source, "_mmap", None) is not None:
+        map_start = source.offset - source.offset % mmap_module.ALLOCATIONGRANULARITY
+        data_start = source.offset + (offset if data is not None else 0)  # file offset of the first block
+        dump._mmap = source._mmap
+        dump._map_delta = data_start - map_start
+        dump._file_end = data_start + length
+    return dump
 
 
 def dump_from_bytes(data: Any, block_bytes: int, *, path: PathLike, name: str, format: str,
@@ -288,6 +349,158 @@ def dump_from_bytes(data: Any, block_bytes: int, *, path: PathLike, name: str, f
         view.flags.writeable = False
     return Dump(_as_path(path), size, as_blocks(view, size), offset=offset, dropped_bytes=tail, format=format,
                 name=name)
+
+
+# ---------------------------------------------------------------------------------- streams
+def _open_zstd(path):
+    try:
+        import zstandard
+    except ImportError:
+        raise ImportError(f"{str(path)!r}: reading .zst dumps needs the zstandard package: "
+                          "pip install memcomp[zstd]") from None
+    return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+
+
+def _compressed_openers():
+    import bz2
+    import gzip
+    import lzma
+
+    return {".gz": lambda p: gzip.open(p, "rb"), ".bz2": lambda p: bz2.open(p, "rb"),
+            ".xz": lambda p: lzma.open(p, "rb"), ".zst": _open_zstd}
+
+
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+
+
+def _is_stream(file: pathlib.Path) -> bool:
+    """Read front to back instead of mapped: compressed files, pipes, FIFOs, character devices
+    and files that report no size (``/proc``)."""
+    if file.suffix.lower() in _COMPRESSED:
+        return True
+    st = os.stat(file)
+    if not stat.S_ISREG(st.st_mode):
+        return True
+    if st.st_size == 0:  # empty, or a /proc or /sys file that reports no size but has content
+        with open(file, "rb") as f:
+            return bool(f.read(1))
+    return False
+
+
+class StreamDump:
+    """A dump read once, front to back, in chunks: a compressed file (``.gz``, ``.bz2``, ``.xz``,
+    ``.zst``), a pipe or FIFO (``memcomp compare <(zcat dump.gz)``), ``/dev/stdin`` or a ``/proc``
+    file. Analyses that stream (compare, entropy, toggles totals, MAG histograms) take it like a
+    Dump; fitting data-driven codecs reads the first bytes (:meth:`head`), which are kept and
+    streamed again. ``n_blocks`` is None until the stream has been read."""
+
+    def __init__(self, path: pathlib.Path, block_bytes: int, *, allow_partial: bool = False,
+                 name: str | None = None) -> None:
+        self.path = path
+        self.name = path.name if name is None else name
+        self.block_bytes = block_bytes
+        suffix = path.suffix.lower()
+        self.format = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd"}.get(suffix, "stream")
+        self.offset = 0
+        self.dropped_bytes = 0
+        self.n_blocks: int | None = None
+        self.nbytes: int | None = None
+        self.allow_partial = allow_partial
+        self._file = None
+        self._buffer = b""      # bytes read by head() and not streamed yet
+        self._read = 0          # bytes read from the source so far
+        self._started = False
+
+    def _source(self):
+        if self._file is None:
+            opener = _compressed_openers().get(self.path.suffix.lower())
+            self._file = opener(self.path) if opener else open(self.path, "rb")
+        return self._file
+
+    def _take(self, n: int) -> bytes:
+        parts, got = [], 0
+        src = self._source()
+        while got < n:
+            piece = src.read(n - got)
+            if not piece:
+                break
+            parts.append(piece)
+            got += len(piece)
+        self._read += got
+        return b"".join(parts)
+
+    def head(self, nbytes: int) -> np.ndarray:
+        """The whole blocks of the first ``nbytes`` bytes (kept, so :meth:`chunks` still yields
+        them first). Only before the stream is consumed."""
+        if self._started:
+            raise ValueError(f"{str(self.path)!r} is a stream and has been read already; open it again")
+        want = nbytes // self.block_bytes * self.block_bytes
+        if len(self._buffer) < want:
+            self._buffer += self._take(want - len(self._buffer))
+        data = self._buffer[: len(self._buffer) // self.block_bytes * self.block_bytes][:want]
+        return np.frombuffer(data, np.uint8).reshape(-1, self.block_bytes)
+
+    @property
+    def blocks(self) -> np.ndarray:
+        raise TypeError(f"{str(self.path)!r} is read as a stream, once, front to back: this analysis needs the whole "
+                        "dump at once; write it to a file first (e.g. zcat dump.gz > dump.bin)")
+
+    def chunks(self, chunk_blocks: int = 1 << 16, *, release: bool = True) -> Iterator[np.ndarray]:
+        step = check_chunk_blocks(chunk_blocks)
+        if self._started:
+            raise ValueError(f"{str(self.path)!r} is a stream and has been read already; open it again")
+        self._started = True
+        return self._stream(step)
+
+    def _stream(self, step: int) -> Iterator[np.ndarray]:
+        B = self.block_bytes
+        want = step * B
+        pending = self._buffer
+        self._buffer = b""
+        blocks = 0
+        while True:
+            if len(pending) < want:
+                pending += self._take(want - len(pending))
+            whole_bytes = len(pending) // B * B
+            if whole_bytes:
+                chunk = np.frombuffer(pending[:whole_bytes], np.uint8).reshape(-1, B)
+                blocks += chunk.shape[0]
+                self.n_blocks, self.nbytes = blocks, blocks * B
+                yield chunk
+            pending = pending[whole_bytes:]
+            if whole_bytes < want:  # the source is exhausted
+                break
+        self.n_blocks, self.nbytes = blocks, blocks * B
+        self.dropped_bytes = len(pending)
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if pending and not self.allow_partial:
+            raise ValueError(f"{str(self.path)!r} ended with {len(pending)} trailing byte(s) after {blocks} whole "
+                             f"block(s) of block_bytes={B}; pass allow_partial=True to drop them")
+
+    def __len__(self) -> int:
+        if self.n_blocks is None:
+            raise TypeError(f"{str(self.path)!r} is a stream: its length is known once it has been read")
+        return self.n_blocks
+
+    def provenance(self) -> dict:
+        return {"dataset": self.name, "file": str(self.path), "format": self.format, "offset_begin": 0,
+                "offset_end": self._read - len(self._buffer), "block_bytes": self.block_bytes}
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> "StreamDump":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"StreamDump({str(self.path)!r}, block_bytes={self.block_bytes}, format={self.format!r})"
 
 
 # ------------------------------------------------------------------------------- many datasets

@@ -13,7 +13,7 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .codecs import Codec, codec_names, get_codec
-from ._common import check_chunk_blocks, chunks, provenance, source_of, whole
+from ._common import block_bytes_of, check_chunk_blocks, chunks, fit_sample, n_blocks_of, provenance, source_of, whole
 from .metrics import SizeStats, mag_policy
 
 ProgressFn = Callable[[int, int], None]
@@ -40,13 +40,18 @@ def resolve_codecs(codecs: CodecsArg, block_bytes: Optional[int] = None) -> List
 
 
 def fit_missing(blocks, codecs: Sequence[Codec], threads: Optional[int] = None) -> Tuple[List[Codec], List[str]]:
-    """Fits every data-driven codec without a model on ``blocks`` (offline training).
-    Returns the codecs and, per codec, ``"-"`` (no model), ``"given"`` or ``"offline"``."""
+    """Fits every data-driven codec without a model on ``blocks`` (offline training), on at most
+    ``FIT_BYTES`` (64 MiB) of them (:func:`memcomp._common.fit_sample`). Returns the codecs and,
+    per codec, ``"-"`` (no model), ``"given"``, ``"offline"`` (fitted on every block) or
+    ``"sample(64 MiB)"`` / ``"head(64 MiB)"`` (fitted on part of a larger dump or a stream)."""
     out, how = [], []
+    sample = None
     for c in codecs:
         if c.requires_fit:
-            out.append(c.fit(whole(blocks), threads=threads))
-            how.append("offline")
+            if sample is None:
+                sample = fit_sample(blocks)
+            out.append(c.fit(sample[0], threads=threads))
+            how.append(sample[1])
         else:
             out.append(c)
             how.append("given" if c.model is not None else "-")
@@ -73,9 +78,8 @@ def collect_stats(
     members = np.array([oracle_member(c, oracle_over) for c in cs], dtype=bool)
     if any(c.requires_fit for c in cs):
         raise ValueError("fit data-driven codecs first (see fit_missing)")
-    arr = whole(blocks)
-    block_bytes = int(arr.shape[1]) if arr.ndim == 2 else 0
-    total = int(arr.shape[0])
+    block_bytes = block_bytes_of(blocks)
+    total = n_blocks_of(blocks)
     stats = [SizeStats.empty(c, block_bytes) for c in cs]
     max_bits = max([c.max_compressed_bits(block_bytes) for c, m in zip(cs, members) if m] or [0])
     oracle = SizeStats(ORACLE, block_bytes, "none", np.zeros(max_bits + 1, dtype=np.int64))
@@ -96,7 +100,7 @@ def collect_stats(
                 oracle.modes.setdefault(int(i), [0, 0, 0, 0, 0])[0] += int(n)
         done += int(chunk.shape[0])
         if progress is not None:
-            progress(done, total)
+            progress(done, total if total is not None else done)
     return stats, oracle, wins
 
 
@@ -222,7 +226,7 @@ def compare(
     over = "exact" if oracle is True else oracle
     if over not in (False, None) and over not in ORACLE_OVER:
         raise ValueError(f"oracle must be one of {ORACLE_OVER}, True or False, got {oracle!r}")
-    block_bytes = whole(blocks).shape[-1]
+    block_bytes = block_bytes_of(blocks)
     cs = resolve_codecs(codecs, block_bytes)
     if codec_mag:
         cs = [with_mag(c, mag) for c in cs]
@@ -256,7 +260,7 @@ def breakdown(
     import pandas as pd
 
     check_chunk_blocks(chunk_blocks)
-    cs, _ = fit_missing(blocks, resolve_codecs(codecs, whole(blocks).shape[-1]), threads)
+    cs, _ = fit_missing(blocks, resolve_codecs(codecs, block_bytes_of(blocks)), threads)
     stats, _, _ = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks)
     rows = []
     for st, c in zip(stats, cs):
@@ -292,7 +296,7 @@ def mag_study(
     from .blocks import as_blocks, byte_view
 
     if hasattr(data, "chunks") and not isinstance(data, np.ndarray):
-        sources = {int(whole(data).shape[1]): data}
+        sources = {block_bytes_of(data): data}
     else:
         flat = byte_view(data)
         sources = {int(b): as_blocks(flat[: flat.shape[0] // b * b], b) for b in block_sizes}

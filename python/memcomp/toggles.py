@@ -37,7 +37,7 @@ from . import _core
 from .codecs import Codec, Encoded
 from .energy import EnergyModel, default_model, energy_model
 from .metrics import charge, mag_policy
-from ._common import check_chunk_blocks, check_int, chunks, provenance, source_of, whole
+from ._common import block_bytes_of, check_chunk_blocks, check_int, chunks, n_blocks_of, provenance, source_of, whole
 from .report import fit_missing, resolve_codecs
 
 FIELDS = ("bits", "units", "beats", "toggles", "t01", "t10", "zeros", "ones", "pin_zeros", "pin_ones",
@@ -318,12 +318,11 @@ def compare(
         raise ValueError(f"ec_ratio must be one of {EC_RATIOS}, got {ec_ratio!r}")
     check_chunk_blocks(chunk_blocks)
     cs = _codecs_for_energy(blocks, codecs, threads)
-    arr = whole(blocks)
-    B = int(arr.shape[1])
-    n_total = int(arr.shape[0])
+    B = block_bytes_of(blocks)
+    n_known = n_blocks_of(blocks)
     bu_all = np.asarray(bu, dtype=np.float64) if isinstance(bu, (np.ndarray, list, tuple)) else None
-    if bu_all is not None and bu_all.shape != (n_total,):
-        raise ValueError(f"bu must be a number or have one entry per block ({n_total}), got shape {bu_all.shape}")
+    if bu_all is not None and (n_known is None or bu_all.shape != (n_known,)):
+        raise ValueError(f"bu must be a number or have one entry per block ({n_known}), got shape {bu_all.shape}")
     pol = mag_policy("none", mag, u_min)
 
     raw = BusStats.empty()
@@ -355,6 +354,7 @@ def compare(
                 a["ec_charged"] += int(charge(sent_bits, B, pol).sum(dtype=np.uint64))
         done += n
 
+    n_total = done
     raw_bits = 8 * B * n_total
     rows = []
 
