@@ -283,16 +283,15 @@ def _cmd_toggles(args, out: TextIO) -> int:
 
 def _cmd_train_mpc(args, out: TextIO) -> int:
     from . import mpc
-    from .blocks import sectorize
 
     if args.block % 32:
         raise UsageError("--block: MPC trains on 32 B sectors; use a block size of 32 B or more")
-    parts = [sectorize(np.ascontiguousarray(d.blocks), 32) if d.block_bytes != 32 else d.blocks for d in _datasets(args)]
-    blocks = np.concatenate(parts) if len(parts) > 1 else parts[0]
-    model = _as("--max-blocks", mpc.train, blocks, threads=args.threads, max_blocks=args.max_blocks, seed=args.seed)
+    parts = _datasets(args)
+    model = _as("--max-blocks", mpc.train, parts, threads=args.threads, max_blocks=args.max_blocks, seed=args.seed)
     model.save(args.output_model)
     groups = model.info["groups"]
-    out.write(f"trained MPC on {len(blocks)} sectors from {len(parts)} dataset(s); wrote {args.output_model}\n")
+    sectors = sum(v["blocks"] for v in groups.values()) + model.info["dropped_special"]
+    out.write(f"trained MPC on {sectors} sectors from {len(parts)} dataset(s); wrote {args.output_model}\n")
     for g, v in groups.items():
         out.write(f"  class {v['class']} {g:<10} {v['blocks']:>10} blocks{' (fallback)' if v['fallback'] else ''}\n")
     return 0

@@ -45,7 +45,8 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._common import chunks
+from ._common import block_bytes_of, chunks, n_blocks_of
+from .blocks import sectorize
 from .models import FORMAT, Model
 
 __all__ = [
@@ -259,12 +260,78 @@ def scan(blocks: np.ndarray, root: int, base: Sequence[int], shift: Sequence[int
     """The greedy scan over the XORed residue planes of ``blocks`` under one predictor:
     ``(scan_row, scan_col)``, cell t -> (plane, column)."""
     b = _blocks32(blocks)
-    if b.shape[0] == 0:
-        order = list(range(256))
-    else:
-        zeros, co = _core.mpc_cell_zeros(b, int(root), [int(x) for x in base], [int(x) for x in shift], threads)
-        order = list(_core.mpc_greedy_scan(zeros, co))
+    order = list(range(256)) if b.shape[0] == 0 else _scan_order(
+        scan_counts(b, {"root": root, "base": base, "shift": shift}, threads=threads))
     return [c // 32 for c in order], [c % 32 for c in order]
+
+
+def _byte_hist(blocks: np.ndarray) -> np.ndarray:
+    """(B, 256) uint64 counts of each byte value at each position."""
+    n, B = blocks.shape
+    flat = (np.arange(B, dtype=np.int64) * 256 + blocks).ravel()
+    return np.bincount(flat, minlength=B * 256).astype(np.uint64).reshape(B, 256)
+
+
+def _hist_entropy(hist: np.ndarray) -> np.ndarray:
+    """Order-0 entropy in bits of each row of a (B, 256) count table (what :func:`byte_entropy` gives)."""
+    out = np.zeros(hist.shape[0], dtype=np.float64)
+    for j, row in enumerate(hist):
+        n = float(row.sum())
+        c = row[row > 0].astype(np.float64)
+        if n:
+            out[j] = max(0.0, math.log2(n) - float(np.dot(c, np.log2(c))) / n)
+    return out
+
+
+@dataclass(frozen=True)
+class ModuleStats:
+    """Pass 1 of training one module, mergeable (``a + b``): ratio counts and byte histograms."""
+
+    re: RatioEntropy
+    hist: np.ndarray
+
+    def __add__(self, other: "ModuleStats") -> "ModuleStats":
+        return ModuleStats(self.re + other.re, self.hist + other.hist)
+
+    @property
+    def blocks(self) -> int:
+        return self.re.blocks
+
+    def predictor(self, weight: str = "mean") -> Dict[str, Any]:
+        """``{root, base, shift}`` from the merged counts (MST extraction, modal shifts)."""
+        tree = extract(self.re.matrix(), _hist_entropy(self.hist), weight=weight)
+        root, base = tree["root"], tree["base"]
+        shift = shifts(self.re, root, base)
+        base[root], shift[root] = root, 0
+        return {"root": int(root), "base": [int(x) for x in base], "shift": [int(x) for x in shift]}
+
+
+def module_stats(blocks: np.ndarray, *, zeros: str = "buckets", quantiser: str = "floor",
+                 threads: Optional[int] = None) -> ModuleStats:
+    b = _blocks32(blocks)
+    return ModuleStats(ratio_entropy(b, zeros=zeros, quantiser=quantiser, threads=threads), _byte_hist(b))
+
+
+def scan_counts(blocks: np.ndarray, predictor: Mapping[str, Any], *, threads: Optional[int] = None) -> np.ndarray:
+    """Pass 2, mergeable by addition: (257, 256) uint64, row 0 the zero count of each residue cell
+    and rows 1.. their co-occurrence, under ``predictor``."""
+    b = _blocks32(blocks)
+    out = np.zeros((257, 256), np.uint64)
+    if b.shape[0]:
+        z, co = _core.mpc_cell_zeros(b, int(predictor["root"]), [int(x) for x in predictor["base"]],
+                                     [int(x) for x in predictor["shift"]], threads)
+        out[0], out[1:] = z, co
+    return out
+
+
+def _scan_order(counts: np.ndarray) -> list:
+    return list(_core.mpc_greedy_scan(counts[0], np.ascontiguousarray(counts[1:])))
+
+
+def _module(cls: int, predictor: Mapping[str, Any], counts: np.ndarray) -> Dict[str, Any]:
+    order = _scan_order(counts)
+    return {"class": int(cls), **{k: predictor[k] for k in ("root", "base", "shift")},
+            "scan_row": [c // 32 for c in order], "scan_col": [c % 32 for c in order]}
 
 
 def train_module(
@@ -280,14 +347,8 @@ def train_module(
     b = _blocks32(blocks)
     if b.shape[0] == 0:
         raise ValueError("a module needs at least one training block")
-    re = ratio_entropy(b, zeros=zeros, quantiser=quantiser, threads=threads)
-    tree = extract(re.matrix(), byte_entropy(b), weight=weight)
-    root, base = tree["root"], tree["base"]
-    shift = shifts(re, root, base)
-    base[root], shift[root] = root, 0
-    row, col = scan(b, root, base, shift, threads=threads)
-    return {"class": int(cls), "root": int(root), "base": [int(x) for x in base], "shift": [int(x) for x in shift],
-            "scan_row": row, "scan_col": col}
+    pred = module_stats(b, zeros=zeros, quantiser=quantiser, threads=threads).predictor(weight)
+    return _module(cls, pred, scan_counts(b, pred, threads=threads))
 
 
 # ------------------------------------------------------------------------------ model
@@ -382,6 +443,208 @@ class MPCModel:
         return f"<MPCModel classes/roots {roots}>"
 
 
+# Training streams over arrays, Dumps and lists of them (a multi-file dump) in two passes of
+# mergeable partials, so chunk size, threads and Dask partitions never change the model:
+# pass 1 (:func:`train_stats`) counts ratio buckets and byte values per group, the predictors
+# (MST, shifts) come from the merged counts, pass 2 (:func:`train_scans`) counts residue-cell zeros
+# under them for the greedy scan. With ``max_blocks`` one pass keeps a bounded sample per group
+# instead: the blocks with the ``max_blocks`` smallest keys splitmix64(seed, global block index),
+# a bottom-k sample that merges exactly and does not depend on how the data was split.
+
+_NGROUPS = len(GROUPS)
+
+
+def _sources(blocks: Any) -> list:
+    return list(blocks) if isinstance(blocks, (list, tuple)) else [blocks]
+
+
+def _n_sectors(blocks: Any) -> Optional[int]:
+    """32 B sectors in all sources; None while a stream has not been read."""
+    n = [n_blocks_of(s) for s in _sources(blocks)]
+    if any(x is None for x in n):
+        return None
+    return sum(x * block_bytes_of(s) // 32 if not isinstance(s, np.ndarray) else x for x, s in zip(n, _sources(blocks)))
+
+
+def _keys(seed: int, index: np.ndarray) -> np.ndarray:
+    """splitmix64 of (seed, global block index): the bottom-k sample's keys."""
+    with np.errstate(over="ignore"):
+        z = index.astype(np.uint64) + np.uint64((int(seed) * 0x9E3779B97F4A7C15 + 0x9E3779B97F4A7C15) % (1 << 64))
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def _bottom(sample: Optional[tuple], keys: np.ndarray, blocks: np.ndarray, k: int) -> Optional[tuple]:
+    """The k (key, block) pairs with the smallest keys of ``sample`` and the new ones."""
+    if sample is not None:
+        keys, blocks = np.concatenate([sample[0], keys]), np.concatenate([sample[1], blocks])
+    if keys.size == 0:
+        return sample
+    order = np.argsort(keys, kind="stable")[:k]
+    return keys[order], np.ascontiguousarray(blocks[order])
+
+
+@dataclass(frozen=True)
+class TrainStats:
+    """Pass 1 of :func:`train` (``a + b`` merges): per group its :class:`ModuleStats` or, with
+    ``max_blocks``, its bottom-k sample (index 5: the sample over all groups, for fallbacks)."""
+
+    options: Tuple[str, str, int, Optional[int]]
+    counts: Tuple[int, ...]
+    dropped_special: int
+    groups: Tuple[Optional[ModuleStats], ...]
+    samples: Tuple[Optional[tuple], ...]
+
+    def __add__(self, other: "TrainStats") -> "TrainStats":
+        if self.options != other.options:
+            raise ValueError("cannot merge training statistics of different options")
+        k = self.options[3]
+        groups = tuple(b if a is None else a if b is None else a + b for a, b in zip(self.groups, other.groups))
+        samples = tuple(a if b is None else _bottom(a, b[0], b[1], k) for a, b in zip(self.samples, other.samples))
+        return TrainStats(self.options, tuple(a + b for a, b in zip(self.counts, other.counts)),
+                          self.dropped_special + other.dropped_special, groups, samples)
+
+    __radd__ = __add__
+
+
+def _check_labels(labels: Any, n: Optional[int]) -> Optional[np.ndarray]:
+    if labels is None:
+        return None
+    lab = np.asarray(labels)
+    if lab.ndim != 1 or (n is not None and lab.shape[0] != n):
+        raise ValueError(f"labels must have one entry per block ({n}), got shape {lab.shape}")
+    if lab.size and (not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0 or lab.max() > 4):
+        raise ValueError("labels must be integers 0..4 (Bool/INT8, INT16, INT32/64, FP32, FP64)")
+    return lab.astype(np.int8)
+
+
+def _train_chunks(blocks: Any, labels: Optional[np.ndarray], offset: int, chunk_blocks: int, threads: Optional[int]):
+    """(global index of the first block, blocks, group, kept) per chunk of every source."""
+    start = offset
+    for src in _sources(blocks):
+        for chunk in chunks(src if not isinstance(src, np.ndarray) else _blocks32(src), chunk_blocks):
+            if not isinstance(src, np.ndarray) and chunk.shape[1] != 32:  # a Dump: its 32 B sectors
+                chunk = sectorize(chunk, 32)
+            b = _blocks32(chunk)
+            group, special = _core.mpc_classify(b, threads)
+            if labels is not None:
+                if start - offset + b.shape[0] > labels.shape[0]:
+                    raise ValueError(f"labels must have one entry per block, got {labels.shape[0]} for more blocks")
+                group = labels[start - offset:start - offset + b.shape[0]]
+            yield start, b, group, special < 0
+            start += b.shape[0]
+    if labels is not None and start - offset != labels.shape[0]:
+        raise ValueError(f"labels must have one entry per block ({start - offset}), got {labels.shape[0]}")
+
+
+def _check_train_options(zeros: str, quantiser: str, weight: str, max_blocks: Any) -> Optional[int]:
+    _check_choice("zeros", zeros, ZEROS)
+    _check_choice("quantiser", quantiser, QUANTISERS)
+    _check_choice("weight", weight, WEIGHTS)
+    if max_blocks is not None and (isinstance(max_blocks, bool) or not isinstance(max_blocks, (int, np.integer))
+                                   or int(max_blocks) < 1):
+        raise ValueError(f"max_blocks must be a positive int, got {max_blocks!r}")
+    return None if max_blocks is None else int(max_blocks)
+
+
+def train_stats(blocks: Any, labels: Optional[Sequence[int]] = None, *, zeros: str = "buckets",
+                quantiser: str = "floor", seed: int = 0, max_blocks: Optional[int] = None,
+                threads: Optional[int] = None, chunk_blocks: int = 1 << 18, offset: int = 0) -> TrainStats:
+    """Pass 1 of :func:`train` over ``blocks`` (whose first block has global index ``offset``)."""
+    max_blocks = _check_train_options(zeros, quantiser, "mean", max_blocks)
+    n = _n_sectors(blocks)
+    lab = _check_labels(labels, n)
+    counts = [0] * _NGROUPS
+    dropped = 0
+    groups: list = [None] * _NGROUPS
+    samples: list = [None] * (_NGROUPS + 1)
+    for start, b, group, keep in _train_chunks(blocks, lab, offset, chunk_blocks, threads):
+        dropped += int((~keep).sum())
+        keys = _keys(seed, np.arange(start, start + b.shape[0], dtype=np.uint64)) if max_blocks else None
+        for g in range(_NGROUPS):
+            m = keep & (group == g)
+            if not m.any():
+                continue
+            counts[g] += int(m.sum())
+            if max_blocks:
+                samples[g] = _bottom(samples[g], keys[m], b[m], max_blocks)
+            else:
+                part = module_stats(b[m], zeros=zeros, quantiser=quantiser, threads=threads)
+                groups[g] = part if groups[g] is None else groups[g] + part
+        if max_blocks and keep.any():
+            samples[_NGROUPS] = _bottom(samples[_NGROUPS], keys[keep], b[keep], max_blocks)
+    return TrainStats((zeros, quantiser, int(seed), max_blocks), tuple(counts), dropped, tuple(groups), tuple(samples))
+
+
+def train_predictors(stats: TrainStats, weight: str = "mean") -> list:
+    """The predictor of each group (None for an empty one) and, last, the fallback's (None if no
+    group is empty), from merged pass-1 statistics."""
+    _check_choice("weight", weight, WEIGHTS)
+    if stats.options[3] is not None:
+        raise ValueError("with max_blocks, train from the samples (train_from_stats)")
+    if not any(stats.counts):
+        raise ValueError("no training blocks: every block is all-zero or all-words-same (MPC classes 0 and 1)")
+    preds = [None if g is None else g.predictor(weight) for g in stats.groups]
+    fallback = None
+    if any(p is None for p in preds):
+        fallback = _sum_present(stats.groups).predictor(weight)
+    return preds + [fallback]
+
+
+def _sum_present(parts: Sequence[Optional[ModuleStats]]) -> ModuleStats:
+    present = [p for p in parts if p is not None]
+    total = present[0]
+    for p in present[1:]:
+        total = total + p
+    return total
+
+
+def train_scans(blocks: Any, predictors: Sequence[Optional[Mapping[str, Any]]], labels: Optional[Sequence[int]] = None,
+                *, threads: Optional[int] = None, chunk_blocks: int = 1 << 18, offset: int = 0) -> np.ndarray:
+    """Pass 2 of :func:`train`: (6, 257, 256) residue-cell zero counts per group under its
+    predictor (index 5: all kept blocks under the fallback's), mergeable by addition."""
+    n = _n_sectors(blocks)
+    lab = _check_labels(labels, n)
+    out = np.zeros((_NGROUPS + 1, 257, 256), np.uint64)
+    for _, b, group, keep in _train_chunks(blocks, lab, offset, chunk_blocks, threads):
+        for g, pred in enumerate(predictors):
+            if pred is not None:
+                m = keep if g == _NGROUPS else keep & (group == g)
+                if m.any():
+                    out[g] += scan_counts(b[m], pred, threads=threads)
+    return out
+
+
+def train_from_stats(stats: TrainStats, predictors: Optional[Sequence[Any]] = None, scans: Optional[np.ndarray] = None,
+                     *, weight: str = "mean", threads: Optional[int] = None) -> MPCModel:
+    """The model from merged partials: ``stats`` alone with ``max_blocks`` (modules trained on the
+    samples), else ``stats`` with :func:`train_predictors` and the merged :func:`train_scans`."""
+    zeros, quantiser, seed, max_blocks = stats.options
+    if not any(stats.counts):
+        raise ValueError("no training blocks: every block is all-zero or all-words-same (MPC classes 0 and 1)")
+    kw = dict(zeros=zeros, quantiser=quantiser, weight=weight, threads=threads)
+    modules, info = [], {"groups": {}, "options": dict(zeros=zeros, quantiser=quantiser, weight=weight, seed=seed,
+                                                       max_blocks=max_blocks)}
+    fallback = None
+    for g, name in enumerate(GROUPS):
+        cls = 2 + g
+        if max_blocks is not None:
+            sample = stats.samples[g] if stats.counts[g] else stats.samples[_NGROUPS]
+            if not stats.counts[g] and fallback is None:
+                fallback = train_module(sample[1], cls, **kw)
+            m = train_module(sample[1], cls, **kw) if stats.counts[g] else dict(fallback, **{"class": cls})
+        elif stats.counts[g]:
+            m = _module(cls, predictors[g], scans[g])
+        else:
+            m = _module(cls, predictors[_NGROUPS], scans[_NGROUPS])
+        modules.append(m)
+        info["groups"][name] = {"class": cls, "blocks": int(stats.counts[g]), "fallback": stats.counts[g] == 0}
+    info["dropped_special"] = int(stats.dropped_special)
+    data = {"format": FORMAT, "codec": "mpc", "version": MODEL_VERSION, "modules": modules}
+    return MPCModel(data, info)
+
+
 def train(
     blocks,
     labels: Optional[Sequence[int]] = None,
@@ -392,57 +655,31 @@ def train(
     threads: Optional[int] = None,
     seed: int = 0,
     max_blocks: Optional[int] = None,
+    chunk_blocks: int = 1 << 18,
 ) -> MPCModel:
-    """Trains the five modules of classes 2..6 (groups :data:`GROUPS`) on 32 B ``blocks``.
+    """Trains the five modules of classes 2..6 (groups :data:`GROUPS`) on 32 B ``blocks``: an
+    array, a Dump (read as its 32 B sectors) or a list of them (a multi-file dump), streamed in
+    chunks.
 
     Blocks of MPC classes 0 and 1 are dropped; the rest are grouped by ``labels`` (ints 0..4 per
-    block) or :func:`guess_dtype`. ``max_blocks`` caps the blocks per group (a random subset drawn
-    with ``seed``). Groups without blocks get the module trained on all kept blocks
-    (``info["groups"][g]["fallback"]``). ``mpc.extract.cal22`` is
+    block, over all sources in order) or :func:`guess_dtype`. ``max_blocks`` caps the blocks per
+    group to a bottom-k sample keyed by ``seed`` and the block's index (one pass; the only way to
+    train on a stream, which is read once). Groups without blocks get the module trained on all
+    kept blocks (``info["groups"][g]["fallback"]``). ``mpc.extract.cal22`` is
     ``quantiser="round", zeros="as_one", weight="cal22"``.
     """
-    _check_choice("zeros", zeros, ZEROS)
-    _check_choice("quantiser", quantiser, QUANTISERS)
-    _check_choice("weight", weight, WEIGHTS)
-    b = _blocks32(blocks)
-    if labels is not None:
-        lab = np.asarray(labels)
-        if lab.shape != (b.shape[0],):
-            raise ValueError(f"labels must have one entry per block ({b.shape[0]}), got shape {lab.shape}")
-        if lab.size and (not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0 or lab.max() > 4):
-            raise ValueError("labels must be integers 0..4 (Bool/INT8, INT16, INT32/64, FP32, FP64)")
-    if max_blocks is not None and (isinstance(max_blocks, bool) or int(max_blocks) < 1):
-        raise ValueError(f"max_blocks must be a positive int, got {max_blocks!r}")
-    group, special = _core.mpc_classify(b, threads)
-    keep = special < 0
-    if labels is not None:
-        group = lab.astype(np.int8)
-    if not keep.any():
-        raise ValueError("no training blocks: every block is all-zero or all-words-same (MPC classes 0 and 1)")
-    rng = np.random.default_rng(seed)
-    kw = dict(zeros=zeros, quantiser=quantiser, weight=weight, threads=threads)
+    max_blocks = _check_train_options(zeros, quantiser, weight, max_blocks)
+    if max_blocks is None and any(hasattr(s, "head") and not isinstance(s, np.ndarray) for s in _sources(blocks)):
+        raise ValueError("MPC training reads the data twice and a stream is read once: pass max_blocks=N to train "
+                         "on a bounded sample in one pass, or save the stream to a file")
+    stats = train_stats(blocks, labels, zeros=zeros, quantiser=quantiser, seed=seed, max_blocks=max_blocks,
+                        threads=threads, chunk_blocks=chunk_blocks)
+    if max_blocks is not None:
+        return train_from_stats(stats, weight=weight, threads=threads)
+    preds = train_predictors(stats, weight)
+    scans = train_scans(blocks, preds, labels, threads=threads, chunk_blocks=chunk_blocks)
+    return train_from_stats(stats, preds, scans, weight=weight, threads=threads)
 
-    def subset(idx: np.ndarray) -> np.ndarray:
-        if max_blocks is not None and idx.size > max_blocks:
-            idx = np.sort(rng.choice(idx, int(max_blocks), replace=False))
-        return b[idx]
-
-    modules, info = [], {"groups": {}, "options": dict(zeros=zeros, quantiser=quantiser, weight=weight, seed=seed,
-                                                       max_blocks=max_blocks)}
-    fallback = None
-    for g, name in enumerate(GROUPS):
-        idx = np.flatnonzero(keep & (group == g))
-        if idx.size:
-            m = train_module(subset(idx), 2 + g, **kw)
-        else:
-            if fallback is None:
-                fallback = train_module(subset(np.flatnonzero(keep)), 2 + g, **kw)
-            m = dict(fallback, **{"class": 2 + g})
-        modules.append(m)
-        info["groups"][name] = {"class": 2 + g, "blocks": int(idx.size), "fallback": idx.size == 0}
-    info["dropped_special"] = int((~keep).sum())
-    data = {"format": FORMAT, "codec": "mpc", "version": MODEL_VERSION, "modules": modules}
-    return MPCModel(data, info)
 
 
 def default_model() -> MPCModel:
