@@ -54,20 +54,31 @@ def n_blocks_of(blocks: Any) -> Optional[int]:
 FIT_BYTES = 64 << 20
 
 
+def sample_index(n_blocks: int, block_bytes: int, fit_bytes: int = FIT_BYTES) -> Optional[np.ndarray]:
+    """The blocks :func:`fit_sample` takes from ``n_blocks`` blocks: None for every block (they fit
+    in ``fit_bytes``), else the indices of 256 evenly spaced runs adding up to ``fit_bytes``."""
+    want = max(1, fit_bytes // max(block_bytes, 1))
+    if n_blocks <= want:
+        return None
+    runs = 256
+    per = max(1, want // runs)
+    starts = (np.arange(runs, dtype=np.int64) * (n_blocks - per)) // (runs - 1)
+    return (starts[:, None] + np.arange(per, dtype=np.int64)).ravel()
+
+
+def sample_how(index: Optional[np.ndarray], fit_bytes: int = FIT_BYTES) -> str:
+    return "offline" if index is None else f"sample({fit_bytes >> 20} MiB)"
+
+
 def fit_sample(blocks: Any, fit_bytes: int = FIT_BYTES) -> tuple:
     """(blocks to fit on, how) where how is "offline" (every block), "sample(N MiB)" (evenly spaced
-    runs of a larger dump) or "head(N MiB)" (the first bytes of a stream)."""
+    runs of a larger dump, :func:`sample_index`) or "head(N MiB)" (the first bytes of a stream)."""
     B = block_bytes_of(blocks)
     if hasattr(blocks, "head") and not isinstance(blocks, np.ndarray):
         return blocks.head(fit_bytes), f"head({fit_bytes >> 20} MiB)"
     arr = whole(blocks)
-    n, want = arr.shape[0], max(1, fit_bytes // max(B, 1))
-    if n <= want:
-        return arr, "offline"
-    runs = 256
-    per = max(1, want // runs)
-    starts = (np.arange(runs, dtype=np.int64) * (n - per)) // (runs - 1)
-    return np.ascontiguousarray(np.concatenate([arr[s:s + per] for s in starts])), f"sample({fit_bytes >> 20} MiB)"
+    idx = sample_index(arr.shape[0], B, fit_bytes)
+    return (arr if idx is None else np.ascontiguousarray(arr[idx])), sample_how(idx, fit_bytes)
 
 
 def whole(blocks: Any) -> np.ndarray:

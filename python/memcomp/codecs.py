@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
@@ -23,6 +24,12 @@ from .models import Model
 CorruptStreamError = _core.CorruptStreamError
 
 _ENCODED_FORMAT = "memcomp.encoded/1"
+# Encoded.to_bytes: magic, version, flags, bytes per bit length, bytes per tag, block_bytes,
+# n_blocks, data bytes, config bytes, entry-state bytes (little-endian).
+_BYTES_MAGIC = b"MCEN"
+_BYTES_VERSION = 1
+_BYTES_HEADER = struct.Struct("<4sBBBBIQQII")
+_HAS_CONFIG, _HAS_STATE, _HAS_OFFSETS = 1, 2, 4
 
 
 def list_codecs() -> "pandas.DataFrame":  # noqa: F821
@@ -408,6 +415,84 @@ class Encoded:
             if isinstance(e, FileNotFoundError):
                 raise
             raise ValueError(f"{path}: not a readable memcomp encoded file ({e})") from e
+        return cls._checked(str(path), config, block_bytes, fields)
+
+    def to_bytes(self, *, config: bool = True) -> bytes:
+        """The encoded blocks as one compact byte string; :meth:`from_bytes` reads it back.
+
+        A 36-byte header, then the config (JSON), the bit lengths and the tags (1, 2 or 4 bytes
+        each, the fewest that hold the largest; 0 when all are zero), the bit offsets only if the
+        blocks are not packed back to back on byte boundaries (as :meth:`Codec.encode` packs
+        them), the entry state and the data. ``config=False`` leaves the config out for a caller
+        that keeps it elsewhere (a numcodecs or zarr codec); pass it to :meth:`from_bytes` then."""
+        stream_bytes = (self.bit_lengths.astype(np.uint64) + 7) // 8
+        packed = (int(stream_bytes.sum()) == self.data.nbytes
+                  and np.array_equal(_packed_offsets(stream_bytes), self.bit_offsets))
+        text = json.dumps(self.config, sort_keys=True, separators=(",", ":")).encode() if config else b""
+        state = b"" if self.entry_state is None else self.entry_state
+        lw, tw = _int_width(self.bit_lengths), _int_width(self.tags)
+        flags = ((_HAS_CONFIG if config else 0) | (_HAS_STATE if self.entry_state is not None else 0)
+                 | (0 if packed else _HAS_OFFSETS))
+        header = _BYTES_HEADER.pack(_BYTES_MAGIC, _BYTES_VERSION, flags, lw, tw, self.block_bytes, self.n_blocks,
+                                    self.data.nbytes, len(text), len(state))
+        parts = [header, text, _le_bytes(self.bit_lengths, lw), _le_bytes(self.tags, tw),
+                 b"" if packed else _le_bytes(self.bit_offsets, 8), state, self.data]
+        return b"".join(memoryview(p).cast("B") if isinstance(p, np.ndarray) else p for p in parts)
+
+    @classmethod
+    def from_bytes(cls, data: Any, codec: Union["Codec", Mapping[str, Any], None] = None) -> "Encoded":
+        """Reads :meth:`to_bytes`'s output from any contiguous buffer (the data array is a
+        read-only view of it). ``codec`` (a Codec or its config) is required when the bytes carry
+        no config and must match it when they do. Raises ValueError for malformed bytes."""
+        buf = np.frombuffer(data, dtype=np.uint8)
+        if buf.nbytes < _BYTES_HEADER.size:
+            raise ValueError(f"encoded bytes truncated: {buf.nbytes} B, shorter than the {_BYTES_HEADER.size} B header")
+        magic, version, flags, lw, tw, block_bytes, n, n_data, n_text, n_state = _BYTES_HEADER.unpack_from(buf)
+        if magic != _BYTES_MAGIC:
+            raise ValueError(f"not memcomp encoded bytes (magic {magic!r}, expected {_BYTES_MAGIC!r})")
+        if version != _BYTES_VERSION:
+            raise ValueError(f"unsupported encoded-bytes version {version} (this memcomp reads {_BYTES_VERSION})")
+        if flags & ~(_HAS_CONFIG | _HAS_STATE | _HAS_OFFSETS) or lw not in (0, 1, 2, 4) or tw not in (0, 1, 2, 4):
+            raise ValueError(f"malformed encoded bytes (flags {flags}, widths {lw}/{tw})")
+        if (n_text and not flags & _HAS_CONFIG) or (n_state and not flags & _HAS_STATE):
+            raise ValueError(f"malformed encoded bytes (flags {flags} with {n_text} B of config, {n_state} B of state)")
+        sizes = [n_text, n * lw, n * tw, 8 * n if flags & _HAS_OFFSETS else 0, n_state, n_data]
+        if _BYTES_HEADER.size + sum(sizes) != buf.nbytes:
+            raise ValueError(f"encoded bytes truncated or padded: the header describes "
+                             f"{_BYTES_HEADER.size + sum(sizes)} B, got {buf.nbytes} B")
+        at = np.cumsum([_BYTES_HEADER.size] + sizes)
+        part = [buf[at[i]:at[i + 1]] for i in range(len(sizes))]
+        lengths = _from_le(part[1], lw, n).astype(np.uint32)
+        fields = {"data": part[5], "bit_lengths": lengths, "tags": _from_le(part[2], tw, n).astype(np.uint32)}
+        if flags & _HAS_OFFSETS:
+            fields["bit_offsets"] = _from_le(part[3], 8, n)
+        else:
+            stream_bytes = (lengths.astype(np.uint64) + 7) // 8
+            if int(stream_bytes.sum()) != n_data:
+                raise ValueError(f"malformed encoded bytes: the bit lengths need {int(stream_bytes.sum())} B of "
+                                 f"data, the header says {n_data} B")
+            fields["bit_offsets"] = _packed_offsets(stream_bytes)
+        if flags & _HAS_STATE:
+            fields["entry_state"] = part[4]
+        if flags & _HAS_CONFIG:
+            try:
+                config = json.loads(bytes(part[0]).decode())
+            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                raise ValueError(f"malformed encoded bytes: config is not JSON ({e})") from e
+            encoded = cls._checked("encoded bytes", config, block_bytes, fields)
+            if codec is not None:
+                given = codec if isinstance(codec, Codec) else Codec.from_config(codec)
+                if Codec.from_config(config) != given:
+                    raise ValueError(f"these bytes were encoded by {Codec.from_config(config).name}, not {given.name}")
+            return encoded
+        if codec is None:
+            raise ValueError("these encoded bytes carry no config (to_bytes(config=False)): pass codec=")
+        return cls._checked("encoded bytes", None, block_bytes, fields, codec)
+
+    @classmethod
+    def _checked(cls, where: str, config: Any, block_bytes: int, fields: Dict[str, np.ndarray],
+                 codec: Union["Codec", Mapping[str, Any], None] = None) -> "Encoded":
+        """An Encoded from loaded fields, after the checks :meth:`load` and :meth:`from_bytes` share."""
         want = {"data": np.uint8, "bit_offsets": np.uint64, "bit_lengths": np.uint32, "tags": np.uint32,
                 "entry_state": np.uint8}
         for k, dt in want.items():
@@ -415,10 +500,40 @@ class Encoded:
                 continue
             a = fields[k]
             if a.dtype != dt or a.ndim != 1:
-                raise ValueError(f"{path}: field {k!r} must be a 1-D {np.dtype(dt).name} array")
-        if not isinstance(config, dict):
-            raise ValueError(f"{path}: config must be a JSON object")
-        codec = Codec.from_config(config)  # validates the config
+                raise ValueError(f"{where}: field {k!r} must be a 1-D {np.dtype(dt).name} array")
+        if codec is None:
+            if not isinstance(config, dict):
+                raise ValueError(f"{where}: config must be a JSON object")
+            codec = Codec.from_config(config)  # validates the config
+        elif not isinstance(codec, Codec):
+            codec = Codec.from_config(codec)
+        if config is None:
+            config = codec.get_config()
         if codec.stateful and "entry_state" not in fields:
-            raise ValueError(f"{path}: {codec.name} is stateful and the file records no entry state; encode again")
+            raise ValueError(f"{where}: {codec.name} is stateful and records no entry state; encode again")
         return cls(config=config, block_bytes=block_bytes, **{k: _readonly(v) for k, v in fields.items()})
+
+
+def _packed_offsets(stream_bytes: np.ndarray) -> np.ndarray:
+    """Bit offsets of block streams of ``stream_bytes`` bytes each, back to back."""
+    offsets = np.zeros(len(stream_bytes), np.uint64)
+    np.cumsum(stream_bytes[:-1] * 8, out=offsets[1:])
+    return offsets
+
+
+def _int_width(a: np.ndarray) -> int:
+    """Bytes per value that hold every value of the unsigned array ``a``: 0 (all zero), 1, 2 or 4."""
+    top = int(a.max()) if a.size else 0
+    return 0 if top == 0 else 1 if top < 1 << 8 else 2 if top < 1 << 16 else 4
+
+
+def _le_bytes(a: np.ndarray, width: int) -> np.ndarray:
+    """``a`` as little-endian unsigned integers of ``width`` bytes (nothing for width 0)."""
+    return np.ascontiguousarray(a, dtype=f"<u{width}") if width else np.empty(0, np.uint8)
+
+
+def _from_le(raw: np.ndarray, width: int, n: int) -> np.ndarray:
+    """``n`` little-endian unsigned integers of ``width`` bytes (zeros for width 0) in native order."""
+    if not width:
+        return np.zeros(n, np.uint64)
+    return raw.view(f"<u{width}").astype(np.uint64 if width == 8 else f"u{width}")

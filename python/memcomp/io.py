@@ -185,6 +185,25 @@ class Dump:
             except (OSError, ValueError):  # a closed map or an odd platform: keep the pages
                 pass
 
+    def part(self, start: int, stop: int) -> "Dump":
+        """Blocks ``[start, stop)`` as a Dump of the same data (zero-copy): what a Dask task gets.
+        A part of a mapped file pickles as a re-open of its byte range, not as its bytes."""
+        from ._common import check_int
+
+        start = check_int("start", start, 0, self.n_blocks)
+        stop = check_int("stop", stop, start, self.n_blocks)
+        B = self.block_bytes
+        d = Dump(self.path, B, self.blocks[start:stop], offset=self.offset + start * B, format=self.format,
+                 source_dtype=self.source_dtype, name=self.name)
+        d._mmap, d._map_delta, d._file_end = self._mmap, self._map_delta + start * B, self._file_end
+        return d
+
+    def __reduce__(self):
+        if self._mmap is not None and self.format in ("raw", "npy"):
+            return _reopen, (str(self.path), self.block_bytes, self.offset, self.nbytes, self.name)
+        return _in_memory, (str(self.path), self.block_bytes, np.ascontiguousarray(self.blocks), self.offset,
+                            self.format, self.source_dtype, self.name)
+
     def close(self) -> None:
         """Drop the reference to the memory map. Safe to call twice."""
         self._blocks = None
@@ -210,6 +229,17 @@ class Dump:
             f"Dump({str(self.path)!r}, block_bytes={self.block_bytes}, "
             f"n_blocks={self.n_blocks}, format={self.format!r}{extra}{state})"
         )
+
+
+def _reopen(path: str, block_bytes: int, offset: int, length: int, name: str) -> Dump:
+    return open_dump(path, block_bytes, offset=offset, length=length, name=name)
+
+
+def _in_memory(path: str, block_bytes: int, blocks: np.ndarray, offset: int, format: str,
+               source_dtype: np.dtype, name: str) -> Dump:
+    blocks.flags.writeable = False
+    return Dump(pathlib.Path(path), block_bytes, blocks, offset=offset, format=format, source_dtype=source_dtype,
+                name=name)
 
 
 def open_dump(
@@ -478,6 +508,15 @@ class StreamDump:
         if pending and not self.allow_partial:
             raise ValueError(f"{str(self.path)!r} ended with {len(pending)} trailing byte(s) after {blocks} whole "
                              f"block(s) of block_bytes={B}; pass allow_partial=True to drop them")
+
+    def __reduce__(self):
+        if self._started or self.format == "stream":
+            raise TypeError(f"{str(self.path)!r} is a pipe, FIFO or device read once by this process: it cannot be "
+                            "shipped to another process (Dask); save it to a file first")
+        return StreamDump, (self.path, self.block_bytes), {"allow_partial": self.allow_partial, "name": self.name}
+
+    def __setstate__(self, state: dict) -> None:
+        self.allow_partial, self.name = state["allow_partial"], state["name"]
 
     def __len__(self) -> int:
         if self.n_blocks is None:
