@@ -13,7 +13,7 @@ const std::uint8_t* approximable_of(const py::object& mask, std::size_t n) {
   if (!py::isinstance<py::array>(mask)) throw py::type_error("approximable must be None or a bool array");
   const auto a = py::reinterpret_borrow<py::array>(mask);
   static_assert(sizeof(bool) == 1, "bool masks are read as bytes");
-  if (a.dtype().is(py::dtype::of<bool>())) return reinterpret_cast<const std::uint8_t*>(column<bool>(a, "approximable", n));
+  if (has_dtype<bool>(a)) return reinterpret_cast<const std::uint8_t*>(column<bool>(a, "approximable", n));
   return column<std::uint8_t>(a, "approximable", n);
 }
 

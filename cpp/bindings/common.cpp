@@ -4,7 +4,7 @@
 namespace memcomp::bindings {
 
 BlockView block_view(const py::array& a, const char* what) {
-  if (!a.dtype().is(py::dtype::of<std::uint8_t>()))
+  if (!has_dtype<std::uint8_t>(a))
     throw py::type_error(std::string(what) + " must have dtype uint8, got " + std::string(py::str(a.dtype())) +
                          "; reinterpret the bytes with memcomp.as_blocks(array, block_bytes)");
   if (a.ndim() != 2)

@@ -18,10 +18,17 @@ namespace py = pybind11;
 /// A (n, B) C-contiguous uint8 ndarray as a BlockView (no copy). `what` names the argument.
 BlockView block_view(const py::array& a, const char* what = "blocks");
 
+/// True if `a` holds exactly T in native byte order. Dtypes are compared by value: equal dtype
+/// objects are not always the same object (an unpickled array's, an .npz member's).
+template <class T>
+bool has_dtype(const py::array& a) {
+  return py::isinstance<py::array_t<T>>(a) && a.dtype().normalized_num() == py::dtype::of<T>().normalized_num();
+}
+
 /// A 1-D C-contiguous ndarray of exactly dtype T, with `n` entries unless n == SIZE_MAX.
 template <class T>
 const T* column(const py::array& a, const char* what, std::size_t n = static_cast<std::size_t>(-1)) {
-  if (!py::isinstance<py::array_t<T>>(a) || !a.dtype().is(py::dtype::of<T>()))
+  if (!has_dtype<T>(a))
     throw py::type_error(std::string(what) + " must be a NumPy array of dtype " +
                          std::string(py::str(py::dtype::of<T>())) + ", got " + std::string(py::str(a.dtype())));
   if (a.ndim() != 1) throw py::value_error(std::string(what) + " must be 1-D");

@@ -37,7 +37,7 @@ RatioOptions ratio_options(const std::string& zeros, const std::string& quantise
 // A C-contiguous array of exactly dtype T and the given shape (-1 = any).
 template <class T>
 const T* typed(const py::array& a, const char* what, std::initializer_list<py::ssize_t> shape) {
-  if (!py::isinstance<py::array_t<T>>(a) || !a.dtype().is(py::dtype::of<T>()))
+  if (!has_dtype<T>(a))
     throw py::type_error(std::string(what) + " must be a NumPy array of dtype " + std::string(py::str(py::dtype::of<T>())) +
                          ", got " + std::string(py::str(a.dtype())));
   if (a.ndim() != static_cast<py::ssize_t>(shape.size()))

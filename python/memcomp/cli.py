@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import html
 import io
 import json
+import os
 import re
 import sys
-from typing import Callable, List, Optional, TextIO
+from typing import Any, Callable, Iterator, List, Optional, TextIO
 
 import numpy as np
 
@@ -238,10 +240,47 @@ def _per_dataset(args, fn) -> "pandas.DataFrame":  # noqa: F821
     return pd.concat(frames, ignore_index=True)
 
 
+@contextlib.contextmanager
+def _dask_client(args) -> Iterator[Any]:
+    """A Dask client for ``--dask``: a LocalCluster of ``--dask-workers`` single-threaded worker
+    processes (default: one per core), or the scheduler at the address given."""
+    try:
+        import distributed
+    except ImportError as e:
+        raise UsageError("--dask needs Dask: pip install 'memcomp[dask]'") from e
+    import logging
+
+    if args.dask == "local":
+        workers = args.dask_workers or os.cpu_count() or 1
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None,
+                                      silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
+            yield client
+    else:
+        try:
+            client = distributed.Client(args.dask, timeout="20s")
+        except OSError as e:
+            raise UsageError(f"--dask: cannot reach the Dask scheduler at {args.dask!r} ({e})") from e
+        with client:
+            yield client
+
+
+def _on_dask(args, fn, *a, **kw):
+    """``fn`` (a memcomp.dask function) over every dataset, on the ``--dask`` cluster."""
+    with _dask_client(args) as client:
+        return fn(_datasets(args), *a, threads=args.threads or 1, client=client, **kw)
+
+
 def _cmd_compare(args, out: TextIO) -> int:
     if args.policy is not None:
         _as("--policy", parse_policy, args.policy)
     codecs = _codecs(args, args.block)
+    if args.dask is not None:
+        from . import dask as mdask
+
+        _emit(_on_dask(args, mdask.compare, codecs, mag=args.mag, u_min=args.u_min, policy=args.policy,
+                       count_tag=args.count_tag, chunk_blocks=args.chunk_blocks,
+                       oracle=False if args.oracle == "none" else args.oracle, codec_mag=args.codec_mag), args, out)
+        return 0
 
     def run(d):
         return compare(d, codecs, mag=args.mag, u_min=args.u_min, policy=args.policy, count_tag=args.count_tag,
@@ -260,6 +299,11 @@ def _cmd_entropy(args, out: TextIO) -> int:
     for b in bits:
         if b not in (4, 8, 16, 32):
             raise UsageError(f"--symbol-bits: {b} is not one of 4, 8, 16, 32")
+    if args.dask is not None:
+        from . import dask as mdask
+
+        _emit(_on_dask(args, mdask.entropy_table, bits, mfv=args.mfv, chunk_blocks=args.chunk_blocks), args, out)
+        return 0
     _emit(_per_dataset(args, lambda d: entropy.table(d, bits, mfv=args.mfv, threads=args.threads)), args, out)
     return 0
 
@@ -272,10 +316,16 @@ def _cmd_toggles(args, out: TextIO) -> int:
                burst_length=args.burst_length, dbi=None if args.dbi == "none" else args.dbi, mode=args.mode,
                idle=args.idle)
 
+    opts = dict(ec=None if args.ec == "none" else args.ec, ec_ratio=args.ec_ratio, energy=args.energy, mag=args.mag,
+                chunk_blocks=args.chunk_blocks, **bus)
+    if args.dask is not None:
+        from . import dask as mdask
+
+        _emit(_as("--channel/--dbi/--energy", _on_dask, args, mdask.toggles_compare, codecs, **opts), args, out)
+        return 0
+
     def run(d):
-        return _as("--channel/--dbi/--energy", toggles.compare, d, codecs, ec=None if args.ec == "none" else args.ec,
-                   ec_ratio=args.ec_ratio, energy=args.energy, mag=args.mag, threads=args.threads,
-                   chunk_blocks=args.chunk_blocks, **bus)
+        return _as("--channel/--dbi/--energy", toggles.compare, d, codecs, threads=args.threads, **opts)
 
     _emit(_per_dataset(args, run), args, out)
     return 0
@@ -287,7 +337,14 @@ def _cmd_train_mpc(args, out: TextIO) -> int:
     if args.block % 32:
         raise UsageError("--block: MPC trains on 32 B sectors; use a block size of 32 B or more")
     parts = _datasets(args)
-    model = _as("--max-blocks", mpc.train, parts, threads=args.threads, max_blocks=args.max_blocks, seed=args.seed)
+    if args.dask is not None:
+        from . import dask as mdask
+
+        model = _as("--max-blocks", _on_dask, args, mdask.mpc_train, max_blocks=args.max_blocks, seed=args.seed,
+                    chunk_blocks=args.chunk_blocks)
+    else:
+        model = _as("--max-blocks", mpc.train, parts, threads=args.threads, max_blocks=args.max_blocks,
+                    seed=args.seed, chunk_blocks=args.chunk_blocks)
     model.save(args.output_model)
     groups = model.info["groups"]
     sectors = sum(v["blocks"] for v in groups.values()) + model.info["dropped_special"]
@@ -399,7 +456,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"memcomp {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def data(sp, block_default=128):
+    def data(sp, block_default=128, dask=False):
         g = sp.add_argument_group("data")
         g.add_argument("dumps", nargs="*", metavar="DUMP",
                        help="dump files, directories or quoted glob patterns (default: the bundled sample data)")
@@ -418,6 +475,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="blocks per streamed chunk (bounds memory; never changes a result)")
         r.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
         r.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+        if dask:
+            r.add_argument("--dask", nargs="?", const="local", default=None, metavar="SCHEDULER_ADDRESS",
+                           help="run on Dask (extra 'dask'): on the scheduler at SCHEDULER_ADDRESS (e.g. "
+                                "tcp://host:8786), or without one on a local cluster of worker processes; "
+                                "same result as without --dask")
+            r.add_argument("--dask-workers", type=_int_at_least(1), default=None,
+                           help="worker processes of the local cluster (default: one per core)")
 
     def output(sp):
         g = sp.add_argument_group("output")
@@ -436,7 +500,7 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compare", help="compression ratio, CR at MAG, size classes and the oracle per codec",
                        description="Compares codecs on each dataset: raw CR, CR at MAG, the share of blocks per "
                                    "size class, where the bits go, and the per-block best (oracle row).")
-    data(c)
+    data(c, dask=True)
     codecs_arg(c, "defaults")
     c.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes (default 32)")
     c.add_argument("--u-min", type=int, default=1, choices=(0, 1), help="minimum bursts charged per block")
@@ -451,7 +515,7 @@ def _parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("entropy", help="order-0 entropy bounds per symbol length",
                        description="Entropy bounds of each dataset: CR_H >= CR_K (MFV table) >= CR_L* (length-limited).")
-    data(e)
+    data(e, dask=True)
     e.add_argument("--symbol-bits", type=_int_list, default=[4, 8, 16, 32], help="symbol lengths (default 4,8,16,32)")
     e.add_argument("--mfv", type=_int_at_least(1), default=1024, help="MFV table size for CR_K (default 1024)")
     output(e)
@@ -459,7 +523,7 @@ def _parser() -> argparse.ArgumentParser:
     t = sub.add_parser("toggles", help="compression against bus toggles and energy, with and without EC",
                        description="Bus energy of each dataset's transfers, raw and compressed: toggles, DRAM zeros "
                                    "with DBI, Energy Control, and joules under an energy model.")
-    data(t)
+    data(t, dask=True)
     codecs_arg(t, "bdi,fpc,fpc.mc,cpack,cpack.mc")
     t.add_argument("--channel", choices=("dram", "noc"), default="dram")
     t.add_argument("--flit-bytes", type=_int_at_least(1), default=32, help="on-chip flit width (noc)")
@@ -477,7 +541,7 @@ def _parser() -> argparse.ArgumentParser:
     m = sub.add_parser("train-mpc", help="train MPC on dumps and write the model",
                        description="Trains MPC's five per-type modules (P3 §3) on the datasets' 32 B sectors and "
                                    "writes the model; use it with: memcomp compare DUMP --codecs mpc --model FILE.")
-    data(m, block_default=32)
+    data(m, block_default=32, dask=True)
     m.add_argument("-o", "--output", dest="output_model", required=True, help="the model JSON to write")
     m.add_argument("--max-blocks", type=_int_at_least(1), default=None, help="cap the training sectors per group")
 

@@ -219,6 +219,11 @@ class Codec:
     def __hash__(self) -> int:
         return hash(json.dumps(self.get_config(), sort_keys=True))
 
+    def __reduce__(self):
+        # Pickles as its config (fitted model included), so codecs travel to Dask workers; a
+        # stateful codec arrives in its initial state.
+        return Codec.from_config, (self.get_config(),)
+
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in sorted(self._overrides.items()))
         if self._model is not None and not self._model_is_preset:
@@ -429,14 +434,14 @@ class Encoded:
         packed = (int(stream_bytes.sum()) == self.data.nbytes
                   and np.array_equal(_packed_offsets(stream_bytes), self.bit_offsets))
         text = json.dumps(self.config, sort_keys=True, separators=(",", ":")).encode() if config else b""
-        state = b"" if self.entry_state is None else self.entry_state
+        state = b"" if self.entry_state is None else np.ascontiguousarray(self.entry_state)
         lw, tw = _int_width(self.bit_lengths), _int_width(self.tags)
         flags = ((_HAS_CONFIG if config else 0) | (_HAS_STATE if self.entry_state is not None else 0)
                  | (0 if packed else _HAS_OFFSETS))
         header = _BYTES_HEADER.pack(_BYTES_MAGIC, _BYTES_VERSION, flags, lw, tw, self.block_bytes, self.n_blocks,
                                     self.data.nbytes, len(text), len(state))
         parts = [header, text, _le_bytes(self.bit_lengths, lw), _le_bytes(self.tags, tw),
-                 b"" if packed else _le_bytes(self.bit_offsets, 8), state, self.data]
+                 b"" if packed else _le_bytes(self.bit_offsets, 8), state, np.ascontiguousarray(self.data)]
         return b"".join(memoryview(p).cast("B") if isinstance(p, np.ndarray) else p for p in parts)
 
     @classmethod

@@ -39,13 +39,14 @@ def resolve_codecs(codecs: CodecsArg, block_bytes: Optional[int] = None) -> List
     return out
 
 
-def fit_missing(blocks, codecs: Sequence[Codec], threads: Optional[int] = None) -> Tuple[List[Codec], List[str]]:
+def fit_missing(blocks, codecs: Sequence[Codec], threads: Optional[int] = None,
+                sample: Optional[Tuple[np.ndarray, str]] = None) -> Tuple[List[Codec], List[str]]:
     """Fits every data-driven codec without a model on ``blocks`` (offline training), on at most
-    ``FIT_BYTES`` (64 MiB) of them (:func:`memcomp._common.fit_sample`). Returns the codecs and,
-    per codec, ``"-"`` (no model), ``"given"``, ``"offline"`` (fitted on every block) or
-    ``"sample(64 MiB)"`` / ``"head(64 MiB)"`` (fitted on part of a larger dump or a stream)."""
+    ``FIT_BYTES`` (64 MiB) of them (:func:`memcomp._common.fit_sample`, or ``sample``: the blocks
+    and how they were taken, when the caller drew them). Returns the codecs and, per codec,
+    ``"-"`` (no model), ``"given"``, ``"offline"`` (fitted on every block) or ``"sample(64 MiB)"``
+    / ``"head(64 MiB)"`` (fitted on part of a larger dump or a stream)."""
     out, how = [], []
-    sample = None
     for c in codecs:
         if c.requires_fit:
             if sample is None:

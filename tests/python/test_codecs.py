@@ -311,3 +311,25 @@ def test_zero_bit_streams_across_threads():
     enc = c.encode(z, threads=2)
     assert enc.data.size == 0 and enc.total_bits == 0
     assert np.array_equal(c.decode(enc, threads=2), z)
+
+
+def test_equal_dtypes_that_are_not_the_same_object_are_accepted():
+    """An unpickled array's (or an .npz member's) uint8 dtype equals np.uint8 without being the
+    same object: the core compares dtypes by value (a fit on an .npz dataset failed before)."""
+    import pickle
+
+    dt = pickle.loads(pickle.dumps(np.dtype(np.uint8)))
+    assert dt is not np.dtype(np.uint8)
+    rng = np.random.default_rng(0)
+    native = rng.integers(0, 4, (64, 128), dtype=np.uint8)
+    other = np.frombuffer(native.tobytes(), dtype=dt).reshape(64, 128)
+    for name in ("bdi", "e2mc"):
+        c = memcomp.get_codec(name)
+        c = c.fit(native) if c.requires_fit else c
+        assert np.array_equal(c.measure(other).size_bits, c.measure(native).size_bits)
+    assert memcomp.get_codec("e2mc").fit(other) == memcomp.get_codec("e2mc").fit(native)
+    mask = np.frombuffer(np.ones(64, bool).tobytes(), dtype=pickle.loads(pickle.dumps(np.dtype(bool))))
+    slc = memcomp.get_codec("slc").fit(native)
+    assert np.array_equal(slc.measure(other, approximable=mask).size_bits, slc.measure(native).size_bits)
+    with pytest.raises(TypeError, match="dtype uint8"):
+        memcomp.get_codec("bdi").measure(native.view(np.int8))

@@ -1,0 +1,340 @@
+"""memcomp on Dask (optional extra ``dask``): :func:`compare`, :func:`entropy_table`,
+:func:`toggles_compare` and :func:`mpc_train` over many dumps, or dumps larger than one machine,
+with the same result as the serial call.
+
+Every analysis is a sum of mergeable partial results (DESIGN "Results": the monoid rule; integer
+histograms and counts, so the order of additions cannot change an answer). A dataset is cut into
+parts of about ``partition_bytes``: a memory-mapped dump into byte ranges that each task maps
+again on its worker (:meth:`memcomp.io.Dump.part`: only the path and range travel), a dask array
+into its chunks along the first axis. Tasks compute the partials (``report.collect_stats``,
+``entropy.table_stats``, ``mpc.train_stats`` / ``train_scans``), a tree of tasks adds them, and
+the table is made from the total exactly as the serial call makes it. Data-driven codecs are
+fitted once per dataset, on a worker, on the same bounded sample the serial call uses.
+
+What cannot be cut keeps its order instead: a stateful codec (``cpack.skku``, ``cpack.cal22``)
+and the bus state of :func:`toggles_compare` in ``mode="stream"`` run over their dataset in one
+task (datasets still run in parallel); compressed dumps (``.gz``, ``.zst``, ...) are one task
+each. A pipe or FIFO cannot be shipped to a worker: save it to a file first.
+
+Results are computed with :func:`dask.compute`: on the active ``distributed.Client`` if there is
+one (or the ``client`` given), else on Dask's default local scheduler. Each task runs the C++ core
+on ``threads`` threads (default 1: the workers are the parallelism; the core releases the GIL, so
+threaded workers run in parallel too)::
+
+    from distributed import Client, LocalCluster
+    import memcomp.dask
+
+    with Client(LocalCluster(n_workers=2, threads_per_worker=1)):
+        df = memcomp.dask.compare("dumps/*.bin", "defaults", block_bytes=128)
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as _da
+except ImportError as e:  # pragma: no cover - the extra is missing
+    raise ImportError("memcomp.dask needs Dask: pip install 'memcomp[dask]'") from e
+
+from . import entropy as _entropy
+from . import mpc as _mpc
+from . import report as _report
+from . import toggles as _toggles
+from ._common import block_bytes_of, check_chunk_blocks, check_int, fit_sample, sample_how, sample_index, source_of
+from .io import Dump, StreamDump, open_dumps
+
+__all__ = ["compare", "entropy_table", "mpc_train", "toggles_compare", "PARTITION_BYTES"]
+
+#: Bytes per task when a dataset is cut into parts.
+PARTITION_BYTES = 64 << 20
+
+_delayed = dask.delayed(pure=False)
+
+
+# ------------------------------------------------------------------------------------ datasets
+def _datasets(data: Any, block_bytes: Optional[int], allow_partial: bool) -> List[Any]:
+    """The datasets of ``data``: Dumps (from paths, directories and globs too), (n, B) uint8
+    arrays and dask arrays, in order."""
+    items = list(data) if isinstance(data, (list, tuple)) else [data]
+    if not items:
+        raise ValueError("no datasets given")
+    out: List[Any] = []
+    for x in items:
+        if isinstance(x, (str, os.PathLike)):
+            out.extend(open_dumps(x, block_bytes=block_bytes, allow_partial=allow_partial))
+        elif isinstance(x, _da.Array) or isinstance(x, np.ndarray):
+            if x.ndim != 2 or x.dtype != np.uint8:
+                raise TypeError(f"an array dataset must be (n, B) uint8 blocks, got shape {x.shape} of {x.dtype}; "
+                                "use memcomp.as_blocks(array, block_bytes)")
+            if isinstance(x, _da.Array) and any(np.isnan(c) for c in x.chunks[0]):
+                raise ValueError("the dask array's chunk sizes are unknown: call .compute_chunk_sizes() first")
+            out.append(x)
+        elif isinstance(x, StreamDump):
+            if x.format == "stream":
+                raise ValueError(f"{str(x.path)!r} is a pipe, FIFO or device: it is read once by this process and "
+                                 "cannot be shipped to Dask workers; save it to a file, or use the serial call")
+            out.append(x)
+        elif isinstance(x, Dump):
+            out.append(x)
+        else:
+            raise TypeError(f"a dataset is a path, a glob, a memcomp Dump, an (n, B) uint8 ndarray or a dask array, "
+                            f"got {type(x).__name__}")
+    return out
+
+
+def _parts(d: Any, partition_bytes: int, whole: bool = False) -> List[Tuple[Any, int]]:
+    """(part, index of its first block) covering dataset ``d`` in order; one part if ``whole``."""
+    if isinstance(d, _da.Array):
+        d = d.rechunk({1: -1})
+        if whole:
+            return [(_delayed(np.concatenate)(list(d.to_delayed().ravel())), 0)]
+        starts = np.concatenate([[0], np.cumsum(d.chunks[0])[:-1]]).astype(int)
+        return list(zip(d.to_delayed().ravel(), (int(s) for s in starts)))
+    if isinstance(d, StreamDump) or whole:
+        return [(d, 0)]
+    n, B = len(d), block_bytes_of(d)
+    step = max(1, partition_bytes // max(B, 1))
+    if n <= step:
+        return [(d, 0)]
+    cut = d.part if isinstance(d, Dump) else (lambda s, e: d[s:e])
+    return [(cut(s, min(s + step, n)), s) for s in range(0, n, step)]
+
+
+def _n_blocks(d: Any) -> int:
+    return int(d.shape[0]) if isinstance(d, (np.ndarray, _da.Array)) else int(len(d))
+
+
+def _block_bytes(d: Any) -> int:
+    return int(d.shape[1]) if isinstance(d, _da.Array) else block_bytes_of(d)
+
+
+def _source(d: Any) -> dict:
+    return {} if isinstance(d, _da.Array) else source_of(d)
+
+
+def _partials(fn: Callable[..., Any], d: Any, parts: List[Tuple[Any, int]], *a: Any, **kw: Any) -> Tuple[Any, Any]:
+    """(sum of ``fn(part, *a, **kw)`` over ``parts``, provenance of ``d``) as delayed values. A
+    stream's provenance (its length) is known once it has been read: its one task returns it."""
+    if isinstance(d, StreamDump):
+        out = _delayed(_with_source)(fn, parts[0][0], *a, **kw)
+        return out[0], out[1]
+    return _tree([_delayed(fn)(p, *a, **kw) for p, _ in parts], _sum), _source(d)
+
+
+def _with_source(fn: Callable[..., Any], part: Any, *a: Any, **kw: Any) -> tuple:
+    result = fn(part, *a, **kw)
+    return result, source_of(part)
+
+
+def _tree(items: Sequence[Any], combine: Callable[..., Any], fan_in: int = 8) -> Any:
+    """A tree of tasks adding ``items`` ``fan_in`` at a time."""
+    items = list(items)
+    while len(items) > 1:
+        items = [_delayed(combine)(*items[i:i + fan_in]) for i in range(0, len(items), fan_in)]
+    return items[0]
+
+
+def _sum(*parts: Any) -> Any:
+    total = parts[0]
+    for p in parts[1:]:
+        total = total + p
+    return total
+
+
+def _compute(graphs: Sequence[Any], client: Any) -> tuple:
+    return dask.compute(*graphs, scheduler=client) if client is not None else dask.compute(*graphs)
+
+
+def _concat(frames: Sequence[Any]) -> "pandas.DataFrame":  # noqa: F821
+    import pandas as pd
+
+    return pd.concat(frames, ignore_index=True)
+
+
+def _check_partition(partition_bytes: Any) -> int:
+    return check_int("partition_bytes", partition_bytes, 1)
+
+
+# ------------------------------------------------------------------------------------- compare
+def _fit_sample(d: Any) -> Any:
+    """What the fit task gets: the dataset itself when a worker can map or reopen it (it takes
+    the serial call's sample there), else the sample as (blocks, how)."""
+    if isinstance(d, _da.Array):
+        idx = sample_index(d.shape[0], d.shape[1])
+        return None, (d if idx is None else d[idx]).rechunk({0: -1, 1: -1}), sample_how(idx)
+    if isinstance(d, StreamDump) or (isinstance(d, Dump) and d._mmap is not None):
+        return d, None, None
+    sample = fit_sample(d)
+    return None, sample[0], sample[1]
+
+
+def _fit(d: Any, sample: Any, how: Optional[str], codecs: list, threads: Optional[int]) -> tuple:
+    return _report.fit_missing(d, codecs, threads, None if sample is None else (np.ascontiguousarray(sample), how))
+
+
+def _measure(part: Any, fitted: tuple, oracle_over: str, threads: Optional[int], chunk_blocks: int) -> tuple:
+    return _Stats(_report.collect_stats(part, fitted[0], threads=threads, chunk_blocks=chunk_blocks,
+                                        oracle_over=oracle_over))
+
+
+class _Stats(tuple):
+    """report.collect_stats's (per-codec SizeStats, oracle SizeStats, wins), added term by term."""
+
+    def __add__(self, other: "_Stats") -> "_Stats":  # type: ignore[override]
+        return _Stats(([a + b for a, b in zip(self[0], other[0])], self[1] + other[1], self[2] + other[2]))
+
+
+def _compare_table(total: tuple, fitted: tuple, over: Any, source: dict, kw: dict) -> "pandas.DataFrame":  # noqa: F821
+    stats, oracle, wins = total
+    cs, training = fitted
+    return _report.table(stats, cs, oracle=oracle if over else None, wins=wins, training=training,
+                         oracle_over=over or "exact", source=source, **kw)
+
+
+def compare(
+    data: Any,
+    codecs: _report.CodecsArg = ("bdi", "fpc"),
+    *,
+    mag: int = 32,
+    u_min: int = 1,
+    policy: Optional[str] = None,
+    count_tag: bool = False,
+    oracle: Any = "exact",
+    codec_mag: bool = False,
+    block_bytes: Optional[int] = None,
+    allow_partial: bool = False,
+    threads: Optional[int] = 1,
+    chunk_blocks: int = 1 << 18,
+    partition_bytes: int = PARTITION_BYTES,
+    client: Any = None,
+) -> "pandas.DataFrame":  # noqa: F821
+    """:func:`memcomp.report.compare` of every dataset of ``data`` on Dask, rows concatenated in
+    dataset order: equal to ``pd.concat([report.compare(d, codecs, ...) for d in datasets])``.
+
+    ``data`` is a path, directory or glob (opened with :func:`memcomp.open_dumps` and
+    ``block_bytes``), a Dump, an ``(n, B)`` uint8 ndarray or dask array, or a list of them."""
+    check_chunk_blocks(chunk_blocks)
+    partition_bytes = _check_partition(partition_bytes)
+    over = "exact" if oracle is True else oracle
+    if over not in (False, None) and over not in _report.ORACLE_OVER:
+        raise ValueError(f"oracle must be one of {_report.ORACLE_OVER}, True or False, got {oracle!r}")
+    kw = dict(mag=mag, u_min=u_min, policy=policy, count_tag=count_tag)
+    graphs = []
+    for d in _datasets(data, block_bytes, allow_partial):
+        cs = _report.resolve_codecs(codecs, _block_bytes(d))
+        if codec_mag:
+            cs = [_report.with_mag(c, mag) for c in cs]
+        if any(c.requires_fit for c in cs):
+            fitted = _delayed(_fit)(*_fit_sample(d), cs, threads)
+        else:
+            fitted = _report.fit_missing(d, cs, threads)
+        stateful = any(c.stateful for c in cs)
+        total, source = _partials(_measure, d, _parts(d, partition_bytes, whole=stateful), fitted, over or "exact",
+                                  threads, chunk_blocks)
+        graphs.append(_delayed(_compare_table)(total, fitted, over, source, kw))
+    return _concat(_compute(graphs, client))
+
+
+# ------------------------------------------------------------------------------------- entropy
+def entropy_table(
+    data: Any,
+    symbol_bits: Sequence[int] = _entropy.SYMBOL_BITS,
+    *,
+    mfv: int = 1024,
+    endian: str = "little",
+    block_bytes: Optional[int] = None,
+    allow_partial: bool = False,
+    threads: Optional[int] = 1,
+    chunk_blocks: int = 1 << 18,
+    partition_bytes: int = PARTITION_BYTES,
+    client: Any = None,
+) -> "pandas.DataFrame":  # noqa: F821
+    """:func:`memcomp.entropy.table` of every dataset of ``data`` (as in :func:`compare`) on
+    Dask, rows concatenated in dataset order; per dataset the :class:`~memcomp.entropy.TableStats`
+    of its parts are added up."""
+    partition_bytes = _check_partition(partition_bytes)
+    graphs = []
+    for d in _datasets(data, block_bytes, allow_partial):
+        total, source = _partials(_entropy.table_stats, d, _parts(d, partition_bytes), symbol_bits, endian=endian,
+                                  threads=threads, chunk_blocks=chunk_blocks)
+        graphs.append(_delayed(_entropy.table_from_stats)(total, mfv=mfv, source=source))
+    return _concat(_compute(graphs, client))
+
+
+# ------------------------------------------------------------------------------------- toggles
+def toggles_compare(
+    data: Any,
+    codecs: Any = ("bdi", "fpc", "fpc.mc", "cpack", "cpack.mc"),
+    *,
+    block_bytes: Optional[int] = None,
+    allow_partial: bool = False,
+    threads: Optional[int] = 1,
+    client: Any = None,
+    **kw: Any,
+) -> "pandas.DataFrame":  # noqa: F821
+    """:func:`memcomp.toggles.compare` of every dataset of ``data`` (as in :func:`compare`) on
+    Dask, rows concatenated in dataset order. The bus state runs through a dataset in order, so
+    each dataset is one task (datasets run in parallel); ``kw`` are toggles.compare's options."""
+    graphs = [_delayed(_toggles.compare)(p, codecs, threads=threads, **kw)
+              for d in _datasets(data, block_bytes, allow_partial)
+              for p, _ in _parts(d, PARTITION_BYTES, whole=True)]
+    frames = _compute(graphs, client)
+    return _concat(frames)
+
+
+# ----------------------------------------------------------------------------------------- mpc
+def mpc_train(
+    data: Any,
+    labels: Optional[Sequence[int]] = None,
+    *,
+    zeros: str = "buckets",
+    quantiser: str = "floor",
+    weight: str = "mean",
+    seed: int = 0,
+    max_blocks: Optional[int] = None,
+    block_bytes: Optional[int] = None,
+    allow_partial: bool = False,
+    threads: Optional[int] = 1,
+    chunk_blocks: int = 1 << 18,
+    partition_bytes: int = PARTITION_BYTES,
+    client: Any = None,
+) -> "_mpc.MPCModel":
+    """:func:`memcomp.mpc.train` on the datasets of ``data`` (as in :func:`compare`; all of them
+    train one model, as the serial call on their list) on Dask: pass 1's
+    :class:`~memcomp.mpc.TrainStats` of every part are added up, the predictors are made from the
+    total, pass 2's residue counts (:func:`~memcomp.mpc.train_scans`) are added up, and the
+    modules are made from both. ``labels`` has one entry per 32 B sector over all datasets."""
+    _mpc._check_train_options(zeros, quantiser, weight, max_blocks)
+    partition_bytes = _check_partition(partition_bytes)
+    sources = _datasets(data, block_bytes, allow_partial)
+    parts = []  # (part, global index of its first 32 B sector, sectors)
+    start = 0
+    for d in sources:
+        if isinstance(d, StreamDump):
+            raise ValueError(f"{str(d.path)!r} is read as a stream, whose length is unknown until it has been read: "
+                             "decompress it to a file for memcomp.dask.mpc_train, or use memcomp.mpc.train")
+        per = 1 if isinstance(d, (np.ndarray, _da.Array)) else _block_bytes(d) // 32
+        for p, first in _parts(d, partition_bytes):
+            parts.append((p, start + first * per))
+        start += _n_blocks(d) * per
+    lab = _mpc._check_labels(labels, start)
+    ends = [off for _, off in parts[1:]] + [start]
+
+    def sliced(i: int) -> Optional[np.ndarray]:
+        return None if lab is None else lab[parts[i][1]:ends[i]]
+
+    opts = dict(zeros=zeros, quantiser=quantiser, seed=seed, max_blocks=max_blocks, threads=threads,
+                chunk_blocks=chunk_blocks)
+    pass1 = [_delayed(_mpc.train_stats)(p, sliced(i), offset=off, **opts) for i, (p, off) in enumerate(parts)]
+    (stats,) = _compute([_tree(pass1, _sum)], client)
+    if max_blocks is not None:
+        return _mpc.train_from_stats(stats, weight=weight, threads=threads)
+    preds = _mpc.train_predictors(stats, weight)
+    pass2 = [_delayed(_mpc.train_scans)(p, preds, sliced(i), threads=threads, chunk_blocks=chunk_blocks, offset=off)
+             for i, (p, off) in enumerate(parts)]
+    (scans,) = _compute([_tree(pass2, _sum)], client)
+    return _mpc.train_from_stats(stats, preds, scans, weight=weight, threads=threads)
