@@ -88,6 +88,20 @@ def _int_at_least(lo: int):
     return parse
 
 
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def _byte_count(text: str) -> int:
+    """A byte count: an integer, optionally with a binary unit (4096, 64K, 16MiB, 4G, 1T)."""
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)(?:i?b)?\s*", text, re.IGNORECASE)
+    if not m or (not m.group(2) and text.strip().lower().endswith("ib")):
+        raise argparse.ArgumentTypeError(f"expected a byte count such as 4096, 64K, 16MiB or 4G, got {text!r}")
+    return int(m.group(1)) * _UNITS[m.group(2).lower()]
+
+
+_byte_count.__name__ = "byte count"
+
+
 def _int_list(text: str) -> List[int]:
     try:
         return [int(t) for t in text.split(",") if t.strip()]
@@ -462,9 +476,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="dump files, directories or quoted glob patterns (default: the bundled sample data)")
         g.add_argument("--block", type=int, default=block_default, choices=VALID_BLOCK_BYTES,
                        help=f"block size in bytes (default {block_default})")
-        g.add_argument("--offset", type=_int_at_least(0), default=0, help="bytes to skip in a single raw dump")
-        g.add_argument("--length", "--max-bytes", type=_int_at_least(0), default=None,
-                       help="bytes to analyse from --offset on (default: to the end)")
+        g.add_argument("--offset", type=_byte_count, default=0,
+                       help="bytes to skip in a single raw dump (e.g. 4096, 64K, 4G)")
+        g.add_argument("--length", "--max-bytes", type=_byte_count, default=None,
+                       help="bytes to analyse from --offset on (e.g. 1G; default: to the end)")
         g.add_argument("--allow-partial", action="store_true", help="drop a trailing partial block instead of failing")
         g.add_argument("--sample-bytes", type=_int_at_least(1), default=16 << 20,
                        help="size of the bundled sample (default 16 MiB)")

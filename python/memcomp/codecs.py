@@ -284,7 +284,8 @@ class Codec:
         :class:`CorruptStreamError` for a stream this codec cannot have written."""
         if not isinstance(encoded, Encoded):
             raise TypeError(f"decode expects an Encoded object, got {type(encoded).__name__}")
-        if Codec.from_config(encoded.config) != self:
+        # the same config (the usual case) needs no codec built from it, which costs a model's tables
+        if encoded.config != self.get_config() and Codec.from_config(encoded.config) != self:
             raise ValueError(
                 f"these blocks were encoded by {Codec.from_config(encoded.config).name}, not {self.name}; "
                 "decode with Codec.from_config(encoded.config)"

@@ -30,7 +30,7 @@ from numcodecs.abc import Codec as _NumcodecsCodec
 from numcodecs.compat import ensure_contiguous_ndarray, ndarray_copy
 from numcodecs.registry import register_codec
 
-from .codecs import Codec, Encoded, get_codec
+from .codecs import _BYTES_HEADER, Codec, Encoded, get_codec
 
 __all__ = ["MemcompCodec", "MemcompZarrCodec"]
 
@@ -103,6 +103,10 @@ class MemcompCodec(_NumcodecsCodec):
     def __repr__(self) -> str:
         return f"MemcompCodec(codec={self.codec!r}, block_bytes={self.block_bytes})"
 
+    def __reduce__(self) -> Any:
+        # The memcomp Codec wraps a C++ object that does not pickle; the config rebuilds it.
+        return type(self).from_config, (self.get_config(),)
+
     def encode(self, buf: Any) -> bytes:
         data = ensure_contiguous_ndarray(buf).reshape(-1).view(np.uint8)
         B = self.block_bytes
@@ -130,6 +134,15 @@ class MemcompCodec(_NumcodecsCodec):
             raise ValueError(f"memcomp: buffer of {block_bytes} B blocks, this codec has {self.block_bytes} B")
         if n_blocks != -(-nbytes // block_bytes):
             raise ValueError(f"memcomp: corrupt header ({n_blocks} blocks cannot hold {nbytes} B)")
+        out_bytes = None if out is None else ensure_contiguous_ndarray(out).nbytes
+        if out_bytes is not None and out_bytes != nbytes:  # before decoding anything
+            raise ValueError(f"memcomp: buffer holds {nbytes} B, out has {out_bytes} B")
+        if raw.nbytes >= _HEADER.size + _BYTES_HEADER.size:
+            # the stream's own block count, checked before from_bytes allocates per-block arrays for it
+            # (when every block is 0 bits long, e.g. all-zero data, nothing else bounds it)
+            inner = _BYTES_HEADER.unpack_from(raw, _HEADER.size)[6]
+            if inner != n_blocks:
+                raise ValueError(f"memcomp: corrupt buffer ({inner} blocks in the stream, {n_blocks} in the header)")
         enc = Encoded.from_bytes(raw[_HEADER.size:], self.codec)
         if enc.n_blocks != n_blocks or enc.block_bytes != block_bytes:
             raise ValueError(f"memcomp: corrupt buffer ({enc.n_blocks} blocks of {enc.block_bytes} B in the stream, "

@@ -135,15 +135,29 @@ void block_entropy(const BlockView& blocks, unsigned sl, Endian endian, double* 
   parallel_for(blocks.n_blocks, threads, 2048, [&](std::size_t lo, std::size_t hi) {
     std::vector<std::uint32_t> syms(n_sym);
     std::vector<std::uint64_t> runs;
+    if (sl <= 8) {  // a dense count per symbol value; the counts in value order, as sorting gives them
+      std::vector<std::uint64_t> dense(std::size_t{1} << sl);
+      for (std::size_t i = lo; i < hi; ++i) {
+        std::fill(dense.begin(), dense.end(), 0);
+        auto put = [&](std::uint32_t s, unsigned) { ++dense[s]; };
+        if (sl == 4)
+          for_each_symbol<4>(blocks.block(i), b, endian, put);
+        else
+          for_each_symbol<8>(blocks.block(i), b, endian, put);
+        runs.clear();
+        for (std::uint64_t c : dense)
+          if (c) runs.push_back(c);
+        out[i] = entropy_bits(runs.data(), runs.size());
+      }
+      return;
+    }
     for (std::size_t i = lo; i < hi; ++i) {
       std::size_t k = 0;
       auto put = [&](std::uint32_t s, unsigned) { syms[k++] = s; };
-      switch (sl) {
-        case 4: for_each_symbol<4>(blocks.block(i), b, endian, put); break;
-        case 8: for_each_symbol<8>(blocks.block(i), b, endian, put); break;
-        case 16: for_each_symbol<16>(blocks.block(i), b, endian, put); break;
-        default: for_each_symbol<32>(blocks.block(i), b, endian, put); break;
-      }
+      if (sl == 16)
+        for_each_symbol<16>(blocks.block(i), b, endian, put);
+      else
+        for_each_symbol<32>(blocks.block(i), b, endian, put);
       std::sort(syms.begin(), syms.end());
       runs.clear();
       for (std::size_t j = 0; j < n_sym;) {
