@@ -18,3 +18,12 @@ def test_bench_codecs_all_skips_what_a_codec_does_not_support():
         row = [ln for ln in lines if ln.split()[:2] == [name, "128"]]
         assert row, f"{name} missing"
         assert ("skipped" in row[0]) == (not memcomp.get_codec(name).supports(128)), row[0]
+
+
+def test_bench_dask_runs_and_checks_dask_equals_serial():
+    r = subprocess.run([sys.executable, os.path.join(BENCH, "bench_dask.py"), "--mib", "4", "--codecs", "bdi,fpc,e2mc",
+                        "--workers", "2"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "dask results equal the serial ones: yes" in r.stdout
+    rows = {ln.split()[0]: ln.split()[1:] for ln in r.stdout.splitlines() if ln.startswith(("compare", "entropy"))}
+    assert set(rows) == {"compare", "entropy.table"} and all(float(v) > 0 for vs in rows.values() for v in vs)

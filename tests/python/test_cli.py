@@ -135,6 +135,8 @@ def test_help_teaches():
     (["compare", "--threads", "0"], "--threads"),
     (["compare", "--chunk-blocks", "-3"], "--chunk-blocks"),
     (["compare", "--offset", "-1"], "--offset"),
+    (["compare", "--length", "1.5G"], "--length"),
+    (["compare", "--max-bytes", "4X"], "--max-bytes"),
     (["compare", "--block", "48"], "--block"),
     (["compare", "--codecs", "mpc", "--block", "64"], "--block"),
     (["compare", "--codecs", "bdi", "--model", "/nonexistent/m.json"], "--model"),
@@ -184,3 +186,16 @@ def test_progress_bar_on_request(capsys):
     assert rc == 0 and "B/s" in capsys.readouterr().err  # tqdm's bar with its rate
     rc, _ = run("compare", "--codecs", "bdi", *SMALL)
     assert rc == 0 and capsys.readouterr().err == ""  # not a terminal, small: quiet
+
+
+@pytest.mark.parametrize("offset, length", [("1K", "2KiB"), ("1024", "2048"), ("1kb", "2k")])
+def test_offset_and_length_take_byte_units(tmp_path, offset, length):
+    data = memcomp.workloads.sample_dump(8192, seed=2)
+    p = tmp_path / "d.bin"
+    p.write_bytes(data.tobytes())
+    rc, text = run("compare", str(p), "--codecs", "bdi,fpc", "--offset", offset, "--length", length, "--csv")
+    assert rc == 0
+    got = pd.read_csv(io.StringIO(text))
+    want = memcomp.compare(memcomp.as_blocks(data[1024:3072], 128), ["bdi", "fpc"])
+    assert list(got["offset_begin"].unique()) == [1024] and list(got["offset_end"].unique()) == [3072]
+    np.testing.assert_array_equal(got["inband_bits"], want["inband_bits"])
