@@ -183,7 +183,30 @@ py::tuple drive(const py::array& stream, std::uint64_t nbits, const py::dict& bu
 void register_toggles(py::module_& m) {
   py::class_<WireState>(m, "WireState", "Wire levels carried from one chunk of transfers to the next.")
       .def("copy", [](const WireState& s) { return s; })
-      .def_property_readonly("idle", [](const WireState& s) { return s.idle; });
+      .def_property_readonly("idle", [](const WireState& s) { return s.idle; })
+      .def("__eq__", [](const WireState& a, const py::object& o) {
+        if (!py::isinstance<WireState>(o)) return false;
+        const WireState& b = o.cast<const WireState&>();
+        return a.wires == b.wires && a.pins == b.pins && a.idle == b.idle && a.bus == b.bus;
+      }, py::arg("other"))
+      .def(py::pickle(  // (wires and pins as bytes, idle, bus fingerprint): states travel to Dask workers
+          [](const WireState& s) {
+            return py::make_tuple(py::bytes(reinterpret_cast<const char*>(s.wires.data()), s.wires.size()),
+                                  py::bytes(reinterpret_cast<const char*>(s.pins.data()), s.pins.size()), s.idle,
+                                  s.bus);
+          },
+          [](const py::tuple& t) {
+            if (t.size() != 4) throw py::value_error("malformed WireState pickle: expected 4 fields");
+            const std::string wires = t[0].cast<std::string>(), pins = t[1].cast<std::string>();
+            WireState s;
+            if (wires.size() != s.wires.size() || pins.size() != s.pins.size())
+              throw py::value_error("malformed WireState pickle: wrong field sizes");
+            std::copy(wires.begin(), wires.end(), s.wires.begin());
+            std::copy(pins.begin(), pins.end(), s.pins.begin());
+            s.idle = t[2].cast<bool>();
+            s.bus = t[3].cast<std::uint32_t>();
+            return s;
+          }));
   m.def("bus_options", [](const py::dict& bus) { return from_options(bus_options(config_of(bus))); },
         py::arg("bus"), "Every bus option with its effective value (validates them).");
   m.def("bus_count_raw", &count_raw, py::arg("blocks").noconvert(), py::arg("bus"), py::arg("state") = py::none(),

@@ -87,6 +87,13 @@ class WireState:
     """
     Wire levels carried from one chunk of transfers to the next.
     """
+    __hash__: typing.ClassVar[None] = None  # type: ignore[assignment]
+    def __eq__(self, other: typing.Any) -> bool:
+        ...
+    def __getstate__(self) -> tuple[bytes, bytes, bool, int]:
+        ...
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
     def copy(self) -> WireState:
         ...
     @property

@@ -11,10 +11,12 @@ into its chunks along the first axis. Tasks compute the partials (``report.colle
 the table is made from the total exactly as the serial call makes it. Data-driven codecs are
 fitted once per dataset, on a worker, on the same bounded sample the serial call uses.
 
-What cannot be cut keeps its order instead: a stateful codec (``cpack.skku``, ``cpack.cal22``)
-and the bus state of :func:`toggles_compare` in ``mode="stream"`` run over their dataset in one
-task (datasets still run in parallel); compressed dumps (``.gz``, ``.zst``, ...) are one task
-each. A pipe or FIFO cannot be shipped to a worker: save it to a file first.
+The bus state of :func:`toggles_compare` runs through a dataset in order: each part starts from
+the states that replaying the blocks before it gives, and the parts are joined only where each
+starts exactly where the one before ended (else it is counted again from the true states). What
+cannot be cut runs over its dataset in one task (datasets still run in parallel): a stateful
+codec (``cpack.skku``, ``cpack.cal22``) and a compressed dump (``.gz``, ``.zst``, ...). A pipe or
+FIFO cannot be shipped to a worker: save it to a file first.
 
 Results are computed with :func:`dask.compute`: on the active ``distributed.Client`` if there is
 one (or the ``client`` given), else on Dask's default local scheduler. Each task runs the C++ core
@@ -266,6 +268,26 @@ def entropy_table(
 
 
 # ------------------------------------------------------------------------------------- toggles
+#: Blocks a part of :func:`toggles_compare` replays before its first block to learn the bus states
+#: it starts from.
+WARMUP_BLOCKS = 64
+
+
+def _slice(d: Any, start: int, stop: int) -> Any:
+    return d.part(start, stop) if isinstance(d, Dump) else d[start:stop]
+
+
+def _toggle_part(part: Any, warm: Any, fitted: tuple, setup: Any, bu: Any, bu_warm: Any, threads: Optional[int],
+                 chunk_blocks: int, close: bool, start: Optional[tuple] = None) -> tuple:
+    """(totals of ``part``, its provenance): from the bus states ``start``, or from those that
+    replaying ``warm`` (the blocks before it) from the initial states ends in."""
+    cs = fitted[0]
+    if start is None and warm is not None:
+        start = _toggles._totals(warm, cs, setup, bu_warm, threads=threads, chunk_blocks=chunk_blocks, close=False).end
+    tot = _toggles._totals(part, cs, setup, bu, threads=threads, chunk_blocks=chunk_blocks, start=start, close=close)
+    return tot, source_of(part)
+
+
 def toggles_compare(
     data: Any,
     codecs: Any = ("bdi", "fpc", "fpc.mc", "cpack", "cpack.mc"),
@@ -273,16 +295,64 @@ def toggles_compare(
     block_bytes: Optional[int] = None,
     allow_partial: bool = False,
     threads: Optional[int] = 1,
+    chunk_blocks: int = 1 << 16,
+    partition_bytes: int = PARTITION_BYTES,
+    warmup_blocks: int = WARMUP_BLOCKS,
     client: Any = None,
     **kw: Any,
 ) -> "pandas.DataFrame":  # noqa: F821
     """:func:`memcomp.toggles.compare` of every dataset of ``data`` (as in :func:`compare`) on
-    Dask, rows concatenated in dataset order. The bus state runs through a dataset in order, so
-    each dataset is one task (datasets run in parallel); ``kw`` are toggles.compare's options."""
-    graphs = [_delayed(_toggles.compare)(p, codecs, threads=threads, **kw)
-              for d in _datasets(data, block_bytes, allow_partial)
-              for p, _ in _parts(d, PARTITION_BYTES, whole=True)]
-    frames = _compute(graphs, client)
+    Dask, rows concatenated in dataset order; ``kw`` are toggles.compare's bus, EC and energy
+    options.
+
+    The bus state runs through a dataset in order, so a part's counts depend on the states the
+    part before it ended in. Each part therefore starts from the states that replaying its
+    ``warmup_blocks`` preceding blocks gives (wire states forget their past within a few
+    transfers), and the parts are then joined in order, each checked to start where the one
+    before ended (the states are compared exactly); a part that does not is counted again from
+    the true states. The result is the serial call's, bit for bit, whatever the data. Stateful
+    codecs make a dataset one task."""
+    check_chunk_blocks(chunk_blocks)
+    partition_bytes = _check_partition(partition_bytes)
+    warmup_blocks = check_int("warmup_blocks", warmup_blocks, 1)
+    setup = _toggles._setup(**kw)
+    datasets = _datasets(data, block_bytes, allow_partial)
+    if setup.bu_all is not None and len(datasets) != 1:
+        raise ValueError("a per-block bu array needs exactly one dataset")
+    jobs = []
+    for d in datasets:
+        cs = _report.resolve_codecs(codecs)
+        for c in cs:
+            if not c.exact:
+                raise ValueError(f"{c.name} is accounting-only (exact=False): it has no stream to put on a bus; "
+                                 "use a decodable preset")
+        fitted = (_delayed(_fit)(*_fit_sample(d), cs, threads) if any(c.requires_fit for c in cs)
+                  else _report.fit_missing(d, cs, threads))
+        n = None if isinstance(d, StreamDump) else _n_blocks(d)
+        if setup.bu_all is not None and setup.bu_all.shape != (n,):
+            raise ValueError(f"bu must be a number or have one entry per block ({n}), got shape {setup.bu_all.shape}")
+        parts = _parts(d, partition_bytes, whole=any(c.stateful for c in cs))
+        ends = [s for _, s in parts[1:]] + [n]
+
+        def bu_of(a: int, b: Optional[int]) -> Any:
+            return None if setup.bu_all is None else setup.bu_all[a:b]
+
+        specs = [(p, s, e, k == len(parts) - 1) for k, ((p, s), e) in enumerate(zip(parts, ends))]
+        tasks = [_delayed(_toggle_part)(p, None if s == 0 else _slice(d, max(0, s - warmup_blocks), s), fitted, setup,
+                                        bu_of(s, e), None if s == 0 else bu_of(max(0, s - warmup_blocks), s), threads,
+                                        chunk_blocks, last) for p, s, e, last in specs]
+        jobs.append((d, fitted, specs, bu_of, tasks))
+    done = _compute([(fitted, tasks) for _, fitted, _, _, tasks in jobs], client)
+    frames = []
+    for (d, _, specs, bu_of, _), (fitted, results) in zip(jobs, done):
+        total, source = results[0]
+        for (p, s, e, last), (tot, _) in zip(specs[1:], results[1:]):
+            if not total.continues(tot):  # the warm-up did not reach the true states: count it again
+                (redo,) = _compute([_delayed(_toggle_part)(p, None, fitted, setup, bu_of(s, e), None, threads,
+                                                           chunk_blocks, last, start=total.end)], client)
+                tot = redo[0]
+            total = total + tot
+        frames.append(_toggles._frame(total, fitted[0], setup, source if isinstance(d, StreamDump) else _source(d)))
     return _concat(frames)
 
 

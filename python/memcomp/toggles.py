@@ -29,7 +29,7 @@ DBI pins: zeros_total with idle high (P2 §5.2), ones with idle low.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -303,49 +303,111 @@ def compare(
     low, the on-chip wire model on chip). Columns energy_model, energy_pj_raw (the raw
     transfers), energy_pj (what was sent), energy_pj_per_block and energy_ratio (< 1 saves).
     """
-    import pandas as pd
+    setup = _setup(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length, dbi=dbi,
+                   ec=ec, bu=bu, alpha=alpha, ec_ratio=ec_ratio, mode=mode, pad=pad, mag=mag, u_min=u_min,
+                   energy=energy, **bus)
+    check_chunk_blocks(chunk_blocks)
+    cs = _codecs_for_energy(blocks, codecs, threads)
+    n_known = n_blocks_of(blocks)
+    if setup.bu_all is not None and (n_known is None or setup.bu_all.shape != (n_known,)):
+        raise ValueError(f"bu must be a number or have one entry per block ({n_known}), got shape "
+                         f"{setup.bu_all.shape}")
+    tot = _totals(blocks, cs, setup, setup.bu_all, threads=threads, chunk_blocks=chunk_blocks)
+    return _frame(tot, cs, setup, source_of(blocks))
 
+
+@dataclass(frozen=True)
+class _Setup:
+    """compare()'s validated options: the bus, the EC settings, MAG accounting and energy model."""
+
+    bus: Dict[str, Any]
+    opts: Dict[str, Any]
+    width: int
+    metric: str
+    model: EnergyModel
+    ec: Optional[str]
+    bu: Any
+    bu_all: Optional[np.ndarray]
+    alpha: float
+    ec_ratio: str
+    mag: int
+    u_min: int
+
+
+def _setup(*, channel: str = "dram", flit_bytes: int = 32, bus_bits: int = 32, burst_length: int = 8,
+           dbi: Optional[str] = None, ec: Optional[str] = None, bu=0.0, alpha: float = 1.0, ec_ratio: str = "units",
+           mode: str = "stream", pad: str = "zero", mag: int = 32, u_min: int = 1,
+           energy: Union[None, str, Dict[str, Any], EnergyModel] = None, **bus: Any) -> _Setup:
     b = _bus_dict(dict(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length,
                        dbi=dbi, mode=mode, pad=pad, **bus))
     opts = bus_options(**b)
-    width = opts["flit_bytes"] * 8 if opts["channel"] == "noc" else opts["bus_bits"]
-    metric = metric_name(**b)
     model = default_model(opts["channel"], opts["idle"]) if energy is None else energy_model(energy)
     model.check_bus(opts["channel"], opts["idle"])
     if ec is not None:
         _ec_k(ec)
     if ec_ratio not in EC_RATIOS:
         raise ValueError(f"ec_ratio must be one of {EC_RATIOS}, got {ec_ratio!r}")
-    check_chunk_blocks(chunk_blocks)
-    cs = _codecs_for_energy(blocks, codecs, threads)
-    B = block_bytes_of(blocks)
-    n_known = n_blocks_of(blocks)
     bu_all = np.asarray(bu, dtype=np.float64) if isinstance(bu, (np.ndarray, list, tuple)) else None
-    if bu_all is not None and (n_known is None or bu_all.shape != (n_known,)):
-        raise ValueError(f"bu must be a number or have one entry per block ({n_known}), got shape {bu_all.shape}")
-    pol = mag_policy("none", mag, u_min)
+    return _Setup(b, opts, opts["flit_bytes"] * 8 if opts["channel"] == "noc" else opts["bus_bits"],
+                  metric_name(**b), model, ec, bu, bu_all, alpha, ec_ratio, mag, u_min)
 
+
+@dataclass(frozen=True)
+class _Totals:
+    """compare()'s sums over a run of blocks: the raw transfers' and, per codec, the compressed
+    ones' (with EC: the forms sent), with the bus states before (``start``, None: the initial
+    state) and after (``end``) the run. ``a + b`` is the run of a's blocks then b's, valid when b
+    started from the states a ended in (else ValueError)."""
+
+    blocks: int
+    block_bytes: int
+    raw: BusStats
+    codecs: Tuple[Dict[str, Any], ...]
+    start: Tuple[Optional[WireState], ...]
+    end: Tuple[Optional[WireState], ...]
+
+    def continues(self, other: "_Totals") -> bool:
+        """Whether ``other`` started from the states this run ended in."""
+        return all(b is None and a is None or (a is not None and b is not None and a == b)
+                   for a, b in zip(self.end, other.start))
+
+    def __add__(self, other: "_Totals") -> "_Totals":
+        if not self.continues(other):
+            raise ValueError("these totals do not continue each other's bus states")
+        codecs = tuple({k: a[k] + b[k] for k in a} for a, b in zip(self.codecs, other.codecs))
+        return _Totals(self.blocks + other.blocks, self.block_bytes, self.raw + other.raw, codecs, self.start, other.end)
+
+
+def _totals(blocks, cs: Sequence[Codec], setup: _Setup, bu_all: Optional[np.ndarray], *,
+            threads: Optional[int] = None, chunk_blocks: int = 1 << 16,
+            start: Optional[Sequence[Optional[WireState]]] = None, close: bool = True) -> _Totals:
+    """The sums of :func:`compare` over ``blocks``, from the bus states ``start`` (raw, then per
+    codec the compressed and the EC transfers; None: the initial states), closing the transfers
+    after the last block if ``close``."""
+    b, ec, pol = setup.bus, setup.ec, mag_policy("none", setup.mag, setup.u_min)
+    B = block_bytes_of(blocks)
+    states = list(start) if start is not None else [None] * (1 + 2 * len(cs))
+    start = tuple(states)
     raw = BusStats.empty()
-    raw_state = None
-    acc = [{"plain": BusStats.empty(), "plain_state": None, "plain_bits": 0, "plain_charged": 0,
-            "ec": BusStats.empty(), "ec_state": None, "ec_bits": 0, "ec_charged": 0, "ec_comp": 0,
-            "ec_units": 0} for _ in cs]
+    acc = [{"plain": BusStats.empty(), "plain_bits": 0, "plain_charged": 0, "ec": BusStats.empty(), "ec_bits": 0,
+            "ec_charged": 0, "ec_comp": 0, "ec_units": 0} for _ in cs]
     done = 0
     for chunk, last in _lookahead(chunks(blocks, chunk_blocks)):
         n = int(chunk.shape[0])
-        r = count(chunk, state=raw_state, close=last, per_block=False, **b)
-        raw, raw_state = raw + r.stats, r.state
-        for c, a in zip(cs, acc):
+        closing = last and close
+        r = count(chunk, state=states[0], close=closing, per_block=False, **b)
+        raw, states[0] = raw + r.stats, r.state
+        for i, (c, a) in enumerate(zip(cs, acc)):
             enc = c.encode(chunk, threads=threads, resume=done > 0)
-            p = count(enc, state=a["plain_state"], close=last, per_block=False, **b)
-            a["plain"], a["plain_state"] = a["plain"] + p.stats, p.state
+            p = count(enc, state=states[1 + 2 * i], close=closing, per_block=False, **b)
+            a["plain"], states[1 + 2 * i] = a["plain"] + p.stats, p.state
             a["plain_bits"] += int(enc.bit_lengths.sum(dtype=np.uint64))
             a["plain_charged"] += int(charge(enc.bit_lengths, B, pol).sum(dtype=np.uint64))
             if ec is not None:
-                bu_chunk = bu_all[done : done + n] if bu_all is not None else float(bu)
-                e = energy_control(chunk, enc, ec, bu_chunk, alpha, state=a["ec_state"], close=last,
-                                   per_block=False, ratio=ec_ratio, **b)
-                a["ec_state"] = e.state
+                bu_chunk = bu_all[done : done + n] if bu_all is not None else float(setup.bu)
+                e = energy_control(chunk, enc, ec, bu_chunk, setup.alpha, state=states[2 + 2 * i], close=closing,
+                                   per_block=False, ratio=setup.ec_ratio, **b)
+                states[2 + 2 * i] = e.state
                 a["ec"] = a["ec"] + BusStats({f: int(e.totals["sent"][f]) for f in FIELDS}, n)
                 a["ec_comp"] += int(e.totals["compressed"])
                 a["ec_bits"] += int(e.totals["sent_bits"])
@@ -353,8 +415,14 @@ def compare(
                 sent_bits = np.where(e.columns["compressed"], enc.bit_lengths, np.uint32(8 * B)).astype(np.uint32)
                 a["ec_charged"] += int(charge(sent_bits, B, pol).sum(dtype=np.uint64))
         done += n
+    return _Totals(done, B, raw, tuple(acc), start, tuple(states))
 
-    n_total = done
+
+def _frame(tot: _Totals, cs: Sequence[Codec], setup: _Setup, source: Dict[str, Any]) -> "pandas.DataFrame":  # noqa: F821
+    """compare()'s rows from its totals."""
+    import pandas as pd
+
+    opts, model, raw, ec, B, n_total = setup.opts, setup.model, tot.raw, setup.ec, tot.block_bytes, tot.blocks
     raw_bits = 8 * B * n_total
     rows = []
 
@@ -362,30 +430,30 @@ def compare(
         t_raw, t = raw["energy"], st["energy"]
         e_raw, e = model.energy_pj(raw.counts), model.energy_pj(st.counts)
         return {
-            **source_of(blocks),
+            **source,
             **provenance(c.get_config()),
             **{k if k.startswith("bus_") else f"bus_{k}": v for k, v in opts.items()},
             "codec": c.name, "family": c.codec_id, "preset": c.preset, "channel": opts["channel"], "ec": ec_name,
-            "blocks": n_total, "block_bytes": B, "metric": metric, "fraction_compressed": frac,
+            "blocks": n_total, "block_bytes": B, "metric": setup.metric, "fraction_compressed": frac,
             "raw_bits": raw_bits, "sent_bits": sent_bits,
             "cr": raw_bits / sent_bits if sent_bits else float("inf"),
-            "mag": int(mag), "u_min": int(u_min), "policy": "none",
-            "ec_alpha": float(alpha) if ec_name != "none" else None,
-            "ec_ratio": ec_ratio if ec_name != "none" else None,
-            "ec_bu": (float(bu) if bu_all is None else "per_block") if ec_name != "none" else None,
+            "mag": int(setup.mag), "u_min": int(setup.u_min), "policy": "none",
+            "ec_alpha": float(setup.alpha) if ec_name != "none" else None,
+            "ec_ratio": setup.ec_ratio if ec_name != "none" else None,
+            "ec_bu": (float(setup.bu) if setup.bu_all is None else "per_block") if ec_name != "none" else None,
             "cr_mag": raw_bits / charged if charged else float("inf"),
             "units_raw": raw["units"], "units": units,
             "cr_units": raw["units"] / units if units else float("inf"),
             "t_raw": t_raw, "t": t, "t_ratio": t / t_raw if t_raw else float("nan"),
             "toggles_raw": raw["toggles"], "toggles": st["toggles"],
             "toggles_ratio": st["toggles"] / raw["toggles"] if raw["toggles"] else float("nan"),
-            "toggle_rate": st.toggle_rate(width), "zeros_total": st.zeros_total, "inversions": st["inversions"],
+            "toggle_rate": st.toggle_rate(setup.width), "zeros_total": st.zeros_total, "inversions": st["inversions"],
             "energy_model": model.name, "energy_pj_raw": e_raw, "energy_pj": e,
             "energy_pj_per_block": e / n_total if n_total else float("nan"),
             "energy_ratio": e / e_raw if e_raw else float("nan"),
         }
 
-    for c, a in zip(cs, acc):
+    for c, a in zip(cs, tot.codecs):
         rows.append(row(c, "none", a["plain"], a["plain_bits"], a["plain_charged"], a["plain"]["units"], 1.0))
         if ec is not None:
             rows.append(row(c, ec, a["ec"], a["ec_bits"], a["ec_charged"], a["ec_units"],

@@ -410,3 +410,25 @@ def test_ec_ratio_units_is_the_papers_and_bits_separates_ec1_from_ec2():
     assert t["fraction_compressed"].iloc[1] >= u["fraction_compressed"].iloc[1]
     with pytest.raises(ValueError, match="ratio"):
         T.energy_control(blocks, enc, "ec2", ratio="bytes")
+
+
+def test_wire_states_compare_and_pickle(blocks):
+    """States pickle (to Dask workers) and compare by value; a state continued after a round trip
+    counts the same; a malformed pickle is refused."""
+    import pickle
+
+    bus = dict(channel="dram", dbi="ac", idle="low")
+    first = T.count(blocks[:50], close=False, **bus)
+    back = pickle.loads(pickle.dumps(first.state))
+    assert back == first.state and back is not first.state and not (back != first.state)
+    assert back != T.count(blocks[:51], close=False, **bus).state or np.array_equal(blocks[49], blocks[50])
+    assert first.state != 3
+    a = T.count(blocks[50:], state=first.state, **bus)
+    b = T.count(blocks[50:], state=back, **bus)
+    assert a.stats == b.stats and a.state == b.state
+    with pytest.raises(TypeError):
+        hash(back)
+    state = T.WireState.__new__(T.WireState)
+    for bad in [(b"x", b"y", True, 0), (b"\0" * 64,), (b"\0" * 64, b"\0" * 8, True)]:
+        with pytest.raises(ValueError, match="malformed WireState"):
+            state.__setstate__(bad)
