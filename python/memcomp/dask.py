@@ -270,7 +270,7 @@ def entropy_table(
 # ------------------------------------------------------------------------------------- toggles
 #: Blocks a part of :func:`toggles_compare` replays before its first block to learn the bus states
 #: it starts from.
-WARMUP_BLOCKS = 64
+WARMUP_BLOCKS = 1024
 
 
 def _slice(d: Any, start: int, stop: int) -> Any:
@@ -307,8 +307,9 @@ def toggles_compare(
 
     The bus state runs through a dataset in order, so a part's counts depend on the states the
     part before it ended in. Each part therefore starts from the states that replaying its
-    ``warmup_blocks`` preceding blocks gives (wire states forget their past within a few
-    transfers), and the parts are then joined in order, each checked to start where the one
+    ``warmup_blocks`` preceding blocks gives (a wire state forgets its past after a few transfers,
+    but blocks that send nothing, such as zero blocks, keep it: hence a long warm-up), and the
+    parts are then joined in order, each checked to start where the one
     before ended (the states are compared exactly); a part that does not is counted again from
     the true states. The result is the serial call's, bit for bit, whatever the data. Stateful
     codecs make a dataset one task."""
