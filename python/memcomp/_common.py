@@ -54,31 +54,50 @@ def n_blocks_of(blocks: Any) -> Optional[int]:
 FIT_BYTES = 64 << 20
 
 
-def sample_index(n_blocks: int, block_bytes: int, fit_bytes: int = FIT_BYTES) -> Optional[np.ndarray]:
+def sample_index(n_blocks: int, block_bytes: int, fit_bytes: Optional[int] = None) -> Optional[np.ndarray]:
     """The blocks :func:`fit_sample` takes from ``n_blocks`` blocks: None for every block (they fit
-    in ``fit_bytes``), else the indices of 256 evenly spaced runs adding up to ``fit_bytes``."""
+    in ``fit_bytes``, default :data:`FIT_BYTES`), else the indices of 256 (fewer if ``fit_bytes``
+    holds fewer blocks) evenly spaced, disjoint runs adding up to at most ``fit_bytes``."""
+    fit_bytes = FIT_BYTES if fit_bytes is None else fit_bytes  # read at call time: settable
     want = max(1, fit_bytes // max(block_bytes, 1))
     if n_blocks <= want:
         return None
-    runs = 256
-    per = max(1, want // runs)
+    runs = min(256, want)  # runs of at least one block, so none overlap and none repeats a block
+    per = want // runs
+    if runs == 1:
+        return np.arange(per, dtype=np.int64)
     starts = (np.arange(runs, dtype=np.int64) * (n_blocks - per)) // (runs - 1)
     return (starts[:, None] + np.arange(per, dtype=np.int64)).ravel()
 
 
-def sample_how(index: Optional[np.ndarray], fit_bytes: int = FIT_BYTES) -> str:
-    return "offline" if index is None else f"sample({fit_bytes >> 20} MiB)"
+def _size_label(nbytes: int) -> str:
+    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
+            return f"{nbytes >> shift} {unit}"
+    return f"{nbytes} B"
 
 
-def fit_sample(blocks: Any, fit_bytes: int = FIT_BYTES) -> tuple:
+def sample_how(index: Optional[np.ndarray], fit_bytes: Optional[int] = None) -> str:
+    fit_bytes = FIT_BYTES if fit_bytes is None else fit_bytes
+    return "offline" if index is None else f"sample({_size_label(fit_bytes)})"
+
+
+def fit_sample(blocks: Any, fit_bytes: Optional[int] = None) -> tuple:
     """(blocks to fit on, how) where how is "offline" (every block), "sample(N MiB)" (evenly spaced
-    runs of a larger dump, :func:`sample_index`) or "head(N MiB)" (the first bytes of a stream)."""
+    runs of a larger dump, :func:`sample_index`) or "head(N MiB)" (the first bytes of a stream);
+    at most ``fit_bytes`` (default :data:`FIT_BYTES`, read when called)."""
+    fit_bytes = FIT_BYTES if fit_bytes is None else fit_bytes
     B = block_bytes_of(blocks)
     if hasattr(blocks, "head") and not isinstance(blocks, np.ndarray):
-        return blocks.head(fit_bytes), f"head({fit_bytes >> 20} MiB)"
+        return blocks.head(fit_bytes), f"head({_size_label(fit_bytes)})"
     arr = whole(blocks)
     idx = sample_index(arr.shape[0], B, fit_bytes)
-    return (arr if idx is None else np.ascontiguousarray(arr[idx])), sample_how(idx, fit_bytes)
+    if idx is None:
+        return arr, sample_how(idx, fit_bytes)
+    sample = np.ascontiguousarray(arr[idx])
+    if hasattr(blocks, "_release"):  # a mapped dump: hand the sampled pages back, as chunks() does
+        blocks._release(0, arr.shape[0] * B)
+    return sample, sample_how(idx, fit_bytes)
 
 
 def whole(blocks: Any) -> np.ndarray:
@@ -86,7 +105,10 @@ def whole(blocks: Any) -> np.ndarray:
     if isinstance(blocks, np.ndarray):
         return blocks
     if hasattr(blocks, "blocks") and hasattr(blocks, "chunks"):
-        return blocks.blocks
+        arr = blocks.blocks
+        if hasattr(blocks, "check_intact"):
+            blocks.check_intact()  # a truncated mapped file: OSError now rather than SIGBUS later
+        return arr
     raise TypeError(
         f"blocks must be an (n, B) uint8 ndarray or a memcomp Dump, got {type(blocks).__name__}; "
         "use memcomp.as_blocks(array, block_bytes) or memcomp.open_dump(path, block_bytes)"
@@ -96,12 +118,18 @@ def whole(blocks: Any) -> np.ndarray:
 def chunks(blocks: Any, chunk_blocks: Any) -> Iterator[np.ndarray]:
     """Consecutive zero-copy chunks of ``chunk_blocks`` blocks (the last may be shorter). An array
     always gives at least one chunk, empty or not 2-D included, so the analysis it feeds validates
-    it and says what is wrong. A Dump releases each chunk's pages once the next is asked for."""
+    it and says what is wrong; so does a Dump or stream (an empty one gives one ``(0, B)`` chunk).
+    A Dump releases each chunk's pages once the next is asked for."""
     step = check_chunk_blocks(chunk_blocks)
     if not isinstance(blocks, np.ndarray):
         if not (hasattr(blocks, "chunks") and hasattr(blocks, "block_bytes")):
             whole(blocks)  # raises TypeError for anything but a Dump
-        yield from blocks.chunks(step)
+        empty = True
+        for chunk in blocks.chunks(step):
+            empty = False
+            yield chunk
+        if empty:  # analyses merge at least one partial result, as for an empty array
+            yield np.empty((0, int(blocks.block_bytes)), np.uint8)
         return
     if blocks.ndim != 2:
         yield blocks
@@ -138,3 +166,65 @@ def source_of(blocks: Any) -> Dict[str, Any]:
     if hasattr(blocks, "provenance") and callable(blocks.provenance) and not isinstance(blocks, np.ndarray):
         return {k: v for k, v in blocks.provenance().items() if k != "block_bytes"}
     return {}
+
+
+class ExactSum:
+    """The exact sum of float64 values, added array by array and merged with ``+`` (a mergeable
+    partial result): every finite value is an integer multiple of 2**-1126, so the sum is kept as
+    a Python int and :meth:`value` rounds it once. Unlike float addition the result does not depend
+    on how the values were split into chunks, threads or Dask tasks."""
+
+    _SCALE = 1126  # 2**-1074 (the smallest subnormal) = 2**-53 * 2**-1021 with frexp's mantissa scaled to 2**53
+    _BATCH = 1 << 24  # float64 bincount sums of 26-bit halves stay exact below 2**27 values per bucket
+
+    __slots__ = ("total", "nan", "pos_inf", "neg_inf")
+
+    def __init__(self, values: Any = None) -> None:
+        self.total, self.nan, self.pos_inf, self.neg_inf = 0, 0, 0, 0
+        if values is not None:
+            self.add(values)
+
+    def add(self, values: Any) -> "ExactSum":
+        v = np.asarray(values, dtype=np.float64).ravel()
+        finite = np.isfinite(v)
+        if not finite.all():
+            self.nan += int(np.isnan(v).sum())
+            self.pos_inf += int((v == np.inf).sum())
+            self.neg_inf += int((v == -np.inf).sum())
+            v = v[finite]
+        v = v[v != 0]
+        for lo in range(0, v.size, self._BATCH):
+            m, e = np.frexp(v[lo : lo + self._BATCH])  # v = m * 2**e, 0.5 <= |m| < 1, m has 53 bits
+            mant = (m * 2.0 ** 53).astype(np.int64)
+            key = (e + 1073).astype(np.int64)  # e >= -1073 (subnormals included)
+            hi = np.bincount(key, weights=(mant >> 26).astype(np.float64))
+            low = np.bincount(key, weights=(mant & ((1 << 26) - 1)).astype(np.float64))
+            for k in np.flatnonzero((hi != 0) | (low != 0)):
+                self.total += ((int(hi[k]) << 26) + int(low[k])) << int(k)
+        return self
+
+    def __add__(self, other: "ExactSum") -> "ExactSum":
+        if not isinstance(other, ExactSum):
+            return NotImplemented
+        out = ExactSum()
+        out.total = self.total + other.total
+        out.nan, out.pos_inf, out.neg_inf = self.nan + other.nan, self.pos_inf + other.pos_inf, \
+            self.neg_inf + other.neg_inf
+        return out
+
+    def value(self) -> float:
+        """The sum, correctly rounded to float64 (inf or nan as float addition would give)."""
+        if self.nan or (self.pos_inf and self.neg_inf):
+            return float("nan")
+        if self.pos_inf or self.neg_inf:
+            return float("inf") if self.pos_inf else float("-inf")
+        try:
+            return self.total / (1 << self._SCALE)  # int / int rounds once, correctly
+        except OverflowError:
+            return float("inf") if self.total > 0 else float("-inf")
+
+    def __getstate__(self):
+        return (self.total, self.nan, self.pos_inf, self.neg_inf)
+
+    def __setstate__(self, state) -> None:
+        self.total, self.nan, self.pos_inf, self.neg_inf = state

@@ -114,10 +114,12 @@ def _names(text: str) -> List[str]:
 
 
 # ------------------------------------------------------------------------------------- progress
-def _progress(args, total_bytes: int) -> Optional[Callable[[int, int], None]]:
-    """A tqdm bar for (done, total) blocks callbacks: on a terminal for long work (or with
-    --progress), never with --no-progress or when stderr is not a terminal."""
-    show = args.progress if args.progress is not None else (sys.stderr.isatty() and total_bytes >= 64 << 20)
+def _progress(args, total_bytes: Optional[int]) -> Optional[Callable[[int, int], None]]:
+    """A tqdm bar for (done, total) blocks callbacks: on a terminal for long work or a stream of
+    unknown length (``total_bytes`` None), or with --progress; never with --no-progress or when
+    stderr is not a terminal."""
+    long = total_bytes is None or total_bytes >= 64 << 20
+    show = args.progress if args.progress is not None else (sys.stderr.isatty() and long)
     if not show:
         return None
     from tqdm import tqdm
@@ -129,7 +131,7 @@ def _progress(args, total_bytes: int) -> Optional[Callable[[int, int], None]]:
         step = done * args.block - state["done"]
         state["done"] = done * args.block
         bar.update(step)
-        if done >= total:
+        if total_bytes is not None and done >= total:
             bar.close()
 
     return update
@@ -318,7 +320,8 @@ def _cmd_entropy(args, out: TextIO) -> int:
 
         _emit(_on_dask(args, mdask.entropy_table, bits, mfv=args.mfv, chunk_blocks=args.chunk_blocks), args, out)
         return 0
-    _emit(_per_dataset(args, lambda d: entropy.table(d, bits, mfv=args.mfv, threads=args.threads)), args, out)
+    _emit(_per_dataset(args, lambda d: entropy.table(d, bits, mfv=args.mfv, threads=args.threads,
+                                                     chunk_blocks=args.chunk_blocks)), args, out)
     return 0
 
 
@@ -378,7 +381,8 @@ def _cmd_slc(args, out: TextIO) -> int:
 
     def run(d):
         return _as("--thresholds/--mags/--dtype", slc.sweep, d, thresholds=args.thresholds, mags=args.mags,
-                   variants=variants, dtype=args.dtype, symbol_bits=args.symbol_bits, threads=args.threads)
+                   variants=variants, dtype=args.dtype, symbol_bits=args.symbol_bits, threads=args.threads,
+                   chunk_blocks=args.chunk_blocks, progress=_progress(args, d.nbytes))
 
     _emit(_per_dataset(args, run), args, out)
     return 0
@@ -434,7 +438,7 @@ def _cmd_report(args, out: TextIO) -> int:
     for d in _datasets(args):
         parts.append(f"<h2>{html.escape(d.name)}</h2><p>{html.escape(json.dumps(d.provenance()))}; {d.n_blocks} blocks</p>")
         cmp_df = compare(d, codecs, mag=args.mag, threads=args.threads, progress=_progress(args, d.nbytes))
-        ent = entropy.table(d, threads=args.threads)
+        ent = entropy.table(d, threads=args.threads, chunk_blocks=args.chunk_blocks)
         fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
         plot.cr_bars(cmp_df, ax=ax, bound=ent)
         parts.append("<h3>Compression ratio and CR at MAG</h3>" + _figure_html(fig))

@@ -70,10 +70,7 @@ class SymbolStats:
         if self.values is None:
             return SymbolStats(self.symbol_bits, self.per_position, self.endian, self.total + other.total,
                                self.counts + other.counts)
-        values, inv = np.unique(np.concatenate([self.values, other.values]), return_inverse=True)
-        counts = np.zeros(values.shape[0], dtype=np.uint64)
-        np.add.at(counts, inv, np.concatenate([self.counts, other.counts]))
-        return SymbolStats(self.symbol_bits, self.per_position, self.endian, self.total + other.total, counts, values)
+        return _merge_sparse([self, other])
 
     __radd__ = __add__
 
@@ -153,6 +150,51 @@ class SymbolStats:
         return math.inf if lbits == 0 else self.symbol_bits / lbits
 
 
+def _merge_sparse(parts: Sequence[SymbolStats]) -> SymbolStats:
+    """The sum of 32-bit statistics (sorted ``values``) in one sort: exact uint64 counts."""
+    first = parts[0]
+    values = np.concatenate([p.values for p in parts])
+    order = np.argsort(values, kind="stable")  # each part is sorted: runs the sort merges
+    values = values[order]
+    counts = np.concatenate([p.counts for p in parts]).astype(np.uint64, copy=False)[order]
+    del order
+    if values.size:
+        starts = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+        values, counts = values[starts], np.add.reduceat(counts, starts)
+    return SymbolStats(first.symbol_bits, first.per_position, first.endian, sum(p.total for p in parts), counts,
+                       values)
+
+
+class _Summer:
+    """Adds SymbolStats chunk by chunk. 32-bit statistics are merged in batches (when the pending
+    entries outgrow a quarter of the running total), so a stream in small chunks does not re-sort every
+    distinct value per chunk; the counts are the same either way. Exact 32-bit counts take memory
+    in proportion to the distinct values seen (bounded by the data, not the chunk size); :class:`TopK`
+    is the bounded-memory alternative."""
+
+    def __init__(self) -> None:
+        self.total: Optional[SymbolStats] = None
+        self.pending: list = []
+        self.size = 0
+
+    def add(self, part: SymbolStats) -> None:
+        if part.values is None:
+            self.total = part if self.total is None else self.total + part
+            return
+        self.pending.append(part)
+        self.size += int(part.values.size)
+        if self.size > max(1 << 18, 0 if self.total is None else int(self.total.values.size) // 4):
+            self.result()
+
+    def result(self) -> Optional[SymbolStats]:
+        if self.pending:
+            if self.total is not None:
+                self.pending.insert(0, self.total)
+            self.total = self.pending[0] if len(self.pending) == 1 else _merge_sparse(self.pending)
+            self.pending, self.size = [], 0
+        return self.total
+
+
 def histogram(
     blocks,
     symbol_bits: int = 16,
@@ -164,13 +206,13 @@ def histogram(
 ) -> SymbolStats:
     """Exact symbol counts of an ``(n, B)`` uint8 array or a Dump (streamed in chunks)."""
     sl = _check_sl(symbol_bits)
-    total: Optional[SymbolStats] = None
+    total = _Summer()
     for chunk in chunks(blocks, chunk_blocks):
         h = _core.symbol_histogram(chunk, sl, per_position, endian, threads)
-        part = SymbolStats(sl, bool(per_position), endian, int(h["total"]), h["counts"], h.get("values"))
-        total = part if total is None else total + part
-    assert total is not None
-    return total
+        total.add(SymbolStats(sl, bool(per_position), endian, int(h["total"]), h["counts"], h.get("values")))
+    out = total.result()
+    assert out is not None
+    return out
 
 
 def block_entropy(blocks: np.ndarray, symbol_bits: int = 16, *, endian: str = "little",
@@ -194,12 +236,13 @@ class Bound:
 
 
 def bound(blocks, symbol_bits: int = 16, variant: str = "global", *, endian: str = "little",
-          threads: Optional[int] = None) -> Bound:
-    """The entropy bound of ``blocks`` at ``symbol_bits`` (see the module doc for variants)."""
+          threads: Optional[int] = None, chunk_blocks: int = 1 << 20) -> Bound:
+    """The entropy bound of ``blocks`` at ``symbol_bits`` (see the module doc for variants),
+    streamed in chunks of ``chunk_blocks`` blocks."""
     sl = _check_sl(symbol_bits)
     if variant == "block":
         n_blocks = symbols = h_fixed = 0
-        for c in chunks(blocks, 1 << 20):
+        for c in chunks(blocks, chunk_blocks):
             h_fixed += _fixed_sum(block_entropy(c, sl, endian=endian, threads=threads))
             n_blocks += c.shape[0]
             symbols += c.shape[0] * 8 * c.shape[1] // sl
@@ -207,7 +250,8 @@ def bound(blocks, symbol_bits: int = 16, variant: str = "global", *, endian: str
         return Bound(sl, variant, h, math.inf if h == 0 else sl / h, symbols, -1, achievable=False)
     if variant not in ("global", "per_position"):
         raise ValueError(f"variant must be one of {VARIANTS} (or use bound_per_workload), got {variant!r}")
-    st = histogram(blocks, sl, per_position=variant == "per_position", endian=endian, threads=threads)
+    st = histogram(blocks, sl, per_position=variant == "per_position", endian=endian, threads=threads,
+                   chunk_blocks=chunk_blocks)
     h = st.entropy(variant)
     return Bound(sl, variant, h, math.inf if h == 0 else sl / h, st.total, st.distinct)
 
@@ -263,26 +307,25 @@ def table_stats(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, endian: str
                 threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> TableStats:
     """The partial result behind :func:`table`, in one pass over ``blocks`` (array, Dump or stream)."""
     sls = tuple(_check_sl(sl) for sl in symbol_bits)
-    stats: list = [None] * len(sls)
+    stats = [_Summer() for _ in sls]
     block_h = [0] * len(sls)
     n = 0
     block_bytes = block_bytes_of(blocks)
     for chunk in chunks(blocks, chunk_blocks):
         for i, sl in enumerate(sls):
             h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, threads)
-            part = SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"], h.get("values"))
-            stats[i] = part if stats[i] is None else stats[i] + part
+            stats[i].add(SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"], h.get("values")))
             block_h[i] += _fixed_sum(block_entropy(chunk, sl, endian=endian, threads=threads))
         n += chunk.shape[0]
-    return TableStats(sls, endian, block_bytes, n, tuple(stats), tuple(block_h))
+    return TableStats(sls, endian, block_bytes, n, tuple(s.result() for s in stats), tuple(block_h))
 
 
 def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, endian: str = "little",
-          threads: Optional[int] = None) -> "pandas.DataFrame":  # noqa: F821
+          threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> "pandas.DataFrame":  # noqa: F821
     """One row per symbol length: entropies and bounds of every variant, plus the MFV bound.
-    One pass over the data (see :func:`table_stats`)."""
-    return table_from_stats(table_stats(blocks, symbol_bits, endian=endian, threads=threads), mfv=mfv,
-                            source=source_of(blocks))
+    One pass over the data in chunks of ``chunk_blocks`` blocks (see :func:`table_stats`)."""
+    ts = table_stats(blocks, symbol_bits, endian=endian, threads=threads, chunk_blocks=chunk_blocks)
+    return table_from_stats(ts, mfv=mfv, source=source_of(blocks))
 
 
 def table_from_stats(ts: TableStats, *, mfv: int = 1024, source: Optional[Mapping[str, object]] = None) -> "pandas.DataFrame":  # noqa: F821

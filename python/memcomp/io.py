@@ -199,8 +199,9 @@ class Dump:
         return d
 
     def __reduce__(self):
-        if self._mmap is not None and self.format in ("raw", "npy"):
-            return _reopen, (str(self.path), self.block_bytes, self.offset, self.nbytes, self.name)
+        if self._mmap is not None and self.format in ("raw", "npy", "safetensors"):
+            return _reopen, (str(self.path), self.block_bytes, self.offset, self.nbytes, self.name, self.format,
+                             self.dropped_bytes)
         return _in_memory, (str(self.path), self.block_bytes, np.ascontiguousarray(self.blocks), self.offset,
                             self.format, self.source_dtype, self.name)
 
@@ -231,8 +232,11 @@ class Dump:
         )
 
 
-def _reopen(path: str, block_bytes: int, offset: int, length: int, name: str) -> Dump:
-    return open_dump(path, block_bytes, offset=offset, length=length, name=name)
+def _reopen(path: str, block_bytes: int, offset: int, length: int, name: str, format: str = "raw",
+            dropped_bytes: int = 0) -> Dump:
+    d = open_dump(path, block_bytes, offset=offset, length=length, name=name)
+    d.format, d.dropped_bytes = format, dropped_bytes  # a safetensors tensor is mapped as raw bytes
+    return d
 
 
 def _in_memory(path: str, block_bytes: int, blocks: np.ndarray, offset: int, format: str,
@@ -420,8 +424,9 @@ def _is_stream(file: pathlib.Path) -> bool:
 class StreamDump:
     """A dump read once, front to back, in chunks: a compressed file (``.gz``, ``.bz2``, ``.xz``,
     ``.zst``), a pipe or FIFO (``memcomp compare <(zcat dump.gz)``), ``/dev/stdin`` or a ``/proc``
-    file. Analyses that stream (compare, entropy, toggles totals, MAG histograms) take it like a
-    Dump; fitting data-driven codecs reads the first bytes (:meth:`head`), which are kept and
+    file. Analyses that stream (compare, breakdown, entropy tables, histograms and bounds, ratio
+    entropy, toggles totals, MAG histograms, SLC sweeps, MPC training with ``max_blocks``) take it
+    like a Dump; fitting data-driven codecs reads the first bytes (:meth:`head`), which are kept and
     streamed again. ``n_blocks`` is None until the stream has been read."""
 
     def __init__(self, path: pathlib.Path, block_bytes: int, *, allow_partial: bool = False,
@@ -485,21 +490,23 @@ class StreamDump:
     def _stream(self, step: int) -> Iterator[np.ndarray]:
         B = self.block_bytes
         want = step * B
-        pending = self._buffer
+        pending, pos = self._buffer, 0  # bytes read and not yielded yet: pending[pos:]
         self._buffer = b""
         blocks = 0
         while True:
-            if len(pending) < want:
-                pending += self._take(want - len(pending))
-            whole_bytes = len(pending) // B * B
+            if len(pending) - pos < want:
+                pending, pos = pending[pos:] + self._take(want - (len(pending) - pos)), 0
+            # at most chunk_blocks blocks, also out of a larger head() buffer
+            whole_bytes = min(len(pending) - pos, want) // B * B
             if whole_bytes:
-                chunk = np.frombuffer(pending[:whole_bytes], np.uint8).reshape(-1, B)
+                chunk = np.frombuffer(pending, np.uint8, count=whole_bytes, offset=pos).reshape(-1, B)
                 blocks += chunk.shape[0]
                 self.n_blocks, self.nbytes = blocks, blocks * B
                 yield chunk
-            pending = pending[whole_bytes:]
+            pos += whole_bytes
             if whole_bytes < want:  # the source is exhausted
                 break
+        pending = pending[pos:]
         self.n_blocks, self.nbytes = blocks, blocks * B
         self.dropped_bytes = len(pending)
         if self._file is not None:
@@ -525,7 +532,7 @@ class StreamDump:
 
     def provenance(self) -> dict:
         return {"dataset": self.name, "file": str(self.path), "format": self.format, "offset_begin": 0,
-                "offset_end": self._read - len(self._buffer), "block_bytes": self.block_bytes}
+                "offset_end": self.nbytes or 0, "block_bytes": self.block_bytes}
 
     def close(self) -> None:
         if self._file is not None:

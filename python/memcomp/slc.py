@@ -264,21 +264,188 @@ def _report(arr, sizes, lossless, enc, skip, mag, dname, approx, symbol_bits) ->
 def sweep(blocks, thresholds: Iterable[int] = (0, 8, 16, 32), mags: Iterable[int] = (16, 32, 64),
           variants: Iterable[str] = VARIANTS, dtype: Any = np.float32, *, model=None, symbol_bits: int = 16,
           pdw: int = 4, approximable: Optional[np.ndarray] = None, threads: Optional[int] = None,
-          **kwargs: Any) -> "pandas.DataFrame":  # noqa: F821
-    """:func:`compress` over every (MAG, threshold, variant): one row each with the report (long
-    form). The E2MC model is fitted once (it does not depend on MAG or the threshold); P4 §V-C
-    pairs each MAG with a threshold of half of it, ``thresholds="half"`` does the same."""
+          chunk_blocks: int = 1 << 16, training: str = "offline", window: Optional[int] = None,
+          progress: Optional[Callable[[int, int], None]] = None) -> "pandas.DataFrame":  # noqa: F821
+    """:func:`compress`'s report over every (MAG, threshold, variant): one row each (long form).
+    P4 §V-C pairs each MAG with a threshold of half of it, ``thresholds="half"`` does the same.
+
+    ``blocks`` is an ``(n, B)`` uint8 array, a Dump or a stream (:func:`memcomp.open_dump`), read
+    once in chunks of ``chunk_blocks`` blocks: the report's totals, extremes and error sums
+    (summed exactly, :class:`memcomp._common.ExactSum`) are mergeable partials, so memory stays a
+    few chunks and the chunk size never changes a number. The E2MC model (it does not depend on
+    MAG or the threshold) is ``model``, or fitted once on at most 64 MiB of the blocks (the
+    ``model`` column: ``given``, ``offline``, ``sample(64 MiB)`` or ``head(64 MiB)``, as in
+    :func:`memcomp.compare`). ``training`` and ``window`` are recorded as :func:`compress` does
+    with a given model. The error metrics match :func:`quality` up to float rounding."""
     import pandas as pd
 
-    arr = whole(blocks)
-    if model is None:
-        model = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(arr, threads=threads).model
-    rows = []
+    from ._common import block_bytes_of, check_chunk_blocks, chunks, fit_sample, n_blocks_of
+
+    step = check_chunk_blocks(chunk_blocks)
+    if isinstance(blocks, np.ndarray) and (blocks.ndim != 2 or blocks.dtype != np.uint8):
+        raise TypeError("blocks must be an (n, B) uint8 array or a Dump; use memcomp.as_blocks(array, block_bytes)")
+    B = block_bytes_of(blocks)
+    configs = []
     for m in mags:
-        ts = [int(m) // 2] if thresholds == "half" else list(thresholds)
+        m = check_int("mag", m, 1, 4096)
+        if B % m:
+            raise ValueError(f"MAG {m} B does not divide the {B} B block; pass mag from "
+                             f"{[x for x in (8, 16, 32, 64, 128) if B % x == 0]}")
+        ts = [m // 2] if isinstance(thresholds, str) and thresholds == "half" else list(thresholds)
         for t in ts:
+            t = check_int("threshold_bytes", t, 0, 256)
             for v in variants:
-                r = compress(arr, model, threshold_bytes=t, mag=m, variant=v, dtype=dtype, approximable=approximable,
-                             symbol_bits=symbol_bits, pdw=pdw, threads=threads, **kwargs)
-                rows.append(r.report)
+                if v not in VARIANTS:
+                    raise ValueError(f"variant must be one of {VARIANTS}, got {v!r}")
+                configs.append((m, t, v))
+    dname = _dtype_name(dtype)
+    if B % _itemsize(dname):
+        raise ValueError(f"a {dname} element ({_itemsize(dname)} B) does not divide the {B} B block")
+    if training not in ("offline", "online"):
+        raise ValueError(f"training must be 'offline' or 'online', got {training!r}")
+    n_known = n_blocks_of(blocks)
+    mask = None
+    if approximable is not None:
+        mask = np.asarray(approximable)
+        if mask.dtype != bool or mask.ndim != 1 or (n_known is not None and mask.shape[0] != n_known):
+            raise ValueError(f"approximable must be a bool array with one entry per block ({n_known}), got "
+                             f"{mask.dtype} of shape {mask.shape}")
+    if model is None:
+        sample, how = fit_sample(blocks)
+        model = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(sample, threads=threads).model
+        del sample
+    else:
+        how = "given"
+        if isinstance(model, Codec):
+            model = model.model
+    opts = dict(symbol_bits=symbol_bits, pdw=pdw, model=model)
+    bases = {m: get_codec("e2mc", mag=m, **opts) for m in {c[0] for c in configs}}
+    slcs = [get_codec("slc", variant=v, threshold_bytes=t, mag=m, **opts) for m, t, v in configs]
+    parts = [_SweepStats() for _ in configs]
+    done = 0
+    for chunk in chunks(blocks, step):
+        n = int(chunk.shape[0])
+        if n == 0:
+            continue
+        if mask is not None and done + n > mask.shape[0]:
+            raise ValueError(f"approximable must have one entry per block, got {mask.shape[0]} for more blocks")
+        given = None if mask is None else mask[done:done + n]
+        lossless = {m: c.measure(chunk, threads=threads, resume=done > 0) for m, c in bases.items()}
+        for i, ((m, t, v), codec) in enumerate(zip(configs, slcs)):
+            parts[i] = parts[i] + _SweepStats.of(chunk, codec, lossless[m], given if codec.lossy else None, m,
+                                                 dname, symbol_bits, done > 0, threads)
+        done += n
+        if progress is not None:
+            progress(done, n_known if n_known is not None else done)
+    if mask is not None and done != mask.shape[0]:
+        raise ValueError(f"approximable must have one entry per block ({done}), got {mask.shape[0]}")
+    source = source_of(blocks)
+    rows = []
+    for (m, t, v), codec, st in zip(configs, slcs, parts):
+        r = st.report(B, m, dname)
+        r.update(source)
+        r.update(provenance(codec.get_config()))
+        r.update(variant=v, threshold_bytes=t, training=training, dtype=dname, model=how)
+        rows.append(r)
     return pd.DataFrame(rows)
+
+
+@dataclass
+class _SweepStats:
+    """The mergeable partial of one :func:`sweep` row: integer totals, exact error sums, extremes."""
+
+    blocks: int = 0
+    bits_e2mc: int = 0
+    bits_slc: int = 0
+    charged_e2mc: int = 0
+    charged_slc: int = 0
+    lossy: int = 0
+    truncated_symbols: int = 0
+    truncated_bits: int = 0
+    values: int = 0          # finite original elements
+    nonzero: int = 0         # ... of them non-zero (MRE's denominator)
+    rel: Any = None          # ExactSum of |error| / |original| over the non-zero ones
+    sq: Any = None           # ExactSum of error**2
+    lo: float = math.inf     # the originals' range
+    hi: float = -math.inf
+    max_abs: float = 0.0
+    changed: int = 0
+
+    @classmethod
+    def of(cls, chunk: np.ndarray, codec: Codec, lossless: Sizes, given: Optional[np.ndarray], mag: int,
+           dname: str, symbol_bits: int, resume: bool, threads: Optional[int]) -> "_SweepStats":
+        from ._common import ExactSum
+
+        B = chunk.shape[1]
+        enc = codec.encode(chunk, threads=threads, resume=resume, approximable=given)
+        approx = codec.decode(enc, threads=threads)
+        sizes = codec.measure(chunk, threads=threads, resume=resume, approximable=given)
+        lossy = sizes.mode == 2
+        fields = _lossy_fields(enc, sizes, symbol_bits)
+        kept = lossless.payload_bits.astype(np.int64) - sizes.payload_bits.astype(np.int64)
+        o, a = as_values(chunk, dname).ravel(), as_values(approx, dname).ravel()
+        keep = np.isfinite(o)
+        o, a = o[keep], a[keep]
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.where(np.isfinite(a), a - o, np.inf)
+            nz = o != 0
+            rel = np.abs(err[nz]) / np.abs(o[nz])
+            sq = err * err
+        return cls(
+            blocks=int(chunk.shape[0]),
+            bits_e2mc=int(lossless.size_bits.astype(np.int64).sum()),
+            bits_slc=int(sizes.size_bits.astype(np.int64).sum()),
+            charged_e2mc=_charged(lossless.size_bits, B, mag, 0),
+            charged_slc=_charged(sizes.size_bits, B, mag, 0),
+            lossy=int(lossy.sum()),
+            truncated_symbols=int(fields[:, 1].sum()),
+            truncated_bits=int(kept[lossy].sum()),
+            values=int(o.size), nonzero=int(nz.sum()), rel=ExactSum(rel), sq=ExactSum(sq),
+            lo=float(o.min()) if o.size else math.inf, hi=float(o.max()) if o.size else -math.inf,
+            max_abs=float(np.max(np.abs(err))) if err.size else 0.0, changed=int(np.count_nonzero(err != 0)),
+        )
+
+    def __add__(self, other: "_SweepStats") -> "_SweepStats":
+        def add(a, b):
+            return b if a is None else a if b is None else a + b
+
+        return _SweepStats(*(add(getattr(self, f), getattr(other, f)) for f in (
+            "blocks", "bits_e2mc", "bits_slc", "charged_e2mc", "charged_slc", "lossy", "truncated_symbols",
+            "truncated_bits", "values", "nonzero", "rel", "sq")), min(self.lo, other.lo), max(self.hi, other.hi),
+            max(self.max_abs, other.max_abs), self.changed + other.changed)
+
+    def report(self, B: int, mag: int, dname: str) -> Dict[str, Any]:
+        """The row :func:`compress` reports (same keys, same formulas)."""
+        n, raw_bytes = self.blocks, self.blocks * B
+        before, after = self.charged_e2mc, self.charged_slc
+
+        def ratio(a, b):
+            return a / b if b else math.nan
+
+        out = {
+            "blocks": n, "block_bytes": B, "mag": mag,
+            "cr_e2mc": 8 * raw_bytes / max(self.bits_e2mc, 1),
+            "cr_slc": 8 * raw_bytes / max(self.bits_slc, 1),
+            "cr_mag_e2mc": ratio(raw_bytes, before), "cr_mag_slc": ratio(raw_bytes, after),
+            "cr_mag_gain": ratio(before, after) - 1,
+            "bandwidth_saved": 1 - ratio(after, before),
+            "lossy_blocks": self.lossy / n if n else 0.0,
+            "truncated_symbols": self.truncated_symbols,
+            "truncated_bits": self.truncated_bits,
+        }
+        if self.values == 0:
+            out.update(mre=0.0, nrmse=0.0, psnr=math.inf, max_abs_error=0.0, changed=0.0)
+            return out
+        mse = self.sq.value() / self.values
+        rng = self.hi - self.lo
+        peak = float(np.iinfo(_TYPES[dname]).max - np.iinfo(_TYPES[dname]).min) \
+            if dname.startswith(("int", "uint")) else rng
+        out.update(
+            mre=self.rel.value() / self.nonzero if self.nonzero else 0.0,
+            nrmse=math.sqrt(mse) / rng if rng > 0 else (0.0 if mse == 0 else math.inf),
+            psnr=math.inf if mse == 0 else (10 * math.log10(peak * peak / mse) if peak > 0 and math.isfinite(mse)
+                                            else -math.inf),
+            max_abs_error=self.max_abs,
+            changed=self.changed / self.values,
+        )
+        return out

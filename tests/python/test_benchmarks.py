@@ -27,3 +27,17 @@ def test_bench_dask_runs_and_checks_dask_equals_serial():
     assert "dask results equal the serial ones: yes" in r.stdout
     rows = {ln.split()[0]: ln.split()[1:] for ln in r.stdout.splitlines() if ln.startswith(("compare", "entropy"))}
     assert set(rows) == {"compare", "entropy.table"} and all(float(v) > 0 for vs in rows.values() for v in vs)
+
+
+def test_bench_streaming_reports_peak_rss_and_throughput_of_each_analysis():
+    """A tiny run: a 8 MiB sparse dump, 4x a 2 MiB ceiling (the figures are printed, not asserted)."""
+    r = subprocess.run([sys.executable, os.path.join(BENCH, "bench_streaming.py"), "--ceiling-mib", "2", "--factor",
+                        "4", "--chunk-blocks", "1024"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("dump: 8 MiB (4x the ceiling)") and "RSS ceiling 2 MiB" in lines[0]
+    for name in ("compare", "entropy.table", "entropy 4-16"):
+        row = [ln for ln in lines if ln.startswith(name + " ")]
+        assert row and "failed" not in row[0], (name, r.stdout)
+        gbs, base, peak = (float(v) for v in row[0][len(name):].split()[:3])
+        assert gbs > 0 and peak >= base > 0

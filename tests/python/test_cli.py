@@ -199,3 +199,17 @@ def test_offset_and_length_take_byte_units(tmp_path, offset, length):
     want = memcomp.compare(memcomp.as_blocks(data[1024:3072], 128), ["bdi", "fpc"])
     assert list(got["offset_begin"].unique()) == [1024] and list(got["offset_end"].unique()) == [3072]
     np.testing.assert_array_equal(got["inband_bits"], want["inband_bits"])
+
+
+def test_progress_on_a_stream_of_unknown_length(tmp_path, capsys):
+    """A stream's length is unknown until read: --progress shows a bar without a total (it
+    compared None with an int before)."""
+    import gzip
+
+    p = tmp_path / "d.bin.gz"
+    with gzip.open(p, "wb") as f:
+        f.write(memcomp.workloads.sample_dump(1 << 16, seed=4).tobytes())
+    for cmd in (["compare", "--codecs", "bdi,e2mc"], ["slc", "--mags", "32"]):
+        rc, text = run(*cmd, str(p), "--progress", "--csv", "--chunk-blocks", "100")
+        assert rc == 0, capsys.readouterr().err
+        assert len(pd.read_csv(io.StringIO(text))) >= 2
