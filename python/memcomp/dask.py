@@ -178,6 +178,20 @@ def _fit(d: Any, sample: Any, how: Optional[str], codecs: list, threads: Optiona
     return _report.fit_missing(d, codecs, threads, None if sample is None else (np.ascontiguousarray(sample), how))
 
 
+def _joined(*fits: tuple) -> tuple:
+    return [c for f in fits for c in f[0]], [h for f in fits for h in f[1]]
+
+
+def _fitted(d: Any, cs: list, threads: Optional[int]) -> Any:
+    """(codecs, how each was trained) as report.fit_missing gives them: each data-driven codec
+    fitted in its own task on a worker (they fit in parallel), the others as they are."""
+    if not any(c.requires_fit for c in cs):
+        return _report.fit_missing(d, cs, threads)
+    where = _fit_sample(d)
+    return _delayed(_joined)(*[_delayed(_fit)(*where, [c], threads) if c.requires_fit
+                               else _report.fit_missing(None, [c], threads) for c in cs])
+
+
 def _measure(part: Any, fitted: tuple, oracle_over: str, threads: Optional[int], chunk_blocks: int) -> tuple:
     return _Stats(_report.collect_stats(part, fitted[0], threads=threads, chunk_blocks=chunk_blocks,
                                         oracle_over=oracle_over))
@@ -230,10 +244,7 @@ def compare(
         cs = _report.resolve_codecs(codecs, _block_bytes(d))
         if codec_mag:
             cs = [_report.with_mag(c, mag) for c in cs]
-        if any(c.requires_fit for c in cs):
-            fitted = _delayed(_fit)(*_fit_sample(d), cs, threads)
-        else:
-            fitted = _report.fit_missing(d, cs, threads)
+        fitted = _fitted(d, cs, threads)
         stateful = any(c.stateful for c in cs)
         total, source = _partials(_measure, d, _parts(d, partition_bytes, whole=stateful), fitted, over or "exact",
                                   threads, chunk_blocks)
@@ -327,8 +338,7 @@ def toggles_compare(
             if not c.exact:
                 raise ValueError(f"{c.name} is accounting-only (exact=False): it has no stream to put on a bus; "
                                  "use a decodable preset")
-        fitted = (_delayed(_fit)(*_fit_sample(d), cs, threads) if any(c.requires_fit for c in cs)
-                  else _report.fit_missing(d, cs, threads))
+        fitted = _fitted(d, cs, threads)
         n = None if isinstance(d, StreamDump) else _n_blocks(d)
         if setup.bu_all is not None and setup.bu_all.shape != (n,):
             raise ValueError(f"bu must be a number or have one entry per block ({n}), got shape {setup.bu_all.shape}")
