@@ -167,6 +167,12 @@ class Codec:
         """True if blocks are not independent (the codec carries state across a batch)."""
         return self._c.stateful
 
+    def _private(self) -> "Codec":
+        """This codec, or for a stateful one an equal copy of its own: an analysis that streams
+        chunks with ``resume`` then owns the state, so callers sharing the object (threads running
+        analyses at once) cannot move it between its chunks."""
+        return Codec.from_config(self.get_config()) if self.stateful else self
+
     @property
     def requires_fit(self) -> bool:
         """True for a data-driven codec that has no model yet (see :meth:`fit`)."""

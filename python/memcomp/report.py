@@ -86,8 +86,9 @@ def collect_stats(
     oracle = SizeStats(ORACLE, block_bytes, "none", np.zeros(max_bits + 1, dtype=np.int64))
     wins = np.zeros(len(cs), dtype=np.int64)
     done = 0
+    run = [c._private() for c in cs]  # a stateful codec's state is ours between chunks
     for chunk in chunks(blocks, chunk_blocks):
-        sizes = [c.measure(chunk, threads=threads, resume=done > 0) for c in cs]
+        sizes = [c.measure(chunk, threads=threads, resume=done > 0) for c in run]
         for i, s in enumerate(sizes):
             stats[i] = stats[i] + s.stats()
         if chunk.shape[0] and members.any():

@@ -392,12 +392,13 @@ def _totals(blocks, cs: Sequence[Codec], setup: _Setup, bu_all: Optional[np.ndar
     acc = [{"plain": BusStats.empty(), "plain_bits": 0, "plain_charged": 0, "ec": BusStats.empty(), "ec_bits": 0,
             "ec_charged": 0, "ec_comp": 0, "ec_units": 0} for _ in cs]
     done = 0
+    run = [c._private() for c in cs]  # a stateful codec's state is ours between chunks
     for chunk, last in _lookahead(chunks(blocks, chunk_blocks)):
         n = int(chunk.shape[0])
         closing = last and close
         r = count(chunk, state=states[0], close=closing, per_block=False, **b)
         raw, states[0] = raw + r.stats, r.state
-        for i, (c, a) in enumerate(zip(cs, acc)):
+        for i, (c, a) in enumerate(zip(run, acc)):
             enc = c.encode(chunk, threads=threads, resume=done > 0)
             p = count(enc, state=states[1 + 2 * i], close=closing, per_block=False, **b)
             a["plain"], states[1 + 2 * i] = a["plain"] + p.stats, p.state
