@@ -2,9 +2,12 @@
 messages that say what to pass, the ``(n, B)`` array behind a Dump, and chunked iteration."""
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import math
 import numbers
+import os
 from typing import Any, Dict, Iterator, Optional
 
 import numpy as np
@@ -25,6 +28,58 @@ def check_int(name: str, value: Any, lo: Optional[int] = None, hi: Optional[int]
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         raise ValueError(f"{name} must be {what}, got {v}")
     return v
+
+
+def check_threads(threads: Any) -> Optional[int]:
+    """Worker threads: None (every core) or an integer in [1, 4096]."""
+    return None if threads is None else check_int("threads", threads, 1, 4096)
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` as a bool: True or False (NumPy bools too), nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r} of type {type(value).__name__}")
+    return bool(value)
+
+
+def _finite_float(text: str) -> float:
+    v = float(text)
+    if not math.isfinite(v):
+        raise ValueError(f"number {text} is out of range (JSON numbers must be finite)")
+    return v
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
+
+
+def parse_json(text: Any, where: str) -> Any:
+    """JSON text (str or UTF-8 bytes) as Python objects; ValueError naming ``where`` for text
+    that is not JSON, nests too deeply, or holds NaN, Infinity or out-of-range numbers."""
+    try:
+        if isinstance(text, (bytes, bytearray, memoryview)):
+            text = bytes(text).decode("utf-8")
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply") from None
+    except ValueError as e:  # JSONDecodeError, non-finite numbers, integers of too many digits
+        raise ValueError(f"{where}: not valid JSON ({e})") from None
+
+
+def read_text(path: Any, what: str) -> str:
+    """The UTF-8 text of the file ``path`` (``what`` says what it should hold): OSError
+    (FileNotFoundError, IsADirectoryError...) naming the file, ValueError for a binary one."""
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        raise IsADirectoryError(errno.EISDIR, f"is a directory, not {what}", name)
+    with open(name, "rb") as f:
+        data = f.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{name}: not {what} (not UTF-8 text: {e.reason} at byte {e.start})") from None
 
 
 def check_chunk_blocks(chunk_blocks: Any) -> int:

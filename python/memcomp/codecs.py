@@ -8,17 +8,22 @@ accounting-only presets have ``exact == False`` and only measure.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
+import errno
+import io
 import json
 import os
+import re
 import struct
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
 import numpy as np
 
 from . import _core
-from ._common import check_int
+from ._common import check_bool, check_int, check_threads, parse_json
 from .models import Model
 
 CorruptStreamError = _core.CorruptStreamError
@@ -58,7 +63,9 @@ def codec_names(defaults_only: bool = False) -> list:
 
 def get_codec(name: str, **options: Any) -> "Codec":
     """Builds a codec from a family name (its default preset) or a preset name, e.g.
-    ``get_codec("bdi")``, ``get_codec("bdi.gem5")``, ``get_codec("fpc", endian="big")``.
+    ``get_codec("bdi")``, ``get_codec("bdi.gem5")``, ``get_codec("fpc", endian="big")``, or from
+    a name as result tables print it: ``get_codec("fpc.paper(endian=big)")``,
+    ``get_codec("bestof(e2mc.paper,bdi.paper)")`` (a best-of codec of those members).
 
     Data-driven codecs take ``model=`` (a :class:`Model`, its dict or JSON text); hybrids take
     ``members=[...]`` (names or Codec objects, fitted ones included)."""
@@ -68,13 +75,92 @@ def get_codec(name: str, **options: Any) -> "Codec":
         return name
     if not isinstance(name, str):
         raise TypeError(f"codec name must be a str, got {type(name).__name__}")
-    return Codec(_core.make_codec(name, {k: _core_option(k, v) for k, v in options.items()}))
+    name, named = _parse_name(name)
+    options = {**named, **options}
+    if "max_len" in options:  # -1: the paper's limit for the symbol length, 0: none (32 bits)
+        check_int("max_len", options["max_len"], -1, 32)
+    core_options = {k: _core_option(k, v) for k, v in options.items()}
+    try:
+        core = _core.make_codec(name, core_options)
+    except ValueError as e:
+        text = str(e)
+        if "model" in options and text.startswith(("json:", "huffman table:")):
+            raise ValueError(f"{name}: model: {text}") from None
+        raise
+    return Codec(core)
+
+
+_NAME = re.compile(r"\s*([A-Za-z0-9_.]+)\s*\((.*)\)\s*", re.S)
+
+
+def split_names(text: str) -> List[str]:
+    """``text`` split at the commas outside parentheses: ``"bdi,fpc.paper(endian=big,x=1)"`` gives
+    ``["bdi", "fpc.paper(endian=big,x=1)"]``; ValueError for unbalanced parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            raise ValueError(f"unbalanced ')' in {text!r}")
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise ValueError(f"unbalanced '(' in {text!r}")
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _parse_name(name: str) -> tuple:
+    """(preset or family, options) of a name as tables print it, ``preset(key=value,...)``; a
+    best-of codec lists its members first: ``bestof(e2mc.paper,bdi.paper,selector=tag)``."""
+    if "(" not in name and ")" not in name:
+        return name, {}
+    m = _NAME.fullmatch(name)
+    if not m:
+        raise ValueError(f"malformed codec name {name!r}: write preset or preset(key=value,...)")
+    base, inner = m.group(1), m.group(2)
+    space = _core.option_space(base)  # ValueError for an unknown codec
+    options: Dict[str, Any] = {}
+    members = []
+    for item in split_names(inner):
+        key, eq, value = item.partition("=")
+        if not eq or "(" in key:
+            members.append(item)
+            continue
+        key, value = key.strip(), value.strip()
+        if key == "model":
+            raise ValueError(f"codec name {name!r}: a fitted model cannot be given by name; pass model= "
+                             "(e.g. get_codec(name, model=memcomp.Model.load(path)))")
+        if key not in space:
+            raise ValueError(f"codec name {name!r}: {base} has no option {key!r}; options: {', '.join(sorted(space))}")
+        options[key] = _option_value(name, key, value, space[key]["kind"])
+    if members:
+        if "members" not in space:
+            raise ValueError(f"codec name {name!r}: {', '.join(members)} are not key=value options")
+        options["members"] = members
+    return base, options
+
+
+def _option_value(name: str, key: str, text: str, kind: str) -> Any:
+    """An option value written in a codec name, read as the option's kind."""
+    try:
+        if kind == "int":
+            return int(text)
+        if kind == "float":
+            return float(text)
+        if kind == "bool":
+            return {"true": True, "false": False, "1": True, "0": False}[text.lower()]
+    except (ValueError, KeyError):
+        raise ValueError(f"codec name {name!r}: option {key!r} takes a {kind}, got {text!r}") from None
+    return text
 
 
 def _core_option(key: str, value: Any) -> Any:
     """Python option values in the core's terms: models and member lists become JSON text."""
-    if key == "model" and value is not None and not isinstance(value, str):
+    if key == "model" and value is not None:
         return (value if isinstance(value, Model) else Model(value)).to_json()
+    if key == "members" and isinstance(value, str) and not value.startswith("["):
+        value = split_names(value)
     if key == "members" and isinstance(value, (list, tuple)):
         members = []
         for m in value:
@@ -92,8 +178,24 @@ def _core_option(key: str, value: Any) -> Any:
 def _member_names(members: Any) -> List[str]:
     """Display names of a hybrid's members (fitted models do not change a name)."""
     if isinstance(members, str):
-        members = json.loads(members) if members.startswith("[") else members.split(",")
+        members = json.loads(members) if members.startswith("[") else split_names(members)
     return [get_codec(m).name if isinstance(m, str) else Codec.from_config(m).name for m in members]
+
+
+def _block_array(blocks: Any) -> np.ndarray:
+    """``blocks`` if it is an ndarray (the core checks dtype, shape and layout), else TypeError."""
+    if not isinstance(blocks, np.ndarray):
+        raise TypeError(f"blocks must be an (n, B) uint8 NumPy array, got {type(blocks).__name__}; "
+                        "use memcomp.as_blocks(array, block_bytes)")
+    return blocks
+
+
+def _memory_bytes() -> int:
+    """Physical memory of this machine (bytes); a very large number where it cannot be read."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 62
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -138,6 +240,9 @@ class Codec:
     def name(self) -> str:
         """The preset name, plus any options that differ from it: ``bdi.paper(endian=big)``."""
         items = sorted(self._overrides.items()) + ([("model", "fitted")] if self._replaces_preset_model else [])
+        if "members" in self._overrides:  # a best-of codec of its own members: bestof(e2mc.paper,bdi.paper)
+            parts = _member_names(self._overrides["members"]) + [f"{k}={v}" for k, v in items if k != "members"]
+            return f"{self.codec_id}({','.join(parts)})"
         if not items:
             return self.preset
         extra = ",".join(f"{k}={v}" for k, v in items)
@@ -190,13 +295,18 @@ class Codec:
             raise ValueError(f"{self.name} is not data-driven: it has no model to fit")
         if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray):
             blocks = blocks.blocks
+        blocks = _block_array(blocks)
+        threads = check_threads(threads)
+        if blocks.ndim == 2 and blocks.shape[0] == 0:
+            raise ValueError(f"cannot fit {self.name} on 0 blocks: give it sample blocks of the data it will compress")
         if self.codec_id == "mpc":  # MPC's training (P3 §3) is orchestrated in memcomp.mpc
             from . import mpc
 
             cfg = self.get_config()
             cfg["model"] = mpc.train(blocks, threads=threads).data
             return Codec.from_config(cfg)
-        return Codec(self._c.fitted(blocks, threads))
+        with self._named_errors():
+            return Codec(self._c.fitted(blocks, threads))
 
     @property
     def modes(self) -> Dict[int, str]:
@@ -237,6 +347,18 @@ class Codec:
         return f"get_codec({self.preset!r}{', ' + opts if opts else ''})"
 
     # --- work --------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _named_errors(self):
+        """The core's errors name the preset; a codec with its own options or members is named
+        as tables name it (``bestof(e2mc.paper,bdi.paper)``), so its errors say that name."""
+        try:
+            yield
+        except ValueError as e:
+            name = self.name
+            if name == self.preset or self.preset not in str(e):
+                raise
+            raise type(e)(str(e).replace(self.preset, name)) from None
+
     def supports(self, block_bytes: int) -> bool:
         """True if the codec is defined for ``block_bytes`` blocks (MPC: 32 B sectors only)."""
         try:
@@ -247,7 +369,9 @@ class Codec:
 
     def check_block_bytes(self, block_bytes: int) -> None:
         """Raises ValueError, saying why, if the codec is not defined for ``block_bytes`` blocks."""
-        self._c.check_block_bytes(check_int("block_bytes", block_bytes, 0, 1 << 30))
+        block_bytes = check_int("block_bytes", block_bytes, 0, 1 << 30)
+        with self._named_errors():
+            self._c.check_block_bytes(block_bytes)
 
     def max_compressed_bits(self, block_bytes: int) -> int:
         """Upper bound of the in-band bits of any ``block_bytes`` block."""
@@ -260,7 +384,9 @@ class Codec:
         A stateful codec starts from its initial state, or with ``resume=True`` from where its
         previous batch ended (streaming a dump in chunks). A lossy codec takes ``approximable``, a
         bool array with one entry per block (default: every block may be approximated)."""
-        cols = self._c.measure(blocks, threads, resume, approximable)
+        blocks = _block_array(blocks)
+        with self._named_errors():
+            cols = self._c.measure(blocks, check_threads(threads), check_bool("resume", resume), approximable)
         return Sizes(
             codec=self,
             block_bytes=int(blocks.shape[1]),
@@ -273,7 +399,10 @@ class Codec:
         ``approximable`` as in :meth:`measure`. A stateful codec records the state the batch
         started from (``Encoded.entry_state``), so every chunk decodes on its own, also after
         save/load."""
-        data, offsets, lengths, tags, state = self._c.encode(blocks, threads, resume, approximable)
+        blocks = _block_array(blocks)
+        with self._named_errors():
+            data, offsets, lengths, tags, state = self._c.encode(blocks, check_threads(threads),
+                                                                 check_bool("resume", resume), approximable)
         return Encoded(
             config=self.get_config(),
             block_bytes=int(blocks.shape[1]),
@@ -290,6 +419,7 @@ class Codec:
         :class:`CorruptStreamError` for a stream this codec cannot have written."""
         if not isinstance(encoded, Encoded):
             raise TypeError(f"decode expects an Encoded object, got {type(encoded).__name__}")
+        threads = check_threads(threads)
         # the same config (the usual case) needs no codec built from it, which costs a model's tables
         if encoded.config != self.get_config() and Codec.from_config(encoded.config) != self:
             raise ValueError(
@@ -301,10 +431,18 @@ class Codec:
                 f"{self.name} is stateful and these blocks carry no entry state (the state their encode "
                 "started from), so they cannot be decoded; encode them again"
             )
-        return self._c.decode(
-            encoded.data, encoded.bit_offsets, encoded.bit_lengths, encoded.tags, encoded.block_bytes,
-            encoded.entry_state, threads,
-        )
+        fields = encoded._fields()
+        _check_fields("encoded blocks", encoded.block_bytes, fields, self, TypeError)
+        need = encoded.n_blocks * encoded.block_bytes
+        if need > _memory_bytes():
+            raise ValueError(f"decoding {encoded.n_blocks} blocks of {encoded.block_bytes} B needs {need} B, more "
+                             "than this machine's memory; decode a part (Encoded fields sliced) at a time")
+        fields = {k: np.ascontiguousarray(v) for k, v in fields.items()}  # width-0 fields read back zero-strided
+        with self._named_errors():
+            return self._c.decode(
+                fields["data"], fields["bit_offsets"], fields["bit_lengths"], fields["tags"], encoded.block_bytes,
+                fields.get("entry_state"), threads,
+            )
 
 
 @dataclass(frozen=True)
@@ -409,25 +547,27 @@ class Encoded:
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike]) -> "Encoded":
-        """Loads a file written by :meth:`save`; raises ValueError for a malformed file."""
+        """Loads a file written by :meth:`save` (no pickles). Raises :class:`CorruptStreamError`
+        (a ValueError) naming the file for a malformed, truncated or foreign one, OSError
+        (FileNotFoundError, IsADirectoryError...) naming it for one that cannot be read."""
+        where = os.fspath(path)
+        arrays = _read_npz(where)
         keys = {"format", "config", "block_bytes", "data", "bit_offsets", "bit_lengths", "tags"}
+        missing, extra = keys - set(arrays), set(arrays) - keys - {"entry_state"}
+        if missing or extra:
+            raise CorruptStreamError(f"{where}: not a memcomp encoded file (missing {sorted(missing)}, "
+                                     f"unexpected {sorted(extra)})")
+        text = {k: _scalar(where, k, arrays[k], "U") for k in ("format", "config")}
+        if text["format"] != _ENCODED_FORMAT:
+            raise CorruptStreamError(f"{where}: unsupported format {text['format'][:80]!r} "
+                                     f"(this memcomp reads {_ENCODED_FORMAT!r})")
         try:
-            with np.load(path, allow_pickle=False) as z:
-                missing = keys - set(z.files)
-                if missing:
-                    raise ValueError(f"{path}: not a memcomp encoded file (missing {sorted(missing)})")
-                if str(z["format"]) != _ENCODED_FORMAT:
-                    raise ValueError(f"{path}: unsupported format {str(z['format'])!r}")
-                config = json.loads(str(z["config"]))
-                fields = {k: z[k] for k in ("data", "bit_offsets", "bit_lengths", "tags")}
-                if "entry_state" in z.files:
-                    fields["entry_state"] = z["entry_state"]
-                block_bytes = int(z["block_bytes"])
-        except (OSError, json.JSONDecodeError, KeyError) as e:
-            if isinstance(e, FileNotFoundError):
-                raise
-            raise ValueError(f"{path}: not a readable memcomp encoded file ({e})") from e
-        return cls._checked(str(path), config, block_bytes, fields)
+            config = parse_json(text["config"], f"{where}: field 'config'")
+        except ValueError as e:
+            raise CorruptStreamError(str(e)) from None
+        block_bytes = _scalar(where, "block_bytes", arrays["block_bytes"], "iu")
+        fields = {k: arrays[k] for k in ("data", "bit_offsets", "bit_lengths", "tags", "entry_state") if k in arrays}
+        return cls._checked(where, config, block_bytes, fields)
 
     def to_bytes(self, *, config: bool = True) -> bytes:
         """The encoded blocks as one compact byte string; :meth:`from_bytes` reads it back.
@@ -456,41 +596,52 @@ class Encoded:
         """Reads :meth:`to_bytes`'s output from any contiguous buffer (the data array is a
         read-only view of it). ``codec`` (a Codec or its config) is required when the bytes carry
         no config and must match it when they do. Raises ValueError for malformed bytes."""
-        buf = np.frombuffer(data, dtype=np.uint8)
+        if isinstance(data, str) or not _has_buffer(data):
+            raise TypeError(f"from_bytes reads a bytes-like object (bytes, bytearray, memoryview, uint8 array), "
+                            f"got {type(data).__name__}")
+        buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data.reshape(-1).view(np.uint8)
         if buf.nbytes < _BYTES_HEADER.size:
-            raise ValueError(f"encoded bytes truncated: {buf.nbytes} B, shorter than the {_BYTES_HEADER.size} B header")
+            raise CorruptStreamError(f"encoded bytes truncated: {buf.nbytes} B, shorter than the "
+                                     f"{_BYTES_HEADER.size} B header")
         magic, version, flags, lw, tw, block_bytes, n, n_data, n_text, n_state = _BYTES_HEADER.unpack_from(buf)
         if magic != _BYTES_MAGIC:
-            raise ValueError(f"not memcomp encoded bytes (magic {magic!r}, expected {_BYTES_MAGIC!r})")
+            raise CorruptStreamError(f"not memcomp encoded bytes (magic {magic!r}, expected {_BYTES_MAGIC!r})")
         if version != _BYTES_VERSION:
-            raise ValueError(f"unsupported encoded-bytes version {version} (this memcomp reads {_BYTES_VERSION})")
+            raise CorruptStreamError(f"unsupported encoded-bytes version {version} (this memcomp reads {_BYTES_VERSION})")
         if flags & ~(_HAS_CONFIG | _HAS_STATE | _HAS_OFFSETS) or lw not in (0, 1, 2, 4) or tw not in (0, 1, 2, 4):
-            raise ValueError(f"malformed encoded bytes (flags {flags}, widths {lw}/{tw})")
+            raise CorruptStreamError(f"malformed encoded bytes (flags {flags}, widths {lw}/{tw})")
         if (n_text and not flags & _HAS_CONFIG) or (n_state and not flags & _HAS_STATE):
-            raise ValueError(f"malformed encoded bytes (flags {flags} with {n_text} B of config, {n_state} B of state)")
+            raise CorruptStreamError(f"malformed encoded bytes (flags {flags} with {n_text} B of config, "
+                                     f"{n_state} B of state)")
         sizes = [n_text, n * lw, n * tw, 8 * n if flags & _HAS_OFFSETS else 0, n_state, n_data]
         if _BYTES_HEADER.size + sum(sizes) != buf.nbytes:
-            raise ValueError(f"encoded bytes truncated or padded: the header describes "
-                             f"{_BYTES_HEADER.size + sum(sizes)} B, got {buf.nbytes} B")
+            raise CorruptStreamError(f"encoded bytes truncated or padded: the header describes "
+                                     f"{_BYTES_HEADER.size + sum(sizes)} B, got {buf.nbytes} B")
         at = np.cumsum([_BYTES_HEADER.size] + sizes)
         part = [buf[at[i]:at[i + 1]] for i in range(len(sizes))]
-        lengths = _from_le(part[1], lw, n).astype(np.uint32)
-        fields = {"data": part[5], "bit_lengths": lengths, "tags": _from_le(part[2], tw, n).astype(np.uint32)}
+        lengths = _from_le(part[1], lw, n, np.uint32)
+        fields = {"data": part[5], "bit_lengths": lengths, "tags": _from_le(part[2], tw, n, np.uint32)}
         if flags & _HAS_OFFSETS:
             fields["bit_offsets"] = _from_le(part[3], 8, n)
         else:
-            stream_bytes = (lengths.astype(np.uint64) + 7) // 8
-            if int(stream_bytes.sum()) != n_data:
-                raise ValueError(f"malformed encoded bytes: the bit lengths need {int(stream_bytes.sum())} B of "
-                                 f"data, the header says {n_data} B")
-            fields["bit_offsets"] = _packed_offsets(stream_bytes)
+            if lw == 0:  # every block 0 bits long: nothing to allocate per block
+                if n_data:
+                    raise CorruptStreamError(f"malformed encoded bytes: the bit lengths need 0 B of data, "
+                                             f"the header says {n_data} B")
+                fields["bit_offsets"] = _from_le(part[3], 0, n)
+            else:
+                stream_bytes = (lengths.astype(np.uint64) + 7) // 8
+                if int(stream_bytes.sum()) != n_data:
+                    raise CorruptStreamError(f"malformed encoded bytes: the bit lengths need {int(stream_bytes.sum())} "
+                                             f"B of data, the header says {n_data} B")
+                fields["bit_offsets"] = _packed_offsets(stream_bytes)
         if flags & _HAS_STATE:
             fields["entry_state"] = part[4]
         if flags & _HAS_CONFIG:
             try:
-                config = json.loads(bytes(part[0]).decode())
-            except (UnicodeDecodeError, json.JSONDecodeError) as e:
-                raise ValueError(f"malformed encoded bytes: config is not JSON ({e})") from e
+                config = parse_json(bytes(part[0]), "encoded bytes: config")
+            except ValueError as e:
+                raise CorruptStreamError(str(e)) from None
             encoded = cls._checked("encoded bytes", config, block_bytes, fields)
             if codec is not None:
                 given = codec if isinstance(codec, Codec) else Codec.from_config(codec)
@@ -504,26 +655,143 @@ class Encoded:
     @classmethod
     def _checked(cls, where: str, config: Any, block_bytes: int, fields: Dict[str, np.ndarray],
                  codec: Union["Codec", Mapping[str, Any], None] = None) -> "Encoded":
-        """An Encoded from loaded fields, after the checks :meth:`load` and :meth:`from_bytes` share."""
-        want = {"data": np.uint8, "bit_offsets": np.uint64, "bit_lengths": np.uint32, "tags": np.uint32,
-                "entry_state": np.uint8}
-        for k, dt in want.items():
-            if k not in fields:
-                continue
-            a = fields[k]
-            if a.dtype != dt or a.ndim != 1:
-                raise ValueError(f"{where}: field {k!r} must be a 1-D {np.dtype(dt).name} array")
-        if codec is None:
-            if not isinstance(config, dict):
-                raise ValueError(f"{where}: config must be a JSON object")
-            codec = Codec.from_config(config)  # validates the config
-        elif not isinstance(codec, Codec):
-            codec = Codec.from_config(codec)
+        """An Encoded from loaded fields, after the checks :meth:`load` and :meth:`from_bytes` share:
+        a valid config, and fields that agree with each other, the data size and the codec."""
+        try:
+            if codec is None:
+                if not isinstance(config, dict):
+                    raise ValueError("config must be a JSON object")
+                codec = Codec.from_config(config)  # validates the config
+            elif not isinstance(codec, Codec):
+                codec = Codec.from_config(codec)
+        except (ValueError, TypeError) as e:
+            raise CorruptStreamError(f"{where}: bad codec config ({e})") from None
         if config is None:
             config = codec.get_config()
         if codec.stateful and "entry_state" not in fields:
-            raise ValueError(f"{where}: {codec.name} is stateful and records no entry state; encode again")
+            raise CorruptStreamError(f"{where}: {codec.name} is stateful and records no entry state; encode again")
+        _check_fields(where, block_bytes, fields, codec)
         return cls(config=config, block_bytes=block_bytes, **{k: _readonly(v) for k, v in fields.items()})
+
+    def _fields(self) -> Dict[str, Any]:
+        out = {"data": self.data, "bit_offsets": self.bit_offsets, "bit_lengths": self.bit_lengths, "tags": self.tags}
+        if self.entry_state is not None:
+            out["entry_state"] = self.entry_state
+        return out
+
+
+_FIELD_DTYPES = {"data": np.uint8, "bit_offsets": np.uint64, "bit_lengths": np.uint32, "tags": np.uint32,
+                 "entry_state": np.uint8}
+
+
+def _check_fields(where: str, block_bytes: Any, fields: Dict[str, Any], codec: "Codec",
+                  type_error: type = CorruptStreamError) -> None:
+    """CorruptStreamError naming ``where`` unless the fields of encoded blocks agree: 1-D arrays
+    of the right dtypes, one offset, length and tag per block, every block's bits inside the data
+    and no longer than the codec's longest block, a block size the codec supports. A field of the
+    wrong type raises ``type_error`` (TypeError for an Encoded built in Python)."""
+    for k, dt in _FIELD_DTYPES.items():
+        a = fields.get(k)
+        if a is None:
+            continue
+        if not isinstance(a, np.ndarray) or a.dtype != dt or a.ndim != 1:
+            got = f"{a.ndim}-D {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__
+            raise type_error(f"{where}: field {k!r} must be a 1-D {np.dtype(dt).name} array, got {got}")
+    n = fields["bit_offsets"].shape[0]
+    for k in ("bit_lengths", "tags"):
+        if fields[k].shape[0] != n:
+            raise CorruptStreamError(f"{where}: field {k!r} must have {n} entries (one per bit offset), "
+                                     f"got {fields[k].shape[0]}")
+    if isinstance(block_bytes, (bool, np.bool_)) or not isinstance(block_bytes, (int, np.integer)):
+        raise type_error(f"{where}: block_bytes must be an integer, got {type(block_bytes).__name__}")
+    try:
+        codec.check_block_bytes(int(block_bytes))
+        longest = codec.max_compressed_bits(int(block_bytes))
+    except ValueError as e:
+        raise CorruptStreamError(f"{where}: {e}") from None
+    if n:
+        total = np.uint64(8 * fields["data"].shape[0])
+        off, length = fields["bit_offsets"], fields["bit_lengths"]
+        o, ln = (a[:1] if a.strides[0] == 0 else a for a in (off, length))  # zero-strided: one value for all
+        long_ = np.flatnonzero(ln > longest)
+        if long_.size:
+            i = int(long_[0])
+            raise CorruptStreamError(f"{where}: block {i} is {int(length[i])} bits long, which exceeds "
+                                     f"{codec.name}'s maximum of {longest} bits")
+        out = np.flatnonzero((o > total) | (ln.astype(np.uint64) > total - np.minimum(o, total)))
+        if out.size:
+            i = int(out[0])
+            raise CorruptStreamError(f"{where}: block {i} (bits {int(off[i])} + {int(length[i])}) lies outside "
+                                     f"the {int(total)} bits of data")
+
+
+def _has_buffer(obj: Any) -> bool:
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _scalar(where: str, key: str, a: np.ndarray, kinds: str) -> Any:
+    """The value of a 0-d array of one of the dtype ``kinds`` ("U" text, "iu" integers)."""
+    if a.ndim != 0 or a.dtype.kind not in kinds:
+        raise CorruptStreamError(f"{where}: field {key!r} must be a single {'text' if kinds == 'U' else 'integer'}, "
+                                 f"got a {a.ndim}-D {a.dtype} array")
+    return str(a[()]) if kinds == "U" else int(a[()])
+
+
+def _read_npz(where: str) -> Dict[str, np.ndarray]:
+    """The arrays of an .npz file, read without pickles; each array's header is checked against
+    the bytes its member holds before anything is allocated for it."""
+    if os.path.isdir(where):
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a memcomp encoded file (.npz)", where)
+    size = os.path.getsize(where)  # FileNotFoundError naming the file
+    bad = f"{where}: not a memcomp encoded file (.npz)"
+    if size == 0:
+        raise CorruptStreamError(f"{bad}: the file is empty")
+    try:
+        with zipfile.ZipFile(where) as zf:
+            members = zf.infolist()
+            if len(members) > 16:
+                raise CorruptStreamError(f"{bad}: {len(members)} members")
+            out = {}
+            for info in members:
+                if not info.filename.endswith(".npy"):
+                    raise CorruptStreamError(f"{bad}: member {info.filename[:80]!r} is not an array")
+                if info.compress_type == zipfile.ZIP_STORED and info.file_size > size:
+                    raise CorruptStreamError(f"{bad}: member {info.filename[:80]!r} claims {info.file_size} B, "
+                                             f"more than the file's {size} B")
+                out[info.filename[:-4]] = _npy_array(f"{where}: field {info.filename[:-4][:80]!r}", zf.read(info))
+            return out
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, RuntimeError, ValueError,
+            OverflowError, struct.error) as e:
+        if isinstance(e, CorruptStreamError):
+            raise
+        raise CorruptStreamError(f"{bad}: {type(e).__name__}: {e}") from None
+
+
+def _npy_array(where: str, raw: bytes) -> np.ndarray:
+    """An array read from the bytes of an .npy member, a read-only view of them."""
+    from numpy.lib import format as npformat
+
+    f = io.BytesIO(raw)
+    version = npformat.read_magic(f)
+    readers = {(1, 0): npformat.read_array_header_1_0, (2, 0): npformat.read_array_header_2_0}
+    if version not in readers:
+        raise CorruptStreamError(f"{where}: unsupported .npy version {version}")
+    shape, fortran, dtype = readers[version](f)
+    if dtype.hasobject:
+        raise CorruptStreamError(f"{where}: holds Python objects (pickles are never loaded)")
+    if len(shape) > 1 and fortran:
+        raise CorruptStreamError(f"{where}: Fortran-ordered {len(shape)}-D array")
+    count = 1
+    for d in shape:
+        count *= int(d)
+    held = len(raw) - f.tell()
+    if count * dtype.itemsize != held:
+        raise CorruptStreamError(f"{where}: the header describes {count} x {dtype.itemsize} B, the member holds {held} B")
+    return np.frombuffer(raw, dtype=dtype, count=count, offset=f.tell()).reshape(shape)
 
 
 def _packed_offsets(stream_bytes: np.ndarray) -> np.ndarray:
@@ -544,8 +812,9 @@ def _le_bytes(a: np.ndarray, width: int) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=f"<u{width}") if width else np.empty(0, np.uint8)
 
 
-def _from_le(raw: np.ndarray, width: int, n: int) -> np.ndarray:
-    """``n`` little-endian unsigned integers of ``width`` bytes (zeros for width 0) in native order."""
+def _from_le(raw: np.ndarray, width: int, n: int, dtype: Any = np.uint64) -> np.ndarray:
+    """``n`` little-endian unsigned integers of ``width`` bytes as ``dtype`` (native order); for
+    width 0, ``n`` zeros that take no memory (a read-only zero-strided view)."""
     if not width:
-        return np.zeros(n, np.uint64)
-    return raw.view(f"<u{width}").astype(np.uint64 if width == 8 else f"u{width}")
+        return np.broadcast_to(np.zeros((), dtype), (n,))
+    return raw.view(f"<u{width}").astype(dtype)

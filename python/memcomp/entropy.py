@@ -28,16 +28,23 @@ from typing import Iterable, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core
-from ._common import block_bytes_of, chunks, provenance, source_of
+from ._common import block_bytes_of, check_int, chunks, provenance, source_of
 
 SYMBOL_BITS = (4, 8, 16, 32)
 VARIANTS = ("global", "per_position", "block")
 
 
 def _check_sl(symbol_bits: int) -> int:
-    if isinstance(symbol_bits, bool) or symbol_bits not in SYMBOL_BITS:
+    if isinstance(symbol_bits, (bool, np.bool_)) or not isinstance(symbol_bits, (int, np.integer)):
+        raise TypeError(f"symbol_bits must be one of {SYMBOL_BITS}, got {symbol_bits!r} of type "
+                        f"{type(symbol_bits).__name__}")
+    if symbol_bits not in SYMBOL_BITS:
         raise ValueError(f"symbol_bits must be one of {SYMBOL_BITS}, got {symbol_bits!r}")
     return int(symbol_bits)
+
+
+def _check_mfv(k: int) -> int:
+    return check_int("mfv", k, 1)
 
 
 def _entropy(counts: np.ndarray) -> float:
@@ -112,8 +119,7 @@ class SymbolStats:
 
     def mfv_entropy(self, k: int) -> float:
         """H_K: bits per symbol with a K-entry MFV table, escapes costing SL raw bits (SPEC 3)."""
-        if k < 1:
-            raise ValueError("the MFV table needs at least one entry")
+        k = _check_mfv(k)
         _, counts = self.pooled()
         n = float(counts.sum())
         if n == 0:
@@ -138,11 +144,13 @@ class SymbolStats:
             values, counts = self.pooled()
         else:
             raise ValueError("L* is defined on pooled statistics; histogram without per_position")
-        ml = max_len or {4: 8, 8: 16, 16: 20, 32: 20}[self.symbol_bits]
+        k = _check_mfv(k)
+        ml = {4: 8, 8: 16, 16: 20, 32: 20}[self.symbol_bits] if max_len is None else check_int("max_len", max_len, 1, 32)
         if counts.size == 0:
             return 0.0
         return float(_core.length_limited_bits(np.ascontiguousarray(values, np.uint32),
-                                               np.ascontiguousarray(counts, np.uint64), self.symbol_bits, int(k), int(ml)))
+                                               np.ascontiguousarray(counts, np.uint64), self.symbol_bits,
+                                               min(k, int(counts.size)), ml))  # no more MFVs than values
 
     def length_limited_cr(self, k: int = 1024, max_len: Optional[int] = None) -> float:
         """CR_L* = SL / L*: what an E2MC-style table can reach before pointers, pads and MAG."""
@@ -306,7 +314,11 @@ class TableStats:
 def table_stats(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, endian: str = "little",
                 threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> TableStats:
     """The partial result behind :func:`table`, in one pass over ``blocks`` (array, Dump or stream)."""
+    if isinstance(symbol_bits, (int, np.integer)):
+        symbol_bits = (symbol_bits,)
     sls = tuple(_check_sl(sl) for sl in symbol_bits)
+    if not sls:
+        raise ValueError(f"symbol_bits: give at least one of {SYMBOL_BITS}")
     stats = [_Summer() for _ in sls]
     block_h = [0] * len(sls)
     n = 0
@@ -324,6 +336,7 @@ def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, 
           threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> "pandas.DataFrame":  # noqa: F821
     """One row per symbol length: entropies and bounds of every variant, plus the MFV bound.
     One pass over the data in chunks of ``chunk_blocks`` blocks (see :func:`table_stats`)."""
+    _check_mfv(mfv)
     ts = table_stats(blocks, symbol_bits, endian=endian, threads=threads, chunk_blocks=chunk_blocks)
     return table_from_stats(ts, mfv=mfv, source=source_of(blocks))
 
@@ -362,7 +375,7 @@ class TopK:
     (pickles, so Dask partitions combine)."""
 
     def __init__(self, capacity: int = 4096, endian: str = "little"):
-        self._s = _core.SpaceSaving(int(capacity))
+        self._s = _core.SpaceSaving(check_int("capacity", capacity, 1, 1 << 26))
         self.endian = endian
 
     def add(self, blocks) -> "TopK":
@@ -393,7 +406,7 @@ class TopK:
 
         values, counts, errors = self._s.entries()
         df = pd.DataFrame({"value": values, "count": counts, "error": errors})
-        return df if k is None else df.head(int(k))
+        return df if k is None else df.head(check_int("k", k, 0))
 
     def __getstate__(self):
         return {"s": self._s, "endian": self.endian}

@@ -19,6 +19,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from . import _core
+from ._common import check_int
 
 
 def parse_policy(policy: str) -> str:
@@ -47,13 +48,14 @@ def join_policy(fallback: Optional[str], rounding: Optional[str]) -> str:
 
 def mag_policy(policy: str, mag: int, u_min: int = 1) -> str:
     """``policy``'s fallback followed by ``mag(M, u_min)`` rounding (CR at MAG, P1 §V)."""
+    mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
     fallback, _ = split_policy(policy)
-    return join_policy(fallback, f"mag({int(mag)},{int(u_min)})")
+    return join_policy(fallback, f"mag({mag},{u_min})")
 
 
 def charge(bits: np.ndarray, block_bytes: int, policy: str = "none") -> np.ndarray:
     """Bits charged per block (uint64) for in-band ``bits`` (uint32) under ``policy``."""
-    return _core.charge(bits, int(block_bytes), policy)
+    return _core.charge(bits, check_int("block_bytes", block_bytes, 1, 1 << 30), policy)
 
 
 @dataclass

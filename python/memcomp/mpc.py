@@ -354,38 +354,48 @@ def train_module(
 # ------------------------------------------------------------------------------ model
 
 
+def _int_list(cls: Any, key: str, value: Any, n: int, lo: int, hi: int) -> list:
+    if not isinstance(value, list) or len(value) != n or \
+            any(isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi for x in value):
+        raise ValueError(f"class {cls}: '{key}' must be a list of {n} integers in [{lo}, {hi}]")
+    return value
+
+
 def validate_model(data: Mapping[str, Any]) -> None:
-    """Raises ValueError unless ``data`` is a well-formed MPC model (SPEC 1.12 "Parameters")."""
+    """Raises ValueError naming the field unless ``data`` is a well-formed MPC model (SPEC 1.12
+    "Parameters")."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"an MPC model is a JSON object, got {type(data).__name__}")
     if data.get("format") != FORMAT or data.get("codec") != "mpc":
-        raise ValueError(f"an MPC model has format {FORMAT!r} and codec 'mpc'")
+        raise ValueError(f"an MPC model has 'format' {FORMAT!r} and 'codec' 'mpc'")
     if data.get("version") != MODEL_VERSION:
-        raise ValueError(f"MPC model version must be {MODEL_VERSION}, got {data.get('version')!r}")
+        raise ValueError(f"MPC model 'version' must be {MODEL_VERSION}, got {str(data.get('version'))[:40]!r}")
     mods = data.get("modules")
     if not isinstance(mods, list) or not 1 <= len(mods) <= 5:
-        raise ValueError("an MPC model has 1 to 5 modules")
+        raise ValueError("MPC model 'modules' must be a list of 1 to 5 modules")
     classes = set()
-    for m in mods:
+    for i, m in enumerate(mods):
+        if not isinstance(m, Mapping):
+            raise ValueError(f"MPC model 'modules[{i}]' must be an object, got {type(m).__name__}")
         cls = m.get("class")
-        if not isinstance(cls, int) or not 2 <= cls <= 6 or cls in classes:
-            raise ValueError(f"module classes must be distinct in 2..6, got {cls!r}")
+        if isinstance(cls, bool) or not isinstance(cls, int) or not 2 <= cls <= 6 or cls in classes:
+            raise ValueError(f"MPC model 'modules[{i}].class' must be distinct integers in 2..6, got {str(cls)[:40]!r}")
         classes.add(cls)
-        root, base, shift = m.get("root"), m.get("base"), m.get("shift")
-        if not isinstance(root, int) or not 0 <= root < 32:
-            raise ValueError(f"class {cls}: root must be in 0..31")
-        if len(base) != 32 or len(shift) != 32 or any(not 0 <= x < 32 for x in base):
-            raise ValueError(f"class {cls}: base needs 32 entries in 0..31 and shift 32 entries")
-        if any(not -8 <= s <= 8 for s in shift):
-            raise ValueError(f"class {cls}: shift must be in [-8, 8]")
+        root = m.get("root")
+        if isinstance(root, bool) or not isinstance(root, int) or not 0 <= root < 32:
+            raise ValueError(f"class {cls}: 'root' must be an integer in 0..31, got {str(root)[:40]!r}")
+        base = _int_list(cls, "base", m.get("base"), 32, 0, 31)
+        _int_list(cls, "shift", m.get("shift"), 32, -8, 8)
         for j in range(32):
             k, steps = j, 0
             while k != root and steps < 32:
                 k, steps = base[k], steps + 1
             if k != root:
-                raise ValueError(f"class {cls}: the base pointers of byte {j} do not reach the root")
-        row, col = m.get("scan_row"), m.get("scan_col")
-        if len(row) != 256 or len(col) != 256 or sorted(32 * r + c for r, c in zip(row, col)) != list(range(256)) \
-                or any(not 0 <= c < 32 for c in col):
-            raise ValueError(f"class {cls}: (scan_row, scan_col) must be a permutation of the 8 x 32 cells")
+                raise ValueError(f"class {cls}: the 'base' pointers of byte {j} do not reach the root")
+        row = _int_list(cls, "scan_row", m.get("scan_row"), 256, 0, 7)
+        col = _int_list(cls, "scan_col", m.get("scan_col"), 256, 0, 31)
+        if sorted(32 * r + c for r, c in zip(row, col)) != list(range(256)):
+            raise ValueError(f"class {cls}: ('scan_row', 'scan_col') must be a permutation of the 8 x 32 cells")
 
 
 class MPCModel:
@@ -422,7 +432,12 @@ class MPCModel:
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike]) -> "MPCModel":
-        return cls(Model.load(path))
+        """Reads a model file; ValueError naming the file and the field for a malformed one."""
+        model = Model.load(path)
+        try:
+            return cls(model)
+        except ValueError as e:
+            raise ValueError(f"{os.fspath(path)}: {e}") from None
 
     def codec(self, **options: Any):
         """``get_codec("mpc", model=...)``; RuntimeError if the MPC codec is not available."""

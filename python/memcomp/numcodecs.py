@@ -13,9 +13,10 @@ name ``"numcodecs.memcomp"`` (zarr's convention for numcodecs codecs; found by z
 A buffer is cut into ``block_bytes`` blocks; if its length is not a multiple of ``block_bytes``
 the last block is zero-padded, the byte count is recorded and decode drops the padding. Each
 buffer (chunk) is encoded on its own: a stateful codec (``cpack.skku``) starts every chunk from
-its initial state. The output is a 25-byte header (magic ``MCNC``, format version, byte count,
-block count, block size) followed by :meth:`memcomp.Encoded.to_bytes` without the config, which
-the numcodecs config (or the zarr array metadata) holds.
+its initial state. The output is a 29-byte header (magic ``MCNC``, format version 2, byte count,
+block count, block size, CRC-32 of the rest of the header and the stream) followed by
+:meth:`memcomp.Encoded.to_bytes` without the config, which the numcodecs config (or the zarr
+array metadata) holds. Version 1 buffers (25 bytes of header, no CRC) are still read.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import asyncio
 import copy
 import struct
 import sys
+import zlib
 from typing import Any, Dict, Mapping, Optional, Union
 
 import numpy as np
@@ -30,13 +32,14 @@ from numcodecs.abc import Codec as _NumcodecsCodec
 from numcodecs.compat import ensure_contiguous_ndarray, ndarray_copy
 from numcodecs.registry import register_codec
 
-from .codecs import _BYTES_HEADER, Codec, Encoded, get_codec
+from .codecs import _BYTES_HEADER, Codec, CorruptStreamError, Encoded, get_codec
 
 __all__ = ["MemcompCodec", "MemcompZarrCodec"]
 
 _MAGIC = b"MCNC"
-_VERSION = 1
-_HEADER = struct.Struct("<4sBQQI")  # magic, version, byte count, block count, block bytes
+_VERSION = 2
+_HEADER_V1 = struct.Struct("<4sBQQI")  # magic, version, byte count, block count, block bytes
+_HEADER = struct.Struct("<4sBQQII")  # version 2 adds the CRC-32 of header fields and stream
 
 
 class MemcompCodec(_NumcodecsCodec):
@@ -118,34 +121,48 @@ class MemcompCodec(_NumcodecsCodec):
             last = np.zeros((1, B), np.uint8)
             last[0, :rest] = data[full * B:]
             enc = _concat(enc, codec.encode(last, resume=True))
-        head = _HEADER.pack(_MAGIC, _VERSION, data.nbytes, enc.n_blocks, B)
-        return head + enc.to_bytes(config=False)
+        fields = _HEADER_V1.pack(_MAGIC, _VERSION, data.nbytes, enc.n_blocks, B)
+        body = enc.to_bytes(config=False)
+        return fields + struct.pack("<I", zlib.crc32(body, zlib.crc32(fields))) + body
 
     def decode(self, buf: Any, out: Any = None) -> Any:
+        return self._decode(buf, out)
+
+    def _decode(self, buf: Any, out: Any = None, max_bytes: Optional[int] = None) -> Any:
+        """decode, refusing (before decoding) a buffer that holds more than ``max_bytes``."""
         raw = ensure_contiguous_ndarray(buf).reshape(-1).view(np.uint8)
-        if raw.nbytes < _HEADER.size:
-            raise ValueError(f"memcomp: buffer of {raw.nbytes} B is shorter than the {_HEADER.size} B header")
-        magic, version, nbytes, n_blocks, block_bytes = _HEADER.unpack_from(raw)
+        if raw.nbytes < _HEADER_V1.size:
+            raise CorruptStreamError(f"memcomp: buffer of {raw.nbytes} B is shorter than the {_HEADER_V1.size} B header")
+        magic, version, nbytes, n_blocks, block_bytes = _HEADER_V1.unpack_from(raw)
         if magic != _MAGIC:
-            raise ValueError(f"memcomp: not a memcomp buffer (magic {magic!r}, expected {_MAGIC!r})")
-        if version != _VERSION:
-            raise ValueError(f"memcomp: unsupported format version {version} (this memcomp reads {_VERSION})")
+            raise CorruptStreamError(f"memcomp: not a memcomp buffer (magic {magic!r}, expected {_MAGIC!r})")
+        if version not in (1, _VERSION):
+            raise CorruptStreamError(f"memcomp: unsupported format version {version} (this memcomp reads 1 and {_VERSION})")
+        head = _HEADER_V1 if version == 1 else _HEADER
+        if raw.nbytes < head.size:
+            raise CorruptStreamError(f"memcomp: buffer of {raw.nbytes} B is shorter than the {head.size} B header")
+        if version == _VERSION:
+            crc = _HEADER.unpack_from(raw)[5]
+            if zlib.crc32(raw[head.size:], zlib.crc32(raw[:_HEADER_V1.size])) != crc:
+                raise CorruptStreamError(f"memcomp: corrupt buffer (CRC-32 mismatch over {raw.nbytes} B)")
+        if max_bytes is not None and nbytes > max_bytes:
+            raise CorruptStreamError(f"memcomp: corrupt buffer (it says {nbytes} B, the chunk holds {max_bytes} B)")
         if block_bytes != self.block_bytes:
             raise ValueError(f"memcomp: buffer of {block_bytes} B blocks, this codec has {self.block_bytes} B")
         if n_blocks != -(-nbytes // block_bytes):
-            raise ValueError(f"memcomp: corrupt header ({n_blocks} blocks cannot hold {nbytes} B)")
+            raise CorruptStreamError(f"memcomp: corrupt header ({n_blocks} blocks cannot hold {nbytes} B)")
         out_bytes = None if out is None else ensure_contiguous_ndarray(out).nbytes
         if out_bytes is not None and out_bytes != nbytes:  # before decoding anything
             raise ValueError(f"memcomp: buffer holds {nbytes} B, out has {out_bytes} B")
-        if raw.nbytes >= _HEADER.size + _BYTES_HEADER.size:
+        if raw.nbytes >= head.size + _BYTES_HEADER.size:
             # the stream's own block count, checked before from_bytes allocates per-block arrays for it
             # (when every block is 0 bits long, e.g. all-zero data, nothing else bounds it)
-            inner = _BYTES_HEADER.unpack_from(raw, _HEADER.size)[6]
+            inner = _BYTES_HEADER.unpack_from(raw, head.size)[6]
             if inner != n_blocks:
-                raise ValueError(f"memcomp: corrupt buffer ({inner} blocks in the stream, {n_blocks} in the header)")
-        enc = Encoded.from_bytes(raw[_HEADER.size:], self.codec)
+                raise CorruptStreamError(f"memcomp: corrupt buffer ({inner} blocks in the stream, {n_blocks} in the header)")
+        enc = Encoded.from_bytes(raw[head.size:], self.codec)
         if enc.n_blocks != n_blocks or enc.block_bytes != block_bytes:
-            raise ValueError(f"memcomp: corrupt buffer ({enc.n_blocks} blocks of {enc.block_bytes} B in the stream, "
+            raise CorruptStreamError(f"memcomp: corrupt buffer ({enc.n_blocks} blocks of {enc.block_bytes} B in the stream, "
                              f"{n_blocks} of {block_bytes} B in the header)")
         blocks = self.codec.decode(enc)
         return ndarray_copy(blocks.reshape(-1)[:nbytes], out)
@@ -209,7 +226,8 @@ def _zarr_codec_class() -> type:
             return chunk_spec.prototype.buffer.from_bytes(out)
 
         async def _decode_single(self, chunk_bytes: Any, chunk_spec: Any) -> Any:
-            out = await asyncio.to_thread(self._numcodec.decode, chunk_bytes.as_numpy_array())
+            out = await asyncio.to_thread(self._numcodec._decode, chunk_bytes.as_numpy_array(), None,
+                                          _chunk_nbytes(chunk_spec))
             return chunk_spec.prototype.buffer.from_bytes(out)
 
         def compute_encoded_size(self, input_byte_length: int, chunk_spec: Any) -> int:
@@ -218,6 +236,20 @@ def _zarr_codec_class() -> type:
     MemcompZarrCodec.__qualname__ = "MemcompZarrCodec"  # pickles as memcomp.numcodecs.MemcompZarrCodec
     register_zarr_codec(MemcompZarrCodec.codec_name, MemcompZarrCodec)
     return MemcompZarrCodec
+
+
+def _chunk_nbytes(chunk_spec: Any) -> Optional[int]:
+    """Bytes of a zarr chunk (shape x item size; None if the spec does not say), the most a
+    chunk's buffer may decode to."""
+    try:
+        dtype = chunk_spec.dtype
+        dtype = dtype.to_native_dtype() if hasattr(dtype, "to_native_dtype") else np.dtype(dtype)
+        n = 1
+        for d in chunk_spec.shape:
+            n *= int(d)
+        return n * int(dtype.itemsize) if dtype.itemsize else None
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 def __getattr__(name: str) -> Any:

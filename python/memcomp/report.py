@@ -13,7 +13,7 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .codecs import Codec, codec_names, get_codec
-from ._common import block_bytes_of, check_chunk_blocks, chunks, fit_sample, n_blocks_of, provenance, source_of, whole
+from ._common import block_bytes_of, check_bool, check_chunk_blocks, check_int, chunks, fit_sample, n_blocks_of, provenance, source_of, whole
 from .metrics import SizeStats, mag_policy
 
 ProgressFn = Callable[[int, int], None]
@@ -225,6 +225,8 @@ def compare(
     ``count_tag``), so tables of several runs concatenate (long form).
     """
     check_chunk_blocks(chunk_blocks)
+    mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
+    count_tag, codec_mag = check_bool("count_tag", count_tag), check_bool("codec_mag", codec_mag)
     over = "exact" if oracle is True else oracle
     if over not in (False, None) and over not in ORACLE_OVER:
         raise ValueError(f"oracle must be one of {ORACLE_OVER}, True or False, got {oracle!r}")
@@ -295,13 +297,15 @@ def mag_study(
     the MAG views come from the same mergeable size histogram. MPC runs on 32 B sectors only."""
     import pandas as pd
 
-    from .blocks import as_blocks, byte_view
+    from .blocks import as_blocks, byte_view, check_block_bytes
 
     if hasattr(data, "chunks") and not isinstance(data, np.ndarray):
         sources = {block_bytes_of(data): data}
     else:
         flat = byte_view(data)
-        sources = {int(b): as_blocks(flat[: flat.shape[0] // b * b], b) for b in block_sizes}
+        sizes = [check_block_bytes(b, name="block_sizes entries") for b in block_sizes]
+        sources = {b: as_blocks(flat[: flat.shape[0] // b * b], b) for b in sizes}
+    mags = [check_int("mags entries", m, 1, 4096) for m in mags]
     rows, hists = [], []
     for b, blocks in sources.items():
         cs = resolve_codecs(codecs, b)

@@ -13,6 +13,7 @@ import json
 import os
 import pickle
 import struct
+import zlib
 import subprocess
 import sys
 import textwrap
@@ -33,7 +34,8 @@ import memcomp
 from memcomp import Codec, CorruptStreamError, Encoded, get_codec
 from memcomp.numcodecs import MemcompCodec, MemcompZarrCodec
 
-HEADER = struct.Struct("<4sBQQI")  # the documented 25-byte header: magic, version, bytes, blocks, block bytes
+HEADER = struct.Struct("<4sBQQII")  # the documented 29-byte header: magic, version, bytes, blocks, block bytes, CRC-32
+HEADER_V1 = struct.Struct("<4sBQQI")  # version 1 (still read): no CRC
 SIZES = (32, 64, 128)
 ALL = [get_codec(n) for n in memcomp.codec_names()]
 #: lossless, decodable and model-free (or carrying a preset model, like mpc.cal22_rtl)
@@ -87,7 +89,8 @@ def check_round_trip(mc: MemcompCodec, x: np.ndarray) -> bytes:
     enc = mc.encode(x)
     assert isinstance(enc, bytes)
     n_blocks = -(-len(raw) // B)
-    assert HEADER.unpack_from(enc) == (b"MCNC", 1, len(raw), n_blocks, B)
+    assert HEADER.unpack_from(enc)[:5] == (b"MCNC", 2, len(raw), n_blocks, B)
+    assert HEADER.unpack_from(enc)[5] == zlib.crc32(enc[HEADER.size:], zlib.crc32(enc[:HEADER_V1.size]))
     padded = np.zeros(n_blocks * B, np.uint8)
     padded[: len(raw)] = np.frombuffer(raw, np.uint8)
     assert enc[HEADER.size:] == fresh(mc).encode(padded.reshape(n_blocks, B)).to_bytes(config=False)
@@ -167,7 +170,7 @@ def test_empty_buffers():
     for name, B in PAIRS:
         mc = numcodec(name, B)
         enc = mc.encode(b"")
-        assert HEADER.unpack_from(enc) == (b"MCNC", 1, 0, 0, B)
+        assert HEADER.unpack_from(enc)[:5] == (b"MCNC", 2, 0, 0, B)
         assert mc.decode(enc).shape == (0,)
         assert mc.decode(enc, out=np.empty((0, 3), np.float32)).shape == (0, 3)
 
@@ -385,15 +388,16 @@ def test_wrong_magic_version_block_size_and_header():
     mc = numcodec("bdi.paper", 64)
     x = SAMPLE[:1000]
     enc = mc.encode(x)
-    _, _, nbytes, n_blocks, B = HEADER.unpack_from(enc)
+    _, _, nbytes, n_blocks, B, _ = HEADER.unpack_from(enc)
     body = enc[HEADER.size:]
 
-    def bad(head_fields, match):
+    def bad(head_fields, match):  # version 1 headers (no CRC), so each check is reached
         with pytest.raises(ValueError, match=match):
-            mc.decode(HEADER.pack(*head_fields) + body)
+            mc.decode(HEADER_V1.pack(*head_fields) + body)
 
+    assert mc.decode(HEADER_V1.pack(b"MCNC", 1, nbytes, n_blocks, B) + body).tobytes() == x.tobytes()
     bad((b"MCNX", 1, nbytes, n_blocks, B), "not a memcomp buffer")
-    bad((b"MCNC", 2, nbytes, n_blocks, B), "unsupported format version 2")
+    bad((b"MCNC", 3, nbytes, n_blocks, B), "unsupported format version 3")
     bad((b"MCNC", 0, nbytes, n_blocks, B), "unsupported format version 0")
     bad((b"MCNC", 1, nbytes, n_blocks, 128), "buffer of 128 B blocks, this codec has 64 B")
     bad((b"MCNC", 1, nbytes, n_blocks + 1, B), "corrupt header")
@@ -404,6 +408,8 @@ def test_wrong_magic_version_block_size_and_header():
     with pytest.raises(ValueError, match="shorter than the 25 B header"):
         mc.decode(b"MCNC")
     with pytest.raises(ValueError, match="not memcomp encoded bytes"):  # the inner stream's magic
+        mc.decode(HEADER_V1.pack(b"MCNC", 1, nbytes, n_blocks, B) + b"XXXX" + body[4:])
+    with pytest.raises(CorruptStreamError, match="CRC-32 mismatch"):  # the same under a version 2 header
         mc.decode(enc[:HEADER.size] + b"XXXX" + body[4:])
     # a stream of another codec under a valid header
     other = numcodec("fpc.paper", 64).encode(x)
@@ -416,7 +422,8 @@ def test_flipped_block_count_of_zero_length_blocks_is_caught_before_allocating()
     block count: a flipped high bit of it used to allocate up to tens of GiB (MemoryError)."""
     mc = numcodec("bdi.gem5", 128)
     enc = mc.encode(np.zeros(512, np.uint8))
-    inner_count = HEADER.size + 12  # MCEN, version, flags, 2 widths, block bytes, then the block count
+    enc = HEADER_V1.pack(*HEADER.unpack_from(enc)[:5]) + enc[HEADER.size:]  # version 1: no CRC to catch it first
+    inner_count = HEADER_V1.size + 12  # MCEN, version, flags, 2 widths, block bytes, then the block count
     assert struct.unpack_from("<Q", enc, inner_count)[0] == 4
     for byte in range(8):
         for bit in range(8):
@@ -428,16 +435,23 @@ def test_flipped_block_count_of_zero_length_blocks_is_caught_before_allocating()
 
 @pytest.mark.parametrize("name", EXACT)
 def test_random_byte_flips_never_crash(name):
-    """A flipped byte gives ValueError or some output: of the original length, unless the flip hit
-    the header's byte count (then a length the block count allows). Lossless codecs without a
-    checksum cannot always tell."""
+    """A flipped byte of a version 2 buffer raises (the CRC-32). Of a version 1 buffer (no CRC) it
+    gives ValueError or some output: of the original length, unless the flip hit the header's byte
+    count (then a length the block count allows); lossless codecs without a checksum cannot always
+    tell."""
     B = 32 if name.startswith("mpc") else 64
     mc = numcodec(name, B)
     x = np.concatenate([SAMPLE[1000:1400], np.zeros(100, np.uint8), SAMPLE[30000:30090]])
     enc = mc.encode(x)
     n_blocks = -(-x.nbytes // B)
     rng = np.random.default_rng(sum(map(ord, name)))
-    positions = list(range(HEADER.size + 40)) + list(rng.integers(0, len(enc), 60))
+    for pos in list(range(HEADER.size + 40)) + list(rng.integers(0, len(enc), 60)):
+        bb = bytearray(enc)
+        bb[pos] ^= int(rng.integers(1, 256))
+        with pytest.raises(ValueError):
+            mc.decode(bytes(bb))
+    enc = HEADER_V1.pack(*HEADER.unpack_from(enc)[:5]) + enc[HEADER.size:]
+    positions = list(range(HEADER_V1.size + 40)) + list(rng.integers(0, len(enc), 60))
     for pos in positions:
         bb = bytearray(enc)
         bb[pos] ^= int(rng.integers(1, 256))
@@ -461,7 +475,7 @@ def test_garbage_after_a_valid_header_never_crashes():
             body = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
             nbytes = int(rng.integers(0, 1000))
             with pytest.raises(ValueError):
-                mc.decode(HEADER.pack(b"MCNC", 1, nbytes, -(-nbytes // B), B) + body)
+                mc.decode(HEADER_V1.pack(b"MCNC", 1, nbytes, -(-nbytes // B), B) + body)
 
 
 # --- Encoded.to_bytes / from_bytes -------------------------------------------------------------
