@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs memcomp with its test extras and runs the whole test suite: pytest (incl. hypothesis
-# property tests and golden vectors), then the GoogleTest suite in a normal and an ASan+UBSan
-# build. GoogleTest comes from Debian (libgtest-dev): the script installs it when it is missing
+# property tests and golden vectors), then the GoogleTest suite and the fuzz corpora in a normal
+# and an ASan+UBSan build, then each libFuzzer harness for FUZZ_SECONDS (default 60) with clang.
+# GoogleTest, clang and libFuzzer come from Debian: the script installs them when they are missing
 # (as root, or with passwordless sudo) and stops with what to run otherwise. Any failure, or
 # pytest collecting no tests (exit code 5), fails the script.
 set -euo pipefail
@@ -10,7 +11,7 @@ PY=${PYTHON:-python3}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # Debian packages the C++ suites need.
-DEB_PACKAGES=(libgtest-dev)
+DEB_PACKAGES=(libgtest-dev clang libclang-rt-14-dev)
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -45,3 +46,6 @@ for variant in release asan; do
   cmake --build "$dir" -j "$JOBS"
   ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
 done
+
+echo "== libFuzzer harnesses (ASan+UBSan)"
+bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"

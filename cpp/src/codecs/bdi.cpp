@@ -113,7 +113,7 @@ class BDI final : public CodecImpl<BDI> {
             {5, "b4d1"},  {6, "b4d2"}, {7, "b2d1"}, {8, "rep4"}, {15, "raw"}};
   }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const { return breakdown(choose(blk, b), b); }
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override { return breakdown(choose(blk, b), b); }
 
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
     const int id = choose(blk, b);
@@ -340,7 +340,7 @@ class BdiCal22 final : public CodecImpl<BdiCal22> {
             {5, "b4d1"},  {6, "b4d2"}, {7, "b2d1"}, {15, "raw"}};
   }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     SizeBreakdown s;
     s.header = 4;
     bool zero = true, rep = true;

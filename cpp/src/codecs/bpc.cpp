@@ -234,7 +234,7 @@ class BPC final : public CodecImpl<BPC> {
     return {{0, "delta"}};
   }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     return with_block_size(b, [&](auto B) { return measure_t<B()>(blk); });
   }
 

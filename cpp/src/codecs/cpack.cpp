@@ -192,7 +192,7 @@ class CPack final : public CodecImpl<CPack> {
   /// Called directly (outside a batch), a persistent codec measures with a dictionary of its
   /// own: consecutive calls measure consecutive blocks from the initial state, as a fresh batch
   /// would. Batches keep theirs in state_ (reset, or resumed, by the batch loop).
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     SizeBreakdown s;
     measure_lanes<1>(&blk, b, &s, persistent_ ? &direct_ : nullptr);
     return s;

@@ -205,7 +205,7 @@ class E2MC final : public CodecImpl<E2MC> {
     return m.dump();
   }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const { return plan(blk, b, true).size; }
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override { return plan(blk, b, true).size; }
 
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
     return write(blk, b, w, plan(blk, b, true));

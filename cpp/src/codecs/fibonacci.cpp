@@ -83,7 +83,7 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 32 + kMaxLen * (b / 4 - 1); }
   std::vector<ModeName> modes() const override { return {{0, "fib"}}; }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     return with_block_size(b, [&](auto B) { return measure_t<B()>(blk); });
   }
 

@@ -87,7 +87,7 @@ class FPC final : public CodecImpl<FPC> {
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 35 * (b / 4); }
   std::vector<ModeName> modes() const override { return {{0, "fpc"}}; }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     SizeBreakdown s;
     const std::size_t n = b / 4;
     if (cmu_) {

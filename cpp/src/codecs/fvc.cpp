@@ -56,7 +56,7 @@ class FVC final : public CodecImpl<FVC> {
     return m.dump();
   }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     const std::size_t n = b / 4;
     std::uint32_t escapes = 0;
     if (small_) {  // up to 8 values: a branch-free membership test

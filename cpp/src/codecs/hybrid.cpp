@@ -140,7 +140,7 @@ class BestOf final : public CodecImpl<BestOf> {
     return out;
   }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     std::size_t idx;
     SizeBreakdown s = choose(blk, b, idx);
     (tag_selector_ ? s.tag : s.header) += sel_bits_;

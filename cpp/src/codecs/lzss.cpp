@@ -173,7 +173,7 @@ class LZSS final : public CodecImpl<LZSS> {
   }
   std::vector<ModeName> modes() const override { return {{0, "lzss"}}; }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     struct Count {
       std::uint32_t literals = 0, matches = 0;
       void literal(std::size_t) { ++literals; }

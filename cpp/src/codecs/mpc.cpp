@@ -125,7 +125,7 @@ class MPC final : public CodecImpl<MPC> {
     return v;
   }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t) const override {
     SizeBreakdown s;
     s.header = mpc::kClassBits;
     if (mpc::is_all_zero(blk)) return s;

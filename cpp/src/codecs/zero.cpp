@@ -24,7 +24,7 @@ class ZCA final : public CodecImpl<ZCA> {
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 8 * b; }
   std::vector<ModeName> modes() const override { return {{0, "raw"}, {1, "zero"}}; }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     SizeBreakdown s;
     s.tag = 1;
     if (all_zero(blk, b)) {
@@ -67,7 +67,7 @@ class ZRep final : public CodecImpl<ZRep> {
       if (std::memcmp(blk, blk + i, w_) != 0) return 3;
     return 1;
   }
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const {
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     SizeBreakdown s;
     s.header = 2;
     s.mode = static_cast<std::int16_t>(classify(blk, b));
