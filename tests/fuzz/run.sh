@@ -27,7 +27,7 @@ for h in decode roundtrip model; do
   echo "== fuzz_$h: ${SECONDS_PER_HARNESS} s"
   log=$dir/fuzz_$h.log
   if ! "$bin" "${inputs[@]}" -max_total_time="$SECONDS_PER_HARNESS" -timeout=10 -rss_limit_mb=2048 \
-      -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$h-" > "$log" 2>&1; then
+      -malloc_limit_mb=256 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$h-" > "$log" 2>&1; then
     tail -n 60 "$log"
     echo "fuzz_$h found a problem: the input is in $dir/artifacts/ (replay: $bin <file>)" >&2
     exit 1
