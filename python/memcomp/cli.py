@@ -13,7 +13,8 @@ A DUMP is a file, a directory or a glob pattern (quote it); each file, or each a
 a container (.npz, .safetensors, .onnx), is one dataset and one group of rows. With no DUMP the
 bundled sample data is used. Tables go to the terminal, or with ``--format csv|json|parquet`` or
 ``-o FILE`` (format from the extension) to a file. Exit codes: 0 done, 2 a usage or input error,
-reported in one line that names what to change.
+reported in one line that names what to change; 130 interrupted (Ctrl-C); 141 the reader of the
+output went away (a closed pipe).
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ import numpy as np
 
 from . import __version__
 from .blocks import VALID_BLOCK_BYTES, as_blocks
-from .codecs import list_codecs
+from .codecs import list_codecs, split_names
 from .io import Dump, dump_from_bytes, open_dumps
 from .metrics import parse_policy
 from .report import compare, resolve_codecs
@@ -171,7 +172,7 @@ def _datasets(args) -> List[Dump]:
 
 
 def _codecs(args, block: int):
-    codecs = _as("--codecs", resolve_codecs, _names(args.codecs), block)
+    codecs = _as("--codecs", lambda: resolve_codecs(split_names(args.codecs), block))
     for c in codecs:
         _as("--codecs/--block", c.check_block_bytes, block)
     if getattr(args, "model", None):
@@ -219,28 +220,46 @@ def _emit(df, args, out: TextIO) -> None:
         if not path:
             raise UsageError("--format parquet writes a file: give -o FILE.parquet")
         try:
-            df.to_parquet(path, index=False)
+            with _writing(path):
+                df.to_parquet(path, index=False)
         except ImportError:
             raise UsageError("--format parquet needs pyarrow: pip install memcomp[parquet]") from None
         return
-    sink = open(path, "w", encoding="utf-8") if path else out
+    with _writing(path):
+        sink = open(path, "w", encoding="utf-8") if path else out
+        try:
+            if fmt == "csv":
+                df.to_csv(sink, index=False)
+            elif fmt == "json":
+                sink.write(df.to_json(orient="records", indent=1) + "\n")
+            else:
+                cols = _TABLE_COLUMNS.get(args.command)
+                if cols:
+                    picked = []
+                    for c in cols:
+                        picked += [k for k in df.columns if k.startswith(c[:-1])] if c.endswith("*") else \
+                            ([c] if c in df.columns and (c != "lossy" or df[c].any()) else [])
+                    df = df[picked]
+                sink.write(df.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
+        finally:
+            if path:
+                sink.close()
+
+
+@contextlib.contextmanager
+def _writing(path: Optional[str]) -> Iterator[None]:
+    """Turns an error writing the output (``-o path``, else standard output) into a UsageError
+    that names it; a closed pipe on standard output passes through (main exits quietly)."""
     try:
-        if fmt == "csv":
-            df.to_csv(sink, index=False)
-        elif fmt == "json":
-            sink.write(df.to_json(orient="records", indent=1) + "\n")
-        else:
-            cols = _TABLE_COLUMNS.get(args.command)
-            if cols:
-                picked = []
-                for c in cols:
-                    picked += [k for k in df.columns if k.startswith(c[:-1])] if c.endswith("*") else \
-                        ([c] if c in df.columns and (c != "lossy" or df[c].any()) else [])
-                df = df[picked]
-            sink.write(df.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
-    finally:
+        yield
+    except BrokenPipeError:
         if path:
-            sink.close()
+            raise UsageError(f"cannot write {path}: the reader closed it") from None
+        raise
+    except OSError as e:
+        if path and os.path.isdir(path):
+            raise UsageError(f"-o {path}: is a directory; give a file name") from None
+        raise UsageError(f"cannot write {path or 'the standard output'}: {e.strerror or e}") from None
 
 
 # -------------------------------------------------------------------------------------- commands
@@ -461,16 +480,28 @@ def _cmd_report(args, out: TextIO) -> int:
             parts.append(tg[["codec", "ec", "cr", "t_ratio", "energy_pj_per_block", "energy_ratio"]].to_html(
                 index=False, float_format=lambda v: f"{v:.4f}"))
     parts.append("</body></html>")
-    with open(args.output, "w", encoding="utf-8") as f:
+    with _writing(args.output), open(args.output, "w", encoding="utf-8") as f:
         f.write("\n".join(parts))
     out.write(f"wrote {args.output}\n")
     return 0
 
 
 # --------------------------------------------------------------------------------------- parser
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default, unless it says the default itself."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text, d = action.help or "", action.default
+        if not action.option_strings or "default" in text or d is None or d is False or isinstance(d, bool) \
+                or d is argparse.SUPPRESS:
+            return text
+        shown = ",".join(map(str, d)) if isinstance(d, (list, tuple)) else str(d)
+        return f"{text} (default: {shown.replace('%', '%%')})".lstrip()
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="memcomp", description=__doc__.split("\n\n")[0],
-                                epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+                                epilog=__doc__.split("\n\n", 2)[2], formatter_class=_HelpFormatter)
     p.add_argument("--version", action="version", version=f"memcomp {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -516,7 +547,7 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--model", default=None,
                         help="a model JSON (e.g. from train-mpc) for the data-driven codecs of its family")
 
-    c = sub.add_parser("compare", help="compression ratio, CR at MAG, size classes and the oracle per codec",
+    c = sub.add_parser(formatter_class=_HelpFormatter, name="compare", help="compression ratio, CR at MAG, size classes and the oracle per codec",
                        description="Compares codecs on each dataset: raw CR, CR at MAG, the share of blocks per "
                                    "size class, where the bits go, and the per-block best (oracle row).")
     data(c, dask=True)
@@ -532,39 +563,40 @@ def _parser() -> argparse.ArgumentParser:
                    help="also set the mag option of codecs whose format depends on it (E2MC's raw rule)")
     output(c)
 
-    e = sub.add_parser("entropy", help="order-0 entropy bounds per symbol length",
+    e = sub.add_parser(formatter_class=_HelpFormatter, name="entropy", help="order-0 entropy bounds per symbol length",
                        description="Entropy bounds of each dataset: CR_H >= CR_K (MFV table) >= CR_L* (length-limited).")
     data(e, dask=True)
     e.add_argument("--symbol-bits", type=_int_list, default=[4, 8, 16, 32], help="symbol lengths (default 4,8,16,32)")
     e.add_argument("--mfv", type=_int_at_least(1), default=1024, help="MFV table size for CR_K (default 1024)")
     output(e)
 
-    t = sub.add_parser("toggles", help="compression against bus toggles and energy, with and without EC",
+    t = sub.add_parser(formatter_class=_HelpFormatter, name="toggles", help="compression against bus toggles and energy, with and without EC",
                        description="Bus energy of each dataset's transfers, raw and compressed: toggles, DRAM zeros "
                                    "with DBI, Energy Control, and joules under an energy model.")
     data(t, dask=True)
     codecs_arg(t, "bdi,fpc,fpc.mc,cpack,cpack.mc")
-    t.add_argument("--channel", choices=("dram", "noc"), default="dram")
+    t.add_argument("--channel", choices=("dram", "noc"), default="dram", help="the bus: DRAM or on-chip flits")
     t.add_argument("--flit-bytes", type=_int_at_least(1), default=32, help="on-chip flit width (noc)")
     t.add_argument("--bus-bits", type=int, default=32, choices=(8, 16, 32, 64), help="DRAM bus width")
     t.add_argument("--burst-length", type=_int_at_least(1), default=8, help="DRAM beats per burst")
     t.add_argument("--dbi", choices=("none", "dc", "ac"), default="none", help="data bus inversion (dram)")
     t.add_argument("--idle", choices=("high", "low"), default="high", help="DRAM idle level (high: POD)")
-    t.add_argument("--mode", choices=("stream", "isolated"), default="stream")
+    t.add_argument("--mode", choices=("stream", "isolated"), default="stream",
+                   help="wire state carried across blocks, or every block from idle")
     t.add_argument("--ec", choices=("none", "ec1", "ec2"), default="ec2", help="Energy Control (default ec2)")
     t.add_argument("--ec-ratio", choices=("units", "bits"), default="units", help="EC's compression ratio")
     t.add_argument("--energy", default=None, help="energy model: ddr4, gddr5, gddr6, lpddr4, noc (default by bus)")
-    t.add_argument("--mag", type=_int_at_least(1), default=32)
+    t.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
     output(t)
 
-    m = sub.add_parser("train-mpc", help="train MPC on dumps and write the model",
+    m = sub.add_parser(formatter_class=_HelpFormatter, name="train-mpc", help="train MPC on dumps and write the model",
                        description="Trains MPC's five per-type modules (P3 §3) on the datasets' 32 B sectors and "
                                    "writes the model; use it with: memcomp compare DUMP --codecs mpc --model FILE.")
     data(m, block_default=32, dask=True)
     m.add_argument("-o", "--output", dest="output_model", required=True, help="the model JSON to write")
     m.add_argument("--max-blocks", type=_int_at_least(1), default=None, help="cap the training sectors per group")
 
-    s = sub.add_parser("slc", help="SLC's bandwidth gain and error per threshold, MAG and variant",
+    s = sub.add_parser(formatter_class=_HelpFormatter, name="slc", help="SLC's bandwidth gain and error per threshold, MAG and variant",
                        description="Selective lossy compression (P4) on each dataset: CR at MAG of E2MC and SLC, "
                                    "lossy blocks and the error the approximation makes.")
     data(s)
@@ -572,22 +604,22 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--mags", type=_int_list, default=[32], help="MAGs in bytes (default 32)")
     s.add_argument("--variants", default="simp,pred,opt", help="TSLC variants (default simp,pred,opt)")
     s.add_argument("--dtype", default="float32", help="element type of the data for the error metrics")
-    s.add_argument("--symbol-bits", type=int, default=16, choices=(4, 8, 16, 32))
+    s.add_argument("--symbol-bits", type=int, default=16, choices=(4, 8, 16, 32), help="E2MC's symbol length in bits")
     output(s)
 
-    r = sub.add_parser("report", help="one self-contained HTML page of tables and figures",
+    r = sub.add_parser(formatter_class=_HelpFormatter, name="report", help="one self-contained HTML page of tables and figures",
                        description="Writes one HTML page per run: per dataset the comparison table and CR bars with "
                                    "the entropy bounds, the bytes-above-MAG heatmap and CR against bus energy.")
     data(r)
     codecs_arg(r, "bdi,fpc,cpack,bpc,e2mc")
-    r.add_argument("--mag", type=_int_at_least(1), default=32)
+    r.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
     r.add_argument("-o", "--output", required=True, help="the HTML file to write")
 
-    i = sub.add_parser("info", help="what the dumps hold: datasets, sizes, zero blocks, byte entropy")
+    i = sub.add_parser(formatter_class=_HelpFormatter, name="info", help="what the dumps hold: datasets, sizes, zero blocks, byte entropy")
     data(i)
     output(i)
 
-    k = sub.add_parser("codecs", help="list every codec and preset")
+    k = sub.add_parser(formatter_class=_HelpFormatter, name="codecs", help="list every codec and preset")
     output(k)
     return p
 
@@ -597,15 +629,39 @@ _COMMANDS = {"compare": _cmd_compare, "entropy": _cmd_entropy, "toggles": _cmd_t
 
 
 def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
-    args = _parser().parse_args(argv)
     try:
-        return _COMMANDS[args.command](args, out)
-    except UsageError as e:
-        print(f"memcomp: error: {e}", file=sys.stderr)
-        return 2
-    except (ValueError, TypeError, OSError) as e:
-        print(f"memcomp: error: {flag_message(str(e))}", file=sys.stderr)
-        return 2
+        args = _parser().parse_args(argv)
+        try:
+            code = _COMMANDS[args.command](args, out)
+            with _writing(None):
+                out.flush()
+            return code
+        except UsageError as e:
+            print(f"memcomp: error: {e}", file=sys.stderr)
+            if "standard output" in str(e):
+                _detach_stdout()
+            return 2
+        except (ValueError, TypeError, OSError) as e:
+            if isinstance(e, BrokenPipeError):
+                raise
+            print(f"memcomp: error: {flag_message(str(e))}", file=sys.stderr)
+            return 2
+    except KeyboardInterrupt:
+        print("memcomp: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader of the output went away (memcomp ... | head -1)
+        _detach_stdout()
+        return 141
+
+
+def _detach_stdout() -> None:
+    """Points standard output at /dev/null, so the interpreter's last flush has nowhere to fail."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover
