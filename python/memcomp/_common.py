@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import json
 import math
 import numbers
 import os
+import struct
+import zipfile
 from typing import Any, Dict, Iterator, Optional
 
 import numpy as np
@@ -26,6 +29,20 @@ def check_int(name: str, value: Any, lo: Optional[int] = None, hi: Optional[int]
         raise TypeError(f"{name} must be {what}, got {value!r} of type {type(value).__name__}")
     v = int(value)
     if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be {what}, got {v}")
+    return v
+
+
+def check_float(name: str, value: Any, lo: Optional[float] = None, hi: Optional[float] = None, *,
+                lo_open: bool = False) -> float:
+    """``value`` as a finite Python float: real numbers only (no bool or str, no NaN or infinity),
+    within ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``)."""
+    low = "" if lo is None else f"{'>' if lo_open else '>='} {lo}"
+    what = f"a finite number{' ' + low if low else ''}{' and <= ' + str(hi) if hi is not None else ''}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        raise TypeError(f"{name} must be {what}, got {value!r} of type {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v) or (lo is not None and (v <= lo if lo_open else v < lo)) or (hi is not None and v > hi):
         raise ValueError(f"{name} must be {what}, got {v}")
     return v
 
@@ -80,6 +97,62 @@ def read_text(path: Any, what: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"{name}: not {what} (not UTF-8 text: {e.reason} at byte {e.start})") from None
+
+
+def read_npz(where: str, what: str, error: type = ValueError, max_members: Optional[int] = None) -> Dict[str, np.ndarray]:
+    """The arrays of the .npz file ``where`` (read-only), read without pickles; every array's
+    header is checked against the bytes its member holds before anything is allocated for it.
+    ``error`` (a ValueError) names the file for a malformed one; OSError for one that cannot be
+    read (FileNotFoundError, IsADirectoryError)."""
+    if os.path.isdir(where):
+        raise IsADirectoryError(errno.EISDIR, f"is a directory, not {what}", where)
+    size = os.path.getsize(where)  # FileNotFoundError naming the file
+    bad = f"{where}: not {what}"
+    if size == 0:
+        raise error(f"{bad}: the file is empty")
+    try:
+        with zipfile.ZipFile(where) as zf:
+            members = zf.infolist()
+            if max_members is not None and len(members) > max_members:
+                raise error(f"{bad}: {len(members)} members")
+            out = {}
+            for info in members:
+                key = info.filename[:-4]
+                if not info.filename.endswith(".npy"):
+                    raise error(f"{bad}: member {info.filename[:80]!r} is not an array")
+                if info.compress_type == zipfile.ZIP_STORED and info.file_size > size:
+                    raise error(f"{bad}: member {info.filename[:80]!r} claims {info.file_size} B, more than the "
+                                f"file's {size} B")
+                out[key] = _npy_array(f"{where}: array {key[:80]!r}", zf.read(info), error)
+            return out
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, RuntimeError, ValueError,
+            OverflowError, struct.error) as e:
+        if isinstance(e, error):
+            raise
+        raise error(f"{bad}: {type(e).__name__}: {e}") from None
+
+
+def _npy_array(where: str, raw: bytes, error: type) -> np.ndarray:
+    """An array read from the bytes of an .npy member, a read-only view of them."""
+    from numpy.lib import format as npformat
+
+    f = io.BytesIO(raw)
+    version = npformat.read_magic(f)
+    readers = {(1, 0): npformat.read_array_header_1_0, (2, 0): npformat.read_array_header_2_0}
+    if version not in readers:
+        raise error(f"{where}: unsupported .npy version {version}")
+    shape, fortran, dtype = readers[version](f)
+    if dtype.hasobject:
+        raise error(f"{where}: holds Python objects (pickles are never loaded)")
+    if len(shape) > 1 and fortran:
+        raise error(f"{where}: Fortran-ordered {len(shape)}-D array")
+    count = 1
+    for d in shape:
+        count *= int(d)
+    held = len(raw) - f.tell()
+    if count * dtype.itemsize != held:
+        raise error(f"{where}: the header describes {count} x {dtype.itemsize} B, the member holds {held} B")
+    return np.frombuffer(raw, dtype=dtype, count=count, offset=f.tell()).reshape(shape)
 
 
 def check_chunk_blocks(chunk_blocks: Any) -> int:

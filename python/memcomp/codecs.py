@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import errno
-import io
 import json
 import os
 import re
 import struct
-import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
 import numpy as np
 
 from . import _core
-from ._common import check_bool, check_int, check_threads, parse_json
+from ._common import check_bool, check_int, check_threads, parse_json, read_npz
 from .models import Model
 
 CorruptStreamError = _core.CorruptStreamError
@@ -516,6 +513,16 @@ class Encoded:
     #: A stateful codec's state at the start of the batch (uint8 bytes); None for the others.
     entry_state: Optional[np.ndarray] = None
 
+    def __post_init__(self) -> None:
+        # Fields built by hand: arrays (their dtypes and lengths are checked where they are read)
+        # and a block size a container can hold, so save/to_bytes/decode refuse the rest by name.
+        for k in ("data", "bit_offsets", "bit_lengths", "tags", "entry_state"):
+            a = getattr(self, k)
+            if (a is not None or k != "entry_state") and not (isinstance(a, np.ndarray) and a.ndim == 1):
+                got = f"a {a.ndim}-D array" if isinstance(a, np.ndarray) else type(a).__name__
+                raise TypeError(f"Encoded field {k!r} must be a 1-D NumPy array, got {got}")
+        check_int("block_bytes", self.block_bytes, 1, (1 << 32) - 1)
+
     @property
     def n_blocks(self) -> int:
         return int(self.bit_lengths.shape[0])
@@ -551,7 +558,7 @@ class Encoded:
         (a ValueError) naming the file for a malformed, truncated or foreign one, OSError
         (FileNotFoundError, IsADirectoryError...) naming it for one that cannot be read."""
         where = os.fspath(path)
-        arrays = _read_npz(where)
+        arrays = read_npz(where, "a memcomp encoded file (.npz)", CorruptStreamError, max_members=16)
         keys = {"format", "config", "block_bytes", "data", "bit_offsets", "bit_lengths", "tags"}
         missing, extra = keys - set(arrays), set(arrays) - keys - {"entry_state"}
         if missing or extra:
@@ -739,59 +746,6 @@ def _scalar(where: str, key: str, a: np.ndarray, kinds: str) -> Any:
         raise CorruptStreamError(f"{where}: field {key!r} must be a single {'text' if kinds == 'U' else 'integer'}, "
                                  f"got a {a.ndim}-D {a.dtype} array")
     return str(a[()]) if kinds == "U" else int(a[()])
-
-
-def _read_npz(where: str) -> Dict[str, np.ndarray]:
-    """The arrays of an .npz file, read without pickles; each array's header is checked against
-    the bytes its member holds before anything is allocated for it."""
-    if os.path.isdir(where):
-        raise IsADirectoryError(errno.EISDIR, "is a directory, not a memcomp encoded file (.npz)", where)
-    size = os.path.getsize(where)  # FileNotFoundError naming the file
-    bad = f"{where}: not a memcomp encoded file (.npz)"
-    if size == 0:
-        raise CorruptStreamError(f"{bad}: the file is empty")
-    try:
-        with zipfile.ZipFile(where) as zf:
-            members = zf.infolist()
-            if len(members) > 16:
-                raise CorruptStreamError(f"{bad}: {len(members)} members")
-            out = {}
-            for info in members:
-                if not info.filename.endswith(".npy"):
-                    raise CorruptStreamError(f"{bad}: member {info.filename[:80]!r} is not an array")
-                if info.compress_type == zipfile.ZIP_STORED and info.file_size > size:
-                    raise CorruptStreamError(f"{bad}: member {info.filename[:80]!r} claims {info.file_size} B, "
-                                             f"more than the file's {size} B")
-                out[info.filename[:-4]] = _npy_array(f"{where}: field {info.filename[:-4][:80]!r}", zf.read(info))
-            return out
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, RuntimeError, ValueError,
-            OverflowError, struct.error) as e:
-        if isinstance(e, CorruptStreamError):
-            raise
-        raise CorruptStreamError(f"{bad}: {type(e).__name__}: {e}") from None
-
-
-def _npy_array(where: str, raw: bytes) -> np.ndarray:
-    """An array read from the bytes of an .npy member, a read-only view of them."""
-    from numpy.lib import format as npformat
-
-    f = io.BytesIO(raw)
-    version = npformat.read_magic(f)
-    readers = {(1, 0): npformat.read_array_header_1_0, (2, 0): npformat.read_array_header_2_0}
-    if version not in readers:
-        raise CorruptStreamError(f"{where}: unsupported .npy version {version}")
-    shape, fortran, dtype = readers[version](f)
-    if dtype.hasobject:
-        raise CorruptStreamError(f"{where}: holds Python objects (pickles are never loaded)")
-    if len(shape) > 1 and fortran:
-        raise CorruptStreamError(f"{where}: Fortran-ordered {len(shape)}-D array")
-    count = 1
-    for d in shape:
-        count *= int(d)
-    held = len(raw) - f.tell()
-    if count * dtype.itemsize != held:
-        raise CorruptStreamError(f"{where}: the header describes {count} x {dtype.itemsize} B, the member holds {held} B")
-    return np.frombuffer(raw, dtype=dtype, count=count, offset=f.tell()).reshape(shape)
 
 
 def _packed_offsets(stream_bytes: np.ndarray) -> np.ndarray:

@@ -44,7 +44,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 
-from ._common import check_chunk_blocks
+from ._common import check_bool, check_chunk_blocks, read_npz
 from .blocks import as_blocks, byte_view, check_block_bytes
 
 __all__ = ["Dump", "StreamDump", "dump_from_bytes", "open_dump", "open_dumps", "register_reader", "save_dump"]
@@ -285,6 +285,7 @@ def open_dump(
     """
     file = _as_path(path)
     size = check_block_bytes(block_bytes)
+    allow_partial = check_bool("allow_partial", allow_partial)
     if isinstance(offset, (bool, np.bool_)) or not isinstance(
         offset, (int, np.integer)
     ):
@@ -577,7 +578,8 @@ def _read_raw(path: pathlib.Path, block_bytes: Optional[int], allow_partial: boo
 
 def _read_npy(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
     if block_bytes is None:  # an (N, L) uint8 trace names its own line size
-        arr = np.load(path, mmap_mode="r", allow_pickle=False)
+        _read_npy_dtype(path)  # a malformed header: ValueError naming the file
+        arr = _load_npy(path)
         if arr.dtype == np.uint8 and arr.ndim == 2 and arr.shape[1] in (16, 32, 64, 128, 256):
             block_bytes = int(arr.shape[1])
     return [open_dump(path, _need_block(block_bytes, path), allow_partial=allow_partial)]
@@ -586,11 +588,9 @@ def _read_npy(path: pathlib.Path, block_bytes: Optional[int], allow_partial: boo
 def _read_npz(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
     b = _need_block(block_bytes, path)
     out = []
-    with np.load(path, allow_pickle=False) as z:
-        for key in z.files:
-            arr = np.ascontiguousarray(z[key])
-            out.append(dump_from_bytes(arr, b, path=path, name=f"{path.name}:{key}", format="npz",
-                                       allow_partial=allow_partial))
+    for key, arr in read_npz(str(path), "a valid .npz file").items():
+        out.append(dump_from_bytes(arr, b, path=path, name=f"{path.name}:{key}", format="npz",
+                                   allow_partial=allow_partial))
     return out
 
 
@@ -680,6 +680,7 @@ def open_dumps(*paths: Any, block_bytes: Optional[int] = None, allow_partial: bo
 
     if block_bytes is not None:
         block_bytes = check_block_bytes(block_bytes)
+    allow_partial = check_bool("allow_partial", allow_partial)
     flat: List[Any] = []
     for p in paths:
         flat.extend(p if isinstance(p, (list, tuple)) else [p])
@@ -733,7 +734,7 @@ def _map_npy(file: pathlib.Path, dtype_check: bool) -> tuple[np.ndarray, np.dtyp
     if header_dtype is not None:
         # Checked before np.load, which cannot map object arrays at all.
         _check_npy_dtype(file, header_dtype, dtype_check)
-    array = np.load(file, mmap_mode="r", allow_pickle=False)
+    array = _load_npy(file)
     _check_npy_dtype(file, array.dtype, dtype_check)
     if not array.flags.c_contiguous:
         raise ValueError(
@@ -764,11 +765,26 @@ def _read_npy_dtype(file: pathlib.Path) -> np.dtype | None:
                 f"{str(file)!r} ends in .npy but is not a valid .npy file "
                 f"({err}); rename it to open it as a raw dump"
             ) from None
-        if version == (1, 0):
-            return fmt.read_array_header_1_0(handle)[2]
-        if version == (2, 0):
-            return fmt.read_array_header_2_0(handle)[2]
+        try:
+            if version == (1, 0):
+                return fmt.read_array_header_1_0(handle)[2]
+            if version == (2, 0):
+                return fmt.read_array_header_2_0(handle)[2]
+        except ValueError as err:
+            raise ValueError(f"{str(file)!r} has a malformed .npy header ({err})") from None
+        if version != (3, 0):
+            raise ValueError(f"{str(file)!r} ends in .npy but is not a valid .npy file (format version "
+                             f"{version}); rename it to open it as a raw dump")
     return None
+
+
+def _load_npy(file: pathlib.Path) -> np.ndarray:
+    """``np.load(file, mmap_mode="r")`` without pickles; ValueError naming the file for a malformed
+    one (a header that promises more bytes than the file holds included)."""
+    try:
+        return np.load(file, mmap_mode="r", allow_pickle=False)
+    except (ValueError, EOFError, OverflowError, SyntaxError) as err:
+        raise ValueError(f"{str(file)!r} is not a readable .npy file ({type(err).__name__}: {err})") from None
 
 
 def _check_npy_dtype(file: pathlib.Path, dtype: np.dtype, dtype_check: bool) -> None:

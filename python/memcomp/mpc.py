@@ -45,7 +45,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._common import block_bytes_of, chunks, n_blocks_of
+from ._common import block_bytes_of, check_int, chunks, n_blocks_of
 from .blocks import sectorize
 from .models import FORMAT, Model
 
@@ -93,12 +93,16 @@ def _blocks32(blocks: Any, what: str = "blocks") -> np.ndarray:
     if not isinstance(blocks, np.ndarray):
         raise TypeError(f"{what} must be an (n, 32) uint8 ndarray, got {type(blocks).__name__}; "
                         "use memcomp.as_blocks(array, 32)")
-    if blocks.dtype != np.uint8 or blocks.ndim != 2:
-        raise ValueError(f"{what} must be a 2-D uint8 array of 32 B blocks, got {blocks.ndim}-D {blocks.dtype}; "
+    if blocks.dtype != np.uint8:
+        raise TypeError(f"{what} must have dtype uint8, got {blocks.dtype}; use memcomp.as_blocks(array, 32)")
+    if blocks.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D uint8 array of 32 B blocks, got {blocks.ndim}-D; "
                          "use memcomp.as_blocks(array, 32)")
     if blocks.shape[1] != 32:
         raise ValueError(f"MPC works on 32 B blocks, got {blocks.shape[1]} B; use memcomp.sectorize(blocks, 32)")
-    return np.ascontiguousarray(blocks)
+    if not blocks.flags.c_contiguous:
+        raise ValueError(f"{what} must be C-contiguous; copy explicitly with np.ascontiguousarray if you mean to")
+    return blocks
 
 
 # ------------------------------------------------------------------------------ ratio entropy
@@ -557,10 +561,7 @@ def _check_train_options(zeros: str, quantiser: str, weight: str, max_blocks: An
     _check_choice("zeros", zeros, ZEROS)
     _check_choice("quantiser", quantiser, QUANTISERS)
     _check_choice("weight", weight, WEIGHTS)
-    if max_blocks is not None and (isinstance(max_blocks, bool) or not isinstance(max_blocks, (int, np.integer))
-                                   or int(max_blocks) < 1):
-        raise ValueError(f"max_blocks must be a positive int, got {max_blocks!r}")
-    return None if max_blocks is None else int(max_blocks)
+    return None if max_blocks is None else check_int("max_blocks", max_blocks, 1)
 
 
 def train_stats(blocks: Any, labels: Optional[Sequence[int]] = None, *, zeros: str = "buckets",
@@ -684,6 +685,7 @@ def train(
     ``quantiser="round", zeros="as_one", weight="cal22"``.
     """
     max_blocks = _check_train_options(zeros, quantiser, weight, max_blocks)
+    seed = check_int("seed", seed, 0, (1 << 64) - 1)
     if max_blocks is None and any(hasattr(s, "head") and not isinstance(s, np.ndarray) for s in _sources(blocks)):
         raise ValueError("MPC training reads the data twice and a stream is read once: pass max_blocks=N to train "
                          "on a bounded sample in one pass, or save the stream to a file")

@@ -14,7 +14,7 @@ import numpy as np
 
 from .codecs import Codec, codec_names, get_codec
 from ._common import block_bytes_of, check_bool, check_chunk_blocks, check_int, chunks, fit_sample, n_blocks_of, provenance, source_of, whole
-from .metrics import SizeStats, mag_policy
+from .metrics import SizeStats, mag_policy, parse_policy
 
 ProgressFn = Callable[[int, int], None]
 CodecsArg = Union[str, Codec, Iterable[Union[str, Codec]]]
@@ -227,6 +227,8 @@ def compare(
     check_chunk_blocks(chunk_blocks)
     mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
     count_tag, codec_mag = check_bool("count_tag", count_tag), check_bool("codec_mag", codec_mag)
+    if policy is not None:
+        parse_policy(policy)
     over = "exact" if oracle is True else oracle
     if over not in (False, None) and over not in ORACLE_OVER:
         raise ValueError(f"oracle must be one of {ORACLE_OVER}, True or False, got {oracle!r}")

@@ -37,7 +37,7 @@ from . import _core
 from .codecs import Codec, Encoded
 from .energy import EnergyModel, default_model, energy_model
 from .metrics import charge, mag_policy
-from ._common import block_bytes_of, check_chunk_blocks, check_int, chunks, n_blocks_of, provenance, source_of, whole
+from ._common import block_bytes_of, check_bool, check_chunk_blocks, check_float, check_int, chunks, n_blocks_of, provenance, source_of, whole
 from .report import fit_missing, resolve_codecs
 
 FIELDS = ("bits", "units", "beats", "toggles", "t01", "t10", "zeros", "ones", "pin_zeros", "pin_ones",
@@ -128,6 +128,7 @@ def count(data: Union[np.ndarray, Encoded], *, state: Optional[WireState] = None
     call (stream mode, chunk by chunk); ``close`` returns a DRAM bus to idle after the last block
     (counted in that block). ``per_block=False`` returns totals only (empty columns)."""
     b = _bus_dict(bus)
+    close, per_block = check_bool("close", close), check_bool("per_block", per_block)
     if isinstance(data, Encoded):
         cols, tot, st = _core.bus_count_streams(*_streams(data), b, state, close, per_block)
         n = data.n_blocks
@@ -164,12 +165,14 @@ def _ec_k(ec: str) -> int:
 
 def gain(bu: float) -> float:
     """g = 1 / (1 - BU) for BU > 0.5 (BU clamped to 0.99), else 1."""
-    return float(_core.ec_gain(float(bu)))
+    return float(_core.ec_gain(check_float("bu", bu, 0.0, 1.0)))
 
 
 def decide(t0: float, t1: float, cr: float, ec: str = "ec2", bu: float = 0.0, alpha: float = 1.0) -> bool:
     """Energy Control's decision: send compressed iff CR > 1 and (T1 == 0 or (g CR)^k T0 > alpha T1)."""
-    return bool(_core.ec_decide(float(t0), float(t1), float(cr), gain(bu), _ec_k(ec), float(alpha)))
+    t0, t1 = check_float("t0", t0, 0.0), check_float("t1", t1, 0.0)
+    cr, alpha = check_float("cr", cr, 0.0), check_float("alpha", alpha, 0.0, lo_open=True)
+    return bool(_core.ec_decide(t0, t1, cr, gain(bu), _ec_k(ec), alpha))
 
 
 @dataclass
@@ -196,14 +199,17 @@ class EcResult:
         return df
 
 
-def _bu_arg(bu, n: int):
-    if isinstance(bu, np.ndarray):
-        return bu
+def _bu_arg(bu, n: Optional[int]):
+    """Bandwidth utilisation: a number in [0, 1], or (a float64 array or a list) one per block (n
+    of them, unless n is None)."""
     if isinstance(bu, (list, tuple)):
-        a = np.asarray(bu, dtype=np.float64)
-        if a.shape != (n,):
-            raise ValueError(f"bu must be a number or have one entry per block ({n}), got shape {a.shape}")
-        return a
+        bu = np.asarray(bu, dtype=np.float64)
+    if not isinstance(bu, np.ndarray):
+        return check_float("bu", bu, 0.0, 1.0)
+    if n is not None and bu.shape != (n,):
+        raise ValueError(f"bu must be a number or have one entry per block ({n}), got shape {bu.shape}")
+    if bu.dtype.kind == "f" and not (np.isfinite(bu).all() and (bu >= 0).all() and (bu <= 1).all()):
+        raise ValueError("bu must lie in [0, 1] for every block (no NaN or infinity)")
     return bu
 
 
@@ -229,8 +235,10 @@ def energy_control(blocks: np.ndarray, encoded: Encoded, ec: str = "ec2", bu=0.0
     n = int(blocks.shape[0]) if isinstance(blocks, np.ndarray) and blocks.ndim >= 1 else 0
     if ratio not in EC_RATIOS:
         raise ValueError(f"ratio must be one of {EC_RATIOS}, got {ratio!r}")
-    cols, sent, tot, st = _core.energy_control(blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), float(alpha),
-                                               _bu_arg(bu, n), state, close, bool(per_block), ratio)
+    alpha = check_float("alpha", alpha, 0.0, lo_open=True)
+    close, per_block = check_bool("close", close), check_bool("per_block", per_block)
+    cols, sent, tot, st = _core.energy_control(blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), alpha,
+                                               _bu_arg(bu, n), state, close, per_block, ratio)
     tot = dict(tot)
     tot["sent"] = dict(tot["sent"])
     return EcResult(dict(cols), dict(sent), tot, st)
@@ -347,7 +355,9 @@ def _setup(*, channel: str = "dram", flit_bytes: int = 32, bus_bits: int = 32, b
         _ec_k(ec)
     if ec_ratio not in EC_RATIOS:
         raise ValueError(f"ec_ratio must be one of {EC_RATIOS}, got {ec_ratio!r}")
-    bu_all = np.asarray(bu, dtype=np.float64) if isinstance(bu, (np.ndarray, list, tuple)) else None
+    alpha = check_float("alpha", alpha, 0.0, lo_open=True)
+    bu = _bu_arg(bu, None)
+    bu_all = np.asarray(bu, dtype=np.float64) if isinstance(bu, np.ndarray) else None
     return _Setup(b, opts, opts["flit_bytes"] * 8 if opts["channel"] == "noc" else opts["bus_bits"],
                   metric_name(**b), model, ec, bu, bu_all, alpha, ec_ratio, mag, u_min)
 
