@@ -8,7 +8,7 @@ training, P1's best case); the ``model`` column says which codecs were.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -27,6 +27,9 @@ def resolve_codecs(codecs: CodecsArg, block_bytes: Optional[int] = None) -> List
     ``block_bytes``, the groups keep only codecs defined for that block size."""
     if isinstance(codecs, (str, Codec)):
         codecs = [codecs]
+    if isinstance(codecs, Mapping) or not isinstance(codecs, Iterable):
+        raise TypeError(f"codecs must be a codec name, a Codec, 'all', 'defaults' or a list of them, "
+                        f"got {type(codecs).__name__}")
     out: List[Codec] = []
     for c in codecs:
         if isinstance(c, str) and c in ("all", "defaults"):
