@@ -74,6 +74,7 @@ def get_codec(name: str, **options: Any) -> "Codec":
         raise TypeError(f"codec name must be a str, got {type(name).__name__}")
     name, named = _parse_name(name)
     options = {**named, **options}
+    check_option_types(name, options, {k: d["kind"] for k, d in _core.option_space(name).items()})
     if "max_len" in options:  # -1: the paper's limit for the symbol length, 0: none (32 bits)
         check_int("max_len", options["max_len"], -1, 32)
     core_options = {k: _core_option(k, v) for k, v in options.items()}
@@ -85,6 +86,21 @@ def get_codec(name: str, **options: Any) -> "Codec":
             raise ValueError(f"{name}: model: {text}") from None
         raise
     return Codec(core)
+
+
+_KIND_TYPES = {"int": ((int, np.integer), "an integer"), "float": ((int, float, np.integer, np.floating), "a number"),
+               "bool": ((bool, np.bool_), "True or False"), "choice": (str, "a str"), "string": (str, "a str")}
+
+
+def check_option_types(owner: str, options: Mapping[str, Any], kinds: Mapping[str, str]) -> None:
+    """TypeError naming the option for a value of the wrong type (ints for int options, NumPy
+    integers included; no bool where a number goes); the values themselves are the core's to check."""
+    for key, value in options.items():
+        if key in ("model", "members") or key not in kinds:
+            continue
+        types, what = _KIND_TYPES[kinds[key]]
+        if not isinstance(value, types) or (kinds[key] != "bool" and isinstance(value, (bool, np.bool_))):
+            raise TypeError(f"{owner}: option {key!r} must be {what}, got {value!r} of type {type(value).__name__}")
 
 
 _NAME = re.compile(r"\s*([A-Za-z0-9_.]+)\s*\((.*)\)\s*", re.S)

@@ -34,7 +34,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core
-from .codecs import Codec, Encoded
+from .codecs import Codec, Encoded, check_option_types
 from .energy import EnergyModel, default_model, energy_model
 from .metrics import charge, mag_policy
 from ._common import block_bytes_of, check_bool, check_chunk_blocks, check_float, check_int, chunks, n_blocks_of, provenance, source_of, whole
@@ -51,6 +51,10 @@ def bus_options(**bus: Any) -> Dict[str, Any]:
     return dict(_core.bus_options(_bus_dict(bus)))
 
 
+_BUS_KINDS = {k: "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "choice"
+              for k, v in _core.bus_options({}).items()}
+
+
 def _bus_dict(bus: Dict[str, Any]) -> Dict[str, Any]:
     out = {}
     for k, v in bus.items():
@@ -61,6 +65,7 @@ def _bus_dict(bus: Dict[str, Any]) -> Dict[str, Any]:
         if v is None:
             continue
         out[k] = v
+    check_option_types("toggles", out, _BUS_KINDS)
     return out
 
 

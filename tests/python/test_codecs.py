@@ -199,10 +199,12 @@ def test_unknown_codec_and_options():
         memcomp.get_codec("bdi", window=3)
     with pytest.raises(ValueError, match="must be one of"):
         memcomp.get_codec("bdi", endian="middle")
-    with pytest.raises(ValueError, match="must be a string"):
+    with pytest.raises(TypeError, match="option 'endian' must be a str"):  # wrong types: TypeError
         memcomp.get_codec("fpc", endian=1)
-    with pytest.raises(TypeError, match="must be a bool, int, float or str"):
+    with pytest.raises(TypeError, match="option 'endian' must be a str"):
         memcomp.get_codec("bdi", endian=[1])
+    with pytest.raises(TypeError, match="must be a bool, int, float or str"):
+        memcomp._core.make_codec("bdi", {"endian": [1]})
     with pytest.raises(TypeError):
         memcomp.get_codec(3)
     with pytest.raises(ValueError):
