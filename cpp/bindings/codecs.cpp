@@ -25,8 +25,8 @@ py::dict measure(const Codec& c, const py::array& blocks, const py::object& thre
   const auto n = static_cast<py::ssize_t>(v.n_blocks);
   py::array_t<std::uint32_t> bits(n), payload(n), meta(n), header(n), tag(n);
   py::array_t<std::int16_t> mode(n);
-  SizeColumns cols{bits.mutable_data(), payload.mutable_data(), meta.mutable_data(),
-                   header.mutable_data(), tag.mutable_data(), mode.mutable_data()};
+  SizeColumns cols{bits.mutable_data(),   payload.mutable_data(), meta.mutable_data(),
+                   header.mutable_data(), tag.mutable_data(),     mode.mutable_data()};
   {
     py::gil_scoped_release nogil;
     c.measure_batch(v, cols, t, resume);
@@ -70,7 +70,8 @@ py::array_t<std::uint8_t> decode(const Codec& c, const py::array& data, const py
   e.tags = column<std::uint32_t>(tags, "tags", e.n_blocks);
   e.block_bytes = block_bytes;
   if (!entry_state.is_none()) {
-    if (!py::isinstance<py::array>(entry_state)) throw py::type_error("entry_state must be a uint8 NumPy array or None");
+    if (!py::isinstance<py::array>(entry_state))
+      throw py::type_error("entry_state must be a uint8 NumPy array or None");
     static const std::uint8_t none = 0;
     const auto st = py::reinterpret_borrow<py::array>(entry_state);
     const std::uint8_t* p = column<std::uint8_t>(st, "entry_state");
@@ -134,24 +135,28 @@ void register_codecs(py::module_& m) {
           py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
           "A copy of the codec fitted on the blocks (hybrids fit their data-driven members).")
       .def("options", [](const Codec& c) { return from_options(c.options()); })
-      .def("modes", [](const Codec& c) {
-        py::dict d;
-        for (const auto& mn : c.modes()) d[py::int_(mn.mode)] = mn.name;
-        return d;
-      })
+      .def("modes",
+           [](const Codec& c) {
+             py::dict d;
+             for (const auto& mn : c.modes()) d[py::int_(mn.mode)] = mn.name;
+             return d;
+           })
       .def("check_block_bytes", &Codec::check_block_bytes, py::arg("block_bytes"))
       .def("max_compressed_bits", &Codec::max_compressed_bits, py::arg("block_bytes"))
       .def("measure", &measure, py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
            py::arg("resume") = false, py::arg("approximable") = py::none())
-      .def("encode", &encode, py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
-           py::arg("resume") = false, py::arg("approximable") = py::none())
+      .def("encode", &encode, py::arg("blocks").noconvert(), py::arg("threads") = py::none(), py::arg("resume") = false,
+           py::arg("approximable") = py::none())
       .def("decode", &decode, py::arg("data").noconvert(), py::arg("bit_offsets").noconvert(),
            py::arg("bit_lengths").noconvert(), py::arg("tags").noconvert(), py::arg("block_bytes"),
            py::arg("entry_state") = py::none(), py::arg("threads") = py::none());
 
-  m.def("make_codec", [](const std::string& name, const py::dict& options) {
-    return std::shared_ptr<Codec>(make_codec(name, to_options(options)));
-  }, py::arg("name"), py::arg("options") = py::dict());
+  m.def(
+      "make_codec",
+      [](const std::string& name, const py::dict& options) {
+        return std::shared_ptr<Codec>(make_codec(name, to_options(options)));
+      },
+      py::arg("name"), py::arg("options") = py::dict());
   m.def(
       "option_space",
       [](const std::string& name) {

@@ -8,8 +8,8 @@ BlockView block_view(const py::array& a, const char* what) {
     throw py::type_error(std::string(what) + " must have dtype uint8, got " + std::string(py::str(a.dtype())) +
                          "; reinterpret the bytes with memcomp.as_blocks(array, block_bytes)");
   if (a.ndim() != 2)
-    throw py::value_error(std::string(what) + " must be 2-D (n_blocks, block_bytes), got " +
-                          std::to_string(a.ndim()) + "-D; use memcomp.as_blocks(array, block_bytes)");
+    throw py::value_error(std::string(what) + " must be 2-D (n_blocks, block_bytes), got " + std::to_string(a.ndim()) +
+                          "-D; use memcomp.as_blocks(array, block_bytes)");
   if (!(a.flags() & py::array::c_style))
     throw py::value_error(std::string(what) +
                           " must be C-contiguous; copy explicitly with np.ascontiguousarray if you mean to");
@@ -47,7 +47,8 @@ bool index_value(py::handle v, const std::string& what, long long& out) {
 Options to_options(const py::dict& d) {
   Options o;
   for (auto item : d) {
-    if (!py::isinstance<py::str>(item.first)) throw py::type_error("option names must be str, got " + type_name(item.first));
+    if (!py::isinstance<py::str>(item.first))
+      throw py::type_error("option names must be str, got " + type_name(item.first));
     const std::string key = py::cast<std::string>(item.first);
     py::handle v = item.second;
     long long iv = 0;
@@ -76,8 +77,7 @@ int thread_count(const py::object& threads) {
   long long t = 0;
   if (!index_value(threads, "threads", t))
     throw py::type_error("threads must be None or a positive int, got " + type_name(threads));
-  if (t < 1 || t > 4096)
-    throw py::value_error("threads must be None or an int in [1, 4096], got " + std::to_string(t));
+  if (t < 1 || t > 4096) throw py::value_error("threads must be None or an int in [1, 4096], got " + std::to_string(t));
   return static_cast<int>(t);
 }
 

@@ -44,8 +44,8 @@ template <class T, class A>
 py::array_t<T> to_numpy(std::vector<T, A>&& v) {
   auto* heap = new std::vector<T, A>(std::move(v));
   py::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T, A>*>(p); });
-  return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, {static_cast<py::ssize_t>(sizeof(T))},
-                        heap->data(), owner);
+  return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, {static_cast<py::ssize_t>(sizeof(T))}, heap->data(),
+                        owner);
 }
 
 Options to_options(const py::dict& d);

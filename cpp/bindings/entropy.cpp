@@ -76,7 +76,8 @@ void register_entropy(py::module_& m) {
         }
         return out;
       },
-      py::arg("blocks").noconvert(), py::arg("symbol_bits"), py::arg("endian") = "little", py::arg("threads") = py::none());
+      py::arg("blocks").noconvert(), py::arg("symbol_bits"), py::arg("endian") = "little",
+      py::arg("threads") = py::none());
 
   m.def(
       "length_limited_bits",
@@ -113,18 +114,16 @@ void register_entropy(py::module_& m) {
           py::arg("blocks").noconvert(), py::arg("endian") = "little")
       .def("merge", &SpaceSaving32::merge, py::arg("other"))
       .def("entries", &entries, "(values, counts, errors), by count descending")
-      .def(py::pickle(
-          [](const SpaceSaving32& s) {
-            return py::make_tuple(s.capacity(), s.total(), entries(s));
-          },
-          [](const py::tuple& t) {
-            const auto e = t[2].cast<py::tuple>();
-            const auto v = e[0].cast<py::array_t<std::uint32_t>>();
-            const auto c = e[1].cast<py::array_t<std::uint64_t>>(), r = e[2].cast<py::array_t<std::uint64_t>>();
-            std::vector<SpaceSaving32::Entry> list;
-            for (py::ssize_t i = 0; i < v.shape(0); ++i) list.push_back({v.at(i), c.at(i), r.at(i)});
-            return SpaceSaving32::restore(t[0].cast<std::size_t>(), t[1].cast<std::uint64_t>(), list);
-          }));
+      .def(py::pickle([](const SpaceSaving32& s) { return py::make_tuple(s.capacity(), s.total(), entries(s)); },
+                      [](const py::tuple& t) {
+                        const auto e = t[2].cast<py::tuple>();
+                        const auto v = e[0].cast<py::array_t<std::uint32_t>>();
+                        const auto c = e[1].cast<py::array_t<std::uint64_t>>(),
+                                   r = e[2].cast<py::array_t<std::uint64_t>>();
+                        std::vector<SpaceSaving32::Entry> list;
+                        for (py::ssize_t i = 0; i < v.shape(0); ++i) list.push_back({v.at(i), c.at(i), r.at(i)});
+                        return SpaceSaving32::restore(t[0].cast<std::size_t>(), t[1].cast<std::uint64_t>(), list);
+                      }));
 }
 
 }  // namespace memcomp::bindings

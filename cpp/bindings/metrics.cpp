@@ -6,10 +6,12 @@
 namespace memcomp::bindings {
 
 void register_metrics(py::module_& m) {
-  m.def("policy_str", [](const std::string& spec) { return Policy::parse(spec).str(); }, py::arg("spec"),
-        "Canonical spelling of a policy; raises ValueError for a malformed one.");
-  m.def("policy_extra_tag_bits", [](const std::string& spec) { return Policy::parse(spec).extra_tag_bits(); },
-        py::arg("spec"));
+  m.def(
+      "policy_str", [](const std::string& spec) { return Policy::parse(spec).str(); }, py::arg("spec"),
+      "Canonical spelling of a policy; raises ValueError for a malformed one.");
+  m.def(
+      "policy_extra_tag_bits", [](const std::string& spec) { return Policy::parse(spec).extra_tag_bits(); },
+      py::arg("spec"));
   m.def(
       "charge",
       [](const py::array& bits, std::size_t block_bytes, const std::string& spec) {

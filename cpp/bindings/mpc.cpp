@@ -11,7 +11,8 @@ namespace memcomp::bindings {
 
 namespace {
 
-RatioOptions ratio_options(const std::string& zeros, const std::string& quantiser, bool is_signed, unsigned elem_bytes) {
+RatioOptions ratio_options(const std::string& zeros, const std::string& quantiser, bool is_signed,
+                           unsigned elem_bytes) {
   RatioOptions o;
   if (zeros == "buckets")
     o.zeros = RatioZeros::buckets;
@@ -38,16 +39,17 @@ RatioOptions ratio_options(const std::string& zeros, const std::string& quantise
 template <class T>
 const T* typed(const py::array& a, const char* what, std::initializer_list<py::ssize_t> shape) {
   if (!has_dtype<T>(a))
-    throw py::type_error(std::string(what) + " must be a NumPy array of dtype " + std::string(py::str(py::dtype::of<T>())) +
-                         ", got " + std::string(py::str(a.dtype())));
+    throw py::type_error(std::string(what) + " must be a NumPy array of dtype " +
+                         std::string(py::str(py::dtype::of<T>())) + ", got " + std::string(py::str(a.dtype())));
   if (a.ndim() != static_cast<py::ssize_t>(shape.size()))
     throw py::value_error(std::string(what) + " must have " + std::to_string(shape.size()) + " dimensions");
   py::ssize_t d = 0;
   for (py::ssize_t s : shape) {
     if (s >= 0 && a.shape(d) != s)
-      throw py::value_error(std::string(what) + " has shape " + std::string(py::str(py::tuple(py::cast(
-                                std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()))))) +
-                            ", dimension " + std::to_string(d) + " must be " + std::to_string(s));
+      throw py::value_error(
+          std::string(what) + " has shape " +
+          std::string(py::str(py::tuple(py::cast(std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()))))) +
+          ", dimension " + std::to_string(d) + " must be " + std::to_string(s));
     ++d;
   }
   if (!(a.flags() & py::array::c_style)) throw py::value_error(std::string(what) + " must be C-contiguous");
@@ -95,7 +97,8 @@ void register_mpc(py::module_& m) {
         d["buckets"] = L.buckets;
         return d;
       },
-      py::arg("zeros") = "buckets", py::arg("quantiser") = "floor", py::arg("signed") = false, py::arg("elem_bytes") = 1,
+      py::arg("zeros") = "buckets", py::arg("quantiser") = "floor", py::arg("signed") = false,
+      py::arg("elem_bytes") = 1,
       "Bucket layout: 0 Z00, 1 Z0x, 2 Zx0, then 3 + q - q_min (+ n_q for a negative sign product).");
 
   m.def(
@@ -167,7 +170,8 @@ void register_mpc(py::module_& m) {
           throw py::value_error("guess_dtype and MPC classes need 32 B blocks, got " + std::to_string(v.block_bytes) +
                                 " B; use memcomp.sectorize(blocks, 32)");
         const int t = thread_count(threads);
-        py::array_t<std::int8_t> group(static_cast<py::ssize_t>(v.n_blocks)), special(static_cast<py::ssize_t>(v.n_blocks));
+        py::array_t<std::int8_t> group(static_cast<py::ssize_t>(v.n_blocks)),
+            special(static_cast<py::ssize_t>(v.n_blocks));
         std::int8_t *g = group.mutable_data(), *s = special.mutable_data();
         {
           py::gil_scoped_release nogil;
@@ -249,8 +253,9 @@ void register_mpc(py::module_& m) {
           const int b = base[static_cast<std::size_t>(j)];
           if (j == root) continue;
           if (b < 0 || b >= n || b == j) throw py::value_error("bad base of position " + std::to_string(j));
-          shift[static_cast<std::size_t>(j)] =
-              modal_shift(c + (static_cast<std::size_t>(j) * static_cast<std::size_t>(n) + static_cast<std::size_t>(b)) * L.buckets, L, o);
+          shift[static_cast<std::size_t>(j)] = modal_shift(
+              c + (static_cast<std::size_t>(j) * static_cast<std::size_t>(n) + static_cast<std::size_t>(b)) * L.buckets,
+              L, o);
         }
         return shift;
       },
@@ -269,7 +274,8 @@ void register_mpc(py::module_& m) {
           py::gil_scoped_release nogil;
           for (std::size_t b = 0; b < v.n_blocks; ++b) {
             const auto x = mpc_xor_planes(v.block(b), p);
-            for (std::size_t c = 0; c < 256; ++c) dst[b * 256 + c] = static_cast<std::uint8_t>((x[c / 64] >> (c % 64)) & 1u);
+            for (std::size_t c = 0; c < 256; ++c)
+              dst[b * 256 + c] = static_cast<std::uint8_t>((x[c / 64] >> (c % 64)) & 1u);
           }
         }
         return out;
@@ -295,8 +301,8 @@ void register_mpc(py::module_& m) {
         std::copy(s.co_zeros().begin(), s.co_zeros().end(), co.mutable_data());
         return py::make_tuple(zeros, co);
       },
-      py::arg("blocks").noconvert(), py::arg("root"), py::arg("base"), py::arg("shift"), py::arg("threads") = py::none(),
-      "(zeros[256], co_zeros[256, 256]) of the XORed cells 32p + c; add to merge.");
+      py::arg("blocks").noconvert(), py::arg("root"), py::arg("base"), py::arg("shift"),
+      py::arg("threads") = py::none(), "(zeros[256], co_zeros[256, 256]) of the XORed cells 32p + c; add to merge.");
 
   m.def(
       "mpc_greedy_scan",

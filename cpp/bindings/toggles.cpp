@@ -27,11 +27,11 @@ struct OutColumns {
   py::dict arrays;
   BusColumns cols;
   explicit OutColumns(std::size_t n) {
-#define X(f)                                                                 \
-  {                                                                          \
-    py::array_t<std::uint32_t> a(static_cast<py::ssize_t>(n));               \
-    cols.f = a.mutable_data();                                               \
-    arrays[#f] = a;                                                          \
+#define X(f)                                                   \
+  {                                                            \
+    py::array_t<std::uint32_t> a(static_cast<py::ssize_t>(n)); \
+    cols.f = a.mutable_data();                                 \
+    arrays[#f] = a;                                            \
   }
     MEMCOMP_BUS_FIELDS(X)
 #undef X
@@ -64,8 +64,7 @@ StreamsView streams_of(const py::array& data, const py::array& offsets, const py
   return s;
 }
 
-py::tuple count_raw(const py::array& blocks, const py::dict& bus, const py::object& state, bool close,
-                    bool per_block) {
+py::tuple count_raw(const py::array& blocks, const py::dict& bus, const py::object& state, bool close, bool per_block) {
   const BlockView v = block_view(blocks);
   const BusConfig c = config_of(bus);
   WireState s = state_of(c, state);
@@ -78,8 +77,8 @@ py::tuple count_raw(const py::array& blocks, const py::dict& bus, const py::obje
   return py::make_tuple(out.arrays, totals(t), s);
 }
 
-py::tuple count_streams(const py::array& data, const py::array& offsets, const py::array& lengths,
-                        const py::dict& bus, const py::object& state, bool close, bool per_block) {
+py::tuple count_streams(const py::array& data, const py::array& offsets, const py::array& lengths, const py::dict& bus,
+                        const py::object& state, bool close, bool per_block) {
   const StreamsView sv = streams_of(data, offsets, lengths);
   const BusConfig c = config_of(bus);
   WireState s = state_of(c, state);
@@ -103,7 +102,8 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
   ec.k = k;
   ec.alpha = alpha;
   if (ratio != "units" && ratio != "bits")
-    throw py::value_error("ratio must be 'units' (the effective bandwidth increase, P2) or 'bits', got '" + ratio + "'");
+    throw py::value_error("ratio must be 'units' (the effective bandwidth increase, P2) or 'bits', got '" + ratio +
+                          "'");
   ec.ratio = ratio == "units" ? EcRatio::units : EcRatio::bits;
   double scalar = 0;
   const double* bup = &scalar;
@@ -184,11 +184,14 @@ void register_toggles(py::module_& m) {
   py::class_<WireState>(m, "WireState", "Wire levels carried from one chunk of transfers to the next.")
       .def("copy", [](const WireState& s) { return s; })
       .def_property_readonly("idle", [](const WireState& s) { return s.idle; })
-      .def("__eq__", [](const WireState& a, const py::object& o) {
-        if (!py::isinstance<WireState>(o)) return false;
-        const WireState& b = o.cast<const WireState&>();
-        return a.wires == b.wires && a.pins == b.pins && a.idle == b.idle && a.bus == b.bus;
-      }, py::arg("other"))
+      .def(
+          "__eq__",
+          [](const WireState& a, const py::object& o) {
+            if (!py::isinstance<WireState>(o)) return false;
+            const WireState& b = o.cast<const WireState&>();
+            return a.wires == b.wires && a.pins == b.pins && a.idle == b.idle && a.bus == b.bus;
+          },
+          py::arg("other"))
       .def(py::pickle(  // (wires and pins as bytes, idle, bus fingerprint): states travel to Dask workers
           [](const WireState& s) {
             return py::make_tuple(py::bytes(reinterpret_cast<const char*>(s.wires.data()), s.wires.size()),
@@ -207,8 +210,9 @@ void register_toggles(py::module_& m) {
             s.bus = t[3].cast<std::uint32_t>();
             return s;
           }));
-  m.def("bus_options", [](const py::dict& bus) { return from_options(bus_options(config_of(bus))); },
-        py::arg("bus"), "Every bus option with its effective value (validates them).");
+  m.def(
+      "bus_options", [](const py::dict& bus) { return from_options(bus_options(config_of(bus))); }, py::arg("bus"),
+      "Every bus option with its effective value (validates them).");
   m.def("bus_count_raw", &count_raw, py::arg("blocks").noconvert(), py::arg("bus"), py::arg("state") = py::none(),
         py::arg("close") = true, py::arg("per_block") = true,
         "Counts raw blocks: (per-block columns, totals, state); per_block=False leaves the columns empty.");
@@ -225,8 +229,8 @@ void register_toggles(py::module_& m) {
         py::arg("state") = py::none(),
         "One transfer: (beats as driven, DBI pin levels per lane and beat, counts, state).");
   m.def("ec_gain", &ec_gain, py::arg("bu"));
-  m.def("ec_decide", &ec_decide, py::arg("t0"), py::arg("t1"), py::arg("cr"), py::arg("g") = 1.0,
-        py::arg("k") = 2, py::arg("alpha") = 1.0);
+  m.def("ec_decide", &ec_decide, py::arg("t0"), py::arg("t1"), py::arg("cr"), py::arg("g") = 1.0, py::arg("k") = 2,
+        py::arg("alpha") = 1.0);
 }
 
 }  // namespace memcomp::bindings

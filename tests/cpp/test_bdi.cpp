@@ -34,7 +34,7 @@ TEST(BDI, PaperStreamLayoutB8D1) {
   BitReader r(buf.data(), 100);
   EXPECT_EQ(r.read(4), 0b1101u);  // mask: 1 = explicit base
   EXPECT_EQ(r.read(64), base);
-  EXPECT_EQ(r.read(8), 0u);     // the base element stores delta 0
+  EXPECT_EQ(r.read(8), 0u);  // the base element stores delta 0
   EXPECT_EQ(r.read(8), 3u);
   EXPECT_EQ(r.read(8), 5u);     // immediate
   EXPECT_EQ(r.read(8), 0xFFu);  // delta -1
@@ -104,7 +104,8 @@ TEST(BDI, Gem5MemberThresholdDiscardsLargeCandidates) {
 
 TEST(BDI, BigEndianElements) {
   std::vector<std::uint8_t> b(32, 0);
-  for (std::size_t i = 0; i < 8; ++i) store<std::uint32_t>(b.data() + 4 * i, 0x80000000u + static_cast<std::uint32_t>(i), Endian::big);
+  for (std::size_t i = 0; i < 8; ++i)
+    store<std::uint32_t>(b.data() + 4 * i, 0x80000000u + static_cast<std::uint32_t>(i), Endian::big);
   EXPECT_EQ(measure("bdi.paper", b, {{"endian", std::string("big")}}).mode, 5);
   EXPECT_NE(measure("bdi.paper", b).mode, 5);
 }

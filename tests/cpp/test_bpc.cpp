@@ -32,7 +32,6 @@ std::vector<std::uint32_t> iota(std::uint32_t n, std::uint32_t step = 1) {
   return v;
 }
 
-
 std::string run(unsigned n) { return n == 1 ? "001" : "01" + field(n - 2, 5); }
 
 /// Bit string -> bytes, zero padded.
@@ -144,13 +143,14 @@ TEST(BPC, DeltasAreExact33BitValues) {
   // 0x7FFFFFFF -> 0x80000000: signed delta -(2^32 - 1), bits 0 and 32 set.
   const auto c = make_codec("bpc.isca16");
   const auto b = words({0x7FFFFFFFu, 0x80000000u}, 128);
-  EXPECT_EQ(stream_bits(*c, b), "1" + field(0x7FFFFFFFu, 32) + "00011" + "00000" + "00001" + run(30) + "00011" + "00000");
+  EXPECT_EQ(stream_bits(*c, b),
+            "1" + field(0x7FFFFFFFu, 32) + "00011" + "00000" + "00001" + run(30) + "00011" + "00000");
   expect_size(*c, b, {47, 18, 0, 0});
 }
 
 TEST(BPC, CodeMapKimPermutesTheFiveBitCodes) {
   const auto ebpc = make_codec("bpc.isca16"), kim = make_codec("bpc.isca16", {{"code_map", std::string("kim")}});
-  EXPECT_EQ(stream_bits(*kim, words(iota(32), 128)), "000" + run(32) + "00011");                 // all ones
+  EXPECT_EQ(stream_bits(*kim, words(iota(32), 128)), "000" + run(32) + "00011");                      // all ones
   EXPECT_EQ(stream_bits(*kim, words({0, 0, 0, 0, 0, 1}, 128)), "000" + run(32) + "00000" + "00100");  // single
   EXPECT_EQ(stream_bits(*kim, words({0, 0, 0, 1, 2}, 128)), "000" + run(32) + "00001" + "00010");     // pair
   EXPECT_EQ(stream_bits(*kim, words({0, 2}, 128)), "000" + run(31) + "00000" + "00000" + "00010");    // DBP zero
@@ -203,7 +203,11 @@ TEST(BPC, SkkuChargesEveryBaseSevenBits) {
   for (std::size_t i = 0; i < data.size(); i += 32) {
     const SizeBreakdown a = skku->measure(data.data() + i, 32), b = isca->measure(data.data() + i, 32);
     const auto w0 = static_cast<std::int32_t>(load<std::uint32_t>(data.data() + i, Endian::little));
-    const std::uint32_t base = w0 == 0 ? 3 : fits_signed(w0, 4) ? 7 : fits_signed(w0, 8) ? 11 : fits_signed(w0, 16) ? 19 : 33;
+    const std::uint32_t base = w0 == 0               ? 3
+                               : fits_signed(w0, 4)  ? 7
+                               : fits_signed(w0, 8)  ? 11
+                               : fits_signed(w0, 16) ? 19
+                                                     : 33;
     EXPECT_EQ(a.inband() + base, b.inband() + 7);
   }
   std::vector<std::uint8_t> buf(64);
@@ -247,7 +251,8 @@ TEST(BPC, LiuTestsSingleOneBeforeDbpZero) {
   // d_1 = 2 at 64 B: DBX[0] = 1 with DBP[0] = 0. isca16: DBP zero (5); liu: single one (5 + 4).
   const auto b = words({0, 2}, 64);
   EXPECT_EQ(stream_bits(*make_codec("bpc.isca16"), b), "000" + run(31) + "00011" + "0000" + "00001");
-  EXPECT_EQ(stream_bits(*make_codec("bpc.liu"), b), "0" + std::string("000") + run(30) + "00011" + "0000" + "00011" + "0000");
+  EXPECT_EQ(stream_bits(*make_codec("bpc.liu"), b),
+            "0" + std::string("000") + run(30) + "00011" + "0000" + "00011" + "0000");
 }
 
 TEST(BPC, LiuRowsAreLittleEndianHalfwordsAt64Bytes) {
@@ -292,7 +297,7 @@ TEST(BPC, DecodeRejectsPositionsOutsideThePlane) {
   const std::string head = "000" + run(32);
   std::vector<std::uint32_t> w(32, 0);
   w[31] = 1;
-  EXPECT_EQ(decode_bits(*c, head + "00011" + field(30, 5), 128), words(w, 128));  // the last valid position
+  EXPECT_EQ(decode_bits(*c, head + "00011" + field(30, 5), 128), words(w, 128));      // the last valid position
   EXPECT_THROW(decode_bits(*c, head + "00011" + field(31, 5), 128), corrupt_stream);  // single one at m = 31
   EXPECT_THROW(decode_bits(*c, head + "00010" + field(30, 5), 128), corrupt_stream);  // pair needs bit 31
   EXPECT_NO_THROW(decode_bits(*c, head + "00010" + field(29, 5), 128));
@@ -315,12 +320,12 @@ TEST(BPC, DecodeRejectsRunsPastThePlanesAndSplitRuns) {
 
 TEST(BPC, DecodeRejectsNonCanonicalSymbols) {
   const auto c = make_codec("bpc.isca16");
-  EXPECT_THROW(decode_bits(*c, "001" + field(0, 4) + run(33), 16), corrupt_stream);    // base 0 needs 000
-  EXPECT_THROW(decode_bits(*c, "010" + field(7, 8) + run(33), 16), corrupt_stream);    // 7 fits 4 bits
-  EXPECT_THROW(decode_bits(*c, "1" + field(100, 32) + run(33), 16), corrupt_stream);   // fits 8 bits
+  EXPECT_THROW(decode_bits(*c, "001" + field(0, 4) + run(33), 16), corrupt_stream);        // base 0 needs 000
+  EXPECT_THROW(decode_bits(*c, "010" + field(7, 8) + run(33), 16), corrupt_stream);        // 7 fits 4 bits
+  EXPECT_THROW(decode_bits(*c, "1" + field(100, 32) + run(33), 16), corrupt_stream);       // fits 8 bits
   EXPECT_THROW(decode_bits(*c, "000" + run(32) + "1" + field(1, 3), 16), corrupt_stream);  // raw single one
   EXPECT_THROW(decode_bits(*c, "000" + run(32) + "1" + field(0, 3), 16), corrupt_stream);  // raw zero plane
-  EXPECT_THROW(decode_bits(*c, "000" + run(33) + "0", 16), corrupt_stream);              // trailing bit
+  EXPECT_THROW(decode_bits(*c, "000" + run(33) + "0", 16), corrupt_stream);                // trailing bit
   // DBP zero with a zero plane above is a zero DBX
   EXPECT_THROW(decode_bits(*c, "000" + run(32) + "00001", 16), corrupt_stream);
   // a delta leaving the signed 32-bit range: 0x7FFFFFFF + 1
@@ -355,7 +360,8 @@ TEST(BPC, GoldenFile) {
     SCOPED_TRACE(c["id"].as_string());
     const std::string hex = c["block"].as_string();
     std::vector<std::uint8_t> blk(hex.size() / 2);
-    for (std::size_t i = 0; i < blk.size(); ++i) blk[i] = static_cast<std::uint8_t>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+    for (std::size_t i = 0; i < blk.size(); ++i)
+      blk[i] = static_cast<std::uint8_t>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
     ASSERT_EQ(static_cast<std::int64_t>(blk.size()), c["block_bytes"].as_int());
     for (const auto& e : c["expected"].elements()) {
       Options o;

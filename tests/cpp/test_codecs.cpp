@@ -15,9 +15,7 @@ namespace {
 
 struct Columns {
   explicit Columns(std::size_t n) : bits(n), payload(n), meta(n), header(n), tag(n), mode(n) {}
-  SizeColumns view() {
-    return {bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data()};
-  }
+  SizeColumns view() { return {bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data()}; }
   std::vector<std::uint32_t> bits, payload, meta, header, tag;
   std::vector<std::int16_t> mode;
 };
@@ -72,8 +70,13 @@ TEST_P(EveryPreset, ContractsOnAdversarialBlocks) {
     const EncodedBlocks enc = codec->encode_batch(v, 2);
     ASSERT_EQ(enc.bit_lengths, one.bits);
     std::vector<std::uint8_t> out(data.size(), 0xA5);
-    const EncodedView ev{enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(),
-                         enc.tags.data(), v.n_blocks, B};
+    const EncodedView ev{enc.data.data(),
+                         enc.data.size(),
+                         enc.bit_offsets.data(),
+                         enc.bit_lengths.data(),
+                         enc.tags.data(),
+                         v.n_blocks,
+                         B};
     codec->decode_batch(ev, out.data(), 2);
     if (codec->lossy()) {  // approximated blocks aside, exact; with no block approximable, all exact
       const std::vector<std::uint8_t> none(v.n_blocks, 0);
@@ -81,9 +84,9 @@ TEST_P(EveryPreset, ContractsOnAdversarialBlocks) {
       kept.approximable = none.data();
       const EncodedBlocks e2 = codec->encode_batch(kept, 2);
       std::vector<std::uint8_t> out2(data.size(), 0xA5);
-      codec->decode_batch({e2.data.data(), e2.data.size(), e2.bit_offsets.data(), e2.bit_lengths.data(),
-                           e2.tags.data(), v.n_blocks, B},
-                          out2.data(), 2);
+      codec->decode_batch(
+          {e2.data.data(), e2.data.size(), e2.bit_offsets.data(), e2.bit_lengths.data(), e2.tags.data(), v.n_blocks, B},
+          out2.data(), 2);
       ASSERT_EQ(out2, data) << GetParam() << " B=" << B;
       continue;
     }
@@ -117,9 +120,13 @@ TEST_P(EveryPreset, CorruptStreamsThrowOrDecode) {
         std::uint32_t tag = enc.tags[i];
         switch (trial % 4) {
           case 0: len = len ? static_cast<std::uint32_t>(rng() % len) : 0; break;  // truncate
-          case 1: if (!one.empty()) one[rng() % one.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8)); break;
+          case 1:
+            if (!one.empty()) one[rng() % one.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+            break;
           case 2: tag = static_cast<std::uint32_t>(rng() % 20); break;
-          default: for (auto& x : one) x = static_cast<std::uint8_t>(rng()); break;
+          default:
+            for (auto& x : one) x = static_cast<std::uint8_t>(rng());
+            break;
         }
         const std::uint64_t off = 0;
         const EncodedView ev{one.data(), one.size(), &off, &len, &tag, 1, B};
@@ -155,13 +162,12 @@ std::vector<std::string> all_presets() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, EveryPreset, ::testing::ValuesIn(all_presets()),
-                         [](const auto& param_info) {
-                           std::string s = param_info.param;
-                           for (auto& c : s)
-                             if (c == '.') c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Registry, EveryPreset, ::testing::ValuesIn(all_presets()), [](const auto& param_info) {
+  std::string s = param_info.param;
+  for (auto& c : s)
+    if (c == '.') c = '_';
+  return s;
+});
 
 TEST(EncodeBatch, ZeroBitBlocksAcrossThreads) {
   // bdi.gem5 encodes zero blocks in 0 in-band bits: every worker's buffer is empty.
@@ -198,8 +204,9 @@ TEST(StatefulCodecs, ChunksWithResumeEqualOneBatch) {
     if (codec->exact()) {
       const EncodedBlocks enc = codec->encode_batch({data.data(), n, B}, 1);
       std::vector<std::uint8_t> out(data.size());
-      codec->decode_batch({enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(),
-                           enc.tags.data(), half, B}, out.data(), 1);
+      codec->decode_batch(
+          {enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(), half, B},
+          out.data(), 1);
       codec->decode_batch({enc.data.data(), enc.data.size(), enc.bit_offsets.data() + half,
                            enc.bit_lengths.data() + half, enc.tags.data() + half, n - half, B},
                           out.data() + half * B, 1, true);
@@ -222,8 +229,13 @@ TEST(StatefulCodecs, ResumedChunkDecodesOnItsOwnFromItsEntryState) {
     // a fresh codec object (nothing carried over) decodes the chunk from the recorded state
     const auto other = make_codec(p.name);
     std::vector<std::uint8_t> out((n - half) * B);
-    EncodedView v{second.data.data(), second.data.size(), second.bit_offsets.data(), second.bit_lengths.data(),
-                  second.tags.data(), n - half, B};
+    EncodedView v{second.data.data(),
+                  second.data.size(),
+                  second.bit_offsets.data(),
+                  second.bit_lengths.data(),
+                  second.tags.data(),
+                  n - half,
+                  B};
     v.entry_state = second.entry_state.data();
     v.entry_state_bytes = second.entry_state.size();
     other->decode_batch(v, out.data(), 1);
@@ -259,9 +271,9 @@ TEST(Registry, FamilyNameSelectsDefaultPreset) {
 
 TEST(Registry, ExactnessOfPresets) {
   for (const Preset& p : presets()) {
-    static const std::set<std::string> accounting = {"bdi.cmu", "fpc.skku", "fpc.cmu", "fvc.gem5", "cpack.gem5",
-                                                     "bpc.skku", "sc2.kim", "bdi.cal22", "fpc.cal22", "bpc.cal22",
-                                                     "sc2.cal22"};
+    static const std::set<std::string> accounting = {"bdi.cmu",    "fpc.skku",  "fpc.cmu",  "fvc.gem5",
+                                                     "cpack.gem5", "bpc.skku",  "sc2.kim",  "bdi.cal22",
+                                                     "fpc.cal22",  "bpc.cal22", "sc2.cal22"};
     EXPECT_EQ(make_codec(p.name)->exact(), !accounting.count(p.name)) << p.name;
   }
 }

@@ -30,8 +30,6 @@ struct Tok {
   std::uint32_t low;
 };
 
-
-
 /// Reads the codes back with an independent parser of the SPEC 1.4 stream.
 std::vector<Tok> parse(const Stream& s, std::size_t n_words) {
   BitReader r(s.buf.data(), s.bits);
@@ -40,8 +38,14 @@ std::vector<Tok> parse(const Stream& s, std::size_t n_words) {
     Tok t{"", N, 0};
     switch (r.read(2)) {
       case 0: t.code = "zzzz"; break;
-      case 1: t.code = "xxxx"; t.low = static_cast<std::uint32_t>(r.read(32)); break;
-      case 2: t.code = "mmmm"; t.index = static_cast<int>(r.read(4)); break;
+      case 1:
+        t.code = "xxxx";
+        t.low = static_cast<std::uint32_t>(r.read(32));
+        break;
+      case 2:
+        t.code = "mmmm";
+        t.index = static_cast<int>(r.read(4));
+        break;
       default:
         switch (r.read(2)) {
           case 0:
@@ -49,7 +53,10 @@ std::vector<Tok> parse(const Stream& s, std::size_t n_words) {
             t.index = static_cast<int>(r.read(4));
             t.low = static_cast<std::uint32_t>(r.read(16));
             break;
-          case 1: t.code = "zzzx"; t.low = static_cast<std::uint32_t>(r.read(8)); break;
+          case 1:
+            t.code = "zzzx";
+            t.low = static_cast<std::uint32_t>(r.read(8));
+            break;
           case 2:
             t.code = "mmmx";
             t.index = static_cast<int>(r.read(4));
@@ -80,9 +87,9 @@ void expect_batch_round_trip(const Codec& c, const std::vector<std::uint8_t>& da
   const std::size_t n = data.size() / B;
   const EncodedBlocks enc = c.encode_batch({data.data(), n, B}, 1);
   std::vector<std::uint8_t> out(data.size(), 0xA5);
-  c.decode_batch({enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(),
-                  n, B},
-                 out.data(), 1);
+  c.decode_batch(
+      {enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(), n, B},
+      out.data(), 1);
   EXPECT_EQ(out, data);
 }
 
@@ -170,8 +177,8 @@ TEST(CPack, StreamFieldsOfEveryCode) {
 
 TEST(CPack, BigEndianViewUsesMemoryOrderBytes) {
   // The same 32-bit values written big-endian: the memory-order view sees them, the LE view not.
-  const auto be = words({0x11223344, 0x11223344, 0x112233AA, 0x1122BBCC, 0xDD, 0, 0xCAFEF00D, 0x1122BBCC}, 32,
-                        Endian::big);
+  const auto be =
+      words({0x11223344, 0x11223344, 0x112233AA, 0x1122BBCC, 0xDD, 0, 0xCAFEF00D, 0x1122BBCC}, 32, Endian::big);
   const auto s = parse(encode_one(*make_codec("cpack.schreiber"), be), 8);
   EXPECT_EQ(codes_of(s), (std::vector<std::string>{"xxxx", "mmmm", "mmmx", "mmxx", "zzzx", "zzzz", "xxxx", "mmxx"}));
   EXPECT_EQ(s[0].low, 0x11223344u);
@@ -324,15 +331,53 @@ void decode_bits(const char* preset, const std::string& bits, std::size_t B) {
 
 TEST(CPack, DecoderRejectsEmptySlotsAndUndefinedCode) {
   const std::string lit = "01" + std::string(32, '0');
-  EXPECT_THROW(decode_bits("cpack.paper", "100000" "00" "00" "00", 16), corrupt_stream);  // slot 0 of nothing
-  EXPECT_THROW(decode_bits("cpack.paper", lit + "100001" "00" "00", 16), corrupt_stream);  // slot 1 of one
-  EXPECT_NO_THROW(decode_bits("cpack.paper", lit + "100000" "00" "00", 16));
-  EXPECT_THROW(decode_bits("cpack.schreiber", lit + "1100" "0001" + std::string(16, '0') + "00" "00", 16),
+  EXPECT_THROW(decode_bits("cpack.paper",
+                           "100000"
+                           "00"
+                           "00"
+                           "00",
+                           16),
+               corrupt_stream);  // slot 0 of nothing
+  EXPECT_THROW(decode_bits("cpack.paper",
+                           lit + "100001"
+                                 "00"
+                                 "00",
+                           16),
+               corrupt_stream);  // slot 1 of one
+  EXPECT_NO_THROW(decode_bits("cpack.paper",
+                              lit + "100000"
+                                    "00"
+                                    "00",
+                              16));
+  EXPECT_THROW(decode_bits("cpack.schreiber",
+                           lit +
+                               "1100"
+                               "0001" +
+                               std::string(16, '0') +
+                               "00"
+                               "00",
+                           16),
                corrupt_stream);
-  EXPECT_THROW(decode_bits("cpack.paper", "1111" "00" "00" "00", 16), corrupt_stream);
+  EXPECT_THROW(decode_bits("cpack.paper",
+                           "1111"
+                           "00"
+                           "00"
+                           "00",
+                           16),
+               corrupt_stream);
   // init=zeros: all 16 slots are entries
-  EXPECT_NO_THROW(decode_bits("cpack.kim", "101111" "00" "00" "00", 16));
-  EXPECT_NO_THROW(decode_bits("cpack.skku", "101111" "00" "00" "00", 16));
+  EXPECT_NO_THROW(decode_bits("cpack.kim",
+                              "101111"
+                              "00"
+                              "00"
+                              "00",
+                              16));
+  EXPECT_NO_THROW(decode_bits("cpack.skku",
+                              "101111"
+                              "00"
+                              "00"
+                              "00",
+                              16));
 }
 
 TEST(CPack, DecoderRejectsTruncatedStreams) {

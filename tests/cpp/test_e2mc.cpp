@@ -50,7 +50,7 @@ TEST(E2MC, RawRuleAndTags) {
   std::mt19937 rng(1);
   for (auto& x : rnd) x = static_cast<std::uint8_t>(rng());
   const SizeBreakdown s = c->measure(rnd.data(), 128);  // escapes everywhere: far above 96 B
-  EXPECT_EQ(s.mode, 0);  // raw
+  EXPECT_EQ(s.mode, 0);                                 // raw
   EXPECT_EQ(s.payload, 1024u);
   EXPECT_EQ(s.header, 0u);
   EXPECT_EQ(s.tag, 2u);

@@ -30,10 +30,10 @@ TEST(SymbolHistogram, CountsEverySymbolLength) {
   EXPECT_EQ(h8.total(), 32u);
   EXPECT_EQ(h16.total(), 16u);
   EXPECT_EQ(h32.total(), 8u);
-  EXPECT_EQ(h8.dense()[0x21], 11u);  // bytes 0, 3, ..., 30
+  EXPECT_EQ(h8.dense()[0x21], 11u);       // bytes 0, 3, ..., 30
   EXPECT_EQ(h4.dense()[0 * 16 + 1], 3u);  // byte 0 of words 0, 3, 6 (positions 0/1 = byte 0's nibbles)
   EXPECT_EQ(h4.dense()[1 * 16 + 2], 3u);
-  EXPECT_EQ(h16.dense()[0x0021], 6u);     // even byte offsets 0, 6, 12, 18, 24, 30
+  EXPECT_EQ(h16.dense()[0x0021], 6u);  // even byte offsets 0, 6, 12, 18, 24, 30
   std::uint64_t sum32 = 0;
   for (const auto& [value, count] : h32.table().items()) sum32 += count;
   EXPECT_EQ(sum32, 8u);

@@ -23,13 +23,12 @@ std::vector<std::uint8_t> words(std::vector<std::uint32_t> ws) {
   return b;
 }
 
-
-
 const std::string kZero32(32, '0');
 
 // The signed delta whose zigzag value is u (0, -1, 1, -2, ... <- 0, 1, 2, 3, ...).
 std::uint32_t delta_of(std::uint64_t u) {
-  return u % 2 == 0 ? static_cast<std::uint32_t>(u / 2) : static_cast<std::uint32_t>(0u - static_cast<std::uint32_t>((u + 1) / 2));
+  return u % 2 == 0 ? static_cast<std::uint32_t>(u / 2)
+                    : static_cast<std::uint32_t>(0u - static_cast<std::uint32_t>((u + 1) / 2));
 }
 
 /// The codeword of n: the second word of [0, delta(n - 1), same, same].
@@ -133,7 +132,8 @@ TEST(Fibonacci, EveryTruncationThrows) {
                                           data.begin() + static_cast<std::ptrdiff_t>(i + B));
       const std::string s = stream_bits(*c, blk);
       EXPECT_EQ(decode_bits(*c, s, B), blk);
-      for (std::size_t len = 0; len < s.size(); ++len) EXPECT_THROW(decode_bits(*c, s.substr(0, len), B), corrupt_stream);
+      for (std::size_t len = 0; len < s.size(); ++len)
+        EXPECT_THROW(decode_bits(*c, s.substr(0, len), B), corrupt_stream);
     }
   }
 }
@@ -149,13 +149,15 @@ TEST(Fibonacci, GoldenFile) {
               static_cast<std::int64_t>(static_cast<std::uint32_t>(w["delta"].as_int())));
   }
   for (const auto& l : g["lengths"].elements())
-    EXPECT_EQ(static_cast<std::int64_t>(codeword(*c, static_cast<std::uint64_t>(l["n"].as_int())).size()), l["bits"].as_int());
+    EXPECT_EQ(static_cast<std::int64_t>(codeword(*c, static_cast<std::uint64_t>(l["n"].as_int())).size()),
+              l["bits"].as_int());
   EXPECT_EQ(codeword(*c, std::uint64_t{1} << 32), g["max_codeword"]["code"].as_string());
   for (const auto& b : g["blocks"].elements()) {
     SCOPED_TRACE(b["id"].as_string());
     const std::string hex = b["block"].as_string();
     std::vector<std::uint8_t> blk(hex.size() / 2);
-    for (std::size_t i = 0; i < blk.size(); ++i) blk[i] = static_cast<std::uint8_t>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+    for (std::size_t i = 0; i < blk.size(); ++i)
+      blk[i] = static_cast<std::uint8_t>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
     EXPECT_EQ(std::int64_t{c->measure(blk.data(), blk.size()).payload}, b["bits"].as_int());
     EXPECT_EQ(stream_bits(*c, blk), b["stream"].as_string());
     EXPECT_EQ(decode_bits(*c, b["stream"].as_string(), blk.size()), blk);

@@ -58,8 +58,8 @@ TEST(FVC, FitOrdersByCountThenValueAndCodesWords) {
   EXPECT_EQ(m["codec"].as_string(), "fvc");
   const auto c = make_codec("fvc", {{"entries", std::int64_t{2}}, {"model", model}});
   const SizeBreakdown s = c->measure(d.data(), 64);
-  EXPECT_EQ(s.meta, 16u * 2u);          // a 2-bit code per word
-  EXPECT_EQ(s.payload, 6u * 32u);       // six escaped literals (7 x4, 0xDEADBEEF x2)
+  EXPECT_EQ(s.meta, 16u * 2u);     // a 2-bit code per word
+  EXPECT_EQ(s.payload, 6u * 32u);  // six escaped literals (7 x4, 0xDEADBEEF x2)
   std::vector<std::uint8_t> buf(64);
   BitWriter w(buf.data(), s.inband());
   c->encode(d.data(), 64, w);
@@ -74,14 +74,14 @@ TEST(FVC, FitOrdersByCountThenValueAndCodesWords) {
 TEST(FVC, ModelValidation) {
   const std::string ok = R"({"format":"memcomp.model/1","codec":"fvc","values":[1,2]})";
   EXPECT_NO_THROW(make_codec("fvc", {{"model", ok}}));
-  for (const char* bad : {R"({"format":"memcomp.model/2","codec":"fvc","values":[]})",
-                          R"({"format":"memcomp.model/1","codec":"e2mc","values":[]})",
-                          R"({"format":"memcomp.model/1","codec":"fvc"})",
-                          R"({"format":"memcomp.model/1","codec":"fvc","values":[1,1]})",
-                          R"({"format":"memcomp.model/1","codec":"fvc","values":[-1]})",
-                          R"({"format":"memcomp.model/1","codec":"fvc","values":[4294967296]})",
-                          R"({"format":"memcomp.model/1","codec":"fvc","values":[1,2,3,4,5,6,7,8]})",
-                          R"({"format":"memcomp.model/1","codec":"fvc","values":[1.5]})", "[1,2]", "{"}) {
+  for (const char* bad :
+       {R"({"format":"memcomp.model/2","codec":"fvc","values":[]})",
+        R"({"format":"memcomp.model/1","codec":"e2mc","values":[]})", R"({"format":"memcomp.model/1","codec":"fvc"})",
+        R"({"format":"memcomp.model/1","codec":"fvc","values":[1,1]})",
+        R"({"format":"memcomp.model/1","codec":"fvc","values":[-1]})",
+        R"({"format":"memcomp.model/1","codec":"fvc","values":[4294967296]})",
+        R"({"format":"memcomp.model/1","codec":"fvc","values":[1,2,3,4,5,6,7,8]})",
+        R"({"format":"memcomp.model/1","codec":"fvc","values":[1.5]})", "[1,2]", "{"}) {
     SCOPED_TRACE(bad);
     EXPECT_THROW(make_codec("fvc", {{"model", std::string(bad)}}), memcomp::invalid_argument);
   }
@@ -90,7 +90,8 @@ TEST(FVC, ModelValidation) {
 }
 
 TEST(FVC, DecodeRejectsCodesBeyondTheTable) {
-  const auto c = make_codec("fvc", {{"model", std::string(R"({"format":"memcomp.model/1","codec":"fvc","values":[9]})")}});
+  const auto c =
+      make_codec("fvc", {{"model", std::string(R"({"format":"memcomp.model/1","codec":"fvc","values":[9]})")}});
   std::uint8_t buf[2] = {0b01000000, 0};  // code 2: neither the one entry (0) nor the escape (7)
   std::uint8_t out[16];
   BitReader r(buf, 12);

@@ -137,9 +137,30 @@ TEST(JsonLite, NestingOrderAndScalars) {
 }
 
 TEST(JsonLite, MalformedInputThrowsWithOffset) {
-  for (const char* bad : {"", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "[01]", "[1.]", "[.5]", "[1e]", "[+1]",
-                          "\"abc", "\"a\nb\"", "\"\\x\"", "\"\\u12G4\"", "\"\\ud800\"", "\"\\udc00\"", "tru", "nul",
-                          "[1] 2", "{\"a\":1,\"a\":2}", "[NaN]", "'x'", "[1e999]"}) {
+  for (const char* bad : {"",
+                          "{",
+                          "[1,]",
+                          "{\"a\":1,}",
+                          "{\"a\" 1}",
+                          "{a:1}",
+                          "[01]",
+                          "[1.]",
+                          "[.5]",
+                          "[1e]",
+                          "[+1]",
+                          "\"abc",
+                          "\"a\nb\"",
+                          "\"\\x\"",
+                          "\"\\u12G4\"",
+                          "\"\\ud800\"",
+                          "\"\\udc00\"",
+                          "tru",
+                          "nul",
+                          "[1] 2",
+                          "{\"a\":1,\"a\":2}",
+                          "[NaN]",
+                          "'x'",
+                          "[1e999]"}) {
     SCOPED_TRACE(bad);
     EXPECT_THROW(Json::parse(bad), memcomp::json_error);
   }
@@ -156,7 +177,7 @@ TEST(JsonLite, AsIntIsExact) {
   const Json v = Json::parse("[3, -7, 2.0, 1e2, 2.5, 1e30, \"3\"]");
   EXPECT_EQ(v.at(0).as_int(), 3);
   EXPECT_EQ(v.at(1).as_int(), -7);
-  EXPECT_EQ(v.at(2).as_int(), 2);    // integral value written as a fraction
+  EXPECT_EQ(v.at(2).as_int(), 2);  // integral value written as a fraction
   EXPECT_EQ(v.at(3).as_int(), 100);
   EXPECT_THROW(v.at(4).as_int(), memcomp::json_error);
   EXPECT_THROW(v.at(5).as_int(), memcomp::json_error);  // beyond int64

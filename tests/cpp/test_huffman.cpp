@@ -335,7 +335,8 @@ TEST(HuffmanLengths, UnlimitedMatchesHeapReference) {
     const std::size_t n = trial < 250 ? 1 + rng() % 300 : 1025;
     std::vector<Leaf> leaves;
     const unsigned span = 1 + static_cast<unsigned>(rng() % 40);
-    for (std::size_t i = 0; i < n; ++i) leaves.push_back(Leaf{rng() % 100000 * 1000 + i, 1 + rng() % (std::uint64_t{1} << span)});
+    for (std::size_t i = 0; i < n; ++i)
+      leaves.push_back(Leaf{rng() % 100000 * 1000 + i, 1 + rng() % (std::uint64_t{1} << span)});
     const std::vector<unsigned> len = huffman_lengths(leaves);
     EXPECT_EQ(str(cost(leaves, len)), str(heap_huffman_cost(leaves))) << "n=" << n;
     if (n > 1) {
@@ -492,7 +493,8 @@ TEST(HuffmanCanonical, CodesAreCanonicalAndTablesConsistent) {
       std::vector<std::pair<std::uint64_t, std::uint64_t>> counts;
       const std::uint64_t values = std::min<std::uint64_t>(std::uint64_t{1} << sl, 3000);
       for (std::uint64_t v = 0; v < values; ++v)
-        if (rng() % 3) counts.emplace_back(sl == 32 ? v * 2654435761u & 0xFFFFFFFFu : v, 1 + 1000000 / (1 + v * v % 977));
+        if (rng() % 3)
+          counts.emplace_back(sl == 32 ? v * 2654435761u & 0xFFFFFFFFu : v, 1 + 1000000 / (1 + v * v % 977));
       const Alphabet a = make_alphabet(sl, counts, 1024);
       if (m == LimitMethod::drop && !a.has_esc) {
         EXPECT_THROW(build_code(a, 16, m), invalid_argument);
@@ -617,8 +619,10 @@ TEST(HuffmanDecode, RoundTripRandomSequences) {
         std::map<std::uint64_t, std::uint64_t> hist;
         for (std::size_t i = 0; i < sample.size() / 2; ++i) ++hist[sample[i]];  // train on the first half
         // K + ESC leaves must fit in max_len bits for floor and package_merge
-        const std::size_t top_k = m == LimitMethod::drop ? 1024 : std::min<std::size_t>(1024, (std::size_t{1} << max_len) - 1);
-        const Alphabet a = make_alphabet(sl, std::vector<std::pair<std::uint64_t, std::uint64_t>>(hist.begin(), hist.end()), top_k);
+        const std::size_t top_k = m == LimitMethod::drop ? 1024
+                                                         : std::min<std::size_t>(1024, (std::size_t{1} << max_len) - 1);
+        const Alphabet a =
+            make_alphabet(sl, std::vector<std::pair<std::uint64_t, std::uint64_t>>(hist.begin(), hist.end()), top_k);
         const CanonicalCode code = build_code(a, max_len, m);
         SCOPED_TRACE("sl " + std::to_string(sl) + " " + to_string(m) + " max_len " + std::to_string(max_len));
         const Stream s = encode_all(code, sample);

@@ -32,14 +32,15 @@ TEST(BestOf, SelectorInTagsAndMagKey) {
   EXPECT_EQ(c->max_compressed_bits(128), 1024u + 96u);  // FPC's worst case, no in-band selector
   std::vector<std::uint8_t> z(128, 0);
   const SizeBreakdown s = c->measure(z.data(), 128);
-  EXPECT_EQ(s.mode, 1);      // zca (member 0) zero mode
+  EXPECT_EQ(s.mode, 1);       // zca (member 0) zero mode
   EXPECT_EQ(s.tag, 1u + 2u);  // zca's tag bit + 2 selector bits
   EXPECT_EQ(s.inband(), 0u);
   const auto enc = c->encode_batch({z.data(), 1, 128}, 1);
   EXPECT_EQ(enc.tags[0], (0u << 24) | 1u);
   std::vector<std::uint8_t> out(128, 1);
-  c->decode_batch({enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(),
-                   enc.tags.data(), 1, 128}, out.data(), 1);
+  c->decode_batch(
+      {enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(), 1, 128},
+      out.data(), 1);
   EXPECT_EQ(out, z);
   const std::uint32_t bad_tag = 3u << 24;
   const std::uint64_t off = 0;
@@ -54,7 +55,8 @@ TEST(BestOf, Pow2KeyComparesFactorsNotBits) {
   std::vector<std::uint8_t> b(64, 0);
   b[0] = 0x02;
   b[1] = 0x01;
-  const auto pow2 = make_codec("bestof", {{"members", std::string("bdi.paper,fpc.paper")}, {"key", std::string("pow2")}});
+  const auto pow2 =
+      make_codec("bestof", {{"members", std::string("bdi.paper,fpc.paper")}, {"key", std::string("pow2")}});
   const auto bits = make_codec("bestof", {{"members", std::string("bdi.paper,fpc.paper")}});
   EXPECT_EQ(pow2->measure(b.data(), 64).mode, 2);  // member 0, B8D1
   EXPECT_EQ(pow2->measure(b.data(), 64).inband(), 137u);
@@ -63,7 +65,8 @@ TEST(BestOf, Pow2KeyComparesFactorsNotBits) {
 }
 
 TEST(BestOf, MembersAsJsonConfigsAndErrors) {
-  const auto c = make_codec("bestof", {{"members", std::string(R"(["bdi.paper",{"preset":"fpc.paper","endian":"big"}])")}});
+  const auto c =
+      make_codec("bestof", {{"members", std::string(R"(["bdi.paper",{"preset":"fpc.paper","endian":"big"}])")}});
   const std::string members = std::get<std::string>(c->options().at("members"));
   EXPECT_EQ(members, R"(["bdi.paper",{"preset":"fpc.paper","endian":"big"}])");
   EXPECT_EQ(std::get<std::string>(make_codec("bestof.bdi_fpc")->options().at("members")), "bdi.paper,fpc.paper");

@@ -31,8 +31,6 @@ std::ostream& operator<<(std::ostream& os, const Token& t) {
 
 std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 
-
-
 /// Reads tokens back with an independent parser: units of `unit` bytes, D-bit distances.
 std::vector<Token> parse(const Stream& s, std::size_t n_units, unsigned unit = 1, unsigned length_bits = 4,
                          unsigned min_match = 3) {
@@ -252,12 +250,30 @@ void decode_bits(const std::string& bits, std::size_t B) {
 }
 
 TEST(LZSS, DecoderRejectsCorruptDistanceAndLength) {
-  const std::string a = "0" "01100001";
-  EXPECT_THROW(decode_bits("1" "0000" "0000", 16), corrupt_stream);           // a match at byte 0
-  EXPECT_THROW(decode_bits(a + "1" "0001" "1100", 16), corrupt_stream);       // distance 2 at byte 1
-  EXPECT_THROW(decode_bits(a + "1" "0000" "1111", 16), corrupt_stream);       // 18 bytes from byte 1 of 16
-  EXPECT_NO_THROW(decode_bits(a + "1" "0000" "1100", 16));                    // exactly 15 more
-  const std::string ok = a + "1" "0000" "1100";
+  const std::string a = "0"
+                        "01100001";
+  EXPECT_THROW(decode_bits("1"
+                           "0000"
+                           "0000",
+                           16),
+               corrupt_stream);  // a match at byte 0
+  EXPECT_THROW(decode_bits(a + "1"
+                               "0001"
+                               "1100",
+                           16),
+               corrupt_stream);  // distance 2 at byte 1
+  EXPECT_THROW(decode_bits(a + "1"
+                               "0000"
+                               "1111",
+                           16),
+               corrupt_stream);  // 18 bytes from byte 1 of 16
+  EXPECT_NO_THROW(decode_bits(a + "1"
+                                  "0000"
+                                  "1100",
+                              16));  // exactly 15 more
+  const std::string ok = a + "1"
+                             "0000"
+                             "1100";
   for (std::size_t cut = 0; cut < ok.size(); ++cut) EXPECT_THROW(decode_bits(ok.substr(0, cut), 16), corrupt_stream);
 }
 

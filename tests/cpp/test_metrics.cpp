@@ -14,8 +14,8 @@ TEST(Policy, ParseAndCanonicalSpelling) {
   EXPECT_EQ(Policy::parse("threshold(0.5)").str(), "threshold(0.5)");
   EXPECT_EQ(Policy::parse("pow2").str(), "pow2(4)");
   EXPECT_EQ(Policy::parse("cap+bytes").str(), "cap+bytes");
-  for (const char* bad : {"", "mag", "mag(0)", "mag(32,2)", "cap+cap", "bytes+cap", "segments(1.5)",
-                          "threshold(2)", "frob", "mag(32", "bytes+mag(32)"})
+  for (const char* bad : {"", "mag", "mag(0)", "mag(32,2)", "cap+cap", "bytes+cap", "segments(1.5)", "threshold(2)",
+                          "frob", "mag(32", "bytes+mag(32)"})
     EXPECT_THROW(Policy::parse(bad), memcomp::invalid_argument) << bad;
 }
 

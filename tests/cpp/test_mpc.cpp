@@ -20,7 +20,8 @@ std::uint16_t hex16(const std::string& s) { return static_cast<std::uint16_t>(st
 
 std::vector<std::uint8_t> hex_bytes(const std::string& s) {
   std::vector<std::uint8_t> v;
-  for (std::size_t i = 0; i + 1 < s.size(); i += 2) v.push_back(static_cast<std::uint8_t>(std::stoul(s.substr(i, 2), nullptr, 16)));
+  for (std::size_t i = 0; i + 1 < s.size(); i += 2)
+    v.push_back(static_cast<std::uint8_t>(std::stoul(s.substr(i, 2), nullptr, 16)));
   return v;
 }
 
@@ -98,9 +99,9 @@ void expect_roundtrip(const Codec& c, const std::vector<std::uint8_t>& blocks) {
   const BlockView v{blocks.data(), blocks.size() / 32, 32};
   const EncodedBlocks e = c.encode_batch(v, 1);
   std::vector<std::uint8_t> out(blocks.size());
-  c.decode_batch({e.data.data(), e.data.size(), e.bit_offsets.data(), e.bit_lengths.data(), e.tags.data(),
-                  v.n_blocks, 32},
-                 out.data(), 1);
+  c.decode_batch(
+      {e.data.data(), e.data.size(), e.bit_offsets.data(), e.bit_lengths.data(), e.tags.data(), v.n_blocks, 32},
+      out.data(), 1);
   ASSERT_EQ(out, blocks);
   for (std::size_t i = 0; i < v.n_blocks; ++i) {
     const SizeBreakdown s = c.measure(v.block(i), 32);
@@ -165,7 +166,9 @@ TEST(MPC, W7SevenRowTypesByHand) {
   for (std::size_t i = 8; i < 16; ++i) r[i] = 0x0001;
   // row 0: one zero row (4); rows 2-3: run of 2 (7)
   EXPECT_EQ(mpc::encoded_bits(r), 4u + 7 + 7 + 8 + 12 + 12 + 17 + 8 * 7);
-  EXPECT_EQ(rows_code(r).substr(0, 4 + 7 + 7), "0011" "0110101" "0100001");
+  EXPECT_EQ(rows_code(r).substr(0, 4 + 7 + 7), "0011"
+                                               "0110101"
+                                               "0100001");
   EXPECT_EQ(mpc::row_bits(0x0060), 8u);
   EXPECT_EQ(mpc::row_bits(0x0081), 12u);
   EXPECT_EQ(mpc::row_bits(0x8100), 12u);
@@ -316,7 +319,9 @@ TEST(MPC, RandomModelsRoundTrip) {
         EXPECT_EQ(fast.leading_zero_rows(fast.cells(blocks.data() + 32 * i)), mpc::leading_zero_rows(r));
         std::uint8_t out[32];
         mpc::inverse_transform(x, r, out);
-        EXPECT_EQ(std::vector<std::uint8_t>(out, out + 32), std::vector<std::uint8_t>(blocks.begin() + 32 * static_cast<std::ptrdiff_t>(i), blocks.begin() + 32 * static_cast<std::ptrdiff_t>(i + 1)));
+        EXPECT_EQ(std::vector<std::uint8_t>(out, out + 32),
+                  std::vector<std::uint8_t>(blocks.begin() + 32 * static_cast<std::ptrdiff_t>(i),
+                                            blocks.begin() + 32 * static_cast<std::ptrdiff_t>(i + 1)));
       }
     }
   }
@@ -326,7 +331,8 @@ TEST(MPC, TransformStepsBySpec) {
   // a module predicting every byte from byte 0 (root) with shift 0, identity scan
   mpc::Module m;
   m.root = 0;
-  for (std::size_t t = 0; t < 256; ++t) m.scan_row[t] = static_cast<std::uint8_t>(t / 32), m.scan_col[t] = static_cast<std::uint8_t>(t % 32);
+  for (std::size_t t = 0; t < 256; ++t)
+    m.scan_row[t] = static_cast<std::uint8_t>(t / 32), m.scan_col[t] = static_cast<std::uint8_t>(t % 32);
   std::vector<std::uint8_t> b(32, 0x41);
   b[5] = 0x42;  // residue 1 at column 5
   const auto R = mpc::residues(m, b.data());
@@ -335,7 +341,7 @@ TEST(MPC, TransformStepsBySpec) {
   EXPECT_EQ(R[4], 0);
   const mpc::Planes P = mpc::bit_planes(R.data());
   EXPECT_EQ(P[7], (1u << 0) | (1u << 5));  // LSB plane: root bit 0 and the residue
-  EXPECT_EQ(P[1], 1u);                      // 0x41 has bit 6
+  EXPECT_EQ(P[1], 1u);                     // 0x41 has bit 6
   const mpc::Planes X = mpc::xor_planes(P);
   EXPECT_EQ(X[7], (1u << 0) | (1u << 5));  // column 0 passes through; col 5: 1 ^ 0
   EXPECT_EQ(mpc::unxor_planes(X), P);
@@ -351,9 +357,9 @@ TEST(MPC, CorruptStreams) {
   mpc::Model m = preset_model();
   m.modules.resize(1);  // class 2 only
   const auto c = make_codec("mpc.cal22_rtl", {{"model", mpc::dump_model(m)}});
-  const std::string one_row = "0111000";  // single one at position 8
-  EXPECT_THROW(decode_bits(*c, "011" + one_row + "0101110"), corrupt_stream);  // class 3: no module
-  EXPECT_THROW(decode_bits(*c, "010" + one_row + "0101111"), corrupt_stream);  // run of 16 after a row
+  const std::string one_row = "0111000";                                                // single one at position 8
+  EXPECT_THROW(decode_bits(*c, "011" + one_row + "0101110"), corrupt_stream);           // class 3: no module
+  EXPECT_THROW(decode_bits(*c, "010" + one_row + "0101111"), corrupt_stream);           // run of 16 after a row
   EXPECT_THROW(decode_bits(*c, "010" + one_row + "0011" + "0101101"), corrupt_stream);  // two runs in a row
   EXPECT_THROW(decode_bits(*c, "010" + one_row), corrupt_stream);                       // truncated rows
   EXPECT_THROW(decode_bits(*c, "111" + std::string(100, '1')), corrupt_stream);         // truncated raw
@@ -361,8 +367,10 @@ TEST(MPC, CorruptStreams) {
   EXPECT_THROW(decode_bits(*c, "001" + std::string(32, '0')), corrupt_stream);          // class 1 of zeros
   EXPECT_THROW(decode_bits(*c, "111" + std::string(256, '0')), corrupt_stream);         // class 7 of zeros
   EXPECT_THROW(decode_bits(*c, "010" + std::string("00001111") + "0101110"), corrupt_stream);  // adjacent at 15
-  EXPECT_THROW(decode_bits(*c, "010" + std::string("1") + bits_of(0x8000, 16) + "0101110"), corrupt_stream);  // 17-bit single one
-  EXPECT_THROW(decode_bits(*c, "010" + std::string("0001") + bits_of(0x01, 8) + "0101110"), corrupt_stream);  // 12-bit single one
+  EXPECT_THROW(decode_bits(*c, "010" + std::string("1") + bits_of(0x8000, 16) + "0101110"),
+               corrupt_stream);  // 17-bit single one
+  EXPECT_THROW(decode_bits(*c, "010" + std::string("0001") + bits_of(0x01, 8) + "0101110"),
+               corrupt_stream);  // 12-bit single one
   // a valid class-2 stream decodes: row 0 single one, then a run of 15
   const auto out = decode_bits(*c, "010" + one_row + "0101110");
   EXPECT_EQ(out.size(), 32u);

@@ -82,16 +82,22 @@ TEST(RatioEntropy, QuantisersExactOnAllBytePairs) {
 TEST(RatioEntropy, GoldenQuantisersBucketsLayouts) {
   const Json g = golden();
   for (const Json& c : g["floor"].elements())
-    EXPECT_EQ(ratio_floor_log2(static_cast<std::uint64_t>(c.at(0).as_int()), static_cast<std::uint64_t>(c.at(1).as_int())), c.at(2).as_int());
+    EXPECT_EQ(
+        ratio_floor_log2(static_cast<std::uint64_t>(c.at(0).as_int()), static_cast<std::uint64_t>(c.at(1).as_int())),
+        c.at(2).as_int());
   for (const Json& c : g["round"].elements())
-    EXPECT_EQ(ratio_round_log2(static_cast<std::uint64_t>(c.at(0).as_int()), static_cast<std::uint64_t>(c.at(1).as_int())), c.at(2).as_int());
+    EXPECT_EQ(
+        ratio_round_log2(static_cast<std::uint64_t>(c.at(0).as_int()), static_cast<std::uint64_t>(c.at(1).as_int())),
+        c.at(2).as_int());
   for (const Json& c : g["buckets"].elements()) {
     RatioOptions o;
     const std::string z = c["zeros"].as_string();
     o.zeros = z == "buckets" ? RatioZeros::buckets : z == "exclude" ? RatioZeros::exclude : RatioZeros::as_one;
     o.quantiser = c["quantiser"].as_string() == "floor" ? RatioQuantiser::floor : RatioQuantiser::round;
     o.is_signed = c["signed"].as_bool();
-    EXPECT_EQ(RatioLayout(o).bucket(static_cast<std::uint64_t>(c["a"].as_int()), static_cast<std::uint64_t>(c["b"].as_int()), o), static_cast<std::uint64_t>(c["bucket"].as_int()));
+    EXPECT_EQ(RatioLayout(o).bucket(static_cast<std::uint64_t>(c["a"].as_int()),
+                                    static_cast<std::uint64_t>(c["b"].as_int()), o),
+              static_cast<std::uint64_t>(c["bucket"].as_int()));
   }
   for (const Json& c : g["layouts"].elements()) {
     RatioOptions o;
@@ -174,7 +180,8 @@ TEST(GuessDtype, GoldenBlocks) {
   for (const Json& c : gold["guess_dtype"].elements()) {
     const std::string hex = c["hex"].as_string();
     std::uint8_t blk[32];
-    for (std::size_t i = 0; i < 32; ++i) blk[i] = static_cast<std::uint8_t>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+    for (std::size_t i = 0; i < 32; ++i)
+      blk[i] = static_cast<std::uint8_t>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
     EXPECT_EQ(guess_dtype_block(blk), c["group"].as_int()) << hex;
     EXPECT_EQ(mpc_special_class(blk), c["special"].as_int()) << hex;
   }

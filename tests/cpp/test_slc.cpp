@@ -22,7 +22,8 @@ std::string w13_model() {
 
 std::vector<std::uint8_t> w13_block() {
   std::vector<std::uint8_t> b(128);
-  for (int i = 0; i < 64; ++i) store<std::uint16_t>(b.data() + 2 * i, static_cast<std::uint16_t>(1000 + i), Endian::little);
+  for (int i = 0; i < 64; ++i)
+    store<std::uint16_t>(b.data() + 2 * i, static_cast<std::uint16_t>(1000 + i), Endian::little);
   return b;
 }
 
@@ -39,8 +40,8 @@ TEST(SLC, W13SizesAndNodes) {
     ASSERT_EQ(e.bit_lengths[0], s.inband());
     EXPECT_EQ(e.tags[0], 2u);  // 3 bursts
     const auto h = load<std::uint16_t>(e.data.data(), Endian::big);
-    EXPECT_EQ(h >> 15, 1u);               // m
-    EXPECT_EQ((h >> 9) & 0x3F, 0u);       // ss
+    EXPECT_EQ(h >> 15, 1u);                          // m
+    EXPECT_EQ((h >> 9) & 0x3F, 0u);                  // ss
     EXPECT_EQ(((h >> 5) & 0xF) + 1, opt ? 6u : 8u);  // len
     std::vector<std::uint8_t> out(128);
     c->decode_batch({e.data.data(), e.data.size(), e.bit_offsets.data(), e.bit_lengths.data(), e.tags.data(), 1, 128},
@@ -48,9 +49,12 @@ TEST(SLC, W13SizesAndNodes) {
     const std::size_t len = opt ? 6 : 8;
     for (std::size_t i = 0; i < 64; ++i) {
       const auto got = load<std::uint16_t>(out.data() + 2 * i, Endian::little);
-      if (i >= len) EXPECT_EQ(got, 1000 + i);
-      else if (std::string(v) == "simp") EXPECT_EQ(got, 0);
-      else EXPECT_EQ(got, 1000 + len + i % 2);  // the first kept word, word by word
+      if (i >= len)
+        EXPECT_EQ(got, 1000 + i);
+      else if (std::string(v) == "simp")
+        EXPECT_EQ(got, 0);
+      else
+        EXPECT_EQ(got, 1000 + len + i % 2);  // the first kept word, word by word
     }
   }
 }

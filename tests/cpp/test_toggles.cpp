@@ -3,10 +3,10 @@
 // worked examples W8/W8b/W8c/W9/W10 against tests/golden/toggles.json.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -51,8 +51,8 @@ struct Ref {
 int stream_bit(const std::uint8_t* p, std::uint64_t t) { return (p[t / 8] >> (7 - t % 8)) & 1; }
 
 /// One transfer on wires `state` (W bits) and pins (one per lane); returns the counts.
-Ref ref_transfer(const BusConfig& c, std::vector<int>& state, std::vector<int>& pins, bool& idle,
-                 const std::uint8_t* p, std::uint64_t nbits, bool close_after) {
+Ref ref_transfer(const BusConfig& c, std::vector<int>& state, std::vector<int>& pins, bool& idle, const std::uint8_t* p,
+                 std::uint64_t nbits, bool close_after) {
   Ref r;
   const std::uint64_t W = c.width_bits;
   const bool dram = c.channel == Channel::dram;
@@ -178,7 +178,8 @@ RandomStreams random_streams(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
   RandomStreams s;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t len = i % 7 == 0 ? static_cast<std::uint32_t>(rng() % 3) : static_cast<std::uint32_t>(rng() % 2100);
+    const std::uint32_t len = i % 7 == 0 ? static_cast<std::uint32_t>(rng() % 3)
+                                         : static_cast<std::uint32_t>(rng() % 2100);
     s.offsets.push_back(8 * s.data.size());
     s.lengths.push_back(len);
     const int kind = static_cast<int>(rng() % 3);
@@ -283,7 +284,8 @@ void check_ec_against_reference(const BusConfig& c, const EcCase& e, std::size_t
       const EcConfig ec{k, k == 1 ? 1.0 : 0.75, kr < 2 ? EcRatio::units : EcRatio::bits};
       const EcTotals tw = reference_ec(c, ec, v, sv, bu, s_ref, want, close);
       const EcTotals tg = energy_control(c, ec, v, sv, bu.data(), bu.size(), s_got, got.data(), close);
-      const std::string w = what + (close ? " close" : " open") + " k" + std::to_string(k) + (kr < 2 ? " units" : " bits");
+      const std::string w =
+          what + (close ? " close" : " open") + " k" + std::to_string(k) + (kr < 2 ? " units" : " bits");
       for (std::size_t i = 0; i < v.n_blocks; ++i) {
         EXPECT_EQ(got[i].compressed, want[i].compressed) << w << " block " << i;
         EXPECT_EQ(got[i].cr, want[i].cr) << w << " block " << i;
@@ -367,8 +369,9 @@ TEST(Toggles, NocMatchesBitReference) {
           c.pad = pad;
           c.isolated = isolated;
           c.init_ones = init_ones;
-          check_against_reference(c, rs, "noc flit " + std::to_string(flit) + " pad " +
-                                             std::to_string(static_cast<int>(pad)) + (isolated ? " iso" : " stream"));
+          check_against_reference(c, rs,
+                                  "noc flit " + std::to_string(flit) + " pad " + std::to_string(static_cast<int>(pad)) +
+                                      (isolated ? " iso" : " stream"));
         }
 }
 
@@ -389,9 +392,9 @@ TEST(Toggles, DramMatchesBitReference) {
             c.pad = bus == 64 ? Pad::hold : Pad::zero;
             c.ac_first_no_invert = ac_variant == 1;
             c.ac_count_pin = ac_variant == 2;
-            check_against_reference(c, rs, "dram " + std::to_string(bus) + " dbi " +
-                                               std::to_string(static_cast<int>(dbi)) + " v" +
-                                               std::to_string(ac_variant) + (isolated ? " iso" : " stream"));
+            check_against_reference(c, rs,
+                                    "dram " + std::to_string(bus) + " dbi " + std::to_string(static_cast<int>(dbi)) +
+                                        " v" + std::to_string(ac_variant) + (isolated ? " iso" : " stream"));
           }
 }
 
@@ -407,8 +410,8 @@ TEST(Toggles, RawBlocksEqualTheirBytesAsStreams) {
     c.width_bits = ch == Channel::noc ? 256 : 32;
     WireState s1 = initial_state(c), s2 = initial_state(c);
     const BusTotals a = bus_count_raw(c, v, s1, nullptr, true);
-    const BusTotals b = bus_count_streams(c, {flat.data(), flat.size(), off.data(), len.data(), v.n_blocks}, s2,
-                                          nullptr, true);
+    const BusTotals b =
+        bus_count_streams(c, {flat.data(), flat.size(), off.data(), len.data(), v.n_blocks}, s2, nullptr, true);
     EXPECT_EQ(a.toggles, b.toggles);
     EXPECT_EQ(a.zeros, b.zeros);
     EXPECT_EQ(a.units, (ch == Channel::noc ? 4u : 4u) * v.n_blocks);
@@ -453,10 +456,17 @@ TEST(Toggles, GoldenDbiW8) {
     }();
     for (const auto& [k, v] : e["expected"].items()) {
       const std::uint64_t want = static_cast<std::uint64_t>(v.as_int());
-      const std::uint64_t got = k == "inversions" ? t.inversions : k == "t10" ? t.t10 : k == "t01" ? t.t01
-                              : k == "zeros" ? t.zeros : k == "ones" ? t.ones : k == "pin_zeros" ? t.pin_zeros
-                              : k == "pin_ones" ? t.pin_ones : k == "pin_t10" ? t.pin_t10 : k == "pin_t01" ? t.pin_t01
-                              : k == "energy" ? t.energy : ~std::uint64_t{0};
+      const std::uint64_t got = k == "inversions"  ? t.inversions
+                                : k == "t10"       ? t.t10
+                                : k == "t01"       ? t.t01
+                                : k == "zeros"     ? t.zeros
+                                : k == "ones"      ? t.ones
+                                : k == "pin_zeros" ? t.pin_zeros
+                                : k == "pin_ones"  ? t.pin_ones
+                                : k == "pin_t10"   ? t.pin_t10
+                                : k == "pin_t01"   ? t.pin_t01
+                                : k == "energy"    ? t.energy
+                                                   : ~std::uint64_t{0};
       EXPECT_EQ(got, want) << id << " " << k;
     }
     EXPECT_TRUE(s.idle) << id;  // isolated: back to idle
@@ -501,7 +511,7 @@ TEST(Toggles, GoldenW10EnergyControl) {
   }
   EXPECT_DOUBLE_EQ(ec_gain(0.75), 4.0);
   EXPECT_DOUBLE_EQ(ec_gain(0.5), 1.0);
-  EXPECT_NEAR(ec_gain(1.0), 100.0, 1e-9);  // clamped at 0.99
+  EXPECT_NEAR(ec_gain(1.0), 100.0, 1e-9);       // clamped at 0.99
   EXPECT_TRUE(ec_decide(5, 0, 1.5, 1, 2, 1));   // T1 = 0 compresses
   EXPECT_FALSE(ec_decide(5, 0, 1.0, 1, 2, 1));  // CR must exceed 1
   EXPECT_THROW(ec_gain(1.5), invalid_argument);
@@ -552,14 +562,15 @@ TEST(Toggles, MetadataConsolidationRoundTripsWithTheSameSize) {
   for (std::size_t B : {16u, 32u, 64u, 128u, 256u}) {
     const std::vector<std::uint8_t> flat = test::adversarial_blocks(B, 100);
     const BlockView v{flat.data(), flat.size() / B, B};
-    for (const auto& [base, mc] : {std::pair<const char*, const char*>{"fpc.paper", "fpc.mc"}, {"cpack.paper", "cpack.mc"}}) {
+    for (const auto& [base, mc] :
+         {std::pair<const char*, const char*>{"fpc.paper", "fpc.mc"}, {"cpack.paper", "cpack.mc"}}) {
       const auto a = make_codec(base), b = make_codec(mc);
       const EncodedBlocks ea = a->encode_batch(v, 1), eb = b->encode_batch(v, 1);
       EXPECT_EQ(ea.bit_lengths, eb.bit_lengths) << mc << " B=" << B;
       std::vector<std::uint8_t> back(flat.size());
-      b->decode_batch({eb.data.data(), eb.data.size(), eb.bit_offsets.data(), eb.bit_lengths.data(), eb.tags.data(),
-                       v.n_blocks, B},
-                      back.data(), 1);
+      b->decode_batch(
+          {eb.data.data(), eb.data.size(), eb.bit_offsets.data(), eb.bit_lengths.data(), eb.tags.data(), v.n_blocks, B},
+          back.data(), 1);
       EXPECT_EQ(back, flat) << mc << " B=" << B;
     }
   }
@@ -570,7 +581,10 @@ TEST(Toggles, MetadataConsolidationLayoutIsMetasThenPayloads) {
   std::vector<std::uint8_t> blk(16, 0);
   const std::uint32_t words[4] = {0, 0x12345678u, 0x12345678u, 0xFFu};
   for (int i = 0; i < 4; ++i) store<std::uint32_t>(blk.data() + 4 * i, words[i], Endian::little);
-  const std::string metas = "00" "01" "10" "1101";
+  const std::string metas = "00"
+                            "01"
+                            "10"
+                            "1101";
   const std::string payloads = test::field(0x12345678u, 32) + "0000" + "11111111";
   EXPECT_EQ(test::stream_bits(*make_codec("cpack.mc"), blk), metas + payloads);
   EXPECT_EQ(test::decode_bits(*make_codec("cpack.mc"), metas + payloads, 16), blk);

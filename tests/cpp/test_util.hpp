@@ -30,9 +30,11 @@ inline std::vector<std::uint8_t> adversarial_blocks(std::size_t B, std::size_t n
   add([](auto& b) { std::memset(b.data(), 0xFF, b.size()); });
   for (unsigned k : {1u, 2u, 4u, 8u}) {
     words(k, [&](std::size_t) { return std::uint64_t{0x8123456789ABCDEFull}; });
-    for (std::int64_t step : {1LL, -1LL, 3LL, 127LL, -128LL, 128LL, -129LL, 255LL, 256LL, 32767LL, -32768LL,
-                              32768LL, 0x7FFFFFFFLL, -0x80000000LL, 0x80000000LL}) {
-      words(k, [&](std::size_t i) { return static_cast<std::uint64_t>(0x1122334455667788LL + step * static_cast<std::int64_t>(i)); });
+    for (std::int64_t step : {1LL, -1LL, 3LL, 127LL, -128LL, 128LL, -129LL, 255LL, 256LL, 32767LL, -32768LL, 32768LL,
+                              0x7FFFFFFFLL, -0x80000000LL, 0x80000000LL}) {
+      words(k, [&](std::size_t i) {
+        return static_cast<std::uint64_t>(0x1122334455667788LL + step * static_cast<std::int64_t>(i));
+      });
       words(k, [&](std::size_t i) { return static_cast<std::uint64_t>(step * static_cast<std::int64_t>(i)); });
       words(k, [&](std::size_t i) { return static_cast<std::uint64_t>(i % 2 ? step : -step); });
     }
@@ -56,7 +58,7 @@ inline std::vector<std::uint8_t> adversarial_blocks(std::size_t B, std::size_t n
     add([&](auto& b) {
       for (auto& x : b) {
         const std::uint64_t v = rng();
-        x = kind == 0 ? static_cast<std::uint8_t>(v)                    // uniform bytes
+        x = kind == 0   ? static_cast<std::uint8_t>(v)                        // uniform bytes
             : kind == 1 ? static_cast<std::uint8_t>(v % 3 == 0 ? v >> 8 : 0)  // sparse
             : kind == 2 ? static_cast<std::uint8_t>((v & 1) ? 0xFF : 0)       // 0x00/0xFF
                         : static_cast<std::uint8_t>(v % 5);                   // tiny values
@@ -67,7 +69,6 @@ inline std::vector<std::uint8_t> adversarial_blocks(std::size_t B, std::size_t n
   for (auto& b : blocks) flat.insert(flat.end(), b.begin(), b.end());
   return flat;
 }
-
 
 /// The stream of one block as a '0'/'1' string (encode_batch of that block).
 inline std::string stream_bits(const Codec& c, const std::vector<std::uint8_t>& blk) {

@@ -29,8 +29,8 @@ namespace memcomp::fuzz {
   std::abort();
 }
 
-#define MEMCOMP_FUZZ_CHECK(cond, what) \
-  do {                                 \
+#define MEMCOMP_FUZZ_CHECK(cond, what)                                         \
+  do {                                                                         \
     if (!(cond)) ::memcomp::fuzz::finding(std::string(what) + " [" #cond "]"); \
   } while (0)
 
@@ -217,8 +217,14 @@ inline void check_round_trip(const Codec& c, const BlockView& blocks, const std:
                          what + ": measure of one block disagrees with measure_batch");
   }
   std::vector<std::uint8_t> back(n * B, 0xA5);
-  const EncodedView view{enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(),
-                         enc.tags.data(), n, B, enc.entry_state.empty() ? nullptr : enc.entry_state.data(),
+  const EncodedView view{enc.data.data(),
+                         enc.data.size(),
+                         enc.bit_offsets.data(),
+                         enc.bit_lengths.data(),
+                         enc.tags.data(),
+                         n,
+                         B,
+                         enc.entry_state.empty() ? nullptr : enc.entry_state.data(),
                          enc.entry_state.size()};
   try {
     c.decode_batch(view, back.data(), 1);

@@ -82,8 +82,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // The stream in a buffer of its own size, so ASan sees any read past it.
   const std::vector<std::uint8_t> stream(in.rest(), in.rest() + in.rest_size());
-  const EncodedView view{stream.data(), stream.size(), offsets.data(), lengths.data(), tags.data(), n, B,
-                         (flags & 2) ? state.data() : nullptr, state.size()};
+  const EncodedView view{stream.data(),
+                         stream.size(),
+                         offsets.data(),
+                         lengths.data(),
+                         tags.data(),
+                         n,
+                         B,
+                         (flags & 2) ? state.data() : nullptr,
+                         state.size()};
   std::vector<std::uint8_t> out(n * B);
   try {
     c->decode_batch(view, out.data(), 1);

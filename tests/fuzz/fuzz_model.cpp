@@ -64,7 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::vector<std::uint32_t> bits(view.n_blocks), payload(view.n_blocks), meta(view.n_blocks),
           header(view.n_blocks), tag(view.n_blocks);
       std::vector<std::int16_t> mode(view.n_blocks);
-      c->measure_batch(view, SizeColumns{bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data()}, 1);
+      c->measure_batch(
+          view, SizeColumns{bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data()}, 1);
     }
   } catch (const invalid_argument&) {
     // A model that only fails when used (e.g. for another block size) is reported clearly: fine.

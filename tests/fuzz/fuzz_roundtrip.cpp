@@ -34,7 +34,8 @@ OptionValue pick(const OptionDomain& d, std::uint8_t v) {
   if (d.kind == "choice") return d.choices[v % d.choices.size()];
   if (d.kind == "int") {
     const double span = d.hi - d.lo;  // small domains: every value; large ones: edges and spread
-    if (span < 256) return static_cast<std::int64_t>(d.lo + static_cast<double>(v % (static_cast<std::int64_t>(span) + 1)));
+    if (span < 256)
+      return static_cast<std::int64_t>(d.lo + static_cast<double>(v % (static_cast<std::int64_t>(span) + 1)));
     if (v < 4) return static_cast<std::int64_t>(v < 2 ? d.lo + v : d.hi - (v - 2));
     return static_cast<std::int64_t>(d.lo + span * (v / 255.0));
   }
@@ -90,7 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!c->exact()) {  // accounting-only presets: measure must agree with itself and stay in bounds
     std::vector<std::uint32_t> bits(n), payload(n), meta(n), header(n), tag(n);
     std::vector<std::int16_t> mode(n);
-    c->measure_batch(view, SizeColumns{bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data()}, 1);
+    c->measure_batch(view,
+                     SizeColumns{bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data()}, 1);
     for (std::size_t i = 0; i < n; ++i) {
       MEMCOMP_FUZZ_CHECK(bits[i] == payload[i] + meta[i] + header[i], what + ": sizes do not add up");
       MEMCOMP_FUZZ_CHECK(bits[i] <= c->max_compressed_bits(B), what + ": size exceeds max_compressed_bits");

@@ -68,7 +68,8 @@ void check_symbol_bits(unsigned sl, std::size_t block_bytes) {
   if (sl != 4 && sl != 8 && sl != 16 && sl != 32)
     throw invalid_argument("symbol length must be 4, 8, 16 or 32 bits, got " + std::to_string(sl));
   if (block_bytes && (8 * block_bytes) % sl)
-    throw invalid_argument(std::to_string(sl) + "-bit symbols do not divide " + std::to_string(block_bytes) + " B blocks");
+    throw invalid_argument(std::to_string(sl) + "-bit symbols do not divide " + std::to_string(block_bytes) +
+                           " B blocks");
 }
 
 SymbolHistogram::SymbolHistogram(unsigned sl, bool per_position, Endian endian)
@@ -88,7 +89,8 @@ void SymbolHistogram::add(const BlockView& blocks, int threads) {
   if (sl_ == 32) {
     table_.add_words(blocks, endian_, threads);
   } else {
-    const unsigned t = std::max(1u, std::min<unsigned>(resolve_threads(threads), static_cast<unsigned>(bytes >> 20) + 1));
+    const unsigned t =
+        std::max(1u, std::min<unsigned>(resolve_threads(threads), static_cast<unsigned>(bytes >> 20) + 1));
     std::vector<std::vector<std::uint64_t>> parts(t, std::vector<std::uint64_t>(dense_.size(), 0));
     const bool pp = positions_ > 1;
     parallel_for(t, static_cast<int>(t), 1, [&](std::size_t b, std::size_t e) {
@@ -181,7 +183,8 @@ inline bool before(const SpaceSaving32::Entry& a, const SpaceSaving32::Entry& b)
 }  // namespace
 
 SpaceSaving32::SpaceSaving32(std::size_t capacity) : capacity_(capacity) {
-  if (capacity == 0 || capacity > (std::size_t{1} << 26)) throw invalid_argument("sketch capacity must be in [1, 2^26]");
+  if (capacity == 0 || capacity > (std::size_t{1} << 26))
+    throw invalid_argument("sketch capacity must be in [1, 2^26]");
   heap_.reserve(capacity);
   where_.reserve(capacity);
 }

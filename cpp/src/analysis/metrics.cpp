@@ -38,8 +38,8 @@ void split_call(std::string_view full, std::string_view term, std::string& name,
 
 unsigned whole(std::string_view full, double v, double lo, double hi, const char* what) {
   if (!(v >= lo && v <= hi) || v != static_cast<double>(static_cast<long long>(v)))
-    bad(full, std::string(what) + " must be a whole number in [" + std::to_string(static_cast<long long>(lo)) +
-                  ", " + std::to_string(static_cast<long long>(hi)) + "]");
+    bad(full, std::string(what) + " must be a whole number in [" + std::to_string(static_cast<long long>(lo)) + ", " +
+                  std::to_string(static_cast<long long>(hi)) + "]");
   return static_cast<unsigned>(v);
 }
 
@@ -48,7 +48,8 @@ unsigned whole(std::string_view full, double v, double lo, double hi, const char
 Policy Policy::parse(std::string_view spec) {
   std::string s;
   for (char c : spec)
-    if (!std::isspace(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   Policy p;
   if (s.empty()) bad(spec, "empty");
   bool have_fallback = false, have_rounding = false;
@@ -62,7 +63,8 @@ Policy Policy::parse(std::string_view spec) {
     if (term.empty()) bad(spec, "empty term");
     split_call(spec, term, name, a);
     auto nargs = [&](std::size_t lo, std::size_t hi) {
-      if (a.size() < lo || a.size() > hi) bad(spec, name + " takes " + std::to_string(lo) + "-" + std::to_string(hi) + " arguments");
+      if (a.size() < lo || a.size() > hi)
+        bad(spec, name + " takes " + std::to_string(lo) + "-" + std::to_string(hi) + " arguments");
     };
     if (name == "none") {
       nargs(0, 0);
@@ -119,7 +121,11 @@ std::string Policy::str() const {
     case Rounding::none: break;
     case Rounding::bytes: o << "bytes"; break;
     case Rounding::segments: o << "segments(" << segment_bytes << ")"; break;
-    case Rounding::mag: o << "mag(" << mag_bytes; if (u_min != 1) o << "," << u_min; o << ")"; break;
+    case Rounding::mag:
+      o << "mag(" << mag_bytes;
+      if (u_min != 1) o << "," << u_min;
+      o << ")";
+      break;
     case Rounding::pow2: o << "pow2(" << fmax << ")"; break;
   }
   const std::string s = o.str();
@@ -140,8 +146,12 @@ std::uint64_t Policy::charge(std::uint64_t bits, std::size_t block_bytes) const 
   const std::uint64_t full = 8 * std::uint64_t{block_bytes};
   switch (fallback) {
     case Fallback::none: break;
-    case Fallback::cap: if (bits >= full) bits = full; break;
-    case Fallback::threshold: if (static_cast<double>(bits) > threshold * static_cast<double>(full)) bits = full; break;
+    case Fallback::cap:
+      if (bits >= full) bits = full;
+      break;
+    case Fallback::threshold:
+      if (static_cast<double>(bits) > threshold * static_cast<double>(full)) bits = full;
+      break;
   }
   switch (rounding) {
     case Rounding::none: return bits;

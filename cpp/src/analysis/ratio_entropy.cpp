@@ -61,8 +61,7 @@ PairTable make_pair_table(const RatioLayout& L, const RatioOptions& o) {
 
 // Byte path: every unordered pair once through the combined table, into uint32 counts of
 // [pair (i < j)][id], then unpacked into out (n x n x K).
-void add_bytes(const BlockView& v, std::size_t b0, std::size_t b1, const PairTable& t, unsigned K,
-               std::uint64_t* out) {
+void add_bytes(const BlockView& v, std::size_t b0, std::size_t b1, const PairTable& t, unsigned K, std::uint64_t* out) {
   const std::size_t n = v.block_bytes, P = t.pairs.size(), npairs = n * (n - 1) / 2;
   std::vector<std::uint32_t> local(npairs * P);
   for (std::size_t r0 = b0; r0 < b1; r0 += kRound) {
@@ -170,8 +169,8 @@ int RatioLayout::q_of(unsigned k) const noexcept {
 RatioCounts::RatioCounts(std::size_t block_bytes, const RatioOptions& o)
     : block_bytes_(block_bytes), n_(0), opt_(o), layout_(o) {
   if (block_bytes == 0 || block_bytes % o.elem_bytes)
-    throw invalid_argument("block size " + std::to_string(block_bytes) + " B is not a positive multiple of elem_bytes " +
-                           std::to_string(o.elem_bytes));
+    throw invalid_argument("block size " + std::to_string(block_bytes) +
+                           " B is not a positive multiple of elem_bytes " + std::to_string(o.elem_bytes));
   n_ = block_bytes / o.elem_bytes;
   if (n_ < 2) throw invalid_argument("ratio entropy needs at least two elements per block");
   counts_.assign(n_ * n_ * layout_.buckets, 0);
@@ -208,7 +207,9 @@ void RatioCounts::add_counts(const std::uint64_t* c, std::uint64_t n_blocks) {
   blocks_ += n_blocks;
 }
 
-void RatioCounts::entropy(double* out) const { ratio_entropy_matrix(counts_.data(), n_, layout_.buckets, opt_.zeros, out); }
+void RatioCounts::entropy(double* out) const {
+  ratio_entropy_matrix(counts_.data(), n_, layout_.buckets, opt_.zeros, out);
+}
 
 void ratio_entropy_matrix(const std::uint64_t* counts, std::size_t n, unsigned K, RatioZeros zeros, double* out) {
   Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> re(
@@ -392,9 +393,8 @@ std::vector<Edge> kruskal_mst(const double* w, std::size_t n) {
   all.reserve(n * (n - 1) / 2);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + 1; j < n; ++j) all.push_back({static_cast<int>(i), static_cast<int>(j), w[i * n + j]});
-  std::stable_sort(all.begin(), all.end(), [](const Edge& a, const Edge& b) {
-    return std::tie(a.w, a.u, a.v) < std::tie(b.w, b.u, b.v);
-  });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Edge& a, const Edge& b) { return std::tie(a.w, a.u, a.v) < std::tie(b.w, b.u, b.v); });
   std::vector<std::size_t> parent(n);
   std::iota(parent.begin(), parent.end(), std::size_t{0});
   auto find = [&](std::size_t x) {

@@ -113,7 +113,8 @@ void ValueCounts32::add_words(const BlockView& blocks, Endian endian, int thread
   if (blocks.block_bytes % 4) throw invalid_argument("32-bit words need a block size that is a multiple of 4");
   const std::size_t words = blocks.n_blocks * blocks.block_bytes / 4;
   if (words == 0) return;
-  const unsigned t = std::max(1u, std::min<unsigned>(resolve_threads(threads), static_cast<unsigned>(words / 65536 + 1)));
+  const unsigned t =
+      std::max(1u, std::min<unsigned>(resolve_threads(threads), static_cast<unsigned>(words / 65536 + 1)));
   std::vector<std::vector<Item>> parts(t);
   parallel_for(t, static_cast<int>(t), 1, [&](std::size_t b, std::size_t e) {
     for (std::size_t p = b; p < e; ++p) {
@@ -140,7 +141,9 @@ std::uint64_t ValueCounts32::count(std::uint32_t value) const {
 
 std::vector<ValueCounts32::Item> ValueCounts32::top(std::size_t k) const {
   std::vector<Item> out = items_ref();
-  auto better = [](const Item& a, const Item& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; };
+  auto better = [](const Item& a, const Item& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  };
   if (k < out.size()) {
     std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k), out.end(), better);
     out.resize(k);

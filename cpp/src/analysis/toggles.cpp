@@ -64,7 +64,9 @@ struct PopGeneric {
 };
 #if defined(__GNUC__)
 struct PopBuiltin {
-  static MEMCOMP_INLINE std::uint64_t pc(std::uint64_t x) { return static_cast<std::uint64_t>(__builtin_popcountll(x)); }
+  static MEMCOMP_INLINE std::uint64_t pc(std::uint64_t x) {
+    return static_cast<std::uint64_t>(__builtin_popcountll(x));
+  }
 };
 #endif
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -283,11 +285,15 @@ Options bus_options(const BusConfig& c) {
           {"flit_bytes", std::int64_t{noc ? c.width_bits / 8 : 32}},
           {"bus_bits", std::int64_t{noc ? 32 : c.width_bits}},
           {"burst_length", std::int64_t{c.burst_length}},
-          {"pad", std::string(c.pad == Pad::zero ? "zero" : c.pad == Pad::one ? "one" : "hold")},
+          {"pad", std::string(c.pad == Pad::zero  ? "zero"
+                              : c.pad == Pad::one ? "one"
+                                                  : "hold")},
           {"mode", std::string(c.isolated ? "isolated" : "stream")},
           {"init", std::int64_t{c.init_ones ? 1 : 0}},
           {"idle", std::string(c.idle_high ? "high" : "low")},
-          {"dbi", std::string(c.dbi == Dbi::none ? "none" : c.dbi == Dbi::dc ? "dc" : "ac")},
+          {"dbi", std::string(c.dbi == Dbi::none ? "none"
+                              : c.dbi == Dbi::dc ? "dc"
+                                                 : "ac")},
           {"ac_threshold", std::int64_t{c.ac_threshold}},
           {"ac_first", std::string(c.ac_first_no_invert ? "no_invert" : "threshold")},
           {"ac_count_pin", c.ac_count_pin}};
@@ -482,8 +488,7 @@ BusCounts Bus::transfer(WireState& s, const std::uint8_t* p, std::uint64_t nbits
 
 // ---- batches ---------------------------------------------------------------------------------
 
-BusTotals bus_count_raw(const BusConfig& c, const BlockView& blocks, WireState& s, const BusColumns* out,
-                        bool close) {
+BusTotals bus_count_raw(const BusConfig& c, const BlockView& blocks, WireState& s, const BusColumns* out, bool close) {
   Bus bus(c);
   BusTotals tot;
   const std::size_t B = blocks.block_bytes, u = c.unit_bytes(), n = blocks.n_blocks;
@@ -586,8 +591,8 @@ namespace {
 
 void check_ec(const EcConfig& ec, const BlockView& raw, const StreamsView& comp, std::size_t bu_count) {
   if (comp.n_blocks != raw.n_blocks)
-    throw invalid_argument("energy control needs one compressed stream per block: " +
-                           std::to_string(raw.n_blocks) + " blocks, " + std::to_string(comp.n_blocks) + " streams");
+    throw invalid_argument("energy control needs one compressed stream per block: " + std::to_string(raw.n_blocks) +
+                           " blocks, " + std::to_string(comp.n_blocks) + " streams");
   if (bu_count != 1 && bu_count != raw.n_blocks)
     throw invalid_argument("bu must be a scalar or have one entry per block");
   if (ec.k != 1 && ec.k != 2) throw invalid_argument("energy control k must be 1 (ec1) or 2 (ec2)");
@@ -627,9 +632,9 @@ struct EcForm {
   const std::uint8_t* pfirst = nullptr;  ///< DBI pin levels (0/1 per lane) of the first and last beats
   const std::uint8_t* plast = nullptr;
   std::uint32_t bits = 0, units = 0, beats = 0;
-  std::uint32_t tog = 0, ones = 0, ones_last = 0;       ///< toggles between its own units
+  std::uint32_t tog = 0, ones = 0, ones_last = 0;                     ///< toggles between its own units
   std::uint32_t ptog = 0, pones = 0, pones_last = 0, inversions = 0;  ///< the same for DBI pins
-  bool slow = false;  ///< depends on the state beyond its first unit
+  bool slow = false;                                                  ///< depends on the state beyond its first unit
 };
 
 enum class EcKind : std::uint8_t { fast, follow, slow };
@@ -640,7 +645,7 @@ struct EcRow {
   EcView s[2];              ///< the candidate states before the block (fast: from the block before)
   std::uint32_t x[2][2]{};  ///< x[c][f]: toggles of form f's first unit against candidate c
   double cr = 0, weight = 0;
-  std::uint8_t d[2]{};      ///< the decision under candidate c
+  std::uint8_t d[2]{};  ///< the decision under candidate c
   EcKind kind = EcKind::fast;
   std::uint8_t c = 0, z = 0;  ///< the candidate that held, and the decision (1: compressed)
 };
@@ -651,9 +656,17 @@ template <class P, std::size_t U>
 class EcRun {
  public:
   EcRun(const BusConfig& c, const EcConfig& ec)
-      : c_(c), ec_(ec), bus_(c), init_(initial_state(c)), dram_(c.channel == Channel::dram), u_raw_(c.unit_bytes()),
-        lanes_(dram_ ? std::min<std::size_t>(c.lanes(), 8) : 0), w_(c.width_bits), wsh_(shift_of(c.width_bits)),
-        bsh_(shift_of(c.burst_length)), stride_(unit() * (std::max<std::size_t>(dram_ ? c.burst_length : 1, 2) + 1) + 16),
+      : c_(c),
+        ec_(ec),
+        bus_(c),
+        init_(initial_state(c)),
+        dram_(c.channel == Channel::dram),
+        u_raw_(c.unit_bytes()),
+        lanes_(dram_ ? std::min<std::size_t>(c.lanes(), 8) : 0),
+        w_(c.width_bits),
+        wsh_(shift_of(c.width_bits)),
+        bsh_(shift_of(c.burst_length)),
+        stride_(unit() * (std::max<std::size_t>(dram_ ? c.burst_length : 1, 2) + 1) + 16),
         plane_(c.dbi != Dbi::none ? static_cast<std::uint32_t>(lanes_) : 0u) {
     init_view_ = view_of(init_);
   }
@@ -661,8 +674,8 @@ class EcRun {
   /// Bytes per unit (a constant when U is).
   std::size_t unit() const { return U ? U : u_raw_; }
 
-  EcTotals run(const BlockView& raw, const StreamsView& comp, const std::vector<double>& gain, WireState& s,
-               bool close, EcBlock* blocks, const EcColumns* cols);
+  EcTotals run(const BlockView& raw, const StreamsView& comp, const std::vector<double>& gain, WireState& s, bool close,
+               EcBlock* blocks, const EcColumns* cols);
 
  private:
   static int shift_of(std::uint64_t d) {
@@ -702,8 +715,7 @@ class EcRun {
     return {f.last, f.plast ? f.plast : pins, f.ones_last, f.pones_last, false};
   }
 
-  void prepare(EcForm& f, const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot,
-                              std::uint8_t* pslot);
+  void prepare(EcForm& f, const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot, std::uint8_t* pslot);
   /// T of a form whose first unit makes x toggles against the state (the EC metric).
   std::uint32_t energy(const EcForm& f, std::uint32_t x) const {
     if (!dram_) return f.tog + x;
@@ -743,7 +755,7 @@ class EcRun {
 /// bytes), pslot its first and last pin levels (DBI).
 template <class P, std::size_t U>
 void EcRun<P, U>::prepare(EcForm& f, const std::uint8_t* p, std::uint64_t nbits, std::uint8_t* slot,
-                       std::uint8_t* pslot) {
+                          std::uint8_t* pslot) {
   f = EcForm{};
   f.bits = static_cast<std::uint32_t>(nbits);
   if (nbits == 0) return;
@@ -816,7 +828,7 @@ void EcRun<P, U>::prepare(EcForm& f, const std::uint8_t* p, std::uint64_t nbits,
       slot[fb - b0] = static_cast<std::uint8_t>((p[fb] & keep) | (fill & ~keep));
     }
     if (b0) {
-      xor_pop<P>(p + u, p, b0 - u, tog, ones);                    // pairs inside V[0, b0)
+      xor_pop<P>(p + u, p, b0 - u, tog, ones);                   // pairs inside V[0, b0)
       xor_pop<P>(slot, p + b0 - u, std::min(u, tn), tog, ones);  // the slot's first unit against V in place
       if (tn > u) xor_pop<P>(slot + u, slot, tn - u, tog, ones);
       ones += pop<P>(p, u);
@@ -867,10 +879,13 @@ void EcRun<P, U>::counts(const EcRow& r, unsigned f, bool close_after, BusCounts
   }
   const std::uint32_t zeros = m.beats * static_cast<std::uint32_t>(w_) - m.ones;
   const std::uint32_t energy = !dram_ ? t01 + t10 : c_.idle_high ? zeros + pin_zeros : m.ones + pin_ones;
+// The X-macro list stays bin-packed.
+// clang-format off
 #define MEMCOMP_EC_FIELDS(X)                                                                          \
   X(bits, m.bits) X(units, m.units) X(beats, m.beats) X(toggles, t01 + t10) X(t01, t01) X(t10, t10) \
   X(zeros, zeros) X(ones, m.ones) X(pin_zeros, pin_zeros) X(pin_ones, pin_ones) X(pin_t01, pin_t01)  \
   X(pin_t10, pin_t10) X(inversions, m.inversions) X(energy, energy)
+// clang-format on
 #define MEMCOMP_EC_STORE(field, v) dst->field = v;
 #define MEMCOMP_EC_ADD(field, v) sum->field += v;
   if (dst) {
@@ -894,15 +909,15 @@ bool wants_counts(const EcColumns& o) {
 }
 
 template <class P, std::size_t U>
-EcTotals EcRun<P, U>::run(const BlockView& raw, const StreamsView& comp, const std::vector<double>& gain,
-                                      WireState& s, bool close, EcBlock* blocks, const EcColumns* cols) {
+EcTotals EcRun<P, U>::run(const BlockView& raw, const StreamsView& comp, const std::vector<double>& gain, WireState& s,
+                          bool close, EcBlock* blocks, const EcColumns* cols) {
   EcTotals tot;
   const std::size_t n = raw.n_blocks;
   const std::uint64_t bits = 8 * std::uint64_t{raw.block_bytes};
   const std::size_t cap = std::min(kEcRun, n);
   std::vector<EcRow> rows(cap);
-  std::vector<EcBlock> slow(cap);        // the scan's counts of slow blocks
-  std::vector<WireState> after(cap);     // and the state each leaves
+  std::vector<EcBlock> slow(cap);     // the scan's counts of slow blocks
+  std::vector<WireState> after(cap);  // and the state each leaves
   std::vector<std::uint8_t> arena(2 * cap * stride_), parena(4 * cap * lanes_);
   const bool need_blocks = blocks || (cols && wants_counts(*cols));
   std::vector<EcBlock> scratch(need_blocks && !blocks ? cap : 0);
@@ -1040,11 +1055,11 @@ EcTotals EcRun<P, U>::run(const BlockView& raw, const StreamsView& comp, const s
   return tot;
 }
 
-
 /// The common unit sizes (flits of 8, 16 and 32 B; 32- and 64-bit DRAM buses) as constants.
 template <class P>
 EcTotals ec_dispatch(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
-                     const std::vector<double>& gain, WireState& s, bool close, EcBlock* blocks, const EcColumns* cols) {
+                     const std::vector<double>& gain, WireState& s, bool close, EcBlock* blocks,
+                     const EcColumns* cols) {
   switch (c.unit_bytes()) {
     case 4: return EcRun<P, 4>(c, ec).run(raw, comp, gain, s, close, blocks, cols);
     case 8: return EcRun<P, 8>(c, ec).run(raw, comp, gain, s, close, blocks, cols);

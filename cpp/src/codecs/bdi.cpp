@@ -35,9 +35,9 @@ struct Delta {
 constexpr Delta kDeltas[] = {{2, 8, 1}, {3, 8, 2}, {4, 8, 4}, {5, 4, 1}, {6, 4, 2}, {7, 2, 1}};
 inline const Delta* find_delta(int id) { return id >= 2 && id <= 7 ? &kDeltas[id - 2] : nullptr; }
 
-enum class Ext { sign, zero };                  // sub-64-bit immediates: sign- or zero-extended
+enum class Ext { sign, zero };                     // sub-64-bit immediates: sign- or zero-extended
 enum class Fit { signed_, symmetric, magnitude };  // range a d-byte delta must lie in
-enum class EncBits { tag, inband, none };        // where the 4-bit encoding lives
+enum class EncBits { tag, inband, none };          // where the 4-bit encoding lives
 enum class Winner { min_bits, pow2 };
 
 struct Config {
@@ -281,8 +281,7 @@ class BDI final : public CodecImpl<BDI> {
       if (id != kRaw && c_.member_threshold > 0 && static_cast<double>(bits) > limit) continue;
       keyed.emplace_back(key(bits, b), id);
     }
-    std::stable_sort(keyed.begin(), keyed.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::vector<int> ids;
     for (const auto& kv : keyed) ids.push_back(kv.second);
     return ids;
@@ -401,22 +400,32 @@ std::unique_ptr<Codec> make_bdi_cal22(const Options& o) { return std::make_uniqu
 
 void add_bdi_presets(std::vector<Preset>& out) {
   using S = std::string;
-  out.push_back({"bdi.paper", "bdi",
-                 "PACT'12 Table 2 payloads, n-bit base mask, encoding in tags, minimum bits", "none",
-                 {}, true, &make_bdi});
-  out.push_back({"bdi.gem5", "bdi",
+  out.push_back({"bdi.paper",
+                 "bdi",
+                 "PACT'12 Table 2 payloads, n-bit base mask, encoding in tags, minimum bits",
+                 "none",
+                 {},
+                 true,
+                 &make_bdi});
+  out.push_back({"bdi.gem5",
+                 "bdi",
                  "gem5 BDI Multi: symmetric deltas, zero block 0 bits, per-member 99% threshold, power-of-two winner",
                  "threshold(0.5)",
                  {{"delta_fit", S("symmetric")},
                   {"zero_bits", std::int64_t{0}},
                   {"winner", S("pow2")},
                   {"member_threshold", 0.99}},
-                 false, &make_bdi});
-  out.push_back({"bdi.kim", "bdi",
-                 "scalable-arch model: zero-extended immediates, 4-bit encoding in-band", "none",
-                 {{"immediates", S("zero")}, {"encoding", S("inband")}, {"order", S("kim")}}, false,
+                 false,
                  &make_bdi});
-  out.push_back({"bdi.cmu", "bdi",
+  out.push_back({"bdi.kim",
+                 "bdi",
+                 "scalable-arch model: zero-extended immediates, 4-bit encoding in-band",
+                 "none",
+                 {{"immediates", S("zero")}, {"encoding", S("inband")}, {"order", S("kim")}},
+                 false,
+                 &make_bdi});
+  out.push_back({"bdi.cmu",
+                 "bdi",
                  "CMU-SAFARI byte model: unsigned-magnitude deltas, two bases charged, no metadata (accounting-only)",
                  "cap+bytes",
                  {{"immediates", S("zero")},
@@ -426,12 +435,17 @@ void add_bdi_presets(std::vector<Preset>& out) {
                   {"bases", std::int64_t{2}},
                   {"encoding", S("none")},
                   {"order", S("cmu")}},
-                 false, &make_bdi});
-  out.push_back({"bdi.cal22", "bdi",
+                 false,
+                 &make_bdi});
+  out.push_back({"bdi.cal22",
+                 "bdi",
                  "the MPC authors' tool (CAL_22-MPC): a candidate whose elements do not all fit is charged mask + "
                  "immediates + the others at full width; fit = [-2^(8d-1), 2^(8d)-1] except -1; +4 bits "
                  "(accounting-only)",
-                 "none", {}, false, &make_bdi_cal22});
+                 "none",
+                 {},
+                 false,
+                 &make_bdi_cal22});
 }
 
 }  // namespace memcomp

@@ -311,9 +311,9 @@ class BPC final : public CodecImpl<BPC> {
 
   std::uint64_t row_of(Src src, std::uint32_t cur, std::uint32_t prev) const {
     if (src == Src::delta33) {
-      const std::int64_t d = unsigned_words_
-                                 ? std::int64_t{cur} - std::int64_t{prev}
-                                 : std::int64_t{static_cast<std::int32_t>(cur)} - std::int64_t{static_cast<std::int32_t>(prev)};
+      const std::int64_t d = unsigned_words_ ? std::int64_t{cur} - std::int64_t{prev}
+                                             : std::int64_t{static_cast<std::int32_t>(cur)} -
+                                                   std::int64_t{static_cast<std::int32_t>(prev)};
       return static_cast<std::uint64_t>(d) & low_mask(33);
     }
     if (src == Src::delta32) return static_cast<std::uint32_t>(cur - prev);
@@ -575,20 +575,34 @@ std::unique_ptr<Codec> make_bpc(const Options& o) { return std::make_unique<BPC>
 
 void add_bpc_presets(std::vector<Preset>& out) {
   using S = std::string;
-  out.push_back({"bpc.isca16", "bpc",
+  out.push_back({"bpc.isca16",
+                 "bpc",
                  "ISCA'16 bit-plane compression as Kim's reference model: 33-bit deltas, DBX symbols, sizes in bits",
-                 "none", {}, true, &make_bpc});
-  out.push_back({"bpc.skku", "bpc",
-                 "SKKU MPC tools' BPC: every base charged 7 bits, the `if (base = 0)` bug (accounting-only)", "none",
-                 {{"base", S("fixed7")}}, false, &make_bpc});
-  out.push_back({"bpc.cal22", "bpc",
+                 "none",
+                 {},
+                 true,
+                 &make_bpc});
+  out.push_back({"bpc.skku",
+                 "bpc",
+                 "SKKU MPC tools' BPC: every base charged 7 bits, the `if (base = 0)` bug (accounting-only)",
+                 "none",
+                 {{"base", S("fixed7")}},
+                 false,
+                 &make_bpc});
+  out.push_back({"bpc.cal22",
+                 "bpc",
                  "the MPC authors' tool (CAL_22-MPC): bpc.skku with words read as unsigned and 32-bit raw planes / "
                  "10-bit position symbols at every block size (accounting-only)",
-                 "none", {{"base", S("fixed7")}, {"words", S("unsigned")}, {"fields", S("fixed32")}}, false, &make_bpc});
-  out.push_back({"bpc.liu", "bpc",
+                 "none",
+                 {{"base", S("fixed7")}, {"words", S("unsigned")}, {"fields", S("fixed32")}},
+                 false,
+                 &make_bpc});
+  out.push_back({"bpc.liu",
+                 "bpc",
                  "Liu's Compresso-style BPC: 32-bit deltas, a 1-bit flag choosing delta planes or the block's rows",
                  "none",
-                 {{"delta_bits", std::int64_t{32}}, {"alt_mode", S("rows")}, {"precedence", S("liu")}}, false,
+                 {{"delta_bits", std::int64_t{32}}, {"alt_mode", S("rows")}, {"precedence", S("liu")}},
+                 false,
                  &make_bpc});
 }
 

@@ -37,7 +37,8 @@ std::unique_ptr<Codec> Codec::fitted(const BlockView& blocks, int threads) const
 }
 
 void Codec::load_state(const std::uint8_t*, std::size_t bytes) const {
-  if (bytes) throw corrupt_stream(preset_ + " is stateless: an entry state of " + std::to_string(bytes) + " bytes is not its");
+  if (bytes)
+    throw corrupt_stream(preset_ + " is stateless: an entry state of " + std::to_string(bytes) + " bytes is not its");
 }
 
 void Codec::check_approximable(const BlockView& blocks) const {
@@ -48,11 +49,10 @@ void Codec::check_approximable(const BlockView& blocks) const {
 void Codec::require_model() const {
   if (!has_model())
     throw invalid_argument(preset_ + " has no model: fit it on sample blocks first (codec.fit(blocks)) "
-                           "or pass model=...");
+                                     "or pass model=...");
 }
 
-void Codec::measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                          const SizeColumns& out) const {
+void Codec::measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const {
   for (std::size_t i = begin; i < end; ++i) out.set(i, measure(blocks.block(i), blocks.block_bytes));
 }
 
@@ -139,14 +139,16 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads,
                            " bits exceeds the codec's maximum of " + std::to_string(max_bits));
     if (off > total_bits || len > total_bits - off)
       throw corrupt_stream("block " + std::to_string(i) + ": bits [" + std::to_string(off) + ", " +
-                           std::to_string(off + len) + ") lie outside the " +
-                           std::to_string(enc.data_bytes) + "-byte buffer");
+                           std::to_string(off + len) + ") lie outside the " + std::to_string(enc.data_bytes) +
+                           "-byte buffer");
   }
   std::unique_lock<std::mutex> lock;
   const bool given = enc.entry_state != nullptr;
   threads = batch_threads(threads, resume || given, lock);
-  if (given && stateful()) load_state(enc.entry_state, enc.entry_state_bytes);
-  else if (given) Codec::load_state(enc.entry_state, enc.entry_state_bytes);
+  if (given && stateful())
+    load_state(enc.entry_state, enc.entry_state_bytes);
+  else if (given)
+    Codec::load_state(enc.entry_state, enc.entry_state_bytes);
   parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
       const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];

@@ -85,8 +85,12 @@ struct KeyTable {
   constexpr KeyTable() : code(), meta(), payload() {
     for (unsigned k = 0; k < 25; ++k) {
       const unsigned lm = k / 5, lw = k % 5;
-      const unsigned c = lw == 4 ? kZZZZ : lm == 4 ? kMMMM : lw >= 3 ? kZZZX : lm >= 3 ? kMMMX
-                         : lm >= 2 ? kMMXX : kXXXX;
+      const unsigned c = lw == 4   ? kZZZZ
+                         : lm == 4 ? kMMMM
+                         : lw >= 3 ? kZZZX
+                         : lm >= 3 ? kMMMX
+                         : lm >= 2 ? kMMXX
+                                   : kXXXX;
       code[k] = static_cast<unsigned char>(c);
       meta[k] = static_cast<unsigned char>(kMeta[c]);
       payload[k] = static_cast<unsigned char>(kPayload[c]);
@@ -166,8 +170,10 @@ class CPack final : public CodecImpl<CPack> {
     if (push_name_ == "nonnarrow") push_mask_ = bit(kXXXX) | bit(kMMMM) | bit(kMMXX) | bit(kMMMX);
     if (push_name_ == "nonzero") push_mask_ = 0x3Fu & ~bit(kZZZZ);
     for (unsigned k = 0; k < 25; ++k) push_keys_ |= ((push_mask_ >> kKeys.code[k]) & 1u) << k;
-    dict_ = dict_name_ == "fifo" ? Dict::fifo : dict_name_ == "deque" ? Dict::deque
-            : dict_name_ == "fill" ? Dict::fill : Dict::block;
+    dict_ = dict_name_ == "fifo"    ? Dict::fifo
+            : dict_name_ == "deque" ? Dict::deque
+            : dict_name_ == "fill"  ? Dict::fill
+                                    : Dict::block;
     if (zeros_ && dict_ != Dict::fifo && dict_ != Dict::deque)
       throw invalid_argument("cpack: init=zeros needs dictionary=fifo or deque (a full dictionary of zeros)");
     if (persistent_ && dict_ == Dict::block)
@@ -433,8 +439,8 @@ class CPack final : public CodecImpl<CPack> {
 
   Endian endian_ = Endian::little;
   std::string push_name_, dict_name_;
-  unsigned push_mask_ = 0;        ///< bit c: words coded c are pushed
-  std::uint32_t push_keys_ = 0;   ///< the same by key (bit k: kKeys.code[k] is pushed)
+  unsigned push_mask_ = 0;       ///< bit c: words coded c are pushed
+  std::uint32_t push_keys_ = 0;  ///< the same by key (bit k: kKeys.code[k] is pushed)
   Dict dict_ = Dict::fifo;
   bool zeros_ = false;
   bool persistent_ = false;
@@ -449,32 +455,63 @@ std::unique_ptr<Codec> make_cpack(const Options& o) { return std::make_unique<CP
 
 void add_cpack_presets(std::vector<Preset>& out) {
   using S = std::string;
-  out.push_back({"cpack.paper", "cpack",
+  out.push_back({"cpack.paper",
+                 "cpack",
                  "TVLSI'10 codes on the LE word; push xxxx/mmxx/mmmx into a 16-slot FIFO reset per block",
-                 "none", {}, true, &make_cpack});
-  out.push_back({"cpack.mc", "cpack",
+                 "none",
+                 {},
+                 true,
+                 &make_cpack});
+  out.push_back({"cpack.mc",
+                 "cpack",
                  "cpack.paper with Metadata Consolidation (HPCA'16): all codes, then all index and literal fields",
-                 "none", {{"layout", S("mc")}}, false, &make_cpack});
-  out.push_back({"cpack.gem5", "cpack",
+                 "none",
+                 {{"layout", S("mc")}},
+                 false,
+                 &make_cpack});
+  out.push_back({"cpack.gem5",
+                 "cpack",
                  "gem5 CPack: every word above 0xFF allocated, B/4 slots charged 4 bits (accounting-only)",
-                 "none", {{"push", S("nonnarrow")}, {"dictionary", S("block")}}, false, &make_cpack});
-  out.push_back({"cpack.kim", "cpack",
-                 "scalable-arch C-Pack model: push xxxx only, 16-slot FIFO reset to zeros per line", "none",
-                 {{"push", S("literal")}, {"init", S("zeros")}}, false, &make_cpack});
-  out.push_back({"cpack.schreiber", "cpack",
-                 "benschreiber/cpack: memory-order bytes, push xxxx only, up to 16 entries", "none",
-                 {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("fill")}}, false, &make_cpack});
-  out.push_back({"cpack.skku", "cpack",
+                 "none",
+                 {{"push", S("nonnarrow")}, {"dictionary", S("block")}},
+                 false,
+                 &make_cpack});
+  out.push_back({"cpack.kim",
+                 "cpack",
+                 "scalable-arch C-Pack model: push xxxx only, 16-slot FIFO reset to zeros per line",
+                 "none",
+                 {{"push", S("literal")}, {"init", S("zeros")}},
+                 false,
+                 &make_cpack});
+  out.push_back({"cpack.schreiber",
+                 "cpack",
+                 "benschreiber/cpack: memory-order bytes, push xxxx only, up to 16 entries",
+                 "none",
+                 {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("fill")}},
+                 false,
+                 &make_cpack});
+  out.push_back({"cpack.skku",
+                 "cpack",
                  "SKKU CAL_22-MPC: memory-order bytes, one 16-entry deque of zeros kept across blocks (stateful)",
                  "none",
-                 {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("deque")}, {"init", S("zeros")},
+                 {{"endian", S("big")},
+                  {"push", S("literal")},
+                  {"dictionary", S("deque")},
+                  {"init", S("zeros")},
                   {"persistent", true}},
-                 false, &make_cpack});
-  out.push_back({"cpack.cal22", "cpack",
-                 "the MPC authors' tool (CAL_22-MPC): = cpack.skku (stateful)", "none",
-                 {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("deque")}, {"init", S("zeros")},
+                 false,
+                 &make_cpack});
+  out.push_back({"cpack.cal22",
+                 "cpack",
+                 "the MPC authors' tool (CAL_22-MPC): = cpack.skku (stateful)",
+                 "none",
+                 {{"endian", S("big")},
+                  {"push", S("literal")},
+                  {"dictionary", S("deque")},
+                  {"init", S("zeros")},
                   {"persistent", true}},
-                 false, &make_cpack});
+                 false,
+                 &make_cpack});
 }
 
 }  // namespace memcomp

@@ -95,37 +95,40 @@ class E2MC final : public CodecImpl<E2MC> {
     if (slc_ && (!raw_ || flag_miss_))
       throw invalid_argument("slc: the budget logic needs E2MC's raw rule (raw=True) and escapes (miss='escape')");
     if (heap_tree_ && (!flag_miss_ || sl_ <= 8))
-      throw invalid_argument(family_ + ": tree='heap' builds no ESC codeword: it needs miss='flag' and 16- or 32-bit symbols");
+      throw invalid_argument(family_ +
+                             ": tree='heap' builds no ESC codeword: it needs miss='flag' and 16- or 32-bit symbols");
     if (pdw_ > 1 && !raw_)
       throw invalid_argument(family_ + ": parallel decoding ways need the raw rule (pointers must fit log2(B) bits)");
     if (flag_miss_ && sl_ <= 8) throw invalid_argument(family_ + ": miss='flag' needs 16- or 32-bit symbols");
     if (limit_ == huffman::LimitMethod::drop && sl_ <= 8)
       throw invalid_argument(family_ + ": limit='drop' moves symbols to ESC, which 4- and 8-bit tables do not have; "
-                             "use 'floor' or 'package_merge'");
+                                       "use 'floor' or 'package_merge'");
     // A table codes up to 2^SL values (SL <= 8, no ESC) or mfv values + ESC: max_len must leave
     // room for them all (drop moves what does not fit to ESC, but SL <= 8 tables have none).
-    const std::uint64_t leaves = sl_ <= 8 ? std::uint64_t{1} << sl_ : std::min<std::uint64_t>(mfv_, std::uint64_t{1} << std::min(sl_, 31u)) + 1;
+    const std::uint64_t leaves = sl_ <= 8 ? std::uint64_t{1} << sl_
+                                          : std::min<std::uint64_t>(mfv_, std::uint64_t{1} << std::min(sl_, 31u)) + 1;
     const unsigned need = limit_ == huffman::LimitMethod::drop && sl_ > 8 ? 1 : ceil_log2(leaves);
     if (!heap_tree_ && max_len_ < need)
-      throw invalid_argument(family_ + ": max_len " + std::to_string(max_len_) + " cannot code " + std::to_string(leaves) +
-                             " symbols (at least " + std::to_string(need) + " bits; lower mfv or raise max_len)");
+      throw invalid_argument(family_ + ": max_len " + std::to_string(max_len_) + " cannot code " +
+                             std::to_string(leaves) + " symbols (at least " + std::to_string(need) +
+                             " bits; lower mfv or raise max_len)");
     if (!model.empty()) load_model(model);
   }
 
   Options options() const override {
     Options o{{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
-            {"symbol_bits", std::int64_t{sl_}},
-            {"mfv", static_cast<std::int64_t>(mfv_)},
-            {"max_len", max_len_opt_},
-            {"limit", std::string(huffman::to_string(limit_))},
-            {"per_position", per_position_},
-            {"pdw", std::int64_t{pdw_}},
-            {"mag", std::int64_t{mag_}},
-            {"raw", raw_},
-            {"miss", std::string(flag_miss_ ? "flag" : "escape")},
-            {"tree", std::string(heap_tree_ ? "heap" : "spec")},
-            {"sample", std::string(cal22_sample_ ? "cal22" : "all")},
-            {"model", model_text_}};
+              {"symbol_bits", std::int64_t{sl_}},
+              {"mfv", static_cast<std::int64_t>(mfv_)},
+              {"max_len", max_len_opt_},
+              {"limit", std::string(huffman::to_string(limit_))},
+              {"per_position", per_position_},
+              {"pdw", std::int64_t{pdw_}},
+              {"mag", std::int64_t{mag_}},
+              {"raw", raw_},
+              {"miss", std::string(flag_miss_ ? "flag" : "escape")},
+              {"tree", std::string(heap_tree_ ? "heap" : "spec")},
+              {"sample", std::string(cal22_sample_ ? "cal22" : "all")},
+              {"model", model_text_}};
     if (slc_) {
       static const char* variants[] = {"simp", "pred", "opt"};
       o["variant"] = std::string(variants[static_cast<int>(variant_)]);
@@ -144,8 +147,8 @@ class E2MC final : public CodecImpl<E2MC> {
     if ((8 * b) % (std::size_t{sl_} * pdw_))
       throw invalid_argument(family_ + ": 8B must be divisible by SL x PDW (SPEC 0.1), got B=" + std::to_string(b));
     if (slc_ && b % mag_)
-      throw invalid_argument("slc: the MAG (" + std::to_string(mag_) + " B) must divide the block (" + std::to_string(b) +
-                             " B): its budgets are whole bursts");
+      throw invalid_argument("slc: the MAG (" + std::to_string(mag_) + " B) must divide the block (" +
+                             std::to_string(b) + " B): its budgets are whole bursts");
   }
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     if (raw_) return 8 * b;  // larger streams are stored raw
@@ -167,7 +170,8 @@ class E2MC final : public CodecImpl<E2MC> {
     check_block_bytes(all.block_bytes);
     BlockView blocks = all;
     if (cal22_sample_)  // the MPC authors' SC2 samples the first max(10^4, min(N/100, 10^6)) lines
-      blocks.n_blocks = std::min(all.n_blocks, std::max<std::size_t>(10000, std::min<std::size_t>(all.n_blocks / 100, 1000000)));
+      blocks.n_blocks =
+          std::min(all.n_blocks, std::max<std::size_t>(10000, std::min<std::size_t>(all.n_blocks / 100, 1000000)));
     Json tables = Json::array();
     if (sl_ >= 16 && heap_tree_) {
       std::vector<std::pair<std::uint64_t, std::uint64_t>> c;
@@ -244,9 +248,10 @@ class E2MC final : public CodecImpl<E2MC> {
       if (k) {
         const std::size_t pos = in.position() - origin, aligned = (pos + 7) / 8 * 8;
         if (start[k] != aligned)
-          throw corrupt_stream(family_ + " segment " + std::to_string(k + 1) + " pointer " + std::to_string(start[k] / 8) +
-                               " is not where segment " + std::to_string(k) + " ends");
-        if (in.read(static_cast<unsigned>(aligned - pos)) != 0) throw corrupt_stream(family_ + " non-zero alignment pad");
+          throw corrupt_stream(family_ + " segment " + std::to_string(k + 1) + " pointer " +
+                               std::to_string(start[k] / 8) + " is not where segment " + std::to_string(k) + " ends");
+        if (in.read(static_cast<unsigned>(aligned - pos)) != 0)
+          throw corrupt_stream(family_ + " non-zero alignment pad");
       }
       with_symbol_bits(sl_, [&](auto SL) {
         for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i)
@@ -289,12 +294,12 @@ class E2MC final : public CodecImpl<E2MC> {
   }
   void put(BitWriter& w, std::uint32_t v, std::size_t i) const { table(i).encode_symbol(w, v); }
 
-  std::uint64_t bursts(std::uint64_t bits) const { return std::max<std::uint64_t>(1, ceil_div(bits, 8 * std::uint64_t{mag_})); }
+  std::uint64_t bursts(std::uint64_t bits) const {
+    return std::max<std::uint64_t>(1, ceil_div(bits, 8 * std::uint64_t{mag_}));
+  }
   std::uint32_t raw_tag(std::size_t b) const { return (1u << tag_bits(b)) - 1; }
   // Bursts a compressed block can take: up to B - MAG bytes, or below B when B < 2 MAG.
-  std::uint64_t max_bursts(std::size_t b) const {
-    return 2 * mag_ <= b ? ceil_div(b - mag_, mag_) : ceil_div(b, mag_);
-  }
+  std::uint64_t max_bursts(std::size_t b) const { return 2 * mag_ <= b ? ceil_div(b - mag_, mag_) : ceil_div(b, mag_); }
   // Enough bits for bursts - 1 of every compressed block plus the all-ones raw value:
   // ceil(log2(B/MAG)) for power-of-two B/MAG (P1 §III-D: 2 bits at 128/32).
   unsigned tag_bits(std::size_t b) const { return std::max(1u, ceil_log2(max_bursts(b) + 1)); }
@@ -456,7 +461,9 @@ class E2MC final : public CodecImpl<E2MC> {
     const std::size_t step = span == 6 ? 8 : span == 12 ? 16 : span;
     return ss % step == 0;
   }
-  std::string variant_name() const { return variant_ == Variant::simp ? "simp" : variant_ == Variant::pred ? "pred" : "opt"; }
+  std::string variant_name() const {
+    return variant_ == Variant::simp ? "simp" : variant_ == Variant::pred ? "pred" : "opt";
+  }
   std::string model_family() const { return slc_ ? "e2mc" : family_; }
 
   void load_model(const std::string& text) {
@@ -464,9 +471,11 @@ class E2MC final : public CodecImpl<E2MC> {
     if (m["sl"].as_int() != sl_)
       throw json_error(family_ + " model: sl " + m["sl"].dump() + " differs from symbol_bits " + std::to_string(sl_));
     if (m["positions"].as_int() != positions_)
-      throw json_error(family_ + " model: positions " + m["positions"].dump() + " differs from " + std::to_string(positions_));
+      throw json_error(family_ + " model: positions " + m["positions"].dump() + " differs from " +
+                       std::to_string(positions_));
     const Json& tables = m["tables"];
-    if (tables.size() != positions_) throw json_error(family_ + " model: expected " + std::to_string(positions_) + " tables");
+    if (tables.size() != positions_)
+      throw json_error(family_ + " model: expected " + std::to_string(positions_) + " tables");
     for (const Json& t : tables.elements()) {
       CanonicalCode c = CanonicalCode::from_json(t, sl_);
       if (c.max_len() > max_len_)
@@ -513,38 +522,71 @@ std::unique_ptr<Codec> make_slc(const Options& o) { return std::make_unique<E2MC
 }  // namespace
 
 void add_e2mc_presets(std::vector<Preset>& out) {
-  out.push_back({"e2mc.paper", "e2mc",
+  out.push_back({"e2mc.paper",
+                 "e2mc",
                  "E2MC16 (IPDPS'17): 1K MFVs + escape, codes <= 20 bits, 4 PDWs, raw above 96 B of 128 B, 32 B MAG",
-                 "none", {}, true, &make_e2mc});
-  out.push_back({"sc2.paper", "sc2",
-                 "SC2 (ISCA'14) as a preset of the same machinery: 32-bit symbols, 1K values, codes <= 16 bits, "
-                 "no pointers, no raw mode",
                  "none",
-                 {{"symbol_bits", std::int64_t{32}}, {"max_len", std::int64_t{16}}, {"pdw", std::int64_t{1}},
-                  {"raw", false}},
-                 true, &make_sc2});
-  out.push_back({"sc2.cal22", "sc2",
+                 {},
+                 true,
+                 &make_e2mc});
+  out.push_back(
+      {"sc2.paper",
+       "sc2",
+       "SC2 (ISCA'14) as a preset of the same machinery: 32-bit symbols, 1K values, codes <= 16 bits, "
+       "no pointers, no raw mode",
+       "none",
+       {{"symbol_bits", std::int64_t{32}}, {"max_len", std::int64_t{16}}, {"pdw", std::int64_t{1}}, {"raw", false}},
+       true,
+       &make_sc2});
+  out.push_back({"sc2.cal22",
+                 "sc2",
                  "the MPC authors' tool (CAL_22-MPC): 1000 MFVs (ties at the cut-off keep the larger words), its heap "
                  "Huffman tree, no length limit and no ESC, a miss costs 32 + 1 bits, fitted on the first "
                  "max(10^4, min(N/100, 10^6)) blocks (accounting-only)",
                  "none",
-                 {{"symbol_bits", std::int64_t{32}}, {"mfv", std::int64_t{1000}}, {"max_len", std::int64_t{0}},
-                  {"pdw", std::int64_t{1}}, {"raw", false}, {"miss", std::string("flag")}, {"tree", std::string("heap")},
+                 {{"symbol_bits", std::int64_t{32}},
+                  {"mfv", std::int64_t{1000}},
+                  {"max_len", std::int64_t{0}},
+                  {"pdw", std::int64_t{1}},
+                  {"raw", false},
+                  {"miss", std::string("flag")},
+                  {"tree", std::string("heap")},
                   {"sample", std::string("cal22")}},
-                 false, &make_sc2});
-  out.push_back({"slc.opt", "slc",
+                 false,
+                 &make_sc2});
+  out.push_back({"slc.opt",
+                 "slc",
                  "SLC (DATE'19) on E2MC16: lossy when at most 16 B above a MAG multiple, tree nodes plus the extra "
                  "span-6/12 nodes, value-similarity prediction (TSLC-OPT)",
-                 "none", {}, true, &make_slc});
-  out.push_back({"slc.pred", "slc", "SLC with the plain tree and value-similarity prediction (TSLC-PRED)", "none",
-                 {{"variant", std::string("pred")}}, false, &make_slc});
-  out.push_back({"slc.simp", "slc", "SLC with the plain tree, truncated symbols decoded as 0 (TSLC-SIMP)", "none",
-                 {{"variant", std::string("simp")}}, false, &make_slc});
-  out.push_back({"sc2.kim", "sc2",
-                 "SKKU SC2 model: unlimited code lengths, a miss costs 32 + 1 bits (accounting-only)", "none",
-                 {{"symbol_bits", std::int64_t{32}}, {"max_len", std::int64_t{0}}, {"pdw", std::int64_t{1}},
-                  {"raw", false}, {"miss", std::string("flag")}},
-                 false, &make_sc2});
+                 "none",
+                 {},
+                 true,
+                 &make_slc});
+  out.push_back({"slc.pred",
+                 "slc",
+                 "SLC with the plain tree and value-similarity prediction (TSLC-PRED)",
+                 "none",
+                 {{"variant", std::string("pred")}},
+                 false,
+                 &make_slc});
+  out.push_back({"slc.simp",
+                 "slc",
+                 "SLC with the plain tree, truncated symbols decoded as 0 (TSLC-SIMP)",
+                 "none",
+                 {{"variant", std::string("simp")}},
+                 false,
+                 &make_slc});
+  out.push_back({"sc2.kim",
+                 "sc2",
+                 "SKKU SC2 model: unlimited code lengths, a miss costs 32 + 1 bits (accounting-only)",
+                 "none",
+                 {{"symbol_bits", std::int64_t{32}},
+                  {"max_len", std::int64_t{0}},
+                  {"pdw", std::int64_t{1}},
+                  {"raw", false},
+                  {"miss", std::string("flag")}},
+                 false,
+                 &make_sc2});
 }
 
 }  // namespace memcomp

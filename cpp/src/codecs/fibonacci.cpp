@@ -20,7 +20,7 @@
 namespace memcomp {
 namespace {
 
-constexpr unsigned kMaxLen = 47;                        // length of Fib(2^32)
+constexpr unsigned kMaxLen = 47;                         // length of Fib(2^32)
 constexpr std::uint64_t kMaxN = std::uint64_t{1} << 32;  // u + 1 for u = 2^32 - 1
 
 struct FibTables {
@@ -169,9 +169,13 @@ std::unique_ptr<Codec> make_fib(const Options& o) { return std::make_unique<Fibo
 }  // namespace
 
 void add_fib_presets(std::vector<Preset>& out) {
-  out.push_back({"fib.ours", "fib",
-                 "Fibonacci codes (Pool et al. I3D'12) of zigzagged word deltas after a raw first word", "none", {},
-                 true, &make_fib});
+  out.push_back({"fib.ours",
+                 "fib",
+                 "Fibonacci codes (Pool et al. I3D'12) of zigzagged word deltas after a raw first word",
+                 "none",
+                 {},
+                 true,
+                 &make_fib});
 }
 
 }  // namespace memcomp

@@ -174,8 +174,7 @@ class FPC final : public CodecImpl<FPC> {
   std::size_t put_token(unsigned p, std::uint32_t f, std::uint8_t* out, std::size_t i, std::size_t n) const {
     if (p == 0) {
       const std::size_t run = f + 1;
-      if (run > n - i)
-        throw corrupt_stream("fpc zero run of " + std::to_string(run) + " words overruns the block");
+      if (run > n - i) throw corrupt_stream("fpc zero run of " + std::to_string(run) + " words overruns the block");
       for (std::size_t j = 0; j < run; ++j) store<std::uint32_t>(out + 4 * (i + j), 0, endian_);
       return i + run;
     }
@@ -183,9 +182,10 @@ class FPC final : public CodecImpl<FPC> {
     std::uint32_t w;
     switch (p) {
       case 4: w = f << 16; break;
-      case 5: w = static_cast<std::uint32_t>(sign_extend(f >> 8, 8)) << 16 |
-                  (static_cast<std::uint32_t>(sign_extend(f & 0xFFu, 8)) & 0xFFFFu);
-              break;
+      case 5:
+        w = static_cast<std::uint32_t>(sign_extend(f >> 8, 8)) << 16 |
+            (static_cast<std::uint32_t>(sign_extend(f & 0xFFu, 8)) & 0xFFFFu);
+        break;
       case 6: w = f * 0x01010101u; break;
       case 7: w = f; break;
       default: w = static_cast<std::uint32_t>(sign_extend(f, kPayload[p])); break;
@@ -209,8 +209,8 @@ class FPC final : public CodecImpl<FPC> {
     std::size_t i = 0;
     for (std::size_t k = 0; k < t; ++k)
       i = put_token(prefix[k], static_cast<std::uint32_t>(in.read(kPayload[prefix[k]])), out, i, n);
-    if (i != n) throw corrupt_stream("fpc mc stream: tokens cover " + std::to_string(i) + " of " +
-                                     std::to_string(n) + " words");
+    if (i != n)
+      throw corrupt_stream("fpc mc stream: tokens cover " + std::to_string(i) + " of " + std::to_string(n) + " words");
   }
 
   Endian endian_ = Endian::little;
@@ -225,25 +225,46 @@ std::unique_ptr<Codec> make_fpc(const Options& o) { return std::make_unique<FPC>
 
 void add_fpc_presets(std::vector<Preset>& out) {
   using S = std::string;
-  out.push_back({"fpc.paper", "fpc", "UW TR-1500 pattern table, zero runs of 1-8 words, sizes in bits", "none",
-                 {}, true, &make_fpc});
-  out.push_back({"fpc.mc", "fpc",
-                 "fpc.paper with Metadata Consolidation (HPCA'16): all prefixes, then all payloads", "none",
-                 {{"layout", S("mc")}}, false, &make_fpc});
-  out.push_back({"fpc.gem5", "fpc", "gem5 FPC: the same sizes as fpc.paper (zero_run_bits=3)", "none", {},
-                 false, &make_fpc});
-  out.push_back({"fpc.kim", "fpc", "scalable-arch FPC model: the same sizes as fpc.paper", "none", {}, false,
+  out.push_back({"fpc.paper",
+                 "fpc",
+                 "UW TR-1500 pattern table, zero runs of 1-8 words, sizes in bits",
+                 "none",
+                 {},
+                 true,
                  &make_fpc});
-  out.push_back({"fpc.skku", "fpc",
-                 "SKKU MPC tools: one 6-bit token per maximal zero run (accounting-only)", "none",
-                 {{"zero_run", S("unbounded")}}, false, &make_fpc});
-  out.push_back({"fpc.cal22", "fpc",
+  out.push_back({"fpc.mc",
+                 "fpc",
+                 "fpc.paper with Metadata Consolidation (HPCA'16): all prefixes, then all payloads",
+                 "none",
+                 {{"layout", S("mc")}},
+                 false,
+                 &make_fpc});
+  out.push_back(
+      {"fpc.gem5", "fpc", "gem5 FPC: the same sizes as fpc.paper (zero_run_bits=3)", "none", {}, false, &make_fpc});
+  out.push_back(
+      {"fpc.kim", "fpc", "scalable-arch FPC model: the same sizes as fpc.paper", "none", {}, false, &make_fpc});
+  out.push_back({"fpc.skku",
+                 "fpc",
+                 "SKKU MPC tools: one 6-bit token per maximal zero run (accounting-only)",
+                 "none",
+                 {{"zero_run", S("unbounded")}},
+                 false,
+                 &make_fpc});
+  out.push_back({"fpc.cal22",
+                 "fpc",
                  "the MPC authors' tool (CAL_22-MPC): = fpc.skku, one 6-bit token per maximal zero run "
                  "(accounting-only)",
-                 "none", {{"zero_run", S("unbounded")}}, false, &make_fpc});
-  out.push_back({"fpc.cmu", "fpc",
-                 "CMU-SAFARI byte approximation with unsigned-magnitude tests (accounting-only)", "cap",
-                 {{"size_model", S("cmu")}}, false, &make_fpc});
+                 "none",
+                 {{"zero_run", S("unbounded")}},
+                 false,
+                 &make_fpc});
+  out.push_back({"fpc.cmu",
+                 "fpc",
+                 "CMU-SAFARI byte approximation with unsigned-magnitude tests (accounting-only)",
+                 "cap",
+                 {{"size_model", S("cmu")}},
+                 false,
+                 &make_fpc});
 }
 
 }  // namespace memcomp

@@ -103,7 +103,8 @@ class FVC final : public CodecImpl<FVC> {
     const Json m = parse_model(text, "fvc");
     const Json& vals = m["values"];
     if (vals.size() > entries_)
-      throw json_error("fvc model: " + std::to_string(vals.size()) + " values exceed entries=" + std::to_string(entries_));
+      throw json_error("fvc model: " + std::to_string(vals.size()) +
+                       " values exceed entries=" + std::to_string(entries_));
     for (const Json& v : vals.elements()) {
       const std::int64_t x = v.as_int();
       if (x < 0 || x > 0xFFFFFFFFll) throw json_error("fvc model: values must be 32-bit unsigned integers");
@@ -151,11 +152,21 @@ std::unique_ptr<Codec> make_fvc(const Options& o) { return std::make_unique<FVC>
 }  // namespace
 
 void add_fvc_presets(std::vector<Preset>& out) {
-  out.push_back({"fvc.paper", "fvc", "frequent-value table of 7 fitted words, 3-bit codes, escape + 32-bit literal",
-                 "none", {}, true, &make_fvc});
-  out.push_back({"fvc.gem5", "fvc",
-                 "gem5 FrequentValues without Huffman: 1024 entries, 10-bit codes, escape costs 10 + 32 (accounting-only)",
-                 "none", {{"entries", std::int64_t{1024}}, {"code_bits", std::int64_t{10}}}, false, &make_fvc});
+  out.push_back({"fvc.paper",
+                 "fvc",
+                 "frequent-value table of 7 fitted words, 3-bit codes, escape + 32-bit literal",
+                 "none",
+                 {},
+                 true,
+                 &make_fvc});
+  out.push_back(
+      {"fvc.gem5",
+       "fvc",
+       "gem5 FrequentValues without Huffman: 1024 entries, 10-bit codes, escape costs 10 + 32 (accounting-only)",
+       "none",
+       {{"entries", std::int64_t{1024}}, {"code_bits", std::int64_t{10}}},
+       false,
+       &make_fvc});
 }
 
 }  // namespace memcomp

@@ -40,9 +40,8 @@ void check_leaves(const std::vector<Leaf>& leaves) {
 std::vector<std::uint32_t> order_by_weight(const std::vector<u128>& w, const std::vector<std::uint64_t>& key) {
   std::vector<std::uint32_t> order(w.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return w[a] != w[b] ? w[a] < w[b] : key[a] < key[b];
-  });
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return w[a] != w[b] ? w[a] < w[b] : key[a] < key[b]; });
   return order;
 }
 
@@ -118,7 +117,8 @@ std::vector<unsigned> drop_lengths(const std::vector<Leaf>& leaves, unsigned max
   std::size_t esc = n;
   for (std::size_t i = 0; i < n; ++i)
     if (leaves[i].key == esc_key) esc = i;
-  if (esc == n) throw invalid_argument("huffman: the drop length limit needs an ESC leaf (key " + std::to_string(esc_key) + ")");
+  if (esc == n)
+    throw invalid_argument("huffman: the drop length limit needs an ESC leaf (key " + std::to_string(esc_key) + ")");
   std::vector<std::size_t> active(n);
   std::iota(active.begin(), active.end(), std::size_t{0});
   u128 esc_weight = leaves[esc].weight;
@@ -154,8 +154,8 @@ std::vector<unsigned> package_merge_lengths(const std::vector<Leaf>& leaves, uns
   const std::vector<std::uint32_t> order = order_by_weight(w, keys_of(leaves));
   struct Item {
     u128 weight;
-    std::uint32_t leaf;  // leaf index, or kPackage
-    std::uint32_t first; // a package's first child: items first, first + 1 of the next level
+    std::uint32_t leaf;   // leaf index, or kPackage
+    std::uint32_t first;  // a package's first child: items first, first + 1 of the next level
   };
   constexpr std::uint32_t kPackage = ~std::uint32_t{0};
   // lists[d] is the list at depth d + 1; lists[max_len - 1] holds the leaves only.
@@ -168,13 +168,14 @@ std::vector<unsigned> package_merge_lengths(const std::vector<Leaf>& leaves, uns
     std::size_t li = 0, pi = 0;
     const std::size_t packages = below.size() / 2;
     while (li < n || pi < packages) {
-      const bool take_leaf =
-          pi == packages || (li < n && w[order[li]] <= below[2 * pi].weight + below[2 * pi + 1].weight);
+      const bool take_leaf = pi == packages ||
+                             (li < n && w[order[li]] <= below[2 * pi].weight + below[2 * pi + 1].weight);
       if (take_leaf) {
         cur.push_back(Item{w[order[li]], order[li], 0});
         ++li;
       } else {
-        cur.push_back(Item{below[2 * pi].weight + below[2 * pi + 1].weight, kPackage, static_cast<std::uint32_t>(2 * pi)});
+        cur.push_back(
+            Item{below[2 * pi].weight + below[2 * pi + 1].weight, kPackage, static_cast<std::uint32_t>(2 * pi)});
         ++pi;
       }
       // Every level selects a prefix of at most 2n - 2 items (the selection shrinks with depth).
@@ -218,8 +219,8 @@ void check_entries(unsigned sl, const std::vector<CanonicalCode::Entry>& entries
   for (const auto& e : entries) {
     const std::string name = e.key == esc ? std::string("ESC") : "symbol " + std::to_string(e.key);
     if (e.key > esc)
-      fail<E>(who, "symbol " + std::to_string(e.key) + " is out of range for SL " + std::to_string(sl) +
-                       " (0.." + std::to_string(esc - 1) + ", ESC is " + std::to_string(esc) + ")");
+      fail<E>(who, "symbol " + std::to_string(e.key) + " is out of range for SL " + std::to_string(sl) + " (0.." +
+                       std::to_string(esc - 1) + ", ESC is " + std::to_string(esc) + ")");
     if (e.len < 1 || e.len > kMaxCodeLen)
       fail<E>(who, "code length " + std::to_string(e.len) + " of " + name + " is outside 1..32");
     kraft += std::uint64_t{1} << (kMaxCodeLen - e.len);
@@ -288,8 +289,8 @@ Alphabet make_alphabet_dense(unsigned sl, const std::vector<std::uint64_t>& hist
   check_sl(sl, "huffman alphabet");
   if (sl > 24) throw invalid_argument("huffman alphabet: a dense histogram needs sl <= 24");
   if (histogram.size() != (std::size_t{1} << sl))
-    throw invalid_argument("huffman alphabet: the histogram has " + std::to_string(histogram.size()) +
-                           " entries, SL " + std::to_string(sl) + " needs " + std::to_string(std::size_t{1} << sl));
+    throw invalid_argument("huffman alphabet: the histogram has " + std::to_string(histogram.size()) + " entries, SL " +
+                           std::to_string(sl) + " needs " + std::to_string(std::size_t{1} << sl));
   std::vector<std::pair<std::uint64_t, std::uint64_t>> counts;
   for (std::size_t v = 0; v < histogram.size(); ++v)
     if (histogram[v] != 0) counts.emplace_back(v, histogram[v]);
@@ -404,7 +405,8 @@ std::vector<unsigned> limited_lengths(const std::vector<Leaf>& leaves, unsigned 
 
 CanonicalCode build_code(const Alphabet& alphabet, unsigned max_len, LimitMethod method) {
   const std::uint64_t esc = alphabet.has_esc ? alphabet.esc_key() : ~std::uint64_t{0};
-  return CanonicalCode::from_lengths(alphabet.sl, alphabet.leaves, limited_lengths(alphabet.leaves, max_len, method, esc));
+  return CanonicalCode::from_lengths(alphabet.sl, alphabet.leaves,
+                                     limited_lengths(alphabet.leaves, max_len, method, esc));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -469,7 +471,8 @@ CanonicalCode::CanonicalCode(unsigned sl, std::vector<Entry> entries) {
   }
 }
 
-CanonicalCode CanonicalCode::from_lengths(unsigned sl, const std::vector<Leaf>& leaves, const std::vector<unsigned>& lengths) {
+CanonicalCode CanonicalCode::from_lengths(unsigned sl, const std::vector<Leaf>& leaves,
+                                          const std::vector<unsigned>& lengths) {
   if (leaves.size() != lengths.size())
     throw invalid_argument("huffman code: " + std::to_string(lengths.size()) + " lengths for " +
                            std::to_string(leaves.size()) + " leaves");
@@ -491,7 +494,8 @@ std::vector<CanonicalCode::Entry> CanonicalCode::entries() const {
 
 namespace {
 void check_length_index(unsigned l) {
-  if (l < 1 || l > kMaxCodeLen) throw invalid_argument("huffman code: length " + std::to_string(l) + " is outside 1..32");
+  if (l < 1 || l > kMaxCodeLen)
+    throw invalid_argument("huffman code: length " + std::to_string(l) + " is outside 1..32");
 }
 }  // namespace
 
@@ -549,7 +553,8 @@ std::uint64_t CanonicalCode::decode(BitReader& in) const {
 void CanonicalCode::unencodable(std::uint64_t value) const {
   if (keys_.empty()) throw invalid_argument("huffman code: encode with an empty code");
   if (value >= esc_key())
-    throw invalid_argument("huffman code: value " + std::to_string(value) + " is out of range for SL " + std::to_string(sl_));
+    throw invalid_argument("huffman code: value " + std::to_string(value) + " is out of range for SL " +
+                           std::to_string(sl_));
   throw invalid_argument("huffman code: value " + std::to_string(value) + " has no codeword and the code has no ESC");
 }
 
@@ -560,7 +565,8 @@ double CanonicalCode::mean_length(const std::vector<Leaf>& leaves, unsigned lite
     unsigned cost = cw.len;
     if (cw.len == 0 || l.key == esc_key()) {
       if (esc_.len == 0)
-        throw invalid_argument("huffman code: key " + std::to_string(l.key) + " has no codeword and the code has no ESC");
+        throw invalid_argument("huffman code: key " + std::to_string(l.key) +
+                               " has no codeword and the code has no ESC");
       cost = esc_.len + literal_bits;
     }
     bits += static_cast<long double>(l.weight) * cost;
@@ -580,14 +586,14 @@ Json CanonicalCode::to_json() const {
     symbols.push(Json::integer(static_cast<std::int64_t>(keys_[i])));
     lengths.push(Json::integer(lens_[i]));
   }
-  return Json::object({{"symbols", std::move(symbols)},
-                       {"lengths", std::move(lengths)},
-                       {"esc_len", Json::integer(esc_.len)}});
+  return Json::object(
+      {{"symbols", std::move(symbols)}, {"lengths", std::move(lengths)}, {"esc_len", Json::integer(esc_.len)}});
 }
 
 CanonicalCode CanonicalCode::from_json(const Json& table, unsigned sl) {
   const std::string who = "huffman table";
-  if (sl < 1 || sl > kMaxSymbolBits) fail<json_error>(who, "symbol length sl=" + std::to_string(sl) + " must be in 1..32");
+  if (sl < 1 || sl > kMaxSymbolBits)
+    fail<json_error>(who, "symbol length sl=" + std::to_string(sl) + " must be in 1..32");
   if (!table.is_object()) fail<json_error>(who, "expected an object {symbols, lengths, esc_len}");
   for (const auto& kv : table.items())
     if (kv.first != "symbols" && kv.first != "lengths" && kv.first != "esc_len")

@@ -23,9 +23,12 @@ Json member_config(const Codec& c) {
   for (const auto& [k, v] : c.options()) {
     auto it = base.find(k);
     if (it != base.end() && it->second == v) continue;
-    if (const auto* b = std::get_if<bool>(&v)) obj.set(k, Json::boolean(*b));
-    else if (const auto* i = std::get_if<std::int64_t>(&v)) obj.set(k, Json::integer(*i));
-    else if (const auto* d = std::get_if<double>(&v)) obj.set(k, Json::number(*d));
+    if (const auto* b = std::get_if<bool>(&v))
+      obj.set(k, Json::boolean(*b));
+    else if (const auto* i = std::get_if<std::int64_t>(&v))
+      obj.set(k, Json::integer(*i));
+    else if (const auto* d = std::get_if<double>(&v))
+      obj.set(k, Json::number(*d));
     else {
       const std::string& str = std::get<std::string>(v);
       const bool nested = (k == "model" || k == "members") && !str.empty() && (str[0] == '{' || str[0] == '[');
@@ -41,14 +44,22 @@ std::unique_ptr<Codec> member_from(const Json& j) {
   Options o;
   std::string preset;
   for (const auto& [k, v] : j.items()) {
-    if (k == "preset") preset = v.as_string();
-    else if (k == "id") continue;
-    else if (v.is_string()) o[k] = v.as_string();
-    else if (v.is_object() || v.is_array()) o[k] = v.dump();  // models and nested member lists
-    else if (v.is_null()) throw invalid_argument("bestof: member option '" + k + "' is null");
-    else if (v.dump() == "true" || v.dump() == "false") o[k] = v.as_bool();
-    else if (v.dump().find_first_of(".eE") == std::string::npos) o[k] = v.as_int();
-    else o[k] = v.as_double();
+    if (k == "preset")
+      preset = v.as_string();
+    else if (k == "id")
+      continue;
+    else if (v.is_string())
+      o[k] = v.as_string();
+    else if (v.is_object() || v.is_array())
+      o[k] = v.dump();  // models and nested member lists
+    else if (v.is_null())
+      throw invalid_argument("bestof: member option '" + k + "' is null");
+    else if (v.dump() == "true" || v.dump() == "false")
+      o[k] = v.as_bool();
+    else if (v.dump().find_first_of(".eE") == std::string::npos)
+      o[k] = v.as_int();
+    else
+      o[k] = v.as_double();
   }
   if (preset.empty()) throw invalid_argument("bestof: a member config needs a 'preset'");
   return make_codec(preset, o);
@@ -81,7 +92,8 @@ class BestOf final : public CodecImpl<BestOf> {
     for (const auto& m : members_) {
       if (m->stateful()) throw invalid_argument("bestof: stateful member " + m->preset() + " is not supported");
       if (m->lossy())
-        throw invalid_argument("bestof: lossy member " + m->preset() + " is not supported (a hybrid picks among "
+        throw invalid_argument("bestof: lossy member " + m->preset() +
+                               " is not supported (a hybrid picks among "
                                "lossless encodings)");
     }
     sel_bits_ = ceil_log2(members_.size());
@@ -207,13 +219,21 @@ std::unique_ptr<Codec> make_bestof(const Options& o) { return std::make_unique<B
 }  // namespace
 
 void add_bestof_presets(std::vector<Preset>& out) {
-  out.push_back({"bestof.bdi_fpc", "bestof",
-                 "per block the smaller of bdi.paper and fpc.paper, 1-bit selector in-band (P2's BDI+FPC)", "none",
-                 {{"members", std::string("bdi.paper,fpc.paper")}}, true, &make_bestof});
-  out.push_back({"bestof.hycomp", "bestof",
+  out.push_back({"bestof.bdi_fpc",
+                 "bestof",
+                 "per block the smaller of bdi.paper and fpc.paper, 1-bit selector in-band (P2's BDI+FPC)",
+                 "none",
+                 {{"members", std::string("bdi.paper,fpc.paper")}},
+                 true,
+                 &make_bestof});
+  out.push_back({"bestof.hycomp",
+                 "bestof",
                  "HyComp-style oracle upper bound: per block the best of zrep, bdi.paper and sc2.paper, 2-bit selector "
                  "(real HyComp predicts the type instead of trying all)",
-                 "none", {{"members", std::string("zrep.ours,bdi.paper,sc2.paper")}}, false, &make_bestof});
+                 "none",
+                 {{"members", std::string("zrep.ours,bdi.paper,sc2.paper")}},
+                 false,
+                 &make_bestof});
 }
 
 }  // namespace memcomp

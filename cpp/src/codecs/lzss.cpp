@@ -270,9 +270,13 @@ std::unique_ptr<Codec> make_lzss(const Options& o) { return std::make_unique<LZS
 }  // namespace
 
 void add_lzss_presets(std::vector<Preset>& out) {
-  out.push_back({"lzss.block", "lzss",
+  out.push_back({"lzss.block",
+                 "lzss",
                  "block-local LZSS: byte tokens, window = earlier bytes of the block, lengths 3-18, greedy",
-                 "none", {}, true, &make_lzss});
+                 "none",
+                 {},
+                 true,
+                 &make_lzss});
 }
 
 }  // namespace memcomp

@@ -287,9 +287,14 @@ std::unique_ptr<Codec> make_mpc(const Options& o) { return std::make_unique<MPC>
 }  // namespace
 
 void add_mpc_presets(std::vector<Preset>& out) {
-  out.push_back({"mpc.cal22_rtl", "mpc",
-                 "the five modules of the public CAL'22 RTL (Compressor.v), RTL module choice; bit-exact vs its stimulus",
-                 "none", {{"model", std::string(kCal22RtlModel)}}, true, &make_mpc});
+  out.push_back(
+      {"mpc.cal22_rtl",
+       "mpc",
+       "the five modules of the public CAL'22 RTL (Compressor.v), RTL module choice; bit-exact vs its stimulus",
+       "none",
+       {{"model", std::string(kCal22RtlModel)}},
+       true,
+       &make_mpc});
 }
 
 }  // namespace memcomp

@@ -107,10 +107,15 @@ std::unique_ptr<Codec> make(const Options& o) {
 }  // namespace
 
 void add_zero_presets(std::vector<Preset>& out) {
-  out.push_back({"zca.paper", "zca", "zero-content augmented: zero blocks cost only a 1-bit tag",
-                 "none", {}, true, &make<ZCA>});
-  out.push_back({"zrep.ours", "zrep", "2-bit header: zero, repeated 8-byte value, or raw", "none",
-                 {{"w", std::int64_t{8}}}, true, &make<ZRep>});
+  out.push_back(
+      {"zca.paper", "zca", "zero-content augmented: zero blocks cost only a 1-bit tag", "none", {}, true, &make<ZCA>});
+  out.push_back({"zrep.ours",
+                 "zrep",
+                 "2-bit header: zero, repeated 8-byte value, or raw",
+                 "none",
+                 {{"w", std::int64_t{8}}},
+                 true,
+                 &make<ZRep>});
 }
 
 }  // namespace memcomp

@@ -42,8 +42,7 @@ const OptionValue* OptionReader::find(const std::string& key) {
 }
 
 void OptionReader::type_error(const std::string& key, const char* want) const {
-  throw invalid_argument(codec_ + ": option '" + key + "' must be " + want + ", got " +
-                         to_string(opts_.at(key)));
+  throw invalid_argument(codec_ + ": option '" + key + "' must be " + want + ", got " + to_string(opts_.at(key)));
 }
 
 bool OptionReader::get_bool(const std::string& key, bool dflt) {
@@ -54,16 +53,15 @@ bool OptionReader::get_bool(const std::string& key, bool dflt) {
   type_error(key, "a bool");
 }
 
-std::int64_t OptionReader::get_int(const std::string& key, std::int64_t dflt, std::int64_t lo,
-                                   std::int64_t hi) {
+std::int64_t OptionReader::get_int(const std::string& key, std::int64_t dflt, std::int64_t lo, std::int64_t hi) {
   note(key, {"int", dflt, static_cast<double>(lo), static_cast<double>(hi), {}});
   const OptionValue* v = find(key);
   if (!v) return dflt;
   const auto* i = std::get_if<std::int64_t>(v);
   if (!i) type_error(key, "an integer");
   if (*i < lo || *i > hi)
-    throw invalid_argument(codec_ + ": option '" + key + "' must be in [" + std::to_string(lo) +
-                           ", " + std::to_string(hi) + "], got " + std::to_string(*i));
+    throw invalid_argument(codec_ + ": option '" + key + "' must be in [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "], got " + std::to_string(*i));
   return *i;
 }
 
@@ -79,8 +77,8 @@ double OptionReader::get_double(const std::string& key, double dflt, double lo, 
   else
     type_error(key, "a number");
   if (!(d >= lo && d <= hi))
-    throw invalid_argument(codec_ + ": option '" + key + "' must be in [" + to_string(lo) + ", " +
-                           to_string(hi) + "], got " + to_string(d));
+    throw invalid_argument(codec_ + ": option '" + key + "' must be in [" + to_string(lo) + ", " + to_string(hi) +
+                           "], got " + to_string(d));
   return d;
 }
 

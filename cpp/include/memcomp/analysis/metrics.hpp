@@ -15,7 +15,7 @@ struct Policy {
   enum class Rounding : std::uint8_t { none, bytes, segments, mag, pow2 };
 
   Fallback fallback = Fallback::none;
-  double threshold = 1.0;      ///< threshold(f): 8B when bits > f * 8B
+  double threshold = 1.0;  ///< threshold(f): 8B when bits > f * 8B
   Rounding rounding = Rounding::none;
   unsigned segment_bytes = 8;  ///< segments(s)
   unsigned mag_bytes = 32;     ///< mag(M)

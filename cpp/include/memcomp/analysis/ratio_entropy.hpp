@@ -41,9 +41,9 @@ int ratio_round_log2(std::uint64_t a, std::uint64_t b) noexcept;
 
 /// Bucket layout of one option set.
 struct RatioLayout {
-  int q_min = 0, q_max = 0;   ///< ratio range
-  unsigned n_q = 0;           ///< q_max - q_min + 1
-  unsigned buckets = 0;       ///< 3 + n_q (x2 when signed)
+  int q_min = 0, q_max = 0;  ///< ratio range
+  unsigned n_q = 0;          ///< q_max - q_min + 1
+  unsigned buckets = 0;      ///< 3 + n_q (x2 when signed)
   explicit RatioLayout(const RatioOptions& o);
   /// Bucket of target a and base b (raw element values, zero-extended to 64 bits).
   unsigned bucket(std::uint64_t a, std::uint64_t b, const RatioOptions& o) const noexcept;
@@ -87,8 +87,7 @@ class RatioCounts {
 };
 
 /// RE matrix of raw counts (n x n x K) with the option's zero handling.
-void ratio_entropy_matrix(const std::uint64_t* counts, std::size_t n, unsigned buckets, RatioZeros zeros,
-                          double* out);
+void ratio_entropy_matrix(const std::uint64_t* counts, std::size_t n, unsigned buckets, RatioZeros zeros, double* out);
 
 // ---------------------------------------------------------------- guess_dtype (SPEC 1.12)
 
@@ -136,8 +135,8 @@ std::vector<Edge> kruskal_mst(const double* w, std::size_t n);
 
 struct Tree {
   int root = 0;
-  std::vector<int> base;    ///< parent (base) of every position; base[root] = root
-  std::vector<int> depth;   ///< depth below the root
+  std::vector<int> base;   ///< parent (base) of every position; base[root] = root
+  std::vector<int> depth;  ///< depth below the root
   int height = 0;
 };
 

@@ -38,7 +38,7 @@ class ValueCounts32 {
   void merge_sorted(const std::vector<Item>& run);
   void merge_sorted(std::vector<Item>&& run);
 
-  mutable std::vector<Item> items_;            // sorted by value, counts > 0
+  mutable std::vector<Item> items_;             // sorted by value, counts > 0
   mutable std::vector<std::uint32_t> pending_;  // single adds of count 1, not yet folded
   std::uint64_t total_ = 0;
 };

@@ -26,18 +26,18 @@ enum class Dbi : std::uint8_t { none, dc, ac };
 
 struct BusConfig {
   Channel channel = Channel::noc;
-  unsigned width_bits = 256;     ///< noc: flit width W (8 * flit bytes); dram: bus width W_bus
-  unsigned burst_length = 8;     ///< dram: beats per burst (one burst = one MAG)
-  Pad pad = Pad::zero;           ///< fill of the last unit (dram: of the last burst); hold repeats
-                                 ///< the unit before (before DBI; the wire state if none)
-  bool isolated = false;         ///< mode: "isolated" (state reset per block) or "stream"
-  bool init_ones = false;        ///< noc: wire level before the first flit (0 or all ones)
-  bool idle_high = true;         ///< dram: idle (termination) level; DBI pins are asserted at the other
-  Dbi dbi = Dbi::none;           ///< dram only
-  unsigned ac_threshold = 4;     ///< ac: invert iff transitions > threshold (lane / 2)
+  unsigned width_bits = 256;        ///< noc: flit width W (8 * flit bytes); dram: bus width W_bus
+  unsigned burst_length = 8;        ///< dram: beats per burst (one burst = one MAG)
+  Pad pad = Pad::zero;              ///< fill of the last unit (dram: of the last burst); hold repeats
+                                    ///< the unit before (before DBI; the wire state if none)
+  bool isolated = false;            ///< mode: "isolated" (state reset per block) or "stream"
+  bool init_ones = false;           ///< noc: wire level before the first flit (0 or all ones)
+  bool idle_high = true;            ///< dram: idle (termination) level; DBI pins are asserted at the other
+  Dbi dbi = Dbi::none;              ///< dram only
+  unsigned ac_threshold = 4;        ///< ac: invert iff transitions > threshold (lane / 2)
   bool ac_first_no_invert = false;  ///< ac: never invert a beat that follows idle (ours; DRAMPower
                                     ///< v6.2.0 compares it with the idle pattern: false)
-  bool ac_count_pin = false;     ///< ac: invert iff data + pin transitions would be fewer
+  bool ac_count_pin = false;        ///< ac: invert iff data + pin transitions would be fewer
 
   unsigned unit_bytes() const noexcept { return width_bits / 8; }
   unsigned lanes() const noexcept { return width_bits / 8; }
@@ -105,9 +105,12 @@ struct BusCountsT {
 using BusCounts = BusCountsT<std::uint32_t>;
 using BusTotals = BusCountsT<std::uint64_t>;
 
+// The X-macro list stays bin-packed.
+// clang-format off
 #define MEMCOMP_BUS_FIELDS(X) \
   X(bits) X(units) X(beats) X(toggles) X(t01) X(t10) X(zeros) X(ones) X(pin_zeros) X(pin_ones) X(pin_t01) \
   X(pin_t10) X(inversions) X(energy)
+// clang-format on
 
 /// Per-block output columns, one array of n entries per field (null: not wanted).
 struct BusColumns {
@@ -155,7 +158,7 @@ class Bus {
   const std::vector<std::uint8_t>& driven() const noexcept { return buf_; }
   const std::vector<std::uint8_t>& pin_levels() const noexcept { return pins_; }
 
- /// Sets toggles from t01 + t10 and the EC metric (energy) from the other counts.
+  /// Sets toggles from t01 + t10 and the EC metric (energy) from the other counts.
   void finish(BusCounts& r) const;
 
  private:
@@ -167,8 +170,7 @@ class Bus {
 /// Per-block counts (out may be null) and totals of raw blocks sent in array order. Stream mode
 /// starts from s and leaves the state there; `close` (dram) returns the bus to idle after the
 /// last block and counts it in that block.
-BusTotals bus_count_raw(const BusConfig& c, const BlockView& blocks, WireState& s, const BusColumns* out,
-                        bool close);
+BusTotals bus_count_raw(const BusConfig& c, const BlockView& blocks, WireState& s, const BusColumns* out, bool close);
 /// The same for compressed streams.
 BusTotals bus_count_streams(const BusConfig& c, const StreamsView& streams, WireState& s, const BusColumns* out,
                             bool close);
@@ -182,8 +184,8 @@ BusTotals bus_count_streams(const BusConfig& c, const StreamsView& streams, Wire
 enum class EcRatio : std::uint8_t { units, bits };
 
 struct EcConfig {
-  unsigned k = 2;       ///< 1: ec1 (energy x delay); 2: ec2 (energy x delay^2)
-  double alpha = 1.0;   ///< weight of T1
+  unsigned k = 2;      ///< 1: ec1 (energy x delay); 2: ec2 (energy x delay^2)
+  double alpha = 1.0;  ///< weight of T1
   EcRatio ratio = EcRatio::units;
 };
 

@@ -130,8 +130,7 @@ class Codec {
 
  protected:
   /// Measures blocks [begin, end); CodecImpl overrides it with a statically dispatched loop.
-  virtual void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                             const SizeColumns& out) const;
+  virtual void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const;
   [[noreturn]] void not_decodable() const;
   /// Throws invalid_argument if the codec needs a model and has none.
   void require_model() const;

@@ -63,8 +63,8 @@ struct TopK {
 ///            (key 2^sl) with weight max(1, total count of all other values) (saturating at
 ///            2^64 - 1), unless rule.esc is false.
 /// Throws invalid_argument for sl outside 1..32, a value >= 2^sl, or a repeated value.
-Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& counts,
-                       std::size_t k, TopK rule = {});
+Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& counts, std::size_t k,
+                       TopK rule = {});
 /// The same from a dense histogram: histogram[v] is the count of v; size must be 2^sl (sl <= 24).
 Alphabet make_alphabet_dense(unsigned sl, const std::vector<std::uint64_t>& histogram, std::size_t k);
 /// The same from exact value counts (every counted value must be < 2^sl).
@@ -241,8 +241,8 @@ class CanonicalCode {
     std::uint8_t len = 0;  // 0: no codeword starts with these bits; kLongCode: a longer code does
   };
   static constexpr std::uint8_t kLongCode = 0xFF;
-  static constexpr unsigned kLutBits = 11;   // decode lookup over the first min(11, max_len) bits
-  static constexpr unsigned kDenseBits = 12; // code_of is a direct array for sl <= 12
+  static constexpr unsigned kLutBits = 11;    // decode lookup over the first min(11, max_len) bits
+  static constexpr unsigned kDenseBits = 12;  // code_of is a direct array for sl <= 12
 
   std::size_t slot(std::uint64_t key) const noexcept {
     return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> hash_shift_);
@@ -258,10 +258,10 @@ class CanonicalCode {
 
   unsigned sl_ = 0;
   unsigned max_len_ = 0, min_len_ = 0;
-  std::uint64_t kraft_num_ = 0;        // Kraft sum * 2^32
-  std::vector<std::uint64_t> keys_;    // canonical order
-  std::vector<std::uint8_t> lens_;     // canonical order
-  std::vector<std::uint32_t> codes_;   // canonical order
+  std::uint64_t kraft_num_ = 0;       // Kraft sum * 2^32
+  std::vector<std::uint64_t> keys_;   // canonical order
+  std::vector<std::uint8_t> lens_;    // canonical order
+  std::vector<std::uint32_t> codes_;  // canonical order
   std::uint32_t count_[kMaxCodeLen + 2] = {};
   std::uint64_t first_code_[kMaxCodeLen + 2] = {};
   std::uint32_t first_index_[kMaxCodeLen + 2] = {};
@@ -270,7 +270,7 @@ class CanonicalCode {
   std::vector<Slot> hash_;       // open addressing, power-of-two size, at most half full
   unsigned hash_shift_ = 64;
   unsigned lut_bits_ = 0;
-  std::vector<LutEntry> lut_;    // first lut_bits_ bits -> codeword
+  std::vector<LutEntry> lut_;  // first lut_bits_ bits -> codeword
 };
 
 }  // namespace huffman

@@ -47,12 +47,12 @@ inline constexpr int kModelVersion = 1;
 
 /// One prediction module (SPEC 1.12 "Parameters"). The root's own base and shift are ignored.
 struct Module {
-  int cls = kFirstModuleClass;                ///< class id 2..6 written in the stream
-  int root = 0;                               ///< byte stored as is (R[0])
-  std::array<std::uint8_t, 32> base{};        ///< byte j is predicted from byte base[j]
-  std::array<std::int8_t, 32> shift{};        ///< > 0: left shift (mod 256), < 0: right shift
-  std::array<std::uint8_t, 256> scan_row{};   ///< plane of scanned bit t
-  std::array<std::uint8_t, 256> scan_col{};   ///< column of scanned bit t
+  int cls = kFirstModuleClass;               ///< class id 2..6 written in the stream
+  int root = 0;                              ///< byte stored as is (R[0])
+  std::array<std::uint8_t, 32> base{};       ///< byte j is predicted from byte base[j]
+  std::array<std::int8_t, 32> shift{};       ///< > 0: left shift (mod 256), < 0: right shift
+  std::array<std::uint8_t, 256> scan_row{};  ///< plane of scanned bit t
+  std::array<std::uint8_t, 256> scan_col{};  ///< column of scanned bit t
   bool operator==(const Module& o) const {
     return cls == o.cls && root == o.root && base == o.base && shift == o.shift && scan_row == o.scan_row &&
            scan_col == o.scan_col;
@@ -81,15 +81,14 @@ inline void validate_module(const Module& m, const std::string& where = "mpc mod
     if (m.base[j] > 31)
       throw json_error(at + ": base[" + std::to_string(j) + "] = " + std::to_string(m.base[j]) + " is outside 0..31");
     if (m.shift[j] < -8 || m.shift[j] > 8)
-      throw json_error(at + ": shift[" + std::to_string(j) + "] = " + std::to_string(m.shift[j]) +
-                       " is outside -8..8");
+      throw json_error(at + ": shift[" + std::to_string(j) + "] = " + std::to_string(m.shift[j]) + " is outside -8..8");
   }
   for (std::size_t j = 0; j < 32; ++j) {  // follow the pointers: the root within 31 steps
     std::size_t k = j;
     for (int step = 0; step < 32 && k != static_cast<std::size_t>(m.root); ++step) k = m.base[k];
     if (k != static_cast<std::size_t>(m.root))
-      throw json_error(at + ": the base pointers of byte " + std::to_string(j) +
-                       " do not reach the root " + std::to_string(m.root) + " (a cycle)");
+      throw json_error(at + ": the base pointers of byte " + std::to_string(j) + " do not reach the root " +
+                       std::to_string(m.root) + " (a cycle)");
   }
   std::array<bool, kCells> seen{};
   for (std::size_t t = 0; t < kCells; ++t) {
@@ -122,9 +121,11 @@ template <class T, std::size_t N>
 void int_array(const Json& obj, const char* key, std::array<T, N>& out, std::int64_t lo, std::int64_t hi,
                const std::string& where) {
   const Json* v = obj.find(key);
-  if (!v || !v->is_array()) throw json_error(where + ": '" + key + "' must be an array of " + std::to_string(N) + " integers");
+  if (!v || !v->is_array())
+    throw json_error(where + ": '" + key + "' must be an array of " + std::to_string(N) + " integers");
   if (v->size() != N)
-    throw json_error(where + ": '" + key + "' has " + std::to_string(v->size()) + " entries, expected " + std::to_string(N));
+    throw json_error(where + ": '" + key + "' has " + std::to_string(v->size()) + " entries, expected " +
+                     std::to_string(N));
   for (std::size_t i = 0; i < N; ++i) {
     const std::int64_t x = v->at(i).as_int();
     if (x < lo || x > hi)
@@ -377,7 +378,8 @@ inline RowSplit split_bits(const Rows& r) noexcept {
   const unsigned p1 = mask_of(is0(wa), is0(wb));  // at most one 1
   const unsigned p2 = mask_of(is0(_mm_and_si128(wa, _mm_sub_epi16(wa, one))),
                               is0(_mm_and_si128(wb, _mm_sub_epi16(wb, one))));  // at most two 1s
-  const unsigned nadj = mask_of(is0(_mm_and_si128(a, _mm_slli_epi16(a, 1))), is0(_mm_and_si128(b, _mm_slli_epi16(b, 1))));
+  const unsigned nadj =
+      mask_of(is0(_mm_and_si128(a, _mm_slli_epi16(a, 1))), is0(_mm_and_si128(b, _mm_slli_epi16(b, 1))));
   const unsigned half = mask_of(_mm_or_si128(is0(_mm_and_si128(a, hi8)), is0(_mm_and_si128(a, lo8))),
                                 _mm_or_si128(is0(_mm_and_si128(b, hi8)), is0(_mm_and_si128(b, lo8))));
   const unsigned c7 = p1 & ~z, c8 = p2 & ~p1 & ~nadj & 0xFFFFu;
@@ -468,7 +470,8 @@ inline Rows read_rows(BitReader& in) {
       const unsigned q = static_cast<unsigned>(in.read(4)) + 1;
       if (q < 2) bad("a zero-run code of length 1 (the single-zero-row code is 0011)");
       if (after_run) bad("two zero-run codes in a row");
-      if (i + q > kRows) bad("a zero run of " + std::to_string(q) + " rows at row " + std::to_string(i) + " runs past row 16");
+      if (i + q > kRows)
+        bad("a zero run of " + std::to_string(q) + " rows at row " + std::to_string(i) + " runs past row 16");
       i += q;
       after_run = true;
       continue;
@@ -537,7 +540,7 @@ struct Compiled {
   std::array<std::uint8_t, 32> src{};   ///< byte of column k (src[0] = root)
   std::array<std::uint8_t, 32> bsrc{};  ///< base byte of column k (column 0: unused, 0)
   std::array<std::uint8_t, 32> lsh{}, rsh{};
-  std::array<std::uint8_t, kCells> inv{};                 ///< cell -> scan index t
+  std::array<std::uint8_t, kCells> inv{};  ///< cell -> scan index t
   std::array<std::array<std::uint64_t, 4>, kRows> row_mask{};
   /// pshufb masks: [0..3] gather src (columns 0-15 from bytes 0-15 / 16-31, columns 16-31 from
   /// bytes 0-15 / 16-31), [4..7] the same for bsrc; 0x80 where the other half supplies the byte
@@ -615,10 +618,14 @@ struct Compiled {
     const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
     const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16));
     const __m128i* sh = reinterpret_cast<const __m128i*>(shuf.data());
-    const __m128i s0 = _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 0)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 1)));
-    const __m128i s1 = _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 2)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 3)));
-    __m128i p0 = _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 4)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 5)));
-    __m128i p1 = _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 6)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 7)));
+    const __m128i s0 =
+        _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 0)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 1)));
+    const __m128i s1 =
+        _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 2)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 3)));
+    __m128i p0 =
+        _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 4)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 5)));
+    __m128i p1 =
+        _mm_or_si128(_mm_shuffle_epi8(lo, _mm_load_si128(sh + 6)), _mm_shuffle_epi8(hi, _mm_load_si128(sh + 7)));
     const __m128i b0 = p0, b1 = p1;
     for (unsigned g = 0; g < ngrp; ++g) {
       const int s = grp_shift[g];
@@ -642,7 +649,8 @@ struct Compiled {
     __m128i c0 = _mm_sub_epi8(s0, p0), c1 = _mm_sub_epi8(s1, p1);
     Planes P{};
     for (unsigned p = 0; p < kPlanes; ++p) {
-      P[p] = static_cast<std::uint32_t>(_mm_movemask_epi8(c0)) | static_cast<std::uint32_t>(_mm_movemask_epi8(c1)) << 16;
+      P[p] = static_cast<std::uint32_t>(_mm_movemask_epi8(c0)) | static_cast<std::uint32_t>(_mm_movemask_epi8(c1))
+                                                                     << 16;
       c0 = _mm_add_epi8(c0, c0);
       c1 = _mm_add_epi8(c1, c1);
     }

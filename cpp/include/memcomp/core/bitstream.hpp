@@ -16,8 +16,7 @@ namespace memcomp {
 /// REQUIRES: data points to at least ceil(capacity_bits / 8) writable bytes.
 class BitWriter {
  public:
-  BitWriter(std::uint8_t* data, std::size_t capacity_bits) noexcept
-      : data_(data), capacity_(capacity_bits) {}
+  BitWriter(std::uint8_t* data, std::size_t capacity_bits) noexcept : data_(data), capacity_(capacity_bits) {}
 
   /// Appends the low `nbits` (0..64) bits of `value`; higher bits of value are ignored.
   /// Throws std::length_error past the capacity, invalid_argument for nbits > 64.
@@ -98,8 +97,7 @@ class BitWriter {
 /// last byte); a larger buffer_bytes only lets it load whole words near the stream's end.
 class BitReader {
  public:
-  BitReader(const std::uint8_t* data, std::size_t begin_bit, std::size_t end_bit,
-            std::size_t buffer_bytes = 0) noexcept
+  BitReader(const std::uint8_t* data, std::size_t begin_bit, std::size_t end_bit, std::size_t buffer_bytes = 0) noexcept
       : data_(data),
         pos_(begin_bit),
         begin_(begin_bit),
@@ -112,8 +110,8 @@ class BitReader {
     if (nbits > 64) throw invalid_argument("BitReader::read: nbits must be <= 64");
     if (nbits > end_ - pos_) {
       throw corrupt_stream("truncated stream: a " + std::to_string(nbits) + "-bit field at bit " +
-                           std::to_string(pos_ - begin_) + " runs past the end (" +
-                           std::to_string(end_ - begin_) + " bits)");
+                           std::to_string(pos_ - begin_) + " runs past the end (" + std::to_string(end_ - begin_) +
+                           " bits)");
     }
     if (nbits > 56) {
       const std::uint64_t hi = get(nbits - 32);
@@ -127,8 +125,8 @@ class BitReader {
   void read_bytes(std::uint8_t* out, std::size_t n) {
     if (8 * n > end_ - pos_) {
       throw corrupt_stream("truncated stream: " + std::to_string(n) + " raw bytes at bit " +
-                           std::to_string(pos_ - begin_) + " run past the end (" +
-                           std::to_string(end_ - begin_) + " bits)");
+                           std::to_string(pos_ - begin_) + " run past the end (" + std::to_string(end_ - begin_) +
+                           " bits)");
     }
     std::size_t i = 0;
     if ((pos_ & 7) == 0) {  // byte-aligned: copy straight through

@@ -19,8 +19,7 @@ inline bool is_valid_block_bytes(std::size_t b) {
 
 inline void check_block_bytes(std::size_t b) {
   if (!is_valid_block_bytes(b))
-    throw invalid_argument("block size " + std::to_string(b) +
-                           " B is not supported; use 16, 32, 64, 128 or 256 B");
+    throw invalid_argument("block size " + std::to_string(b) + " B is not supported; use 16, 32, 64, 128 or 256 B");
 }
 
 /// n_blocks blocks of block_bytes bytes each, stored back to back (a C-contiguous (n, B) array).

@@ -190,9 +190,13 @@ class Json {
       throw json_error("json: " + why + " at byte " + std::to_string(i));
     }
     char peek() const { return i < s.size() ? s[i] : '\0'; }
-    void ws() { while (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r') ++i; }
+    void ws() {
+      while (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r') ++i;
+    }
     bool eat(char c) { return peek() == c ? (++i, true) : false; }
-    void need(char c) { if (!eat(c)) fail(std::string("expected '") + c + "'"); }
+    void need(char c) {
+      if (!eat(c)) fail(std::string("expected '") + c + "'");
+    }
     bool digits() {
       const std::size_t start = i;
       while (peek() >= '0' && peek() <= '9') ++i;

@@ -40,8 +40,7 @@ class OptionReader {
   std::int64_t get_int(const std::string& key, std::int64_t dflt, std::int64_t lo, std::int64_t hi);
   double get_double(const std::string& key, double dflt, double lo, double hi);
   std::string get_string(const std::string& key, const std::string& dflt);
-  std::string get_choice(const std::string& key, const std::string& dflt,
-                         std::initializer_list<const char*> allowed);
+  std::string get_choice(const std::string& key, const std::string& dflt, std::initializer_list<const char*> allowed);
 
   /// Throws invalid_argument naming every key that was never read.
   void finish() const;
