@@ -638,7 +638,7 @@ def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
             return code
         except UsageError as e:
             print(f"memcomp: error: {e}", file=sys.stderr)
-            if "standard output" in str(e):
+            if "standard output" in str(e) and out is sys.stdout:
                 _detach_stdout()
             return 2
         except (ValueError, TypeError, OSError) as e:
@@ -650,7 +650,8 @@ def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
         print("memcomp: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader of the output went away (memcomp ... | head -1)
-        _detach_stdout()
+        if out is sys.stdout:
+            _detach_stdout()
         return 141
 
 

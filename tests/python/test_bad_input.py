@@ -1,0 +1,779 @@
+"""The bad-input matrix: one named case per (entry point, bad input), each asserting the exact
+exception type and a fragment of its message, or the correct result (README "Errors"): wrong types
+raise TypeError, bad values ValueError, corrupt streams and malformed encoded files
+CorruptStreamError, malformed model files ValueError naming the file and the field, missing files
+OSError naming the file. No case may leak a pybind11 signature dump, RecursionError, MemoryError,
+BadZipFile, EOFError, NotImplementedError or a pickle hint."""
+import copy
+import io
+import json
+import os
+import pickle
+import struct
+import zipfile
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+import memcomp
+from memcomp import CorruptStreamError, Encoded, Model, entropy, mpc, slc, toggles
+from memcomp.cli import main
+from memcomp.codecs import _BYTES_HEADER
+from memcomp.numcodecs import MemcompCodec
+
+RAW = memcomp.workloads.sample_dump(1 << 14, seed=1)
+B32 = memcomp.as_blocks(RAW, 32)  # 512 blocks of 32 B
+F32 = memcomp.as_blocks(np.random.default_rng(0).standard_normal(2048).astype(np.float32), 32)
+NAMES = memcomp.codec_names()
+LEAKS = ("incompatible function arguments", "allow_pickle", "Invoked with", "recursion", "Traceback")
+
+CASES = []
+
+
+def case(id, fn, exc=None, match=None, check=None):
+    """A case: ``fn(ctx)`` raises exactly ``exc`` with ``match`` in its message, or (exc None)
+    returns a result that ``check`` accepts."""
+    CASES.append(pytest.param(fn, exc, match, check, id=id))
+
+
+@pytest.fixture(scope="module")
+def ctx(tmp_path_factory):
+    """Files the cases read: dumps, encoded files and models, good and bad."""
+    d = tmp_path_factory.mktemp("bad_input")
+    RAW[:8192].tofile(d / "dump.bin")
+    (d / "odd.bin").write_bytes(bytes(100))
+    (d / "empty.bin").write_bytes(b"")
+    (d / "emptydir").mkdir()
+    (d / "bad.npy").write_bytes(b"\x93NUMPY garbage")
+    (d / "bad.npz").write_bytes(b"PK not a zip")
+    (d / "bad.safetensors").write_bytes(b"\xff" * 8 + b"{}")
+    np.save(d / "obj.npy", np.array([1, "x"], dtype=object))
+    np.save(d / "fortran.npy", np.asfortranarray(np.zeros((32, 4), np.float32)))
+    np.savez(d / "pickled.npz", a=np.array([1, "x"], dtype=object))
+    _npz(d / "huge_dump.npz", {"a": (np.zeros(64, np.uint8), (1 << 30,))})
+    enc = memcomp.get_codec("bdi").encode(B32[:64])
+    enc.save(d / "good.npz")
+    good = (d / "good.npz").read_bytes()
+    (d / "trunc.npz").write_bytes(good[: len(good) // 2])
+    (d / "empty.npz").write_bytes(b"")
+    (d / "garbage.npz").write_bytes(b"PK\x03\x04" + b"x" * 100)
+    base = _enc_arrays(enc)
+    _save_enc(d / "pickle.npz", base, format=np.array(["memcomp.encoded/1"], dtype=object))
+    _save_enc(d / "deep.npz", base, config=np.array("[" * 100000 + "]" * 100000))
+    _save_enc(d / "nan_config.npz", base, config=np.array('{"preset": NaN}'))
+    _save_enc(d / "mismatch.npz", base, bit_offsets=np.zeros(3, np.uint64))
+    _save_enc(d / "bb_huge.npz", base, block_bytes=np.array(1 << 40, np.int64))
+    _save_enc(d / "bb_str.npz", base, block_bytes=np.array("x"))
+    _save_enc(d / "format.npz", base, format=np.array("memcomp.encoded/9"))
+    _save_enc(d / "config_list.npz", base, config=np.array("[1, 2]"))
+    _save_enc(d / "config_preset.npz", base, config=np.array('{"preset": "nope"}'))
+    _save_enc(d / "data_float.npz", base, data=base["data"].astype(np.float32))
+    _save_enc(d / "outside.npz", base, data=base["data"][:4])
+    _save_enc(d / "too_long.npz", base, bit_lengths=np.full(64, 10 ** 6, np.uint32))
+    _save_enc(d / "offsets_2d.npz", base, bit_offsets=base["bit_offsets"].reshape(8, 8))
+    missing = dict(base)
+    missing.pop("tags")
+    np.savez(d / "missing_key.npz", **missing)
+    np.savez(d / "extra_key.npz", extra=np.zeros(1), **base)
+    stateful = memcomp.get_codec("cpack.skku").encode(B32[:8])
+    st = _enc_arrays(stateful)
+    st.pop("entry_state")
+    np.savez(d / "no_state.npz", **st)
+    arrays = {k: (v, None) for k, v in base.items()}
+    arrays["data"] = (base["data"][:16], (1 << 30,))  # a 1 GB length field over 16 bytes
+    _npz(d / "gb_length.npz", arrays)
+    # models
+    e2 = memcomp.get_codec("e2mc").fit(B32)
+    e2.model.save(d / "e2mc.json")
+    m = mpc.train(B32)
+    m.save(d / "mpc.json")
+    (d / "mpc_empty.json").write_text("")
+    (d / "mpc_binary.json").write_bytes(b"\xff\xfe\x00")
+    (d / "mpc_deep.json").write_text("[" * 100000 + "]" * 100000)
+    (d / "model_nan.json").write_text(json.dumps(e2.model.data).replace('"max_len": 20', '"max_len": NaN'))
+    return d
+
+
+def _enc_arrays(enc):
+    out = dict(format=np.array("memcomp.encoded/1"), config=np.array(json.dumps(enc.config, sort_keys=True)),
+               block_bytes=np.array(enc.block_bytes, np.int64), data=enc.data, bit_offsets=enc.bit_offsets,
+               bit_lengths=enc.bit_lengths, tags=enc.tags)
+    if enc.entry_state is not None:
+        out["entry_state"] = enc.entry_state
+    return out
+
+
+def _save_enc(path, base, **changes):
+    np.savez(path, **{**base, **changes})
+
+
+def _npz(path, arrays):
+    """An .npz whose members may declare another shape than the bytes they hold."""
+    with zipfile.ZipFile(path, "w") as zf:
+        for key, (a, shape) in arrays.items():
+            f = io.BytesIO()
+            np.lib.format.write_array_header_1_0(f, {"descr": np.lib.format.dtype_to_descr(a.dtype),
+                                                      "fortran_order": False, "shape": shape or a.shape})
+            zf.writestr(key + ".npy", f.getvalue() + a.tobytes())
+
+
+@lru_cache(maxsize=None)
+def codec(name):
+    """``name``'s codec, fitted on B32 if it is data-driven."""
+    c = memcomp.get_codec(name)
+    return c.fit(B32) if c.requires_fit else c
+
+
+def ro(a):
+    a = a.copy()
+    a.flags.writeable = False
+    return a
+
+
+def _same_sizes(name):
+    def check(sizes):
+        want = codec(name).measure(B32[:32].copy())
+        return np.array_equal(sizes.size_bits, want.size_bits) and not sizes.size_bits.flags.writeable
+    return check
+
+
+def _decode_truncated(name):
+    c = codec(name)
+    enc = c.encode(B32[100:132])
+    bad = Encoded(enc.config, enc.block_bytes, enc.data[: enc.data.size // 2], enc.bit_offsets, enc.bit_lengths,
+                  enc.tags, enc.entry_state)
+    return c.decode(bad)
+
+
+def _numcodecs_flip(name, bit):
+    mc = MemcompCodec(codec(name), block_bytes=32)
+    buf = bytearray(mc.encode(RAW[:2000]))
+    pos = min(40 + bit, len(buf) - 1)
+    buf[pos] ^= 1 << (bit % 8)
+    return mc.decode(bytes(buf))
+
+
+# ---- every codec -------------------------------------------------------------------------------
+for _n in NAMES:
+    case(f"{_n}-measure-int16", lambda c, n=_n: codec(n).measure(B32.view(np.int16)), TypeError, "dtype uint8")
+    case(f"{_n}-measure-list", lambda c, n=_n: codec(n).measure([[0] * 32]), TypeError, "NumPy array")
+    case(f"{_n}-measure-non-contiguous", lambda c, n=_n: codec(n).measure(B32[::2]), ValueError, "C-contiguous")
+    case(f"{_n}-measure-fortran", lambda c, n=_n: codec(n).measure(np.asfortranarray(B32[:8])), ValueError,
+         "C-contiguous")
+    case(f"{_n}-measure-read-only", lambda c, n=_n: codec(n).measure(ro(B32[:32])), check=_same_sizes(_n))
+    case(f"{_n}-measure-zero-blocks", lambda c, n=_n: codec(n).measure(B32[:0]), check=lambda s: s.n_blocks == 0)
+    case(f"{_n}-measure-48B-blocks", lambda c, n=_n: codec(n).measure(np.zeros((2, 48), np.uint8)), ValueError,
+         "48 B")
+    case(f"{_n}-threads-negative", lambda c, n=_n: codec(n).measure(B32, threads=-5), ValueError, "threads")
+    case(f"{_n}-threads-2**70", lambda c, n=_n: codec(n).measure(B32, threads=2 ** 70), ValueError, "threads")
+    case(f"{_n}-threads-str", lambda c, n=_n: codec(n).measure(B32, threads="2"), TypeError, "threads")
+    case(f"{_n}-encode-list", lambda c, n=_n: codec(n).encode([[0] * 32]), TypeError, "NumPy array")
+    case(f"{_n}-decode-list", lambda c, n=_n: codec(n).decode([1, 2]), TypeError, "Encoded")
+    _c = memcomp.get_codec(_n)
+    if _c.exact:
+        case(f"{_n}-decode-truncated-stream", lambda c, n=_n: _decode_truncated(n), CorruptStreamError, "outside")
+    else:
+        case(f"{_n}-encode-accounting-only", lambda c, n=_n: codec(n).encode(B32), ValueError, "accounting-only")
+    if _c.exact and not _c.lossy:
+        for _bit in (3, 17):
+            case(f"{_n}-numcodecs-bit-flip-{_bit}", lambda c, n=_n, b=_bit: _numcodecs_flip(n, b),
+                 CorruptStreamError, "CRC-32")
+    if _c.requires_fit or _n == "mpc.cal22_rtl":
+        case(f"{_n}-fit-zero-blocks", lambda c, n=_n: memcomp.get_codec(n).fit(B32[:0]), ValueError,
+             "cannot fit .* on 0 blocks")
+    else:
+        case(f"{_n}-fit-model-free", lambda c, n=_n: memcomp.get_codec(n).fit(B32), ValueError, "not data-driven")
+
+# ---- as_blocks -----------------------------------------------------------------------------------
+case("as_blocks-float-block-bytes", lambda c: memcomp.as_blocks(RAW, 32.7), TypeError, "block_bytes must be an integer")
+case("as_blocks-str-block-bytes", lambda c: memcomp.as_blocks(RAW, "32"), TypeError, "block_bytes must be an integer")
+case("as_blocks-bool-block-bytes", lambda c: memcomp.as_blocks(RAW, True), TypeError, "block_bytes must be an integer")
+case("as_blocks-numpy-int-block-bytes", lambda c: memcomp.as_blocks(RAW, np.int64(32)),
+     check=lambda b: b.shape == (512, 32))
+case("as_blocks-unsupported-block-bytes", lambda c: memcomp.as_blocks(RAW, 48), ValueError, "must be one of")
+case("as_blocks-negative-block-bytes", lambda c: memcomp.as_blocks(RAW, -32), ValueError, "must be one of")
+case("as_blocks-size-does-not-divide", lambda c: memcomp.as_blocks(RAW[:100], 32), ValueError, "not a multiple")
+case("as_blocks-object-dtype", lambda c: memcomp.as_blocks(np.array([1, "x"], dtype=object), 16), TypeError,
+     "Python object")
+case("as_blocks-unicode-dtype", lambda c: memcomp.as_blocks(np.array(["abcd"] * 8), 16), TypeError, "string dtype")
+case("as_blocks-non-contiguous", lambda c: memcomp.as_blocks(RAW[::2], 32), ValueError, "not C-contiguous")
+case("as_blocks-fortran", lambda c: memcomp.as_blocks(np.asfortranarray(RAW.reshape(128, 128)), 32), ValueError,
+     "not C-contiguous")
+case("as_blocks-read-only-works", lambda c: memcomp.as_blocks(ro(RAW), 32),
+     check=lambda b: b.shape == (512, 32) and not b.flags.writeable)
+case("as_blocks-zero-bytes", lambda c: memcomp.as_blocks(RAW[:0], 32), check=lambda b: b.shape == (0, 32))
+case("as_blocks-list", lambda c: memcomp.as_blocks([1, 2, 3], 16), TypeError, "expected a numpy.ndarray")
+case("as_blocks-none", lambda c: memcomp.as_blocks(None, 16), TypeError, "expected a numpy.ndarray")
+case("as_blocks-masked", lambda c: memcomp.as_blocks(np.ma.masked_array(RAW), 32), TypeError, "masked")
+case("as_blocks-float32-view", lambda c: memcomp.as_blocks(RAW.view(np.float32), 32),
+     check=lambda b: np.array_equal(b, B32))
+case("sectorize-does-not-divide", lambda c: memcomp.sectorize(memcomp.as_blocks(RAW, 32), 64), ValueError,
+     "does not divide")
+
+# ---- get_codec, names and options -----------------------------------------------------------------
+case("get_codec-unknown", lambda c: memcomp.get_codec("nope"), ValueError, "unknown codec 'nope'")
+case("get_codec-int-name", lambda c: memcomp.get_codec(3), TypeError, "codec name must be a str")
+case("get_codec-option-2**70", lambda c: memcomp.get_codec("e2mc", mfv=2 ** 70), ValueError, "out of range")
+case("get_codec-option-negative", lambda c: memcomp.get_codec("e2mc", mfv=-5), ValueError, "must be in")
+case("get_codec-option-float-for-int", lambda c: memcomp.get_codec("e2mc", mag=32.7), TypeError,
+     "option 'mag' must be an integer")
+case("get_codec-option-str-for-int", lambda c: memcomp.get_codec("e2mc", mag="32"), TypeError,
+     "option 'mag' must be an integer")
+case("get_codec-option-bool-for-int", lambda c: memcomp.get_codec("e2mc", mfv=True), TypeError,
+     "option 'mfv' must be an integer")
+case("get_codec-option-nan-for-int", lambda c: memcomp.get_codec("e2mc", mfv=float("nan")), TypeError,
+     "option 'mfv' must be an integer")
+case("get_codec-option-nan-for-float", lambda c: memcomp.get_codec("bdi", member_threshold=float("nan")),
+     ValueError, "member_threshold")
+case("get_codec-option-inf-for-float", lambda c: memcomp.get_codec("bdi", member_threshold=float("inf")),
+     ValueError, "member_threshold")
+case("get_codec-option-list", lambda c: memcomp.get_codec("e2mc", mfv=[1]), TypeError, "option 'mfv'")
+case("get_codec-option-numpy-int", lambda c: memcomp.get_codec("e2mc", mfv=np.int64(512)),
+     check=lambda x: x.options["mfv"] == 512)
+case("get_codec-option-numpy-float", lambda c: memcomp.get_codec("bdi", member_threshold=np.float32(0.5)),
+     check=lambda x: x.options["member_threshold"] == 0.5)
+case("get_codec-option-unknown", lambda c: memcomp.get_codec("bdi", window=3), ValueError, "unknown option")
+case("get_codec-max_len-negative", lambda c: memcomp.get_codec("e2mc", max_len=-7), ValueError, "max_len")
+case("get_codec-max_len-huge", lambda c: memcomp.get_codec("e2mc", max_len=10 ** 6), ValueError, "max_len")
+case("get_codec-max_len-str", lambda c: memcomp.get_codec("sc2", max_len="x"), TypeError, "max_len")
+case("get_codec-max_len-too-short", lambda c: memcomp.get_codec("e2mc", max_len=5).fit(B32), ValueError,
+     "max_len 5 cannot code")
+case("name-with-options-parses", lambda c: memcomp.get_codec("fpc.paper(endian=big)"),
+     check=lambda x: x.name == "fpc.paper(endian=big)" and x == memcomp.get_codec("fpc", endian="big"))
+case("name-int-option-parses", lambda c: memcomp.get_codec("e2mc.paper(mfv=512)"),
+     check=lambda x: x.options["mfv"] == 512)
+case("name-bestof-parses", lambda c: memcomp.get_codec("bestof(bdi.paper,fpc.paper(endian=big))"),
+     check=lambda x: x.name == "bestof(bdi.paper,fpc.paper(endian=big))")
+case("name-unbalanced", lambda c: memcomp.get_codec("fpc.paper(endian=big"), ValueError, "malformed codec name")
+case("name-unknown-option", lambda c: memcomp.get_codec("fpc.paper(window=3)"), ValueError, "has no option 'window'")
+case("name-bad-int-value", lambda c: memcomp.get_codec("e2mc.paper(mfv=lots)"), ValueError, "takes a int")
+case("name-model-refused", lambda c: memcomp.get_codec("e2mc.paper(model=fitted)"), ValueError,
+     "fitted model cannot be given by name")
+case("name-members-on-plain-codec", lambda c: memcomp.get_codec("bdi.paper(fpc.paper)"), ValueError,
+     "not key=value options")
+case("bestof-fitted-member-short-name", lambda c: memcomp.get_codec("bestof", members=[codec("e2mc.paper"), "bdi"]),
+     check=lambda x: x.name == "bestof(e2mc.paper,bdi.paper)")
+case("bestof-error-under-own-name",
+     lambda c: memcomp.get_codec("bestof", members=["bdi", "e2mc"]).measure(B32), ValueError,
+     r"^bestof\(bdi.paper,e2mc.paper\) has no model")
+case("bestof-unknown-member", lambda c: memcomp.get_codec("bestof", members=["bdi", "nope"]), ValueError,
+     "unknown codec 'nope'")
+case("bestof-member-int", lambda c: memcomp.get_codec("bestof", members=["bdi", 3]), TypeError, "members are")
+case("check_block_bytes-float", lambda c: memcomp.get_codec("bdi").check_block_bytes(32.7), TypeError,
+     "block_bytes must be an integer")
+case("check_block_bytes-negative", lambda c: memcomp.get_codec("bdi").check_block_bytes(-1), ValueError,
+     "block_bytes must be an integer in")
+case("max_compressed_bits-numpy-int", lambda c: memcomp.get_codec("bdi").max_compressed_bits(np.int64(32)),
+     check=lambda v: v > 0)
+case("measure-resume-str", lambda c: memcomp.get_codec("bdi").measure(B32, resume="yes"), TypeError, "resume")
+case("measure-approximable-list", lambda c: codec("slc.opt").measure(B32, approximable=[True]), TypeError,
+     "approximable")
+case("measure-approximable-wrong-length", lambda c: codec("slc.opt").measure(B32, approximable=np.ones(3, bool)),
+     ValueError, "512 entries")
+case("decode-other-codec", lambda c: memcomp.get_codec("fpc").decode(memcomp.get_codec("bdi").encode(B32)),
+     ValueError, "encoded by bdi.paper")
+case("decode-int64-lengths", lambda c: _with_field("bit_lengths", lambda a: a.astype(np.int64)), TypeError,
+     "'bit_lengths' must be a 1-D uint32")
+case("decode-short-tags", lambda c: _with_field("tags", lambda a: a[:-1]), CorruptStreamError, "'tags' must have")
+case("decode-list-data", lambda c: _with_field("data", lambda a: list(a)), TypeError, "'data' must be a 1-D")
+case("decode-length-beyond-maximum", lambda c: _with_field("bit_lengths", lambda a: a + 10 ** 6), CorruptStreamError,
+     "exceeds")
+case("decode-offset-out-of-range", lambda c: _with_field("bit_offsets", lambda a: a + np.uint64(2 ** 60)),
+     CorruptStreamError, "outside")
+case("decode-block-bytes-str", lambda c: _with_field("block_bytes", lambda a: "32"), TypeError, "block_bytes")
+case("decode-block-bytes-huge", lambda c: _with_field("block_bytes", lambda a: 1 << 40), ValueError, "block_bytes")
+
+
+def _with_field(key, change):
+    c = memcomp.get_codec("bdi")
+    enc = c.encode(B32[:16])
+    fields = dict(config=enc.config, block_bytes=enc.block_bytes, data=enc.data, bit_offsets=enc.bit_offsets,
+                  bit_lengths=enc.bit_lengths, tags=enc.tags)
+    fields[key] = change(fields[key])
+    return c.decode(Encoded(**fields))
+
+
+# ---- compare and tables --------------------------------------------------------------------------
+case("compare-mag-float", lambda c: memcomp.compare(B32, ["bdi"], mag=32.7), TypeError, "mag must be an integer")
+case("compare-mag-zero", lambda c: memcomp.compare(B32, ["bdi"], mag=0), ValueError, "mag must be an integer in")
+case("compare-mag-2**70", lambda c: memcomp.compare(B32, ["bdi"], mag=2 ** 70), ValueError, "mag must be")
+case("compare-mag-numpy", lambda c: memcomp.compare(B32, ["bdi"], mag=np.int64(64)),
+     check=lambda df: (df["mag"] == 64).all())
+case("compare-u_min-nan", lambda c: memcomp.compare(B32, ["bdi"], u_min=float("nan")), TypeError, "u_min")
+case("compare-threads-negative", lambda c: memcomp.compare(B32, ["bdi"], threads=-5), ValueError, "threads")
+case("compare-threads-numpy", lambda c: memcomp.compare(B32, ["bdi"], threads=np.int64(2)),
+     check=lambda df: len(df) == 1)
+case("compare-policy-int", lambda c: memcomp.compare(B32, ["bdi"], policy=5), TypeError, "policy must be a str")
+case("compare-policy-unknown", lambda c: memcomp.compare(B32, ["bdi"], policy="x"), ValueError, "bad policy")
+case("compare-oracle-unknown", lambda c: memcomp.compare(B32, ["bdi"], oracle="x"), ValueError, "oracle must be")
+case("compare-no-codecs", lambda c: memcomp.compare(B32, []), ValueError, "no codecs given")
+case("compare-codec-int", lambda c: memcomp.compare(B32, [5]), TypeError, "codec name must be a str")
+case("compare-unknown-codec", lambda c: memcomp.compare(B32, ["nope"]), ValueError, "unknown codec")
+case("compare-chunk-blocks-zero", lambda c: memcomp.compare(B32, ["bdi"], chunk_blocks=0), ValueError, "chunk_blocks")
+case("compare-count_tag-str", lambda c: memcomp.compare(B32, ["bdi"], count_tag="yes"), TypeError, "count_tag")
+case("compare-list-blocks", lambda c: memcomp.compare([[0] * 32], ["bdi"]), TypeError, "memcomp Dump")
+case("compare-1d-blocks", lambda c: memcomp.compare(RAW, ["bdi"]), ValueError, "2-D")
+case("compare-int16-blocks", lambda c: memcomp.compare(B32.view(np.int16), ["bdi"]), TypeError, "dtype uint8")
+case("compare-read-only", lambda c: memcomp.compare(ro(B32), ["bdi", "fpc"]),
+     check=lambda df: len(df) == 3 and df["cr"].gt(0).all())
+case("compare-zero-blocks", lambda c: memcomp.compare(B32[:0], ["bdi"]), check=lambda df: int(df["blocks"][0]) == 0)
+case("compare-zero-blocks-data-driven", lambda c: memcomp.compare(B32[:0], ["e2mc"]), ValueError, "0 blocks")
+case("compare-table-name-round-trip", lambda c: memcomp.compare(B32, ["fpc.paper(endian=big)"]),
+     check=lambda df: list(df["codec"]) == ["fpc.paper(endian=big)"])
+case("compare-bestof-row-name-is-short", lambda c: memcomp.compare(
+    B32, [memcomp.get_codec("bestof", members=[codec("e2mc.paper"), "bdi"])], oracle=False),
+    check=lambda df: list(df["codec"]) == ["bestof(e2mc.paper,bdi.paper)"])
+case("mag_study-float-block-size", lambda c: memcomp.mag_study(B32, ["bdi"], block_sizes=[32.5]), TypeError,
+     "block_sizes")
+case("mag_study-mag-zero", lambda c: memcomp.mag_study(RAW, ["bdi"], mags=[0]), ValueError, "mags")
+case("charge-float-block-bytes", lambda c: memcomp.charge(np.zeros(2, np.uint32), 32.5), TypeError, "block_bytes")
+
+# ---- entropy ---------------------------------------------------------------------------------------
+case("entropy-symbol-bits-12", lambda c: entropy.histogram(B32, 12), ValueError, "symbol_bits must be one of")
+case("entropy-symbol-bits-bool", lambda c: entropy.bound(B32, True), TypeError, "symbol_bits")
+case("entropy-symbol-bits-float", lambda c: entropy.histogram(B32, 16.0), TypeError, "symbol_bits")
+case("entropy-symbol-bits-numpy", lambda c: entropy.histogram(B32, np.int64(8)), check=lambda s: s.symbol_bits == 8)
+case("entropy-symbol-bits-empty", lambda c: entropy.table(B32, []), ValueError, "at least one")
+case("entropy-mfv-zero", lambda c: entropy.table(B32, mfv=0), ValueError, "mfv must be a positive integer")
+case("entropy-mfv-negative", lambda c: entropy.histogram(B32, 16).mfv_cr(-1), ValueError, "mfv")
+case("entropy-mfv-float", lambda c: entropy.table(B32, mfv=10.5), TypeError, "mfv")
+case("entropy-mfv-huge", lambda c: entropy.table(B32, [16], mfv=2 ** 70), check=lambda df: df["cr_mfv"][0] > 0)
+case("entropy-max_len-negative", lambda c: entropy.histogram(B32, 16).length_limited_bits(1024, -1), ValueError,
+     "max_len")
+case("entropy-max_len-huge", lambda c: entropy.histogram(B32, 16).length_limited_bits(1024, 2 ** 70), ValueError,
+     "max_len")
+case("entropy-topk-negative", lambda c: entropy.TopK(-1), ValueError, "capacity")
+case("entropy-topk-float", lambda c: entropy.TopK(1.5), TypeError, "capacity")
+case("entropy-topk-k-negative", lambda c: entropy.TopK(16).add(B32).top(-1), ValueError, "k must be")
+case("entropy-threads-negative", lambda c: entropy.histogram(B32, 8, threads=-5), ValueError, "threads")
+case("entropy-list", lambda c: entropy.histogram([1, 2, 3], 8), TypeError, "memcomp Dump")
+case("entropy-endian", lambda c: entropy.histogram(B32, 16, endian="middle"), ValueError, "endian")
+case("entropy-variant", lambda c: entropy.bound(B32, 8, "best"), ValueError, "variant")
+case("entropy-non-contiguous", lambda c: entropy.histogram(B32[::2], 8), ValueError, "C-contiguous")
+case("entropy-read-only", lambda c: entropy.bound(ro(B32), 8), check=lambda b: b.cr == entropy.bound(B32, 8).cr)
+case("entropy-zero-blocks", lambda c: entropy.table(B32[:0]), check=lambda df: (df["symbols"] == 0).all())
+
+# ---- toggles ----------------------------------------------------------------------------------------
+_DRAM = dict(channel="dram", bus_bits=32)
+case("toggles-count-list", lambda c: toggles.count([1, 2]), TypeError, "uint8 array or an Encoded")
+case("toggles-count-int16", lambda c: toggles.count(B32.view(np.int16)), TypeError, "dtype uint8")
+case("toggles-count-non-contiguous", lambda c: toggles.count(B32[::2]), ValueError, "C-contiguous")
+case("toggles-bus-bits-7", lambda c: toggles.count(B32, channel="dram", bus_bits=7), ValueError, "bus_bits")
+case("toggles-bus-bits-float", lambda c: toggles.count(B32, channel="dram", bus_bits=32.5), TypeError, "bus_bits")
+case("toggles-bus-bits-2**70", lambda c: toggles.count(B32, channel="dram", bus_bits=2 ** 70), ValueError, "bus_bits")
+case("toggles-bus-bits-numpy", lambda c: toggles.count(B32, channel="dram", bus_bits=np.int64(32)),
+     check=lambda r: r.stats.blocks == 512)
+case("toggles-unknown-option", lambda c: toggles.count(B32, foo=1), ValueError, "unknown option")
+case("toggles-channel-int", lambda c: toggles.count(B32, channel=3), TypeError, "channel")
+case("toggles-close-str", lambda c: toggles.count(B32, close="yes"), TypeError, "close must be True or False")
+case("toggles-read-only", lambda c: toggles.count(ro(B32), **_DRAM),
+     check=lambda r: r.stats.counts == toggles.count(B32, **_DRAM).stats.counts)
+case("toggles-zero-blocks", lambda c: toggles.count(B32[:0], **_DRAM), check=lambda r: r.stats.blocks == 0)
+case("toggles-drive-nbits-negative", lambda c: toggles.drive(b"abc", -1), ValueError, "nbits")
+case("toggles-drive-list", lambda c: toggles.drive([1, 2]), TypeError, "stream must be bytes")
+case("toggles-compare-bu-nan", lambda c: toggles.compare(B32, ["bdi"], bu=float("nan")), ValueError, "bu must be")
+case("toggles-compare-bu-inf", lambda c: toggles.compare(B32, ["bdi"], bu=float("inf")), ValueError, "bu must be")
+case("toggles-compare-bu-array-nan", lambda c: toggles.compare(B32, ["bdi"], ec="ec2", bu=np.full(512, np.nan)),
+     ValueError, "bu must lie in")
+case("toggles-compare-alpha-nan", lambda c: toggles.compare(B32, ["bdi"], alpha=float("nan")), ValueError, "alpha")
+case("toggles-compare-alpha-zero", lambda c: toggles.compare(B32, ["bdi"], alpha=0), ValueError, "alpha")
+case("toggles-compare-alpha-str", lambda c: toggles.compare(B32, ["bdi"], alpha="1"), TypeError, "alpha")
+case("toggles-compare-mag-float", lambda c: toggles.compare(B32, ["bdi"], mag=32.5), TypeError, "mag")
+case("toggles-compare-ec-unknown", lambda c: toggles.compare(B32, ["bdi"], ec="ec9"), ValueError, "ec must be")
+case("toggles-compare-energy-unknown", lambda c: toggles.compare(B32, ["bdi"], energy="x"), ValueError,
+     "unknown energy model")
+case("toggles-compare-accounting-only", lambda c: toggles.compare(B32, ["bdi.cmu"]), ValueError, "bdi.cmu")
+case("toggles-decide-nan", lambda c: toggles.decide(float("nan"), 1, 2), ValueError, "t0")
+case("toggles-gain-above-one", lambda c: toggles.gain(2.0), ValueError, "bu")
+case("toggles-energy-control-length-mismatch",
+     lambda c: toggles.energy_control(B32[:3], memcomp.get_codec("bdi").encode(B32)), ValueError,
+     "one compressed stream per block")
+case("toggles-energy-control-not-encoded", lambda c: toggles.energy_control(B32, B32), TypeError, "Encoded")
+case("toggles-state-wrong-type", lambda c: toggles.count(B32, state=5), TypeError, "WireState")
+for _other in (dict(channel="noc"), dict(channel="dram", bus_bits=64), dict(channel="dram", dbi="dc"),
+               dict(channel="dram", idle="low")):
+    case("toggles-state-of-another-bus-" + "-".join(f"{k}={v}" for k, v in _other.items()),
+         lambda c, o=_other: toggles.count(B32, state=toggles.count(B32[:4], **_DRAM).state, **o), ValueError,
+         "another bus configuration")
+case("toggles-state-malformed-pickle", lambda c: toggles.WireState.__new__(toggles.WireState).__setstate__((b"",)),
+     ValueError, "malformed WireState")
+case("toggles-state-pickle-round-trip", lambda c: pickle.loads(pickle.dumps(toggles.count(B32[:4], **_DRAM).state)),
+     check=lambda s: s == toggles.count(B32[:4], **_DRAM).state)
+
+# ---- MPC training and models -----------------------------------------------------------------------
+case("mpc-train-list", lambda c: mpc.train([1, 2]), TypeError, "ndarray or a memcomp Dump")
+case("mpc-train-int16", lambda c: mpc.train(B32.view(np.int16)), TypeError, "dtype uint8")
+case("mpc-train-64B", lambda c: mpc.train(np.zeros((4, 48), np.uint8)), ValueError, "32 B blocks, got 48 B")
+case("mpc-train-non-contiguous", lambda c: mpc.train(B32[::2]), ValueError, "C-contiguous")
+case("mpc-train-zero-blocks", lambda c: mpc.train(B32[:0]), ValueError, "no training blocks")
+case("mpc-train-max-blocks-zero", lambda c: mpc.train(B32, max_blocks=0), ValueError, "max_blocks")
+case("mpc-train-max-blocks-float", lambda c: mpc.train(B32, max_blocks=3.5), TypeError, "max_blocks")
+case("mpc-train-seed-negative", lambda c: mpc.train(B32, seed=-1, max_blocks=5), ValueError, "seed")
+case("mpc-train-zeros-unknown", lambda c: mpc.train(B32, zeros="x"), ValueError, "zeros must be one of")
+case("mpc-train-threads-str", lambda c: mpc.train(B32, threads="2"), TypeError, "threads")
+case("mpc-train-chunk-zero", lambda c: mpc.train(B32, chunk_blocks=0), ValueError, "chunk_blocks")
+case("mpc-train-read-only", lambda c: mpc.train(ro(B32)), check=lambda m: m == mpc.train(B32))
+
+
+def _mpc_bad(edit, field):
+    def run(c):
+        data = json.loads((c / "mpc.json").read_text())
+        edit(data)
+        p = c / f"mpc_bad_{field}.json"
+        p.write_text(json.dumps(data))
+        return mpc.MPCModel.load(p)
+    return run
+
+
+def _mpc_case(id, edit, match):
+    case(f"mpc-model-{id}", _mpc_bad(edit, id), ValueError, r"mpc_bad_" + id + r"\.json: .*" + match)
+
+
+case("mpc-model-missing-file", lambda c: mpc.MPCModel.load(c / "nope.json"), FileNotFoundError, "nope.json")
+case("mpc-model-directory", lambda c: mpc.MPCModel.load(c / "emptydir"), IsADirectoryError, "emptydir")
+case("mpc-model-empty-file", lambda c: mpc.MPCModel.load(c / "mpc_empty.json"), ValueError,
+     "mpc_empty.json: model: not valid JSON")
+case("mpc-model-binary", lambda c: mpc.MPCModel.load(c / "mpc_binary.json"), ValueError, "mpc_binary.json: .*UTF-8")
+case("mpc-model-deep-nesting", lambda c: mpc.MPCModel.load(c / "mpc_deep.json"), ValueError,
+     "mpc_deep.json: .*nested too deeply")
+_mpc_case("no-modules", lambda d: d.pop("modules"), "'modules'")
+_mpc_case("modules-str", lambda d: d.__setitem__("modules", "x"), "'modules'")
+_mpc_case("modules-of-ints", lambda d: d.__setitem__("modules", [1, 2]), r"'modules\[0\]' must be an object")
+_mpc_case("class-str", lambda d: d["modules"][0].__setitem__("class", "2"), r"modules\[0\]\.class")
+_mpc_case("class-duplicate", lambda d: d["modules"][1].__setitem__("class", d["modules"][0]["class"]),
+          r"modules\[1\]\.class")
+_mpc_case("root-none", lambda d: d["modules"][0].__setitem__("root", None), "'root'")
+_mpc_case("root-huge", lambda d: d["modules"][0].__setitem__("root", 10 ** 12), "'root'")
+_mpc_case("base-none", lambda d: d["modules"][0].__setitem__("base", None), "'base'")
+_mpc_case("base-short", lambda d: d["modules"][0].__setitem__("base", [0] * 31), "'base'")
+_mpc_case("base-negative", lambda d: d["modules"][0]["base"].__setitem__(3, -1), "'base'")
+_mpc_case("shift-out-of-range", lambda d: d["modules"][0]["shift"].__setitem__(0, 99), "'shift'")
+_mpc_case("shift-float", lambda d: d["modules"][0]["shift"].__setitem__(0, 1.5), "'shift'")
+_mpc_case("scan-not-a-permutation", lambda d: d["modules"][0]["scan_row"].__setitem__(0, d["modules"][0]["scan_row"][1])
+          or d["modules"][0]["scan_col"].__setitem__(0, d["modules"][0]["scan_col"][1]), "permutation")
+_mpc_case("scan-row-str", lambda d: d["modules"][0].__setitem__("scan_row", "x"), "'scan_row'")
+_mpc_case("version", lambda d: d.__setitem__("version", 99), "'version'")
+_mpc_case("format", lambda d: d.__setitem__("format", "x"), "'format'")
+
+
+# ---- E2MC/SC2 models ---------------------------------------------------------------------------------
+def _e2mc_model(edit, family="e2mc"):
+    def run(c):
+        data = copy.deepcopy(codec(f"{family}.paper").model.data)
+        edit(data)
+        return memcomp.get_codec(family, model=data)
+    return run
+
+
+for _fam in ("e2mc", "sc2"):
+    for _id, _edit, _exc, _match in [
+        ("max_len-negative", lambda d: d.__setitem__("max_len", -7), ValueError, "'max_len'"),
+        ("max_len-zero", lambda d: d.__setitem__("max_len", 0), ValueError, "'max_len'"),
+        ("max_len-huge", lambda d: d.__setitem__("max_len", 10 ** 9), ValueError, "'max_len'"),
+        ("max_len-str", lambda d: d.__setitem__("max_len", "x"), ValueError, "'max_len'"),
+        ("max_len-bool", lambda d: d.__setitem__("max_len", True), ValueError, "'max_len'"),
+        ("max_len-below-code-lengths", lambda d: d.__setitem__("max_len", 2), ValueError, r"longer than 'max_len' 2"),
+        ("lengths-kraft-violated", lambda d: d["tables"][0].__setitem__("lengths", [1] * len(d["tables"][0]["lengths"])),
+         ValueError, "Kraft"),
+        ("lengths-negative", lambda d: d["tables"][0]["lengths"].__setitem__(0, -3), ValueError, "outside 1..32"),
+        ("lengths-nan", lambda d: d["tables"][0]["lengths"].__setitem__(0, float("nan")), ValueError,
+         "not JSON-serialisable"),
+        ("missing-tables", lambda d: d.pop("tables"), ValueError, "tables"),
+        ("tables-str", lambda d: d.__setitem__("tables", "x"), ValueError, "model"),
+        ("symbols-short", lambda d: d["tables"][0].__setitem__("symbols", [1, 2]), ValueError, "symbols but"),
+        ("esc_len-huge", lambda d: d["tables"][0].__setitem__("esc_len", 1 << 30), ValueError, "esc_len"),
+        ("sl-str", lambda d: d.__setitem__("sl", "16"), ValueError, "model"),
+        ("wrong-codec", lambda d: d.__setitem__("codec", "fvc"), ValueError, "codec"),
+        ("deep-nesting", lambda d: d.__setitem__("x", json.loads("[" * 500 + "]" * 500)), ValueError, "nesting"),
+    ]:
+        case(f"{_fam}-model-{_id}", _e2mc_model(_edit, _fam), _exc, _match)
+case("model-deep-text", lambda c: Model('{"format":"memcomp.model/1","codec":"e2mc","x":' + "[" * 100000
+                                         + "]" * 100000 + "}"), ValueError, "nested too deeply")
+case("model-not-json", lambda c: memcomp.get_codec("e2mc", model="{x"), ValueError, "not valid JSON")
+case("model-list", lambda c: memcomp.get_codec("e2mc", model=[1]), TypeError, "a model is a JSON object")
+case("model-json-array", lambda c: Model("[1, 2]"), ValueError, "a model is a JSON object")
+case("model-nan-text", lambda c: Model('{"format": "memcomp.model/1", "codec": "e2mc", "x": NaN}'), ValueError,
+     "NaN is not valid JSON")
+case("model-huge-number", lambda c: Model('{"format": "memcomp.model/1", "codec": "e2mc", "x": 1e999}'), ValueError,
+     "out of range")
+case("model-load-nan-names-file", lambda c: Model.load(c / "model_nan.json"), ValueError, "model_nan.json: ")
+case("model-load-missing", lambda c: Model.load(c / "nope.json"), FileNotFoundError, "nope.json")
+case("model-load-directory", lambda c: Model.load(c / "emptydir"), IsADirectoryError, "emptydir")
+case("model-load-good", lambda c: Model.load(c / "e2mc.json"), check=lambda m: m.codec == "e2mc")
+
+# ---- SLC ---------------------------------------------------------------------------------------------
+case("slc-threshold-negative", lambda c: slc.compress(F32, threshold_bytes=-1), ValueError, "threshold_bytes")
+case("slc-threshold-float", lambda c: slc.compress(F32, threshold_bytes=1.5), TypeError, "threshold_bytes")
+case("slc-threshold-2**70", lambda c: slc.compress(F32, threshold_bytes=2 ** 70), ValueError, "threshold_bytes")
+case("slc-mag-zero", lambda c: slc.compress(F32, mag=0), ValueError, "mag")
+case("slc-mag-does-not-divide", lambda c: slc.compress(F32, mag=33), ValueError, "does not divide")
+case("slc-variant-unknown", lambda c: slc.compress(F32, variant="x"), ValueError, "variant must be one of")
+case("slc-dtype-unknown", lambda c: slc.compress(F32, dtype="x"), TypeError, "dtype must be one of")
+case("slc-list", lambda c: slc.compress([1, 2]), TypeError, "memcomp Dump")
+case("slc-zero-blocks", lambda c: slc.compress(F32[:0]), ValueError, "0 blocks")
+case("slc-sweep-threshold-negative", lambda c: slc.sweep(F32, thresholds=[-1], mags=[32]), ValueError,
+     "threshold_bytes")
+case("slc-sweep-threshold-float", lambda c: slc.sweep(F32, thresholds=[8.5], mags=[32]), TypeError, "threshold_bytes")
+case("slc-sweep-mag-nan", lambda c: slc.sweep(F32, thresholds=[8], mags=[float("nan")]), TypeError, "mag")
+case("slc-sweep-mag-inf", lambda c: slc.sweep(F32, thresholds=[8], mags=[float("inf")]), TypeError, "mag")
+case("slc-quality-shapes", lambda c: slc.quality(F32, F32[:2]), ValueError, "differ in shape")
+case("slc-quality-list", lambda c: slc.quality([1], F32), TypeError, "uint8 arrays")
+case("slc-read-only", lambda c: slc.compress(ro(F32)), check=lambda r: r is not None)
+
+# ---- open_dump / open_dumps ---------------------------------------------------------------------------
+case("open_dump-block-float", lambda c: memcomp.open_dump(c / "dump.bin", 32.7), TypeError, "block_bytes")
+case("open_dump-block-str", lambda c: memcomp.open_dump(c / "dump.bin", "32"), TypeError, "block_bytes")
+case("open_dump-block-numpy", lambda c: memcomp.open_dump(c / "dump.bin", np.int64(32)),
+     check=lambda d: d.n_blocks == 256)
+case("open_dump-block-48", lambda c: memcomp.open_dump(c / "dump.bin", 48), ValueError, "block_bytes")
+case("open_dump-size-does-not-divide", lambda c: memcomp.open_dump(c / "odd.bin", 32), ValueError, "allow_partial")
+case("open_dump-allow-partial", lambda c: memcomp.open_dump(c / "odd.bin", 32, allow_partial=True),
+     check=lambda d: d.n_blocks == 3 and d.dropped_bytes == 4)
+case("open_dump-allow-partial-str", lambda c: memcomp.open_dump(c / "dump.bin", 32, allow_partial="yes"), TypeError,
+     "allow_partial")
+case("open_dump-empty-file", lambda c: memcomp.open_dump(c / "empty.bin", 32), check=lambda d: d.n_blocks == 0)
+case("open_dump-directory", lambda c: memcomp.open_dump(c / "emptydir", 32), IsADirectoryError, "emptydir")
+case("open_dump-missing", lambda c: memcomp.open_dump(c / "missing.bin", 32), FileNotFoundError, "missing.bin")
+case("open_dump-offset-negative", lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=-32), ValueError, "offset")
+case("open_dump-offset-past-end", lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=1 << 40), ValueError,
+     "past the end")
+case("open_dump-offset-float", lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=32.0), TypeError, "offset")
+case("open_dump-offset-numpy", lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=np.int64(32)),
+     check=lambda d: d.n_blocks == 255)
+case("open_dump-offset-unaligned", lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=3), ValueError,
+     "not a multiple")
+case("open_dump-length-negative", lambda c: memcomp.open_dump(c / "dump.bin", 32, length=-1), ValueError, "length")
+case("open_dump-length-huge", lambda c: memcomp.open_dump(c / "dump.bin", 32, length=1 << 62), ValueError, "length")
+case("open_dump-path-int", lambda c: memcomp.open_dump(5, 32), TypeError, "path must be")
+case("open_dump-path-none", lambda c: memcomp.open_dump(None, 32), TypeError, "path must be")
+case("open_dump-bad-npy", lambda c: memcomp.open_dump(c / "bad.npy", 32), ValueError, "bad.npy")
+case("open_dump-object-npy", lambda c: memcomp.open_dump(c / "obj.npy", 32), TypeError, "dtype object")
+case("open_dump-fortran-npy", lambda c: memcomp.open_dump(c / "fortran.npy", 32), ValueError, "Fortran-ordered")
+case("open_dumps-nothing", lambda c: memcomp.open_dumps(), ValueError, "at least one")
+case("open_dumps-block-float", lambda c: memcomp.open_dumps(c / "dump.bin", block_bytes=32.7), TypeError,
+     "block_bytes")
+case("open_dumps-block-numpy", lambda c: memcomp.open_dumps(c / "dump.bin", block_bytes=np.int64(32)),
+     check=lambda ds: ds[0].n_blocks == 256)
+case("open_dumps-glob-no-match", lambda c: memcomp.open_dumps(str(c / "*.nomatch"), block_bytes=32),
+     FileNotFoundError, "nomatch")
+case("open_dumps-empty-directory", lambda c: memcomp.open_dumps(c / "emptydir", block_bytes=32),
+     check=lambda ds: ds == [])
+case("open_dumps-bad-npz", lambda c: memcomp.open_dumps(c / "bad.npz", block_bytes=32), ValueError,
+     "bad.npz: not a valid .npz file")
+case("open_dumps-pickled-npz", lambda c: memcomp.open_dumps(c / "pickled.npz", block_bytes=32), ValueError,
+     "pickled.npz: .*Python objects")
+case("open_dumps-npz-1GB-length", lambda c: memcomp.open_dumps(c / "huge_dump.npz", block_bytes=32), ValueError,
+     "huge_dump.npz: .*the header describes 1073741824")
+case("open_dumps-bad-safetensors", lambda c: memcomp.open_dumps(c / "bad.safetensors", block_bytes=32), ValueError,
+     "bad.safetensors")
+case("open_dumps-allow-partial-str", lambda c: memcomp.open_dumps(c / "dump.bin", block_bytes=32, allow_partial=1),
+     TypeError, "allow_partial")
+
+# ---- Encoded files and bytes ----------------------------------------------------------------------------
+for _file, _exc, _match in [
+    ("empty.npz", CorruptStreamError, "empty.npz: .*empty"),
+    ("trunc.npz", CorruptStreamError, "trunc.npz: not a memcomp encoded file"),
+    ("garbage.npz", CorruptStreamError, "garbage.npz: not a memcomp encoded file"),
+    ("pickle.npz", CorruptStreamError, "pickle.npz: .*pickles are never loaded"),
+    ("deep.npz", CorruptStreamError, "deep.npz: field 'config': JSON nested too deeply"),
+    ("nan_config.npz", CorruptStreamError, "nan_config.npz: field 'config': not valid JSON"),
+    ("mismatch.npz", CorruptStreamError, "mismatch.npz: field 'bit_lengths' must have 3 entries"),
+    ("bb_huge.npz", CorruptStreamError, "bb_huge.npz: block_bytes"),
+    ("bb_str.npz", CorruptStreamError, "bb_str.npz: field 'block_bytes' must be a single integer"),
+    ("format.npz", CorruptStreamError, "format.npz: unsupported format"),
+    ("config_list.npz", CorruptStreamError, "config_list.npz: bad codec config"),
+    ("config_preset.npz", CorruptStreamError, "config_preset.npz: bad codec config .*unknown codec"),
+    ("data_float.npz", CorruptStreamError, "data_float.npz: field 'data' must be a 1-D uint8"),
+    ("outside.npz", CorruptStreamError, "outside.npz: block .* lies outside"),
+    ("too_long.npz", CorruptStreamError, "too_long.npz: block 0 is 1000000 bits long"),
+    ("offsets_2d.npz", CorruptStreamError, "offsets_2d.npz: field 'bit_offsets' must be a 1-D"),
+    ("missing_key.npz", CorruptStreamError, r"missing_key.npz: not a memcomp encoded file \(missing \['tags'\]"),
+    ("extra_key.npz", CorruptStreamError, r"extra_key.npz: .*unexpected \['extra'\]"),
+    ("no_state.npz", CorruptStreamError, "no_state.npz: cpack.skku is stateful"),
+    ("gb_length.npz", CorruptStreamError, "gb_length.npz: array 'data': the header describes 1073741824"),
+    ("missing.npz", FileNotFoundError, "missing.npz"),
+    ("emptydir", IsADirectoryError, "emptydir"),
+]:
+    case(f"encoded-load-{_file}", lambda c, f=_file: Encoded.load(c / f), _exc, _match)
+case("encoded-load-good", lambda c: memcomp.get_codec("bdi").decode(Encoded.load(c / "good.npz")),
+     check=lambda x: np.array_equal(x, B32[:64]))
+
+_GOOD = memcomp.get_codec("bdi").encode(B32[:64]).to_bytes()
+_HEAD = list(_BYTES_HEADER.unpack_from(_GOOD))
+
+
+def _header(**changes):
+    names = ["magic", "version", "flags", "lw", "tw", "block_bytes", "n", "n_data", "n_text", "n_state"]
+    h = dict(zip(names, _HEAD))
+    h.update(changes)
+    return _BYTES_HEADER.pack(*[h[k] for k in names])
+
+
+_BODY = _GOOD[_BYTES_HEADER.size:]
+_CONFIG = _BODY[: _HEAD[8]]
+for _id, _data, _exc, _match in [
+    ("str", "abc", TypeError, "bytes-like"),
+    ("list", [1, 2, 3], TypeError, "bytes-like"),
+    ("none", None, TypeError, "bytes-like"),
+    ("empty", b"", CorruptStreamError, "shorter than the 36 B header"),
+    ("truncated", _GOOD[:-5], CorruptStreamError, "truncated or padded"),
+    ("padded", _GOOD + b"\0", CorruptStreamError, "truncated or padded"),
+    ("magic", b"XXXX" + _GOOD[4:], CorruptStreamError, "not memcomp encoded bytes"),
+    ("version", _header(version=9) + _BODY, CorruptStreamError, "unsupported encoded-bytes version 9"),
+    ("flags", _header(flags=64) + _BODY, CorruptStreamError, "malformed encoded bytes"),
+    ("width", _header(lw=3) + _BODY, CorruptStreamError, "malformed encoded bytes"),
+    ("config-not-json", _header(n_text=4, n=0, n_data=0, lw=0, tw=0) + b"{x}]", CorruptStreamError, "not valid JSON"),
+    ("config-deep", _header(n_text=20000, n=0, n_data=0, lw=0, tw=0) + b"[" * 10000 + b"]" * 10000,
+     CorruptStreamError, "nested too deeply"),
+    ("lengths-need-more-data", _header(n_data=_HEAD[7] - 1) + _BODY[:-1], CorruptStreamError, "the bit lengths need"),
+    ("1GB-block-count", _header(n=1 << 30, lw=0, tw=0, n_data=0) + _CONFIG, None, None),
+]:
+    if _exc is None:
+        case(f"encoded-from-bytes-{_id}-takes-no-memory", lambda c, d=_data: Encoded.from_bytes(d),
+             check=lambda e: e.n_blocks == 1 << 30 and e.bit_lengths.strides == (0,))
+    else:
+        case(f"encoded-from-bytes-{_id}", lambda c, d=_data: Encoded.from_bytes(d), _exc, _match)
+case("encoded-from-bytes-1GB-block-count-decode",
+     lambda c: memcomp.get_codec("bdi").decode(Encoded.from_bytes(_header(n=1 << 40, lw=0, tw=0, n_data=0) + _CONFIG)),
+     ValueError, "more than this machine's memory")
+case("encoded-from-bytes-zero-length-blocks-decode",
+     lambda c: memcomp.get_codec("bdi.gem5").decode(Encoded.from_bytes(
+         memcomp.get_codec("bdi.gem5").encode(np.zeros((4, 32), np.uint8)).to_bytes())),
+     check=lambda x: x.shape == (4, 32) and not x.any())
+case("encoded-from-bytes-other-codec",
+     lambda c: Encoded.from_bytes(_GOOD, memcomp.get_codec("fpc")), ValueError, "encoded by bdi.paper, not fpc.paper")
+case("encoded-from-bytes-no-config", lambda c: Encoded.from_bytes(
+    memcomp.get_codec("bdi").encode(B32[:4]).to_bytes(config=False)), ValueError, "pass codec=")
+case("encoded-from-bytes-read-only", lambda c: memcomp.get_codec("bdi").decode(Encoded.from_bytes(
+    ro(np.frombuffer(_GOOD, np.uint8)))), check=lambda x: np.array_equal(x, B32[:64]))
+
+
+# ---- numcodecs and zarr -------------------------------------------------------------------------------
+def _v1(buf):
+    """A version 2 numcodecs buffer as version 1 (no CRC)."""
+    magic, _, nbytes, n_blocks, block_bytes = struct.unpack_from("<4sBQQI", buf)
+    return struct.pack("<4sBQQI", magic, 1, nbytes, n_blocks, block_bytes) + buf[29:]
+
+
+_MC = MemcompCodec("bdi", block_bytes=32)
+_ENC = _MC.encode(RAW[:1000])
+case("numcodecs-block-bytes-float", lambda c: MemcompCodec("bdi", block_bytes=32.7), TypeError, "block_bytes")
+case("numcodecs-block-bytes-48", lambda c: MemcompCodec("bdi", block_bytes=48), ValueError, "block_bytes=48")
+case("numcodecs-lossy", lambda c: MemcompCodec(codec("slc.opt")), ValueError, "lossy")
+case("numcodecs-accounting-only", lambda c: MemcompCodec("bdi.cmu"), ValueError, "accounting-only")
+case("numcodecs-unfitted", lambda c: MemcompCodec("e2mc"), ValueError, "has no model")
+case("numcodecs-truncated", lambda c: _MC.decode(_ENC[:-3]), CorruptStreamError, "CRC-32")
+case("numcodecs-header-only", lambda c: _MC.decode(_ENC[:20]), CorruptStreamError, "shorter than the 25 B header")
+case("numcodecs-flipped-byte-count", lambda c: _MC.decode(_ENC[:6] + bytes([_ENC[6] ^ 1]) + _ENC[7:]),
+     CorruptStreamError, "CRC-32")
+case("numcodecs-version-1-still-read", lambda c: _MC.decode(_v1(_ENC)), check=lambda x: x.tobytes() == RAW[:1000].tobytes())
+case("numcodecs-version-1-corrupt-count", lambda c: _MC.decode(_v1(_ENC)[:5] + struct.pack("<Q", 10 ** 9)
+                                                               + _v1(_ENC)[13:]), CorruptStreamError, "corrupt header")
+case("numcodecs-version-9", lambda c: _MC.decode(_ENC[:4] + b"\x09" + _ENC[5:]), CorruptStreamError,
+     "unsupported format version 9")
+case("numcodecs-out-wrong-size", lambda c: _MC.decode(_ENC, out=np.empty(10, np.uint8)), ValueError, "out has 10 B")
+case("zarr-decode-bounded-by-chunk", lambda c: _MC._decode(_ENC, None, 999), CorruptStreamError, "the chunk holds 999 B")
+case("zarr-decode-within-chunk", lambda c: _MC._decode(_ENC, None, 1000), check=lambda x: x.nbytes == 1000)
+case("numcodecs-read-only-input", lambda c: _MC.decode(_MC.encode(ro(RAW[:1000]))),
+     check=lambda x: x.tobytes() == RAW[:1000].tobytes())
+
+
+# ---- command line ------------------------------------------------------------------------------------
+def cli(*argv, out=None):
+    def run(c):
+        args = [str(a).format(d=c) for a in argv]
+        return main(args, out=out or io.StringIO())
+    return run
+
+
+class _ClosedPipe(io.StringIO):
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def _interrupted(c, monkeypatch=None):
+    import memcomp.cli as mcli
+
+    saved = mcli._COMMANDS["info"]
+    mcli._COMMANDS["info"] = lambda args, out: (_ for _ in ()).throw(KeyboardInterrupt())
+    try:
+        return main(["info", str(c / "dump.bin"), "--block", "32"], out=io.StringIO())
+    finally:
+        mcli._COMMANDS["info"] = saved
+
+
+_D = "{d}/dump.bin"
+case("cli-ok", cli("compare", _D, "--block", "32", "--codecs", "bdi"), check=lambda rc: rc == 0)
+case("cli-table-names-in-codecs", cli("compare", _D, "--block", "32", "--codecs",
+                                      "fpc.paper(endian=big),bestof(bdi.paper,fpc.paper(endian=big))"),
+     check=lambda rc: rc == 0)
+case("cli-empty-directory", cli("compare", "{d}/emptydir", "--block", "32"), check=lambda rc: rc == 2)
+case("cli-missing-dump", cli("compare", "{d}/missing.bin"), check=lambda rc: rc == 2)
+case("cli-output-is-directory", cli("compare", _D, "--block", "32", "--codecs", "bdi", "-o", "{d}"),
+     check=lambda rc: rc == 2)
+case("cli-output-disk-full", cli("compare", _D, "--block", "32", "--codecs", "bdi", "-o", "/dev/full"),
+     check=lambda rc: rc == 2)
+case("cli-broken-pipe", cli("codecs", out=_ClosedPipe()), check=lambda rc: rc == 141)
+case("cli-interrupted", _interrupted, check=lambda rc: rc == 130)
+case("cli-unknown-codec", cli("compare", _D, "--block", "32", "--codecs", "nope"), check=lambda rc: rc == 2)
+case("cli-unbalanced-codec-name", cli("compare", _D, "--block", "32", "--codecs", "fpc.paper(endian=big"),
+     check=lambda rc: rc == 2)
+case("cli-model-directory", cli("compare", _D, "--block", "32", "--codecs", "e2mc", "--model", "{d}/emptydir"),
+     check=lambda rc: rc == 2)
+case("cli-model-missing", cli("compare", _D, "--block", "32", "--codecs", "e2mc", "--model", "{d}/nope.json"),
+     check=lambda rc: rc == 2)
+case("cli-model-malformed", cli("compare", _D, "--block", "32", "--codecs", "mpc", "--model", "{d}/mpc_deep.json"),
+     check=lambda rc: rc == 2)
+case("cli-odd-dump", cli("compare", "{d}/odd.bin", "--block", "32"), check=lambda rc: rc == 2)
+case("cli-block-48", cli("compare", _D, "--block", "48"), SystemExit, "2")
+case("cli-block-float", cli("compare", _D, "--block", "32.7"), SystemExit, "2")
+case("cli-threads-negative", cli("compare", _D, "--threads", "-5"), SystemExit, "2")
+case("cli-entropy-symbol-bits", cli("entropy", _D, "--block", "32", "--symbol-bits", "12"), check=lambda rc: rc == 2)
+case("cli-slc-dtype", cli("slc", _D, "--block", "32", "--dtype", "nope"), check=lambda rc: rc == 2)
+case("cli-train-mpc-output-directory", cli("train-mpc", _D, "-o", "{d}/emptydir"), check=lambda rc: rc == 2)
+
+
+@pytest.mark.parametrize("fn,exc,match,check", CASES)
+def test_bad_input(fn, exc, match, check, ctx):
+    if exc is None:
+        result = fn(ctx)
+        assert check is None or check(result), result
+        return
+    with pytest.raises(exc, match=match) as info:
+        fn(ctx)
+    assert type(info.value) is exc, f"{type(info.value).__name__}: {info.value}"
+    text = str(info.value)
+    assert not any(leak in text for leak in LEAKS), text
+
+
+def test_cli_errors_are_one_line_without_traceback(ctx, capsys):
+    for argv in (["compare", str(ctx / "dump.bin"), "--block", "32", "-o", "/dev/full"],
+                 ["compare", str(ctx / "dump.bin"), "--block", "32", "-o", str(ctx)],
+                 ["compare", str(ctx / "emptydir"), "--block", "32"],
+                 ["compare", str(ctx / "dump.bin"), "--block", "32", "--codecs", "mpc", "--model",
+                  str(ctx / "mpc_deep.json")]):
+        assert main(argv, out=io.StringIO()) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("memcomp: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "No space left" in _last_error(ctx, capsys, "-o", "/dev/full")
+    assert "is a directory" in _last_error(ctx, capsys, "-o", str(ctx))
+    assert main(["codecs"], out=_ClosedPipe()) == 141
+    assert capsys.readouterr().err == ""
+
+
+def _last_error(ctx, capsys, *extra):
+    main(["compare", str(ctx / "dump.bin"), "--block", "32", "--codecs", "bdi", *extra], out=io.StringIO())
+    return capsys.readouterr().err
+
+
+def test_cli_help_shows_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["toggles", "--help"])
+    text = capsys.readouterr().out
+    for fragment in ("(default: dram)", "(default: 32)", "(default: stream)", "(default: units)"):
+        assert fragment in text, fragment
+
+
+def test_matrix_is_large():
+    assert len(CASES) > 200
