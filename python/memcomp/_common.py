@@ -22,7 +22,7 @@ def check_int(name: str, value: Any, lo: Optional[int] = None, hi: Optional[int]
     """``value`` as a Python int: ints and NumPy integers only (no bool, float or str), within
     ``[lo, hi]``. TypeError / ValueError name the argument and the accepted range."""
     if hi is None:
-        what = {0: "a non-negative integer", 1: "a positive integer"}.get(lo, f"an integer >= {lo}")
+        what = {None: "an integer", 0: "a non-negative integer", 1: "a positive integer"}.get(lo, f"an integer >= {lo}")
     else:
         what = f"an integer in [{lo}, {hi}]" if lo is not None else f"an integer <= {hi}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):

@@ -13,6 +13,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import entropy
+from ._common import check_int
 from .codecs import Codec, get_codec
 from .metrics import SizeStats
 
@@ -48,7 +49,7 @@ def online(blocks, codec="e2mc", window: Optional[int] = None, threads: Optional
     raw and measures the remaining blocks with the fitted model."""
     arr = _blocks(blocks)
     n = arr.shape[0]
-    w = math.ceil(0.1 * n) if window is None else int(window)
+    w = math.ceil(0.1 * n) if window is None else check_int("window", window)
     if not 1 <= w <= n:
         raise ValueError(f"window must be in [1, {n}] blocks, got {w}")
     c = get_codec(codec, **options) if isinstance(codec, str) else codec

@@ -135,6 +135,14 @@ def energy_model(spec: Union[str, Mapping[str, Any], EnergyModel]) -> EnergyMode
             raise ValueError(f"unknown energy model {spec!r}; presets: {', '.join(MODELS)}")
         return MODELS[spec]
     if isinstance(spec, Mapping):
+        fields = {f.name for f in dataclasses.fields(EnergyModel)}
+        unknown = sorted(str(k) for k in spec if k not in fields)
+        if unknown:
+            raise ValueError(f"unknown energy model parameter(s) {', '.join(unknown)}; parameters: "
+                             f"{', '.join(sorted(fields))}")
+        missing = [f for f in ("name", "channel", "toggle_pj") if f not in spec]
+        if missing:
+            raise ValueError(f"an energy model needs {', '.join(missing)}")
         return EnergyModel(**dict(spec))
     raise TypeError(f"energy model must be a preset name, a dict or an EnergyModel, got {type(spec).__name__}")
 

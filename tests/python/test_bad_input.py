@@ -329,6 +329,20 @@ case("mag_study-float-block-size", lambda c: memcomp.mag_study(B32, ["bdi"], blo
 case("mag_study-mag-zero", lambda c: memcomp.mag_study(RAW, ["bdi"], mags=[0]), ValueError, "mags")
 case("charge-float-block-bytes", lambda c: memcomp.charge(np.zeros(2, np.uint32), 32.5), TypeError, "block_bytes")
 
+case("sizes-cr-policy-int", lambda c: memcomp.get_codec("bdi").measure(B32).cr(policy=5), TypeError,
+     "policy must be a str")
+case("size-stats-cr-mag-float", lambda c: memcomp.get_codec("bdi").measure(B32).stats().cr_mag(32.5), TypeError, "mag")
+case("e2mc-online-window-float", lambda c: memcomp.e2mc.online(B32, window=2.5), TypeError, "window")
+case("e2mc-online-window-zero", lambda c: memcomp.e2mc.online(B32, window=0), ValueError, "window")
+case("energy-model-unknown-parameter", lambda c: memcomp.energy.energy_model({"x": 1}), ValueError,
+     "unknown energy model parameter")
+case("energy-model-nan", lambda c: memcomp.energy.energy_model(
+    {"name": "m", "channel": "noc", "toggle_pj": float("nan")}), ValueError, "toggle_pj")
+case("workloads-sample-float", lambda c: memcomp.workloads.sample_dump(1000.5), TypeError, "n_bytes")
+case("dump-chunks-float", lambda c: list(memcomp.open_dump(c / "dump.bin", 32).chunks(2.5)), TypeError,
+     "chunk_blocks")
+case("dump-part-reversed", lambda c: memcomp.open_dump(c / "dump.bin", 32).part(5, 2), ValueError, "stop")
+
 # ---- entropy ---------------------------------------------------------------------------------------
 case("entropy-symbol-bits-12", lambda c: entropy.histogram(B32, 12), ValueError, "symbol_bits must be one of")
 case("entropy-symbol-bits-bool", lambda c: entropy.bound(B32, True), TypeError, "symbol_bits")
