@@ -178,9 +178,7 @@ class SizeStats:
         blocks of B bytes or more (stored uncompressed) to ``mag``. Columns blocks and share."""
         import pandas as pd
 
-        mag = int(mag)
-        if mag < 1:
-            raise ValueError(f"mag must be a positive number of bytes, got {mag}")
+        mag = check_int("mag", mag, 1, 4096)
         bits = np.nonzero(self.hist)[0]
         counts = self.hist[bits]
         nbytes = (bits + 7) // 8

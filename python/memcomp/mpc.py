@@ -166,7 +166,7 @@ def ratio_entropy(
     _check_choice("quantiser", quantiser, QUANTISERS)
     if not isinstance(signed, (bool, np.bool_)):
         raise TypeError(f"signed must be a bool, got {type(signed).__name__}")
-    if isinstance(elem_bytes, bool) or elem_bytes not in (1, 2, 4):
+    if check_int("elem_bytes", elem_bytes) not in (1, 2, 4):
         raise ValueError(f"elem_bytes must be 1, 2 or 4, got {elem_bytes!r}")
     total: Optional[RatioEntropy] = None
     for chunk in chunks(blocks, chunk_blocks):

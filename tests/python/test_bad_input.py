@@ -343,6 +343,10 @@ case("dump-chunks-float", lambda c: list(memcomp.open_dump(c / "dump.bin", 32).c
      "chunk_blocks")
 case("dump-part-reversed", lambda c: memcomp.open_dump(c / "dump.bin", 32).part(5, 2), ValueError, "stop")
 
+case("size-stats-above-mag-float", lambda c: memcomp.get_codec("bdi").measure(B32).stats().above_mag(32.5), TypeError,
+     "mag")
+case("mpc-ratio-entropy-elem-bytes-float", lambda c: mpc.ratio_entropy(B32, elem_bytes=2.0), TypeError, "elem_bytes")
+
 # ---- entropy ---------------------------------------------------------------------------------------
 case("entropy-symbol-bits-12", lambda c: entropy.histogram(B32, 12), ValueError, "symbol_bits must be one of")
 case("entropy-symbol-bits-bool", lambda c: entropy.bound(B32, True), TypeError, "symbol_bits")
