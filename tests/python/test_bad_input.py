@@ -347,6 +347,10 @@ case("size-stats-above-mag-float", lambda c: memcomp.get_codec("bdi").measure(B3
      "mag")
 case("mpc-ratio-entropy-elem-bytes-float", lambda c: mpc.ratio_entropy(B32, elem_bytes=2.0), TypeError, "elem_bytes")
 
+for _p in ("threshold(nan)", "threshold(inf)", "segments(inf)", "mag(1e999)", "pow2(99999999999999999999)",
+           "cap+mag(32,-1)"):
+    case(f"policy-{_p}", lambda c, p=_p: memcomp.compare(B32, ["bdi"], policy=p), ValueError, "bad policy")
+
 # ---- entropy ---------------------------------------------------------------------------------------
 case("entropy-symbol-bits-12", lambda c: entropy.histogram(B32, 12), ValueError, "symbol_bits must be one of")
 case("entropy-symbol-bits-bool", lambda c: entropy.bound(B32, True), TypeError, "symbol_bits")
