@@ -47,6 +47,15 @@ def check_float(name: str, value: Any, lo: Optional[float] = None, hi: Optional[
     return v
 
 
+def has_buffer(obj: Any) -> bool:
+    """True if ``obj`` exposes the buffer protocol (bytes, bytearray, memoryview, array.array...)."""
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
 def check_threads(threads: Any) -> Optional[int]:
     """Worker threads: None (every core) or an integer in [1, 4096]."""
     return None if threads is None else check_int("threads", threads, 1, 4096)

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ._common import has_buffer
+
 __all__ = [
     "VALID_BLOCK_BYTES",
     "as_blocks",
@@ -192,20 +194,12 @@ def _host_array(obj: Any) -> Any:
                 f"NumPy cannot view this {type(obj).__name__} through DLPack ({e}); view its bytes as a "
                 "NumPy-known dtype first (e.g. a bfloat16 tensor as tensor.view(torch.int16))"
             ) from None
-    if isinstance(obj, (bytes, bytearray, memoryview)) or _has_buffer(obj):
+    if isinstance(obj, (bytes, bytearray, memoryview)) or has_buffer(obj):
         view = memoryview(obj)
         if not view.c_contiguous:
             raise ValueError("the buffer is not C-contiguous, so its bytes cannot be viewed as blocks without a copy")
         return np.frombuffer(view.cast("B") if view.format != "B" or view.ndim != 1 else view, dtype=np.uint8)
     return obj
-
-
-def _has_buffer(obj: Any) -> bool:
-    try:
-        memoryview(obj)
-    except TypeError:
-        return False
-    return True
 
 
 def _valid_sizes() -> str:

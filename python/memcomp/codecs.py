@@ -20,7 +20,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 import numpy as np
 
 from . import _core
-from ._common import check_bool, check_int, check_threads, parse_json, read_npz
+from ._common import check_bool, check_int, check_threads, has_buffer, parse_json, read_npz
 from .models import Model
 
 CorruptStreamError = _core.CorruptStreamError
@@ -619,7 +619,7 @@ class Encoded:
         """Reads :meth:`to_bytes`'s output from any contiguous buffer (the data array is a
         read-only view of it). ``codec`` (a Codec or its config) is required when the bytes carry
         no config and must match it when they do. Raises ValueError for malformed bytes."""
-        if isinstance(data, str) or not _has_buffer(data):
+        if isinstance(data, str) or not has_buffer(data):
             raise TypeError(f"from_bytes reads a bytes-like object (bytes, bytearray, memoryview, uint8 array), "
                             f"got {type(data).__name__}")
         buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data.reshape(-1).view(np.uint8)
@@ -746,14 +746,6 @@ def _check_fields(where: str, block_bytes: Any, fields: Dict[str, Any], codec: "
             i = int(out[0])
             raise CorruptStreamError(f"{where}: block {i} (bits {int(off[i])} + {int(length[i])}) lies outside "
                                      f"the {int(total)} bits of data")
-
-
-def _has_buffer(obj: Any) -> bool:
-    try:
-        memoryview(obj)
-    except TypeError:
-        return False
-    return True
 
 
 def _scalar(where: str, key: str, a: np.ndarray, kinds: str) -> Any:
