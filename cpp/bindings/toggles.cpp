@@ -11,14 +11,29 @@ namespace {
 
 BusConfig config_of(const py::dict& bus) { return bus_config(to_options(bus)); }
 
+/// Every bus option in 32 bits (the core's fingerprint covers the wire levels' meaning only:
+/// channel, width, idle/init level and DBI), so a state continues only on the bus that made it.
+std::uint32_t config_fingerprint(const BusConfig& c) {
+  return bus_fingerprint(c) | std::uint32_t{c.burst_length & 0x3Fu} << 17 | static_cast<std::uint32_t>(c.pad) << 23 |
+         std::uint32_t{c.isolated} << 25 | std::uint32_t{c.ac_threshold & 0xFu} << 26 |
+         std::uint32_t{c.ac_first_no_invert} << 30 | std::uint32_t{c.ac_count_pin} << 31;
+}
+
 WireState state_of(const BusConfig& c, const py::object& state) {
   if (state.is_none()) return initial_state(c);
   if (!py::isinstance<WireState>(state))
     throw py::type_error("state must be None or a WireState returned by an earlier call");
   WireState s = state.cast<WireState>();
-  if (s.bus != bus_fingerprint(c))
-    throw py::value_error("state belongs to another bus configuration (channel, width, idle/init level or DBI "
-                          "differ); continue a state only with the options of the call that returned it");
+  if (s.bus != config_fingerprint(c))
+    throw py::value_error("state belongs to another bus configuration (an option such as channel, width, idle "
+                          "level, DBI, burst length, pad or mode differs); continue a state only with the options of "
+                          "the call that returned it");
+  return s;
+}
+
+/// The state a call hands back, marked with the bus that made it.
+WireState state_out(WireState s, const BusConfig& c) {
+  s.bus = config_fingerprint(c);
   return s;
 }
 
@@ -74,7 +89,7 @@ py::tuple count_raw(const py::array& blocks, const py::dict& bus, const py::obje
     py::gil_scoped_release nogil;
     t = bus_count_raw(c, v, s, per_block ? &out.cols : nullptr, close);
   }
-  return py::make_tuple(out.arrays, totals(t), s);
+  return py::make_tuple(out.arrays, totals(t), state_out(s, c));
 }
 
 py::tuple count_streams(const py::array& data, const py::array& offsets, const py::array& lengths, const py::dict& bus,
@@ -88,7 +103,7 @@ py::tuple count_streams(const py::array& data, const py::array& offsets, const p
     py::gil_scoped_release nogil;
     t = bus_count_streams(c, sv, s, per_block ? &out.cols : nullptr, close);
   }
-  return py::make_tuple(out.arrays, totals(t), s);
+  return py::make_tuple(out.arrays, totals(t), state_out(s, c));
 }
 
 py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array& offsets, const py::array& lengths,
@@ -159,7 +174,7 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
   tot["raw_units"] = t.raw_units;
   tot["sent_units"] = t.sent_units;
   tot["sent"] = totals(t.sent);
-  return py::make_tuple(cols, per_block ? sent.arrays : py::dict(), tot, s);
+  return py::make_tuple(cols, per_block ? sent.arrays : py::dict(), tot, state_out(s, c));
 }
 
 py::tuple drive(const py::array& stream, std::uint64_t nbits, const py::dict& bus, const py::object& state) {
@@ -175,7 +190,7 @@ py::tuple drive(const py::array& stream, std::uint64_t nbits, const py::dict& bu
   b.keep_driven = true;
   const BusCounts r = b.transfer(s, p, nbits, false);
   std::vector<std::uint8_t> d = b.driven(), pins = b.pin_levels();
-  return py::make_tuple(to_numpy(std::move(d)), to_numpy(std::move(pins)), counts(r), s);
+  return py::make_tuple(to_numpy(std::move(d)), to_numpy(std::move(pins)), counts(r), state_out(s, c));
 }
 
 }  // namespace

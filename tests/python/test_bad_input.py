@@ -414,12 +414,16 @@ case("toggles-energy-control-length-mismatch",
 case("toggles-energy-control-not-encoded", lambda c: toggles.energy_control(B32, B32), TypeError, "Encoded")
 case("toggles-state-wrong-type", lambda c: toggles.count(B32, state=5), TypeError, "WireState")
 for _other in (dict(channel="noc"), dict(channel="dram", bus_bits=64), dict(channel="dram", dbi="dc"),
-               dict(channel="dram", idle="low")):
+               dict(channel="dram", idle="low"), dict(channel="dram", burst_length=4), dict(channel="dram", pad="one"),
+               dict(channel="dram", mode="isolated"), dict(channel="dram", dbi="ac", ac_threshold=2)):
     case("toggles-state-of-another-bus-" + "-".join(f"{k}={v}" for k, v in _other.items()),
          lambda c, o=_other: toggles.count(B32, state=toggles.count(B32[:4], **_DRAM).state, **o), ValueError,
          "another bus configuration")
 case("toggles-state-malformed-pickle", lambda c: toggles.WireState.__new__(toggles.WireState).__setstate__((b"",)),
      ValueError, "malformed WireState")
+case("toggles-state-continues-on-its-own-bus",
+     lambda c: toggles.count(B32[4:], state=toggles.count(B32[:4], close=False, **_DRAM).state, **_DRAM),
+     check=lambda r: r.stats.blocks == 508)
 case("toggles-state-pickle-round-trip", lambda c: pickle.loads(pickle.dumps(toggles.count(B32[:4], **_DRAM).state)),
      check=lambda s: s == toggles.count(B32[:4], **_DRAM).state)
 
