@@ -323,6 +323,27 @@ def test_mpc_training_does_not_depend_on_chunk_size(chunk, dump_path):
         assert mpc.train(d, chunk_blocks=chunk, max_blocks=100, seed=7) == mpc.train(arr, max_blocks=100, seed=7)
 
 
+@pytest.mark.parametrize("argv", [
+    ["compare", "--codecs", "bdi,cpack.skku,e2mc,bestof.hycomp", "--oracle", "all"],
+    ["entropy", "--symbol-bits", "8,16"],
+    ["toggles", "--codecs", "fpc,cpack.cal22", "--ec", "ec2", "--dbi", "dc"],
+    ["slc", "--thresholds", "0,16", "--mags", "32"],
+])
+def test_cli_output_does_not_depend_on_threads_or_chunks(argv, dump_path):
+    """The command line's CSV is byte-identical for --threads 1, 2 and 7 and any --chunk-blocks."""
+    import io
+
+    from memcomp import cli
+
+    outs = []
+    for extra in ([], ["--threads", "1"], ["--threads", "2", "--chunk-blocks", "7"],
+                  ["--threads", "7", "--chunk-blocks", "64"]):
+        buf = io.StringIO()
+        assert cli.main([*argv, str(dump_path), "--format", "csv", *extra], out=buf) == 0
+        outs.append(buf.getvalue())
+    assert outs[0] and all(o == outs[0] for o in outs), argv
+
+
 # ============================================================================ concurrent callers
 def _tasks(x, n_inputs=4):
     """Distinct inputs: slices of different sizes and offsets, a reversed copy, an empty array."""
@@ -386,6 +407,24 @@ def test_concurrent_analyses_share_codec_objects(x128):
     for i, df, dt in zip(jobs, got, got_t):
         assert_frames_equal(df, serial[i], ("compare", i))
         assert_frames_equal(dt, serial_t[i], ("toggles", i))
+
+
+def test_concurrent_analyses_on_one_dump(dump_path):
+    """Several Python threads streaming one memory-mapped Dump at once (each releasing the pages
+    it has read) get the serial answers."""
+    with memcomp.open_dump(dump_path, 128) as d:
+        jobs = {
+            "compare": lambda: memcomp.compare(d, ["bdi", "cpack.skku", "e2mc"], chunk_blocks=50),
+            "entropy": lambda: entropy.table(d, chunk_blocks=64),
+            "toggles": lambda: toggles.compare(d, ["fpc", "cpack.cal22"], ec="ec2", chunk_blocks=33),
+            "slc": lambda: slc.sweep(d, thresholds=(16,), mags=(32,), variants=("opt",), chunk_blocks=90),
+        }
+        serial = {k: f() for k, f in jobs.items()}
+        order = sorted(jobs) * 3
+        with cf.ThreadPoolExecutor(6) as pool:
+            got = list(pool.map(lambda k: jobs[k](), order))
+    for k, df in zip(order, got):
+        assert_frames_equal(df, serial[k], k)
 
 
 def test_concurrent_entropy_and_mpc(x32):
