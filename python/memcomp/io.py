@@ -44,7 +44,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 
-from ._common import check_bool, check_chunk_blocks, read_npz
+from ._common import check_bool, check_chunk_blocks, parse_json, read_npz, read_text
 from .blocks import as_blocks, byte_view, check_block_bytes
 
 __all__ = ["Dump", "StreamDump", "dump_from_bytes", "open_dump", "open_dumps", "register_reader", "save_dump"]
@@ -649,19 +649,33 @@ def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bo
 
 
 def _read_directory(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
-    import json
-
     manifest = path / "manifest.json"
     if manifest.exists():  # written by memcomp.capture: names and order
-        items = json.loads(manifest.read_text())["datasets"]
         out = []
-        for it in items:
-            d = open_dump(path / it["file"], _need_block(block_bytes, path), allow_partial=True, name=it["name"])
-            out.append(d)
+        for file, name in _manifest_items(manifest):
+            out.append(open_dump(path / file, _need_block(block_bytes, path), allow_partial=True, name=name))
         return out
     out = []
     for f in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
         out.extend(_read_file(f, block_bytes, allow_partial))
+    return out
+
+
+def _manifest_items(manifest: pathlib.Path) -> List[tuple]:
+    """(file, name) of every dataset a capture manifest lists; ValueError naming the manifest and
+    the field for a malformed one."""
+    data = parse_json(read_text(manifest, "a capture manifest (JSON)"), str(manifest))
+    items = data.get("datasets") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise ValueError(f"{str(manifest)!r}: 'datasets' must be a list of {{\"file\", \"name\"}} objects")
+    out = []
+    for i, it in enumerate(items):
+        file, name = (it.get("file"), it.get("name")) if isinstance(it, dict) else (None, None)
+        if not isinstance(file, str) or not isinstance(name, str) or not file or pathlib.Path(file).name != file \
+                or file in (".", ".."):
+            raise ValueError(f"{str(manifest)!r}: 'datasets[{i}]' must have a 'name' and the 'file' name of a file "
+                             "in the directory")
+        out.append((file, name))
     return out
 
 

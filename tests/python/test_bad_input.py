@@ -596,6 +596,29 @@ case("open_dumps-bad-safetensors", lambda c: memcomp.open_dumps(c / "bad.safeten
 case("open_dumps-allow-partial-str", lambda c: memcomp.open_dumps(c / "dump.bin", block_bytes=32, allow_partial=1),
      TypeError, "allow_partial")
 
+
+
+def _manifest(text):
+    def run(c):
+        d = c / f"manifest_{abs(hash(text))}"
+        d.mkdir(exist_ok=True)
+        (d / "a.bin").write_bytes(bytes(64))
+        (d / "manifest.json").write_text(text)
+        return memcomp.open_dumps(d, block_bytes=32)
+    return run
+
+
+for _id, _text, _match in [
+    ("not-json", "{bad", "manifest.json: not valid JSON"),
+    ("datasets-int", '{"datasets": 5}', "'datasets' must be a list"),
+    ("deep", "[" * 100000, "manifest.json: JSON nested too deeply"),
+    ("file-outside", '{"datasets": [{"file": "../dump.bin", "name": "x"}]}', r"'datasets\[0\]' must have"),
+    ("name-missing", '{"datasets": [{"file": "a.bin"}]}', r"'datasets\[0\]' must have"),
+]:
+    case(f"open_dumps-manifest-{_id}", _manifest(_text), ValueError, _match)
+case("open_dumps-manifest-good", _manifest('{"datasets": [{"file": "a.bin", "name": "x"}]}'),
+     check=lambda ds: [d.name for d in ds] == ["x"] and ds[0].n_blocks == 2)
+
 # ---- Encoded files and bytes ----------------------------------------------------------------------------
 for _file, _exc, _match in [
     ("empty.npz", CorruptStreamError, "empty.npz: .*empty"),
