@@ -44,7 +44,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 
-from ._common import check_bool, check_chunk_blocks, parse_json, read_npz, read_text
+from ._common import check_bool, check_chunk_blocks, check_int, parse_json, read_npz, read_text
 from .blocks import as_blocks, byte_view, check_block_bytes
 
 __all__ = ["Dump", "StreamDump", "dump_from_bytes", "open_dump", "open_dumps", "register_reader", "save_dump"]
@@ -595,7 +595,6 @@ def _read_npz(path: pathlib.Path, block_bytes: Optional[int], allow_partial: boo
 
 
 def _read_safetensors(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
-    import json
     import struct
 
     b = _need_block(block_bytes, path)
@@ -607,10 +606,7 @@ def _read_safetensors(path: pathlib.Path, block_bytes: Optional[int], allow_part
         n = struct.unpack("<Q", raw)[0]
         if n > size - 8 or n > 100 << 20:
             raise ValueError(f"{str(path)!r}: safetensors header length {n} exceeds the file ({size} bytes)")
-        try:
-            head = json.loads(f.read(n))
-        except (UnicodeDecodeError, ValueError) as e:
-            raise ValueError(f"{str(path)!r}: the safetensors header is not JSON ({e})") from None
+        head = parse_json(f.read(n), f"{str(path)!r}: the safetensors header")
     if not isinstance(head, dict):
         raise ValueError(f"{str(path)!r}: the safetensors header is not a JSON object")
     tensors = []
@@ -618,7 +614,7 @@ def _read_safetensors(path: pathlib.Path, block_bytes: Optional[int], allow_part
         if key == "__metadata__":
             continue
         try:
-            lo, hi = (int(v) for v in t["data_offsets"])
+            lo, hi = (check_int("data_offsets", v, 0) for v in t["data_offsets"])
         except (TypeError, KeyError, ValueError):
             raise ValueError(f"{str(path)!r}: tensor {key!r} has no valid data_offsets") from None
         if not 0 <= lo <= hi <= size - 8 - n:

@@ -619,6 +619,26 @@ for _id, _text, _match in [
 case("open_dumps-manifest-good", _manifest('{"datasets": [{"file": "a.bin", "name": "x"}]}'),
      check=lambda ds: [d.name for d in ds] == ["x"] and ds[0].n_blocks == 2)
 
+def _safetensors(header: bytes, data: bytes = bytes(64)):
+    def run(c):
+        p = c / f"st_{abs(hash(header))}.safetensors"
+        p.write_bytes(struct.pack("<Q", len(header)) + header + data)
+        return memcomp.open_dumps(p, block_bytes=32)
+    return run
+
+
+for _id, _head, _match in [
+    ("deep", b"[" * 100000, "safetensors header: JSON nested too deeply"),
+    ("not-json", b"{x", "safetensors header: not valid JSON"),
+    ("array", b"[1]", "not a JSON object"),
+    ("offsets-outside", b'{"t": {"dtype": "U8", "shape": [64], "data_offsets": [0, 4096]}}', "lie outside the data"),
+    ("offsets-float", b'{"t": {"dtype": "U8", "shape": [64], "data_offsets": [0.5, 64]}}', "no valid data_offsets"),
+    ("offsets-missing", b'{"t": {"dtype": "U8", "shape": [64]}}', "no valid data_offsets"),
+]:
+    case(f"open_dumps-safetensors-{_id}", _safetensors(_head), ValueError, _match)
+case("open_dumps-safetensors-good", _safetensors(b'{"t": {"dtype": "U8", "shape": [64], "data_offsets": [0, 64]}}'),
+     check=lambda ds: [d.name for d in ds] == ["t"] and ds[0].n_blocks == 2)
+
 # ---- Encoded files and bytes ----------------------------------------------------------------------------
 for _file, _exc, _match in [
     ("empty.npz", CorruptStreamError, "empty.npz: .*empty"),

@@ -39,7 +39,7 @@ def test_safetensors_one_dataset_per_tensor_mapped_in_file_order(tmp_path):
 
 
 @pytest.mark.parametrize("content, match", [(b"\x01", "header length"), (struct.pack("<Q", 10**9) + b"{}", "exceeds"),
-                                            (struct.pack("<Q", 2) + b"{x", "not JSON"),
+                                            (struct.pack("<Q", 2) + b"{x", "not valid JSON"),
                                             (struct.pack("<Q", 2) + b"[]", "JSON object"),
                                             (struct.pack("<Q", 32) + b'{"t": {"data_offsets": [0, 99]}}',
                                              "outside")])
