@@ -75,8 +75,6 @@ def get_codec(name: str, **options: Any) -> "Codec":
     name, named = _parse_name(name)
     options = {**named, **options}
     check_option_types(name, options, {k: d["kind"] for k, d in _core.option_space(name).items()})
-    if "max_len" in options:  # -1: the paper's limit for the symbol length, 0: none (32 bits)
-        check_int("max_len", options["max_len"], -1, 32)
     core_options = {k: _core_option(k, v) for k, v in options.items()}
     try:
         core = _core.make_codec(name, core_options)
@@ -141,6 +139,9 @@ def _parse_name(name: str) -> tuple:
             members.append(item)
             continue
         key, value = key.strip(), value.strip()
+        if key == "members":  # members=a,b as well as a,b
+            members.append(value)
+            continue
         if key == "model":
             raise ValueError(f"codec name {name!r}: a fitted model cannot be given by name; pass model= "
                              "(e.g. get_codec(name, model=memcomp.Model.load(path)))")
@@ -164,7 +165,7 @@ def _option_value(name: str, key: str, text: str, kind: str) -> Any:
         if kind == "bool":
             return {"true": True, "false": False, "1": True, "0": False}[text.lower()]
     except (ValueError, KeyError):
-        raise ValueError(f"codec name {name!r}: option {key!r} takes a {kind}, got {text!r}") from None
+        raise ValueError(f"codec name {name!r}: option {key!r} takes {_KIND_TYPES[kind][1]}, got {text!r}") from None
     return text
 
 

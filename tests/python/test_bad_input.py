@@ -245,9 +245,11 @@ case("name-int-option-parses", lambda c: memcomp.get_codec("e2mc.paper(mfv=512)"
      check=lambda x: x.options["mfv"] == 512)
 case("name-bestof-parses", lambda c: memcomp.get_codec("bestof(bdi.paper,fpc.paper(endian=big))"),
      check=lambda x: x.name == "bestof(bdi.paper,fpc.paper(endian=big))")
+case("name-members-key-parses", lambda c: memcomp.get_codec("bestof.bdi_fpc(members=bdi.paper,fpc.cmu)"),
+     check=lambda x: x.name == "bestof(bdi.paper,fpc.cmu)")
 case("name-unbalanced", lambda c: memcomp.get_codec("fpc.paper(endian=big"), ValueError, "malformed codec name")
 case("name-unknown-option", lambda c: memcomp.get_codec("fpc.paper(window=3)"), ValueError, "has no option 'window'")
-case("name-bad-int-value", lambda c: memcomp.get_codec("e2mc.paper(mfv=lots)"), ValueError, "takes a int")
+case("name-bad-int-value", lambda c: memcomp.get_codec("e2mc.paper(mfv=lots)"), ValueError, "takes an integer")
 case("name-model-refused", lambda c: memcomp.get_codec("e2mc.paper(model=fitted)"), ValueError,
      "fitted model cannot be given by name")
 case("name-members-on-plain-codec", lambda c: memcomp.get_codec("bdi.paper(fpc.paper)"), ValueError,
