@@ -162,8 +162,8 @@ class MemcompCodec(_NumcodecsCodec):
                 raise CorruptStreamError(f"memcomp: corrupt buffer ({inner} blocks in the stream, {n_blocks} in the header)")
         enc = Encoded.from_bytes(raw[head.size:], self.codec)
         if enc.n_blocks != n_blocks or enc.block_bytes != block_bytes:
-            raise CorruptStreamError(f"memcomp: corrupt buffer ({enc.n_blocks} blocks of {enc.block_bytes} B in the stream, "
-                             f"{n_blocks} of {block_bytes} B in the header)")
+            raise CorruptStreamError(f"memcomp: corrupt buffer ({enc.n_blocks} blocks of {enc.block_bytes} B in the "
+                                     f"stream, {n_blocks} of {block_bytes} B in the header)")
         blocks = self.codec.decode(enc)
         return ndarray_copy(blocks.reshape(-1)[:nbytes], out)
 
