@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import functools
 import html
 import io
 import json
@@ -504,6 +505,7 @@ def _parser() -> argparse.ArgumentParser:
                                 epilog=__doc__.split("\n\n", 2)[2], formatter_class=_HelpFormatter)
     p.add_argument("--version", action="version", version=f"memcomp {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    command = functools.partial(sub.add_parser, formatter_class=_HelpFormatter)  # defaults in every --help
 
     def data(sp, block_default=128, dask=False):
         g = sp.add_argument_group("data")
@@ -547,7 +549,7 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--model", default=None,
                         help="a model JSON (e.g. from train-mpc) for the data-driven codecs of its family")
 
-    c = sub.add_parser(formatter_class=_HelpFormatter, name="compare", help="compression ratio, CR at MAG, size classes and the oracle per codec",
+    c = command("compare", help="compression ratio, CR at MAG, size classes and the oracle per codec",
                        description="Compares codecs on each dataset: raw CR, CR at MAG, the share of blocks per "
                                    "size class, where the bits go, and the per-block best (oracle row).")
     data(c, dask=True)
@@ -563,14 +565,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="also set the mag option of codecs whose format depends on it (E2MC's raw rule)")
     output(c)
 
-    e = sub.add_parser(formatter_class=_HelpFormatter, name="entropy", help="order-0 entropy bounds per symbol length",
+    e = command("entropy", help="order-0 entropy bounds per symbol length",
                        description="Entropy bounds of each dataset: CR_H >= CR_K (MFV table) >= CR_L* (length-limited).")
     data(e, dask=True)
     e.add_argument("--symbol-bits", type=_int_list, default=[4, 8, 16, 32], help="symbol lengths (default 4,8,16,32)")
     e.add_argument("--mfv", type=_int_at_least(1), default=1024, help="MFV table size for CR_K (default 1024)")
     output(e)
 
-    t = sub.add_parser(formatter_class=_HelpFormatter, name="toggles", help="compression against bus toggles and energy, with and without EC",
+    t = command("toggles", help="compression against bus toggles and energy, with and without EC",
                        description="Bus energy of each dataset's transfers, raw and compressed: toggles, DRAM zeros "
                                    "with DBI, Energy Control, and joules under an energy model.")
     data(t, dask=True)
@@ -589,14 +591,14 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
     output(t)
 
-    m = sub.add_parser(formatter_class=_HelpFormatter, name="train-mpc", help="train MPC on dumps and write the model",
+    m = command("train-mpc", help="train MPC on dumps and write the model",
                        description="Trains MPC's five per-type modules (P3 §3) on the datasets' 32 B sectors and "
                                    "writes the model; use it with: memcomp compare DUMP --codecs mpc --model FILE.")
     data(m, block_default=32, dask=True)
     m.add_argument("-o", "--output", dest="output_model", required=True, help="the model JSON to write")
     m.add_argument("--max-blocks", type=_int_at_least(1), default=None, help="cap the training sectors per group")
 
-    s = sub.add_parser(formatter_class=_HelpFormatter, name="slc", help="SLC's bandwidth gain and error per threshold, MAG and variant",
+    s = command("slc", help="SLC's bandwidth gain and error per threshold, MAG and variant",
                        description="Selective lossy compression (P4) on each dataset: CR at MAG of E2MC and SLC, "
                                    "lossy blocks and the error the approximation makes.")
     data(s)
@@ -607,7 +609,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--symbol-bits", type=int, default=16, choices=(4, 8, 16, 32), help="E2MC's symbol length in bits")
     output(s)
 
-    r = sub.add_parser(formatter_class=_HelpFormatter, name="report", help="one self-contained HTML page of tables and figures",
+    r = command("report", help="one self-contained HTML page of tables and figures",
                        description="Writes one HTML page per run: per dataset the comparison table and CR bars with "
                                    "the entropy bounds, the bytes-above-MAG heatmap and CR against bus energy.")
     data(r)
@@ -615,11 +617,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
     r.add_argument("-o", "--output", required=True, help="the HTML file to write")
 
-    i = sub.add_parser(formatter_class=_HelpFormatter, name="info", help="what the dumps hold: datasets, sizes, zero blocks, byte entropy")
+    i = command("info", help="what the dumps hold: datasets, sizes, zero blocks, byte entropy")
     data(i)
     output(i)
 
-    k = sub.add_parser(formatter_class=_HelpFormatter, name="codecs", help="list every codec and preset")
+    k = command("codecs", help="list every codec and preset")
     output(k)
     return p
 
