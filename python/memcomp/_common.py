@@ -108,7 +108,8 @@ def read_text(path: Any, what: str) -> str:
         raise ValueError(f"{name}: not {what} (not UTF-8 text: {e.reason} at byte {e.start})") from None
 
 
-def read_npz(where: str, what: str, error: type = ValueError, max_members: Optional[int] = None) -> Dict[str, np.ndarray]:
+def read_npz(where: str, what: str, error: type = ValueError,
+             max_members: Optional[int] = None) -> Dict[str, np.ndarray]:
     """The arrays of the .npz file ``where`` (read-only), read without pickles; every array's
     header is checked against the bytes its member holds before anything is allocated for it.
     ``error`` (a ValueError) names the file for a malformed one; OSError for one that cannot be

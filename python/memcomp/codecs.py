@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _core
 from ._common import check_bool, check_int, check_threads, has_buffer, parse_json, read_npz
+from .blocks import byte_view
 from .models import Model
 
 CorruptStreamError = _core.CorruptStreamError
@@ -623,7 +624,7 @@ class Encoded:
         if isinstance(data, str) or not has_buffer(data):
             raise TypeError(f"from_bytes reads a bytes-like object (bytes, bytearray, memoryview, uint8 array), "
                             f"got {type(data).__name__}")
-        buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data.reshape(-1).view(np.uint8)
+        buf = byte_view(data)  # no copy: a non-contiguous array raises
         if buf.nbytes < _BYTES_HEADER.size:
             raise CorruptStreamError(f"encoded bytes truncated: {buf.nbytes} B, shorter than the "
                                      f"{_BYTES_HEADER.size} B header")
@@ -631,7 +632,8 @@ class Encoded:
         if magic != _BYTES_MAGIC:
             raise CorruptStreamError(f"not memcomp encoded bytes (magic {magic!r}, expected {_BYTES_MAGIC!r})")
         if version != _BYTES_VERSION:
-            raise CorruptStreamError(f"unsupported encoded-bytes version {version} (this memcomp reads {_BYTES_VERSION})")
+            raise CorruptStreamError(f"unsupported encoded-bytes version {version} "
+                                     f"(this memcomp reads {_BYTES_VERSION})")
         if flags & ~(_HAS_CONFIG | _HAS_STATE | _HAS_OFFSETS) or lw not in (0, 1, 2, 4) or tw not in (0, 1, 2, 4):
             raise CorruptStreamError(f"malformed encoded bytes (flags {flags}, widths {lw}/{tw})")
         if (n_text and not flags & _HAS_CONFIG) or (n_state and not flags & _HAS_STATE):

@@ -716,6 +716,8 @@ case("encoded-from-bytes-other-codec",
      lambda c: Encoded.from_bytes(_GOOD, memcomp.get_codec("fpc")), ValueError, "encoded by bdi.paper, not fpc.paper")
 case("encoded-from-bytes-no-config", lambda c: Encoded.from_bytes(
     memcomp.get_codec("bdi").encode(B32[:4]).to_bytes(config=False)), ValueError, "pass codec=")
+case("encoded-from-bytes-non-contiguous", lambda c: Encoded.from_bytes(np.frombuffer(_GOOD * 2, np.uint8)[::2]),
+     ValueError, "not C-contiguous")
 case("encoded-from-bytes-read-only", lambda c: memcomp.get_codec("bdi").decode(Encoded.from_bytes(
     ro(np.frombuffer(_GOOD, np.uint8)))), check=lambda x: np.array_equal(x, B32[:64]))
 
