@@ -294,8 +294,8 @@ def _toggle_part(part: Any, warm: Any, fitted: tuple, setup: Any, bu: Any, bu_wa
     replaying ``warm`` (the blocks before it) from the initial states ends in."""
     cs = fitted[0]
     if start is None and warm is not None:
-        start = _toggles._totals(warm, cs, setup, bu_warm, threads=threads, chunk_blocks=chunk_blocks, close=False).end
-    tot = _toggles._totals(part, cs, setup, bu, threads=threads, chunk_blocks=chunk_blocks, start=start, close=close)
+        start = _toggles.bus_totals(warm, cs, setup, bu_warm, threads=threads, chunk_blocks=chunk_blocks, close=False).end
+    tot = _toggles.bus_totals(part, cs, setup, bu, threads=threads, chunk_blocks=chunk_blocks, start=start, close=close)
     return tot, source_of(part)
 
 
@@ -327,7 +327,7 @@ def toggles_compare(
     check_chunk_blocks(chunk_blocks)
     partition_bytes = _check_partition(partition_bytes)
     warmup_blocks = check_int("warmup_blocks", warmup_blocks, 1)
-    setup = _toggles._setup(**kw)
+    setup = _toggles.bus_setup(**kw)
     datasets = _datasets(data, block_bytes, allow_partial)
     if setup.bu_all is not None and len(datasets) != 1:
         raise ValueError("a per-block bu array needs exactly one dataset")
@@ -363,7 +363,7 @@ def toggles_compare(
                                                            chunk_blocks, last, start=total.end)], client)
                 tot = redo[0]
             total = total + tot
-        frames.append(_toggles._frame(total, fitted[0], setup, source if isinstance(d, StreamDump) else _source(d)))
+        frames.append(_toggles.totals_frame(total, fitted[0], setup, source if isinstance(d, StreamDump) else _source(d)))
     return _concat(frames)
 
 
@@ -389,7 +389,7 @@ def mpc_train(
     :class:`~memcomp.mpc.TrainStats` of every part are added up, the predictors are made from the
     total, pass 2's residue counts (:func:`~memcomp.mpc.train_scans`) are added up, and the
     modules are made from both. ``labels`` has one entry per 32 B sector over all datasets."""
-    _mpc._check_train_options(zeros, quantiser, weight, max_blocks)
+    _mpc.check_train_options(zeros, quantiser, weight, max_blocks)
     partition_bytes = _check_partition(partition_bytes)
     sources = _datasets(data, block_bytes, allow_partial)
     parts = []  # (part, global index of its first 32 B sector, sectors)
@@ -402,7 +402,7 @@ def mpc_train(
         for p, first in _parts(d, partition_bytes):
             parts.append((p, start + first * per))
         start += _n_blocks(d) * per
-    lab = _mpc._check_labels(labels, start)
+    lab = _mpc.check_labels(labels, start)
     ends = [off for _, off in parts[1:]] + [start]
 
     def sliced(i: int) -> Optional[np.ndarray]:

@@ -527,7 +527,7 @@ class TrainStats:
     __radd__ = __add__
 
 
-def _check_labels(labels: Any, n: Optional[int]) -> Optional[np.ndarray]:
+def check_labels(labels: Any, n: Optional[int]) -> Optional[np.ndarray]:
     if labels is None:
         return None
     lab = np.asarray(labels)
@@ -557,7 +557,7 @@ def _train_chunks(blocks: Any, labels: Optional[np.ndarray], offset: int, chunk_
         raise ValueError(f"labels must have one entry per block ({start - offset}), got {labels.shape[0]}")
 
 
-def _check_train_options(zeros: str, quantiser: str, weight: str, max_blocks: Any) -> Optional[int]:
+def check_train_options(zeros: str, quantiser: str, weight: str, max_blocks: Any) -> Optional[int]:
     _check_choice("zeros", zeros, ZEROS)
     _check_choice("quantiser", quantiser, QUANTISERS)
     _check_choice("weight", weight, WEIGHTS)
@@ -568,9 +568,9 @@ def train_stats(blocks: Any, labels: Optional[Sequence[int]] = None, *, zeros: s
                 quantiser: str = "floor", seed: int = 0, max_blocks: Optional[int] = None,
                 threads: Optional[int] = None, chunk_blocks: int = 1 << 18, offset: int = 0) -> TrainStats:
     """Pass 1 of :func:`train` over ``blocks`` (whose first block has global index ``offset``)."""
-    max_blocks = _check_train_options(zeros, quantiser, "mean", max_blocks)
+    max_blocks = check_train_options(zeros, quantiser, "mean", max_blocks)
     n = _n_sectors(blocks)
-    lab = _check_labels(labels, n)
+    lab = check_labels(labels, n)
     counts = [0] * _NGROUPS
     dropped = 0
     groups: list = [None] * _NGROUPS
@@ -621,7 +621,7 @@ def train_scans(blocks: Any, predictors: Sequence[Optional[Mapping[str, Any]]], 
     """Pass 2 of :func:`train`: (6, 257, 256) residue-cell zero counts per group under its
     predictor (index 5: all kept blocks under the fallback's), mergeable by addition."""
     n = _n_sectors(blocks)
-    lab = _check_labels(labels, n)
+    lab = check_labels(labels, n)
     out = np.zeros((_NGROUPS + 1, 257, 256), np.uint64)
     for _, b, group, keep in _train_chunks(blocks, lab, offset, chunk_blocks, threads):
         for g, pred in enumerate(predictors):
@@ -684,7 +684,7 @@ def train(
     kept blocks (``info["groups"][g]["fallback"]``). ``mpc.extract.cal22`` is
     ``quantiser="round", zeros="as_one", weight="cal22"``.
     """
-    max_blocks = _check_train_options(zeros, quantiser, weight, max_blocks)
+    max_blocks = check_train_options(zeros, quantiser, weight, max_blocks)
     seed = check_int("seed", seed, 0, (1 << 64) - 1)
     if max_blocks is None and any(hasattr(s, "head") and not isinstance(s, np.ndarray) for s in _sources(blocks)):
         raise ValueError("MPC training reads the data twice and a stream is read once: pass max_blocks=N to train "

@@ -316,7 +316,7 @@ def compare(
     low, the on-chip wire model on chip). Columns energy_model, energy_pj_raw (the raw
     transfers), energy_pj (what was sent), energy_pj_per_block and energy_ratio (< 1 saves).
     """
-    setup = _setup(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length, dbi=dbi,
+    setup = bus_setup(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length, dbi=dbi,
                    ec=ec, bu=bu, alpha=alpha, ec_ratio=ec_ratio, mode=mode, pad=pad, mag=mag, u_min=u_min,
                    energy=energy, **bus)
     check_chunk_blocks(chunk_blocks)
@@ -325,8 +325,8 @@ def compare(
     if setup.bu_all is not None and (n_known is None or setup.bu_all.shape != (n_known,)):
         raise ValueError(f"bu must be a number or have one entry per block ({n_known}), got shape "
                          f"{setup.bu_all.shape}")
-    tot = _totals(blocks, cs, setup, setup.bu_all, threads=threads, chunk_blocks=chunk_blocks)
-    return _frame(tot, cs, setup, source_of(blocks))
+    tot = bus_totals(blocks, cs, setup, setup.bu_all, threads=threads, chunk_blocks=chunk_blocks)
+    return totals_frame(tot, cs, setup, source_of(blocks))
 
 
 @dataclass(frozen=True)
@@ -347,7 +347,7 @@ class _Setup:
     u_min: int
 
 
-def _setup(*, channel: str = "dram", flit_bytes: int = 32, bus_bits: int = 32, burst_length: int = 8,
+def bus_setup(*, channel: str = "dram", flit_bytes: int = 32, bus_bits: int = 32, burst_length: int = 8,
            dbi: Optional[str] = None, ec: Optional[str] = None, bu=0.0, alpha: float = 1.0, ec_ratio: str = "units",
            mode: str = "stream", pad: str = "zero", mag: int = 32, u_min: int = 1,
            energy: Union[None, str, Dict[str, Any], EnergyModel] = None, **bus: Any) -> _Setup:
@@ -393,7 +393,7 @@ class _Totals:
         return _Totals(self.blocks + other.blocks, self.block_bytes, self.raw + other.raw, codecs, self.start, other.end)
 
 
-def _totals(blocks, cs: Sequence[Codec], setup: _Setup, bu_all: Optional[np.ndarray], *,
+def bus_totals(blocks, cs: Sequence[Codec], setup: _Setup, bu_all: Optional[np.ndarray], *,
             threads: Optional[int] = None, chunk_blocks: int = 1 << 16,
             start: Optional[Sequence[Optional[WireState]]] = None, close: bool = True) -> _Totals:
     """The sums of :func:`compare` over ``blocks``, from the bus states ``start`` (raw, then per
@@ -434,7 +434,7 @@ def _totals(blocks, cs: Sequence[Codec], setup: _Setup, bu_all: Optional[np.ndar
     return _Totals(done, B, raw, tuple(acc), start, tuple(states))
 
 
-def _frame(tot: _Totals, cs: Sequence[Codec], setup: _Setup, source: Dict[str, Any]) -> "pandas.DataFrame":  # noqa: F821
+def totals_frame(tot: _Totals, cs: Sequence[Codec], setup: _Setup, source: Dict[str, Any]) -> "pandas.DataFrame":  # noqa: F821
     """compare()'s rows from its totals."""
     import pandas as pd
 

@@ -1,7 +1,8 @@
 """Serial against Dask: ``compare`` (default codecs) and ``entropy.table`` over one dump file of
 realistic data, in GB/s of dump, next to memcpy over the same bytes. The serial calls use every
 core (``threads=None``) and one (``threads=1``); Dask runs on a LocalCluster of single-threaded
-worker processes and must give the same table (checked). Reported, never asserted:
+worker processes and must give the same table (checked). Then two Python threads measuring at once
+against one after the other (the core releases the GIL). Reported, never asserted:
 
     python tests/benchmarks/bench_dask.py [--mib 1024] [--workers 2] [--codecs defaults] [--block 128]
 
@@ -14,6 +15,7 @@ import argparse
 import os
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -90,6 +92,29 @@ def main(argv=None) -> None:
             print(f"{job:<15}{one:>16.3f}{every:>12.3f}{dask_gbs:>18.3f}")
         print("dask results equal the serial ones: yes")
         d.close()
+    python_threads()
+
+
+def python_threads() -> None:
+    """Two Python threads, each measuring 8 MiB with bpc on one core, at once and in turn."""
+    blocks = memcomp.as_blocks(memcomp.workloads.sample_dump(8 << 20, seed=1), 128)
+    codecs = [memcomp.get_codec("bpc"), memcomp.get_codec("bpc")]
+
+    def work(c):
+        for _ in range(4):
+            c.measure(blocks, threads=1)
+
+    def at_once():
+        ts = [threading.Thread(target=work, args=(c,)) for c in codecs]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+
+    serial = best_of(lambda: [work(c) for c in codecs], 3)
+    both = best_of(at_once, 3)
+    print(f"two Python threads measuring (bpc, 2 x 32 MiB): one after the other {serial:.3f} s, "
+          f"at once {both:.3f} s ({serial / both:.2f}x)")
 
 
 if __name__ == "__main__":

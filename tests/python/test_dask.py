@@ -274,33 +274,17 @@ def test_core_releases_the_gil_while_measuring():
     assert during > 1000  # with the GIL held the spinning thread could not have counted at all
 
 
-def test_two_threads_measure_faster_than_one_after_the_other():
-    if (os.cpu_count() or 1) < 2:
-        pytest.skip("needs two cores")
+def test_two_python_threads_measure_at_once_identically():
+    """Two Python threads measuring at once (the GIL released, test above) get the serial answer.
+    How much faster it is is a figure, not a test: tests/benchmarks/bench_dask.py prints it."""
     blocks = _measure_blocks()
-    codecs = [memcomp.get_codec("bpc"), memcomp.get_codec("bpc")]  # equal work: ideal time is half
+    codecs = [memcomp.get_codec("bpc"), memcomp.get_codec("fpc")]
     want = [c.measure(blocks, threads=1).size_bits for c in codecs]
-
-    def work(c):  # about 0.1 s of measuring
-        return [c.measure(blocks, threads=1).size_bits for _ in range(8)][-1]
-
-    def one_after_the_other():
-        return [work(c) for c in codecs]
-
-    def at_once():
-        out = [None, None]
-        ts = [threading.Thread(target=lambda i=i: out.__setitem__(i, work(codecs[i]))) for i in range(2)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join()
-        return out
-
-    best = {}
-    for fn in (one_after_the_other, at_once) * 5:
-        t0 = time.perf_counter()
-        got = fn()
-        best[fn.__name__] = min(best.get(fn.__name__, np.inf), time.perf_counter() - t0)
-        assert all(np.array_equal(g, w) for g, w in zip(got, want))
-    # two cores: ideally half the time; allow a loaded machine plenty of slack
-    assert best["at_once"] < 0.85 * best["one_after_the_other"], best
+    out = [None, None]
+    ts = [threading.Thread(target=lambda i=i: out.__setitem__(i, codecs[i].measure(blocks, threads=1).size_bits))
+          for i in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert all(np.array_equal(g, w) for g, w in zip(out, want))
