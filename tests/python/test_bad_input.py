@@ -850,3 +850,31 @@ def test_cli_help_shows_defaults(capsys):
 
 def test_matrix_is_large():
     assert len(CASES) > 200
+
+
+def _memcomp_process(*argv, **kw):
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "memcomp", *argv], stderr=subprocess.PIPE, text=True, **kw)
+
+
+def test_cli_ctrl_c_exits_130_in_one_line():
+    import signal
+    import subprocess
+    import time
+
+    p = _memcomp_process("compare", "--sample-bytes", str(1 << 30), "--no-progress", stdout=subprocess.DEVNULL)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and err == "memcomp: interrupted\n", (p.returncode, err)
+
+
+def test_cli_closed_pipe_exits_quietly():
+    import subprocess
+
+    p = _memcomp_process("codecs", stdout=subprocess.PIPE)
+    p.stdout.close()  # the reader goes away before the table is written (memcomp codecs | head -0)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 141 and err == "", (p.returncode, err)
