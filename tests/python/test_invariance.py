@@ -427,6 +427,29 @@ def test_concurrent_analyses_on_one_dump(dump_path):
         assert_frames_equal(df, serial[k], k)
 
 
+@pytest.mark.parametrize("name", ["bdi", "cpack.skku", "cpack.cal22", "e2mc", "bestof.hycomp"])
+def test_concurrent_numcodecs_chunks(name, x128):
+    """One MemcompCodec encoding and decoding chunks from several threads (as zarr does): each
+    chunk's bytes equal the serial ones and decode back (a stateful codec starts every chunk
+    afresh)."""
+    pytest.importorskip("numcodecs")
+    from memcomp.numcodecs import MemcompCodec
+
+    base = memcomp.get_codec(name)
+    codec = MemcompCodec(base.fit(x128) if base.requires_fit else name, block_bytes=128)
+    raw = x128.reshape(-1)
+    chunks = [raw[: 128 * 700], raw[128 * 900: 128 * 2000 + 77], raw[-5000:], raw[:0], raw[3333: 3333 + 128 * 300]]
+    serial = [codec.encode(c) for c in chunks]
+    jobs = list(range(len(chunks))) * 4
+    with cf.ThreadPoolExecutor(6) as pool:
+        got = list(pool.map(lambda i: codec.encode(chunks[i]), jobs))
+        back = list(pool.map(lambda i: codec.decode(serial[i]), jobs))
+    for i, enc, dec in zip(jobs, got, back):
+        assert enc == serial[i], (name, i)
+        assert np.array_equal(np.frombuffer(dec, np.uint8) if not isinstance(dec, np.ndarray) else dec.reshape(-1),
+                              chunks[i]), (name, i)
+
+
 def test_concurrent_entropy_and_mpc(x32):
     x = x32[:20000]
     inputs = [x[:5000], x[5000:12000], x]
