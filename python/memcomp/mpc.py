@@ -251,12 +251,28 @@ def extract(re_matrix: np.ndarray, byte_entropy: Optional[np.ndarray] = None, *,
             "height": int(t["height"]), "edges": [tuple(map(int, e)) for e in edges]}
 
 
+def _ints(name: str, values: Any, n: int, lo: int, hi: int) -> list:
+    """``values`` as a list of ``n`` integers in [lo, hi] (NumPy integers too); TypeError/ValueError naming it."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a sequence of {n} integers, got {type(values).__name__}")
+    if len(values) != n:
+        raise ValueError(f"{name} must have {n} entries, got {len(values)}")
+    return [check_int(f"{name} entries", v, lo, hi) for v in values]
+
+
+def _predictor(root: Any, base: Any, shift: Any = None) -> tuple:
+    """(root, base, shift) of one MPC predictor, checked: root and base entries in 0..31, shifts
+    in -8..8 (32 of each)."""
+    return (check_int("root", root, 0, 31), _ints("base", base, 32, 0, 31),
+            None if shift is None else _ints("shift", shift, 32, -8, 8))
+
+
 def shifts(re: RatioEntropy, root: int, base: Sequence[int]) -> list:
     """The modal shift of every (j, base[j]) pair from the counts of ``re`` (0 at the root)."""
     if re.elem_bytes != 1:
         raise ValueError("MPC shifts are defined on byte ratio counts (elem_bytes=1)")
-    return list(_core.mpc_shifts(np.ascontiguousarray(re.counts), int(root), [int(b) for b in base], re.zeros,
-                                 re.quantiser, re.signed))
+    root, base, _ = _predictor(root, base)
+    return list(_core.mpc_shifts(np.ascontiguousarray(re.counts), root, base, re.zeros, re.quantiser, re.signed))
 
 
 def scan(blocks: np.ndarray, root: int, base: Sequence[int], shift: Sequence[int], *,
@@ -320,10 +336,12 @@ def scan_counts(blocks: np.ndarray, predictor: Mapping[str, Any], *, threads: Op
     """Pass 2, mergeable by addition: (257, 256) uint64, row 0 the zero count of each residue cell
     and rows 1.. their co-occurrence, under ``predictor``."""
     b = _blocks32(blocks)
+    if not isinstance(predictor, Mapping) or not {"root", "base", "shift"} <= set(predictor):
+        raise TypeError("predictor must be a mapping with 'root', 'base' and 'shift'")
+    root, base, shift = _predictor(predictor["root"], predictor["base"], predictor["shift"])
     out = np.zeros((257, 256), np.uint64)
     if b.shape[0]:
-        z, co = _core.mpc_cell_zeros(b, int(predictor["root"]), [int(x) for x in predictor["base"]],
-                                     [int(x) for x in predictor["shift"]], threads)
+        z, co = _core.mpc_cell_zeros(b, root, base, shift, threads)
         out[0], out[1:] = z, co
     return out
 

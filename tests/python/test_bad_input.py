@@ -441,6 +441,13 @@ case("mpc-train-seed-negative", lambda c: mpc.train(B32, seed=-1, max_blocks=5),
 case("mpc-train-zeros-unknown", lambda c: mpc.train(B32, zeros="x"), ValueError, "zeros must be one of")
 case("mpc-train-threads-str", lambda c: mpc.train(B32, threads="2"), TypeError, "threads")
 case("mpc-train-chunk-zero", lambda c: mpc.train(B32, chunk_blocks=0), ValueError, "chunk_blocks")
+_RE = mpc.ratio_entropy(B32)
+case("mpc-shifts-root-negative", lambda c: mpc.shifts(_RE, -1, [0] * 32), ValueError, "root")
+case("mpc-shifts-base-short", lambda c: mpc.shifts(_RE, 0, [0] * 31), ValueError, "base must have 32")
+case("mpc-shifts-base-float", lambda c: mpc.shifts(_RE, 0, [0.5] * 32), TypeError, "base entries")
+case("mpc-scan-shift-huge", lambda c: mpc.scan(B32, 0, [0] * 32, [2 ** 70] * 32), ValueError, "shift entries")
+case("mpc-scan-base-str", lambda c: mpc.scan(B32, 0, "x" * 32, [0] * 32), TypeError, "base must be a sequence")
+case("mpc-scan-counts-not-a-mapping", lambda c: mpc.scan_counts(B32, [0]), TypeError, "predictor must be a mapping")
 case("mpc-train-read-only", lambda c: mpc.train(ro(B32)), check=lambda m: m == mpc.train(B32))
 
 
