@@ -154,6 +154,12 @@ def _numcodecs_flip(name, bit):
     return mc.decode(bytes(buf))
 
 
+def _save_load_decode(c, name):
+    path = c / f"enc_{name}.npz"
+    codec(name).encode(ro(B32[:16])).save(path)
+    return codec(name).decode(Encoded.load(path))
+
+
 # ---- every codec -------------------------------------------------------------------------------
 for _n in NAMES:
     case(f"{_n}-measure-int16", lambda c, n=_n: codec(n).measure(B32.view(np.int16)), TypeError, "dtype uint8")
@@ -175,7 +181,11 @@ for _n in NAMES:
         case(f"{_n}-decode-truncated-stream", lambda c, n=_n: _decode_truncated(n), CorruptStreamError, "outside")
     else:
         case(f"{_n}-encode-accounting-only", lambda c, n=_n: codec(n).encode(B32), ValueError, "accounting-only")
+    if _c.exact:
+        case(f"{_n}-from-bytes-truncated", lambda c, n=_n: Encoded.from_bytes(codec(n).encode(B32[:16]).to_bytes()[:-1]),
+             CorruptStreamError, "truncated or padded")
     if _c.exact and not _c.lossy:
+        case(f"{_n}-save-load-decode", lambda c, n=_n: _save_load_decode(c, n), check=lambda x: np.array_equal(x, B32[:16]))
         for _bit in (3, 17):
             case(f"{_n}-numcodecs-bit-flip-{_bit}", lambda c, n=_n, b=_bit: _numcodecs_flip(n, b),
                  CorruptStreamError, "CRC-32")
