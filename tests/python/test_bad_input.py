@@ -185,7 +185,8 @@ for _n in NAMES:
         case(f"{_n}-from-bytes-truncated", lambda c, n=_n: Encoded.from_bytes(codec(n).encode(B32[:16]).to_bytes()[:-1]),
              CorruptStreamError, "truncated or padded")
     if _c.exact and not _c.lossy:
-        case(f"{_n}-save-load-decode", lambda c, n=_n: _save_load_decode(c, n), check=lambda x: np.array_equal(x, B32[:16]))
+        case(f"{_n}-save-load-decode", lambda c, n=_n: _save_load_decode(c, n),
+             check=lambda x: np.array_equal(x, B32[:16]))
         for _bit in (3, 17):
             case(f"{_n}-numcodecs-bit-flip-{_bit}", lambda c, n=_n, b=_bit: _numcodecs_flip(n, b),
                  CorruptStreamError, "CRC-32")
@@ -757,7 +758,8 @@ case("numcodecs-truncated", lambda c: _MC.decode(_ENC[:-3]), CorruptStreamError,
 case("numcodecs-header-only", lambda c: _MC.decode(_ENC[:20]), CorruptStreamError, "shorter than the 25 B header")
 case("numcodecs-flipped-byte-count", lambda c: _MC.decode(_ENC[:6] + bytes([_ENC[6] ^ 1]) + _ENC[7:]),
      CorruptStreamError, "CRC-32")
-case("numcodecs-version-1-still-read", lambda c: _MC.decode(_v1(_ENC)), check=lambda x: x.tobytes() == RAW[:1000].tobytes())
+case("numcodecs-version-1-still-read", lambda c: _MC.decode(_v1(_ENC)),
+     check=lambda x: x.tobytes() == RAW[:1000].tobytes())
 case("numcodecs-version-1-corrupt-count", lambda c: _MC.decode(_v1(_ENC)[:5] + struct.pack("<Q", 10 ** 9)
                                                                + _v1(_ENC)[13:]), CorruptStreamError, "corrupt header")
 case("numcodecs-version-9", lambda c: _MC.decode(_ENC[:4] + b"\x09" + _ENC[5:]), CorruptStreamError,
