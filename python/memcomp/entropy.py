@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _core
 from ._common import block_bytes_of, check_int, chunks, provenance, source_of
+from .blocks import check_blocks
 
 SYMBOL_BITS = (4, 8, 16, 32)
 VARIANTS = ("global", "per_position", "block")
@@ -226,7 +227,7 @@ def histogram(
 def block_entropy(blocks: np.ndarray, symbol_bits: int = 16, *, endian: str = "little",
                   threads: Optional[int] = None) -> np.ndarray:
     """Per-block order-0 entropy H_b in bits per symbol."""
-    return _core.block_entropy(blocks, _check_sl(symbol_bits), endian, threads)
+    return _core.block_entropy(check_blocks(blocks), _check_sl(symbol_bits), endian, threads)
 
 
 @dataclass(frozen=True)
@@ -268,6 +269,8 @@ def bound_per_workload(workloads: Mapping[str, object], symbol_bits: int = 16, *
     """``per_workload``: the global bound of each dump and their geometric mean (as P1 reports)."""
     import pandas as pd
 
+    if not isinstance(workloads, Mapping):
+        raise TypeError(f"workloads must be a mapping of names to blocks or Dumps, got {type(workloads).__name__}")
     rows = [{"workload": name, **bound(b, symbol_bits, **kw).__dict__} for name, b in workloads.items()]
     df = pd.DataFrame(rows)
     finite = df["cr"][np.isfinite(df["cr"])]
@@ -344,6 +347,9 @@ def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, 
 def table_from_stats(ts: TableStats, *, mfv: int = 1024, source: Optional[Mapping[str, object]] = None) -> "pandas.DataFrame":  # noqa: F821
     """The rows of :func:`table` from merged :class:`TableStats` (``source``: provenance columns)."""
     import pandas as pd
+
+    if not isinstance(ts, TableStats):
+        raise TypeError(f"ts must be the TableStats of table_stats(), got {type(ts).__name__}")
 
     rows = []
     for sl, st, hb in zip(ts.symbol_bits, ts.stats, ts.block_h):

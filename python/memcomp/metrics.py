@@ -55,6 +55,8 @@ def mag_policy(policy: str, mag: int, u_min: int = 1) -> str:
 
 def charge(bits: np.ndarray, block_bytes: int, policy: str = "none") -> np.ndarray:
     """Bits charged per block (uint64) for in-band ``bits`` (uint32) under ``policy``."""
+    if not isinstance(bits, np.ndarray):
+        raise TypeError(f"bits must be a uint32 NumPy array of in-band sizes (Sizes.size_bits), got {type(bits).__name__}")
     if not isinstance(policy, str):
         parse_policy(policy)  # TypeError saying what to pass
     return _core.charge(bits, check_int("block_bytes", block_bytes, 1, 1 << 30), policy)

@@ -45,7 +45,8 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._common import block_bytes_of, check_int, chunks, n_blocks_of
+from ._common import block_bytes_of, check_float, check_int, chunks, n_blocks_of
+from .blocks import check_blocks
 from .blocks import sectorize
 from .models import FORMAT, Model
 
@@ -219,7 +220,7 @@ def special_class(blocks: np.ndarray, *, threads: Optional[int] = None) -> np.nd
 
 def byte_entropy(blocks: np.ndarray) -> np.ndarray:
     """Order-0 entropy in bits of each byte position (float64, one per column)."""
-    blocks = np.asarray(blocks)
+    blocks = check_blocks(blocks)
     out = np.zeros(blocks.shape[1], dtype=np.float64)
     n = blocks.shape[0]
     if n == 0:
@@ -269,6 +270,8 @@ def _predictor(root: Any, base: Any, shift: Any = None) -> tuple:
 
 def shifts(re: RatioEntropy, root: int, base: Sequence[int]) -> list:
     """The modal shift of every (j, base[j]) pair from the counts of ``re`` (0 at the root)."""
+    if not isinstance(re, RatioEntropy):
+        raise TypeError(f"re must be the RatioEntropy of ratio_entropy(), got {type(re).__name__}")
     if re.elem_bytes != 1:
         raise ValueError("MPC shifts are defined on byte ratio counts (elem_bytes=1)")
     root, base, _ = _predictor(root, base)
@@ -611,9 +614,15 @@ def train_stats(blocks: Any, labels: Optional[Sequence[int]] = None, *, zeros: s
     return TrainStats((zeros, quantiser, int(seed), max_blocks), tuple(counts), dropped, tuple(groups), tuple(samples))
 
 
+def _check_stats(stats: Any) -> None:
+    if not isinstance(stats, TrainStats):
+        raise TypeError(f"stats must be the TrainStats of train_stats(), got {type(stats).__name__}")
+
+
 def train_predictors(stats: TrainStats, weight: str = "mean") -> list:
     """The predictor of each group (None for an empty one) and, last, the fallback's (None if no
     group is empty), from merged pass-1 statistics."""
+    _check_stats(stats)
     _check_choice("weight", weight, WEIGHTS)
     if stats.options[3] is not None:
         raise ValueError("with max_blocks, train from the samples (train_from_stats)")
@@ -654,6 +663,7 @@ def train_from_stats(stats: TrainStats, predictors: Optional[Sequence[Any]] = No
                      *, weight: str = "mean", threads: Optional[int] = None) -> MPCModel:
     """The model from merged partials: ``stats`` alone with ``max_blocks`` (modules trained on the
     samples), else ``stats`` with :func:`train_predictors` and the merged :func:`train_scans`."""
+    _check_stats(stats)
     zeros, quantiser, seed, max_blocks = stats.options
     if not any(stats.counts):
         raise ValueError("no training blocks: every block is all-zero or all-words-same (MPC classes 0 and 1)")
@@ -763,7 +773,9 @@ def split(workloads: Mapping[str, Any], *, train_fraction: float = 0.8, seed: in
     application's blocks are split at random (``seed``) into ``train_fraction`` for extraction and
     the rest for the seen test set. Returns ``{"order": [(name, entropy, role)], "train": {name:
     idx}, "seen": {name: idx}, "unseen": [names]}`` with sorted block indices."""
-    if not 0 < train_fraction < 1:
+    if not isinstance(workloads, Mapping):
+        raise TypeError(f"workloads must be a mapping of names to blocks, got {type(workloads).__name__}")
+    if not 0 < check_float("train_fraction", train_fraction) < 1:
         raise ValueError(f"train_fraction must be in (0, 1), got {train_fraction!r}")
     if not workloads:
         raise ValueError("protocol needs at least one workload")

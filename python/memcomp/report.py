@@ -249,6 +249,7 @@ def compare(
 
 def with_mag(codec: Codec, mag: int) -> Codec:
     """``codec`` with its ``mag`` option set to ``mag`` (unchanged if it has none)."""
+    codec, mag = get_codec(codec), check_int("mag", mag, 1, 4096)
     if "mag" not in codec.options or codec.options["mag"] == mag:
         return codec
     cfg = codec.get_config()

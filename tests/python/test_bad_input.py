@@ -340,6 +340,8 @@ case("compare-bestof-row-name-is-short", lambda c: memcomp.compare(
 case("mag_study-float-block-size", lambda c: memcomp.mag_study(B32, ["bdi"], block_sizes=[32.5]), TypeError,
      "block_sizes")
 case("mag_study-mag-zero", lambda c: memcomp.mag_study(RAW, ["bdi"], mags=[0]), ValueError, "mags")
+case("charge-list-bits", lambda c: memcomp.charge([1, 2], 32), TypeError, "bits must be a uint32 NumPy array")
+case("with-mag-float", lambda c: memcomp.report.with_mag("e2mc", 32.5), TypeError, "mag")
 case("charge-float-block-bytes", lambda c: memcomp.charge(np.zeros(2, np.uint32), 32.5), TypeError, "block_bytes")
 
 case("sizes-cr-policy-int", lambda c: memcomp.get_codec("bdi").measure(B32).cr(policy=5), TypeError,
@@ -386,6 +388,9 @@ case("entropy-list", lambda c: entropy.histogram([1, 2, 3], 8), TypeError, "memc
 case("entropy-endian", lambda c: entropy.histogram(B32, 16, endian="middle"), ValueError, "endian")
 case("entropy-variant", lambda c: entropy.bound(B32, 8, "best"), ValueError, "variant")
 case("entropy-non-contiguous", lambda c: entropy.histogram(B32[::2], 8), ValueError, "C-contiguous")
+case("entropy-block-entropy-list", lambda c: entropy.block_entropy([[1]], 8), TypeError, "numpy.ndarray")
+case("entropy-per-workload-list", lambda c: entropy.bound_per_workload([B32]), TypeError, "mapping")
+case("entropy-table-from-stats-none", lambda c: entropy.table_from_stats(None), TypeError, "TableStats")
 case("entropy-read-only", lambda c: entropy.bound(ro(B32), 8), check=lambda b: b.cr == entropy.bound(B32, 8).cr)
 case("entropy-zero-blocks", lambda c: entropy.table(B32[:0]), check=lambda df: (df["symbols"] == 0).all())
 
@@ -459,6 +464,13 @@ case("mpc-shifts-base-float", lambda c: mpc.shifts(_RE, 0, [0.5] * 32), TypeErro
 case("mpc-scan-shift-huge", lambda c: mpc.scan(B32, 0, [0] * 32, [2 ** 70] * 32), ValueError, "shift entries")
 case("mpc-scan-base-str", lambda c: mpc.scan(B32, 0, "x" * 32, [0] * 32), TypeError, "base must be a sequence")
 case("mpc-scan-counts-not-a-mapping", lambda c: mpc.scan_counts(B32, [0]), TypeError, "predictor must be a mapping")
+case("mpc-shifts-not-ratio-entropy", lambda c: mpc.shifts(None, 0, [0] * 32), TypeError, "RatioEntropy")
+case("mpc-byte-entropy-list", lambda c: mpc.byte_entropy([[1, 2]]), TypeError, "numpy.ndarray")
+case("mpc-byte-entropy-int16", lambda c: mpc.byte_entropy(B32.view(np.int16)), TypeError, "dtype uint8")
+case("mpc-split-list", lambda c: mpc.split([B32]), TypeError, "mapping")
+case("mpc-split-fraction-nan", lambda c: mpc.split({"a": B32}, train_fraction=float("nan")), ValueError,
+     "train_fraction")
+case("mpc-train-predictors-not-stats", lambda c: mpc.train_predictors(None), TypeError, "TrainStats")
 case("mpc-train-read-only", lambda c: mpc.train(ro(B32)), check=lambda m: m == mpc.train(B32))
 
 
