@@ -40,8 +40,9 @@ def _dtype_name(dtype: Any) -> str:
         return "bfloat16"
     try:
         name = np.dtype(dtype).name
-    except TypeError as e:
-        raise TypeError(f"dtype must be one of {sorted(_TYPES) + ['bfloat16']}, got {dtype!r}") from e
+    except TypeError as e:  # a str that names no dtype is a bad value, anything else a wrong type
+        err = ValueError if isinstance(dtype, str) else TypeError
+        raise err(f"dtype must be one of {sorted(_TYPES) + ['bfloat16']}, got {dtype!r}") from e
     if name not in _TYPES:
         raise ValueError(f"dtype must be one of {sorted(_TYPES) + ['bfloat16']}, got {name}")
     return name
