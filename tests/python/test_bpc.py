@@ -1,6 +1,7 @@
 """BPC (SPEC 1.5): golden vectors (tests/golden/bpc.json) and the plain-Python oracle
 (oracles_bpc.py) against the C++ codec, sizes and stream bytes, for every preset and block size."""
 import json
+from pathlib import Path
 import os
 
 import numpy as np
@@ -12,7 +13,7 @@ import memcomp
 import oracles_bpc as O
 from blockgen import adversarial, realistic
 
-GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "..", "golden", "bpc.json")))
+GOLDEN = json.loads(Path(os.path.join(os.path.dirname(__file__), "..", "golden", "bpc.json")).read_text())
 PRESETS = sorted(O.PRESETS)
 FIELDS = ("mode", "payload", "meta", "header", "tag")
 

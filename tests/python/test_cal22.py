@@ -2,6 +2,7 @@
 worked out by hand (tests/golden/cal22.json) and per-line sizes equal to a plain-Python reading of
 the tool (oracles_cal22.py) on adversarial, random and realistic lines."""
 import json
+from pathlib import Path
 import os
 import struct
 
@@ -12,7 +13,7 @@ import memcomp
 import oracles_cal22 as O
 from blockgen import adversarial, realistic
 
-GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "..", "golden", "cal22.json")))
+GOLDEN = json.loads(Path(os.path.join(os.path.dirname(__file__), "..", "golden", "cal22.json")).read_text())
 
 
 def _lines(block_bytes, seed=0):

@@ -1,6 +1,7 @@
 """C-Pack (SPEC 1.4, W6): golden vectors (tests/golden/cpack.json) and the plain-Python oracle
 (oracles_cpack.py) against the C++ codec: sizes, codes, indices and stream bits, every preset."""
 import json
+from pathlib import Path
 import os
 
 import numpy as np
@@ -12,7 +13,7 @@ import memcomp
 import oracles_cpack as O
 from blockgen import adversarial, realistic
 
-GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "..", "golden", "cpack.json")))
+GOLDEN = json.loads(Path(os.path.join(os.path.dirname(__file__), "..", "golden", "cpack.json")).read_text())
 PRESETS = sorted(O.PRESETS)
 
 

@@ -1,6 +1,7 @@
 """Fibonacci codec (SPEC 1.14, W15): golden vectors (tests/golden/fibonacci.json) and the
 plain-Python oracle (oracles_fib.py) against the C++ codec, sizes and stream bytes."""
 import json
+from pathlib import Path
 import os
 
 import numpy as np
@@ -12,7 +13,7 @@ import memcomp
 import oracles_fib as OF
 from blockgen import adversarial, realistic
 
-GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "..", "golden", "fibonacci.json")))
+GOLDEN = json.loads(Path(os.path.join(os.path.dirname(__file__), "..", "golden", "fibonacci.json")).read_text())
 
 
 def block_of(words, endian="<"):

@@ -1,6 +1,7 @@
 """Block-local LZSS (SPEC 1.13): golden vectors (tests/golden/lzss.json) and the naive plain-Python
 oracle (oracles_lzss.py) against the C++ codec: sizes, tokens and stream bits."""
 import json
+from pathlib import Path
 import os
 
 import numpy as np
@@ -12,7 +13,7 @@ import memcomp
 import oracles_lzss as O
 from blockgen import adversarial, realistic
 
-GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "..", "golden", "lzss.json")))
+GOLDEN = json.loads(Path(os.path.join(os.path.dirname(__file__), "..", "golden", "lzss.json")).read_text())
 OPTIONS = [{}, {"token_bytes": 4}, {"min_match": 2}, {"min_match": 5, "length_bits": 3},
            {"length_bits": 2}, {"token_bytes": 4, "min_match": 2, "length_bits": 3}]
 

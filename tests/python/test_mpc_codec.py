@@ -1,6 +1,7 @@
 """MPC codec (P3; SPEC 1.12, W7) against a plain-Python oracle written from the SPEC, plus the
 opt-in conformance test against the authors' RTL stimulus (MEMCOMP_MPC_RTL_DIR)."""
 import json
+from pathlib import Path
 import os
 
 import numpy as np
@@ -139,7 +140,7 @@ def test_against_oracle(select):
 
 
 def test_golden_rows_and_blocks():
-    g = json.load(open(GOLDEN))
+    g = json.loads(Path(GOLDEN).read_text())
     for r in g["rows"]:
         row = format(int(r["row"], 16), "016b")
         code = "0011" if "1" not in row else oracle_row_code(row)

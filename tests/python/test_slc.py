@@ -2,6 +2,7 @@
 brute-force oracle (oracles_slc.py) on random code lengths, the lossless/lossy contract, the
 variants, threshold 0 = E2MC, corrupt streams, bad parameters, quality metrics and the study API."""
 import dataclasses
+from pathlib import Path
 import json
 import math
 import os
@@ -16,7 +17,7 @@ import oracles_slc as O
 from blockgen import adversarial, realistic
 from memcomp import slc
 
-GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "..", "golden", "slc.json")))
+GOLDEN = json.loads(Path(os.path.join(os.path.dirname(__file__), "..", "golden", "slc.json")).read_text())
 
 
 def model_of(lengths, esc_len=1, sl=16, first=1000):

@@ -7,6 +7,7 @@ import io
 import json
 import lzma
 import os
+from pathlib import Path
 import pickle
 import struct
 import subprocess
@@ -283,8 +284,8 @@ def test_proc_files_are_streamed(tmp_path):
     assert status.n_blocks > 0 and 0 <= status.dropped_bytes < 16 and table["symbols"][0] == 16 * status.n_blocks
     # a /proc file whose content stays the same while the process runs: compared with a copy
     path = next(p for p in ("/proc/self/environ", "/proc/self/cmdline", "/proc/version")
-                if len(open(p, "rb").read()) >= 48)
-    content = open(path, "rb").read()
+                if len(Path(p).read_bytes()) >= 48)
+    content = Path(path).read_bytes()
     copy = tmp_path / "copy.bin"
     copy.write_bytes(content[: len(content) // 16 * 16])
     got = memcomp.compare(memcomp.open_dump(path, 16, allow_partial=True), ("bdi", "fpc"), chunk_blocks=3)

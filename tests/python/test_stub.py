@@ -28,7 +28,8 @@ def test_stubtest_finds_no_drift():
 
 
 def _stub_functions():
-    tree = ast.parse(open(STUB).read())
+    with open(STUB) as f:
+        tree = ast.parse(f.read())
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             yield node.name, node, None
