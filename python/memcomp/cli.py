@@ -28,17 +28,20 @@ import json
 import os
 import re
 import sys
-from typing import Any, Callable, Iterator, List, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, TextIO
 
 import numpy as np
 
 from . import __version__
 from .blocks import VALID_BLOCK_BYTES, as_blocks
 from .codecs import list_codecs, split_names
-from .io import Dump, dump_from_bytes, open_dumps
+from .io import AnyDump, Dump, dump_from_bytes, open_dumps
 from .metrics import parse_policy
 from .report import compare, resolve_codecs
 from .workloads import sample_dump
+
+if TYPE_CHECKING:
+    import pandas
 
 
 class UsageError(Exception):
@@ -140,7 +143,7 @@ def _progress(args, total_bytes: Optional[int]) -> Optional[Callable[[int, int],
 
 
 # ------------------------------------------------------------------------------------- datasets
-def _datasets(args) -> List[Dump]:
+def _datasets(args) -> List[AnyDump]:
     """The datasets of the DUMP arguments, or the bundled sample; empty ones are skipped (with a
     note on stderr)."""
     if not args.dumps:
@@ -264,7 +267,7 @@ def _writing(path: Optional[str]) -> Iterator[None]:
 
 
 # -------------------------------------------------------------------------------------- commands
-def _per_dataset(args, fn) -> "pandas.DataFrame":  # noqa: F821
+def _per_dataset(args, fn) -> "pandas.DataFrame":
     import pandas as pd
 
     frames = []
@@ -418,8 +421,9 @@ def _cmd_info(args, out: TextIO) -> int:
             counts += np.bincount(chunk.reshape(-1), minlength=256)
             zero += int(np.count_nonzero(~chunk.any(axis=1)))
         p = counts[counts > 0] / max(counts.sum(), 1)
-        rows.append({**d.provenance(), "blocks": d.n_blocks, "bytes": d.nbytes, "dropped_bytes": d.dropped_bytes,
-                     "zero_blocks": zero / max(d.n_blocks, 1), "byte_entropy": float(-(p * np.log2(p)).sum())})
+        n = d.n_blocks or 0  # a stream knows its length once read
+        rows.append({**d.provenance(), "blocks": n, "bytes": d.nbytes, "dropped_bytes": d.dropped_bytes,
+                     "zero_blocks": zero / max(n, 1), "byte_entropy": float(-(p * np.log2(p)).sum())})
     _emit(pd.DataFrame(rows), args, out)
     return 0
 

@@ -15,7 +15,7 @@ import os
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
@@ -23,6 +23,11 @@ from . import _core
 from ._common import check_bool, check_int, check_threads, has_buffer, parse_json, read_npz
 from .blocks import byte_view
 from .models import Model
+
+if TYPE_CHECKING:
+    import pandas
+
+    from .metrics import SizeStats
 
 CorruptStreamError = _core.CorruptStreamError
 
@@ -35,7 +40,7 @@ _BYTES_HEADER = struct.Struct("<4sBBBBIQQII")
 _HAS_CONFIG, _HAS_STATE, _HAS_OFFSETS = 1, 2, 4
 
 
-def list_codecs() -> "pandas.DataFrame":  # noqa: F821
+def list_codecs() -> "pandas.DataFrame":
     """Every codec family and preset: name, family, default, exact, policy, description, options."""
     import pandas as pd
 
@@ -59,7 +64,7 @@ def codec_names(defaults_only: bool = False) -> list:
     return [p["name"] for p in _core.list_presets() if p["is_default"] or not defaults_only]
 
 
-def get_codec(name: str, **options: Any) -> "Codec":
+def get_codec(name: Union[str, "Codec"], **options: Any) -> "Codec":
     """Builds a codec from a family name (its default preset) or a preset name, e.g.
     ``get_codec("bdi")``, ``get_codec("bdi.gem5")``, ``get_codec("fpc", endian="big")``, or from
     a name as result tables print it: ``get_codec("fpc.paper(endian=big)")``,
@@ -73,21 +78,21 @@ def get_codec(name: str, **options: Any) -> "Codec":
         return name
     if not isinstance(name, str):
         raise TypeError(f"codec name must be a str, got {type(name).__name__}")
-    name, named = _parse_name(name)
+    preset, named = _parse_name(name)
     options = {**named, **options}
-    check_option_types(name, options, {k: d["kind"] for k, d in _core.option_space(name).items()})
+    check_option_types(preset, options, {k: d["kind"] for k, d in _core.option_space(preset).items()})
     core_options = {k: _core_option(k, v) for k, v in options.items()}
     try:
-        core = _core.make_codec(name, core_options)
+        core = _core.make_codec(preset, core_options)
     except ValueError as e:
         text = str(e)
         if "model" in options and text.startswith(("json:", "huffman table:")):
-            raise ValueError(f"{name}: model: {text}") from None
+            raise ValueError(f"{preset}: model: {text}") from None
         raise
     return Codec(core)
 
 
-_KIND_TYPES = {"int": ((int, np.integer), "an integer"), "float": ((int, float, np.integer, np.floating), "a number"),
+_KIND_TYPES: Dict[str, Tuple[Any, str]] = {"int": ((int, np.integer), "an integer"), "float": ((int, float, np.integer, np.floating), "a number"),
                "bool": ((bool, np.bool_), "True or False"), "choice": (str, "a str"), "string": (str, "a str")}
 
 
@@ -496,7 +501,7 @@ class Sizes:
         preset's policy)."""
         return self.stats().cr(policy, count_tag=count_tag)
 
-    def to_frame(self) -> "pandas.DataFrame":  # noqa: F821
+    def to_frame(self) -> "pandas.DataFrame":
         import pandas as pd
 
         modes = self.codec.modes
@@ -567,7 +572,7 @@ class Encoded:
             bit_offsets=self.bit_offsets,
             bit_lengths=self.bit_lengths,
             tags=self.tags,
-            **({} if self.entry_state is None else {"entry_state": self.entry_state}),
+            **({} if self.entry_state is None else {"entry_state": self.entry_state}),  # type: ignore[arg-type]
         )
 
     @classmethod
@@ -591,7 +596,8 @@ class Encoded:
         except ValueError as e:
             raise CorruptStreamError(str(e)) from None
         block_bytes = _scalar(where, "block_bytes", arrays["block_bytes"], "iu")
-        fields = {k: arrays[k] for k in ("data", "bit_offsets", "bit_lengths", "tags", "entry_state") if k in arrays}
+        fields: Dict[str, np.ndarray] = {k: arrays[k] for k in ("data", "bit_offsets", "bit_lengths", "tags", "entry_state")
+                                         if k in arrays}
         return cls._checked(where, config, block_bytes, fields)
 
     def to_bytes(self, *, config: bool = True) -> bytes:
@@ -614,7 +620,7 @@ class Encoded:
                                     self.data.nbytes, len(text), len(state))
         parts = [header, text, _le_bytes(self.bit_lengths, lw), _le_bytes(self.tags, tw),
                  b"" if packed else _le_bytes(self.bit_offsets, 8), state, np.ascontiguousarray(self.data)]
-        return b"".join(memoryview(p).cast("B") if isinstance(p, np.ndarray) else p for p in parts)
+        return b"".join(p.data.cast("B") if isinstance(p, np.ndarray) else p for p in parts)
 
     @classmethod
     def from_bytes(cls, data: Any, codec: Union["Codec", Mapping[str, Any], None] = None) -> "Encoded":
@@ -628,7 +634,7 @@ class Encoded:
         if buf.nbytes < _BYTES_HEADER.size:
             raise CorruptStreamError(f"encoded bytes truncated: {buf.nbytes} B, shorter than the "
                                      f"{_BYTES_HEADER.size} B header")
-        magic, version, flags, lw, tw, block_bytes, n, n_data, n_text, n_state = _BYTES_HEADER.unpack_from(buf)
+        magic, version, flags, lw, tw, block_bytes, n, n_data, n_text, n_state = _BYTES_HEADER.unpack_from(buf.data)
         if magic != _BYTES_MAGIC:
             raise CorruptStreamError(f"not memcomp encoded bytes (magic {magic!r}, expected {_BYTES_MAGIC!r})")
         if version != _BYTES_VERSION:

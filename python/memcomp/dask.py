@@ -32,7 +32,7 @@ threaded workers run in parallel too)::
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -48,6 +48,9 @@ from . import report as _report
 from . import toggles as _toggles
 from ._common import block_bytes_of, check_chunk_blocks, check_int, fit_sample, sample_how, sample_index, source_of
 from .io import Dump, StreamDump, open_dumps
+
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = ["compare", "entropy_table", "mpc_train", "toggles_compare", "PARTITION_BYTES"]
 
@@ -151,7 +154,7 @@ def _compute(graphs: Sequence[Any], client: Any) -> tuple:
     return dask.compute(*graphs, scheduler=client) if client is not None else dask.compute(*graphs)
 
 
-def _concat(frames: Sequence[Any]) -> "pandas.DataFrame":  # noqa: F821
+def _concat(frames: Sequence[Any]) -> "pandas.DataFrame":
     import pandas as pd
 
     return pd.concat(frames, ignore_index=True)
@@ -175,7 +178,7 @@ def _fit_sample(d: Any) -> Any:
 
 
 def _fit(d: Any, sample: Any, how: Optional[str], codecs: list, threads: Optional[int]) -> tuple:
-    return _report.fit_missing(d, codecs, threads, None if sample is None else (np.ascontiguousarray(sample), how))
+    return _report.fit_missing(d, codecs, threads, None if sample is None else (np.ascontiguousarray(sample), str(how)))
 
 
 def _joined(*fits: tuple) -> tuple:
@@ -204,7 +207,7 @@ class _Stats(tuple):
         return _Stats(([a + b for a, b in zip(self[0], other[0])], self[1] + other[1], self[2] + other[2]))
 
 
-def _compare_table(total: tuple, fitted: tuple, over: Any, source: dict, kw: dict) -> "pandas.DataFrame":  # noqa: F821
+def _compare_table(total: tuple, fitted: tuple, over: Any, source: dict, kw: dict) -> "pandas.DataFrame":
     stats, oracle, wins = total
     cs, training = fitted
     return _report.table(stats, cs, oracle=oracle if over else None, wins=wins, training=training,
@@ -227,7 +230,7 @@ def compare(
     chunk_blocks: int = 1 << 18,
     partition_bytes: int = PARTITION_BYTES,
     client: Any = None,
-) -> "pandas.DataFrame":  # noqa: F821
+) -> "pandas.DataFrame":
     """:func:`memcomp.report.compare` of every dataset of ``data`` on Dask, rows concatenated in
     dataset order: equal to ``pd.concat([report.compare(d, codecs, ...) for d in datasets])``.
 
@@ -265,7 +268,7 @@ def entropy_table(
     chunk_blocks: int = 1 << 18,
     partition_bytes: int = PARTITION_BYTES,
     client: Any = None,
-) -> "pandas.DataFrame":  # noqa: F821
+) -> "pandas.DataFrame":
     """:func:`memcomp.entropy.table` of every dataset of ``data`` (as in :func:`compare`) on
     Dask, rows concatenated in dataset order; per dataset the :class:`~memcomp.entropy.TableStats`
     of its parts are added up."""
@@ -311,7 +314,7 @@ def toggles_compare(
     warmup_blocks: int = WARMUP_BLOCKS,
     client: Any = None,
     **kw: Any,
-) -> "pandas.DataFrame":  # noqa: F821
+) -> "pandas.DataFrame":
     """:func:`memcomp.toggles.compare` of every dataset of ``data`` (as in :func:`compare`) on
     Dask, rows concatenated in dataset order; ``kw`` are toggles.compare's bus, EC and energy
     options.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
@@ -16,6 +16,9 @@ from . import entropy
 from ._common import check_int
 from .codecs import Codec, get_codec
 from .metrics import SizeStats
+
+if TYPE_CHECKING:
+    import pandas
 
 #: ``mode`` of a block E2MC's raw rule stores uncompressed; a compressed block's mode is its bursts.
 E2MC_RAW_MODE = 0
@@ -70,7 +73,7 @@ def sampling_study(
     mag: int = 32,
     threads: Optional[int] = None,
     **options,
-) -> "pandas.DataFrame":  # noqa: F821
+) -> "pandas.DataFrame":
     """P1 Fig. 4 on your data: CR (raw and at MAG) against the MFV table size (offline fit on the
     whole dump) and against the online sampling length (a fraction of the blocks), each also
     relative to its first entry as P1 plots it."""
@@ -100,7 +103,7 @@ def bound_gap(
     pdw: int = 4,
     mag: int = 32,
     threads: Optional[int] = None,
-) -> "pandas.DataFrame":  # noqa: F821
+) -> "pandas.DataFrame":
     """E2MC's achieved CR next to the entropy bounds at each symbol length (P1 §V-A: 1.97 achieved
     vs 2.61 bound at SL 16): the order-0 bound CR_H, the MFV bound CR_K, and E2MC offline with
     ``pdw`` ways (raw CR and CR at MAG). The gap is bound / achieved."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, cast, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -31,11 +31,14 @@ from . import _core
 from ._common import block_bytes_of, check_int, chunks, provenance, source_of
 from .blocks import check_blocks
 
+if TYPE_CHECKING:
+    import pandas
+
 SYMBOL_BITS = (4, 8, 16, 32)
 VARIANTS = ("global", "per_position", "block")
 
 
-def _check_sl(symbol_bits: int) -> int:
+def _check_sl(symbol_bits: Any) -> int:
     if isinstance(symbol_bits, (bool, np.bool_)) or not isinstance(symbol_bits, (int, np.integer)):
         raise TypeError(f"symbol_bits must be one of {SYMBOL_BITS}, got {symbol_bits!r} of type "
                         f"{type(symbol_bits).__name__}")
@@ -192,7 +195,8 @@ class _Summer:
             return
         self.pending.append(part)
         self.size += int(part.values.size)
-        if self.size > max(1 << 18, 0 if self.total is None else int(self.total.values.size) // 4):
+        held = 0 if self.total is None or self.total.values is None else int(self.total.values.size)
+        if self.size > max(1 << 18, held // 4):
             self.result()
 
     def result(self) -> Optional[SymbolStats]:
@@ -265,7 +269,7 @@ def bound(blocks, symbol_bits: int = 16, variant: str = "global", *, endian: str
     return Bound(sl, variant, h, math.inf if h == 0 else sl / h, st.total, st.distinct)
 
 
-def bound_per_workload(workloads: Mapping[str, object], symbol_bits: int = 16, **kw) -> Tuple[float, "pandas.DataFrame"]:  # noqa: F821
+def bound_per_workload(workloads: Mapping[str, object], symbol_bits: int = 16, **kw) -> Tuple[float, "pandas.DataFrame"]:
     """``per_workload``: the global bound of each dump and their geometric mean (as P1 reports)."""
     import pandas as pd
 
@@ -314,12 +318,10 @@ class TableStats:
     __radd__ = __add__
 
 
-def table_stats(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, endian: str = "little",
+def table_stats(blocks, symbol_bits: Union[int, Sequence[int]] = SYMBOL_BITS, *, endian: str = "little",
                 threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> TableStats:
     """The partial result behind :func:`table`, in one pass over ``blocks`` (array, Dump or stream)."""
-    if isinstance(symbol_bits, (int, np.integer)):
-        symbol_bits = (symbol_bits,)
-    sls = tuple(_check_sl(sl) for sl in symbol_bits)
+    sls = tuple(_check_sl(sl) for sl in ((symbol_bits,) if isinstance(symbol_bits, (int, np.integer)) else symbol_bits))
     if not sls:
         raise ValueError(f"symbol_bits: give at least one of {SYMBOL_BITS}")
     stats = [_Summer() for _ in sls]
@@ -332,11 +334,11 @@ def table_stats(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, endian: str
             stats[i].add(SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"], h.get("values")))
             block_h[i] += _fixed_sum(block_entropy(chunk, sl, endian=endian, threads=threads))
         n += chunk.shape[0]
-    return TableStats(sls, endian, block_bytes, n, tuple(s.result() for s in stats), tuple(block_h))
+    return TableStats(sls, endian, block_bytes, n, tuple(cast(SymbolStats, s.result()) for s in stats), tuple(block_h))
 
 
 def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, endian: str = "little",
-          threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> "pandas.DataFrame":  # noqa: F821
+          threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> "pandas.DataFrame":
     """One row per symbol length: entropies and bounds of every variant, plus the MFV bound.
     One pass over the data in chunks of ``chunk_blocks`` blocks (see :func:`table_stats`)."""
     _check_mfv(mfv)
@@ -344,7 +346,7 @@ def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, 
     return table_from_stats(ts, mfv=mfv, source=source_of(blocks))
 
 
-def table_from_stats(ts: TableStats, *, mfv: int = 1024, source: Optional[Mapping[str, object]] = None) -> "pandas.DataFrame":  # noqa: F821
+def table_from_stats(ts: TableStats, *, mfv: int = 1024, source: Optional[Mapping[str, object]] = None) -> "pandas.DataFrame":
     """The rows of :func:`table` from merged :class:`TableStats` (``source``: provenance columns)."""
     import pandas as pd
 
@@ -407,7 +409,7 @@ class TopK:
     def total(self) -> int:
         return self._s.total
 
-    def top(self, k: Optional[int] = None) -> "pandas.DataFrame":  # noqa: F821
+    def top(self, k: Optional[int] = None) -> "pandas.DataFrame":
         import pandas as pd
 
         values, counts, errors = self._s.entries()

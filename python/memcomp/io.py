@@ -209,7 +209,7 @@ class Dump:
         """Drop the reference to the memory map. Safe to call twice."""
         self._blocks = None
 
-    def __enter__(self) -> Dump:
+    def __enter__(self) -> "Dump":
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -235,6 +235,7 @@ class Dump:
 def _reopen(path: str, block_bytes: int, offset: int, length: int, name: str, format: str = "raw",
             dropped_bytes: int = 0) -> Dump:
     d = open_dump(path, block_bytes, offset=offset, length=length, name=name)
+    assert isinstance(d, Dump)  # a byte range of a regular file is mapped
     d.format, d.dropped_bytes = format, dropped_bytes  # a safetensors tensor is mapped as raw bytes
     return d
 
@@ -255,7 +256,7 @@ def open_dump(
     dtype_check: bool = True,
     allow_partial: bool = False,
     name: str | None = None,
-) -> Dump:
+) -> "AnyDump":
     """Memory-map a dump file read-only as ``(n_blocks, block_bytes)`` blocks.
 
     Files ending in ``.npy`` are opened with ``np.load(mmap_mode="r")`` and
@@ -361,7 +362,7 @@ def open_dump(
     if isinstance(source, np.memmap) and getattr(source, "_mmap", None) is not None:
         map_start = source.offset - source.offset % mmap_module.ALLOCATIONGRANULARITY
         data_start = source.offset + (offset if data is not None else 0)  # file offset of the first block
-        dump._mmap = source._mmap
+        dump._mmap = source._mmap  # type: ignore[union-attr]
         dump._map_delta = data_start - map_start
         dump._file_end = data_start + length
     return dump
@@ -442,7 +443,7 @@ class StreamDump:
         self.n_blocks: int | None = None
         self.nbytes: int | None = None
         self.allow_partial = allow_partial
-        self._file = None
+        self._file: Optional[Any] = None
         self._buffer = b""      # bytes read by head() and not streamed yet
         self._read = 0          # bytes read from the source so far
         self._started = False
@@ -551,8 +552,12 @@ class StreamDump:
 
 
 # ------------------------------------------------------------------------------- many datasets
-Reader = Callable[[pathlib.Path, Optional[int], bool], List[Dump]]
+Reader = Callable[[pathlib.Path, Optional[int], bool], List["AnyDump"]]
 _READERS: Dict[str, Reader] = {}
+
+
+#: What open_dump returns: a mapped file or in-memory array (Dump) or a stream read once (StreamDump).
+AnyDump = Union[Dump, StreamDump]
 
 
 def register_reader(suffix: str, reader: Reader) -> None:
@@ -572,11 +577,11 @@ def _need_block(block_bytes: Optional[int], path: pathlib.Path) -> int:
     return block_bytes
 
 
-def _read_raw(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+def _read_raw(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List["AnyDump"]:
     return [open_dump(path, _need_block(block_bytes, path), allow_partial=allow_partial)]
 
 
-def _read_npy(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+def _read_npy(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List["AnyDump"]:
     if block_bytes is None:  # an (N, L) uint8 trace names its own line size
         _read_npy_dtype(path)  # a malformed header: ValueError naming the file
         arr = _load_npy(path)
@@ -585,16 +590,16 @@ def _read_npy(path: pathlib.Path, block_bytes: Optional[int], allow_partial: boo
     return [open_dump(path, _need_block(block_bytes, path), allow_partial=allow_partial)]
 
 
-def _read_npz(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+def _read_npz(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List["AnyDump"]:
     b = _need_block(block_bytes, path)
-    out = []
+    out: List["AnyDump"] = []
     for key, arr in read_npz(str(path), "a valid .npz file").items():
         out.append(dump_from_bytes(arr, b, path=path, name=f"{path.name}:{key}", format="npz",
                                    allow_partial=allow_partial))
     return out
 
 
-def _read_safetensors(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+def _read_safetensors(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List["AnyDump"]:
     import struct
 
     b = _need_block(block_bytes, path)
@@ -627,7 +632,7 @@ def _read_safetensors(path: pathlib.Path, block_bytes: Optional[int], allow_part
     return out
 
 
-def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List["AnyDump"]:
     b = _need_block(block_bytes, path)
     try:
         import onnx
@@ -636,7 +641,7 @@ def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bo
         raise ImportError(f"{str(path)!r}: reading ONNX initializers needs the onnx package: "
                           "pip install memcomp[onnx]") from None
     model = onnx.load(str(path), load_external_data=False)
-    out = []
+    out: List["AnyDump"] = []
     for t in model.graph.initializer:
         arr = numpy_helper.to_array(t)  # little-endian bytes, as the tensor sits in memory
         arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
@@ -644,7 +649,7 @@ def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bo
     return out
 
 
-def _read_directory(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+def _read_directory(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List["AnyDump"]:
     manifest = path / "manifest.json"
     if manifest.exists():  # written by memcomp.capture: names and order
         out = []
@@ -675,13 +680,13 @@ def _manifest_items(manifest: pathlib.Path) -> List[tuple]:
     return out
 
 
-def _read_file(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List[Dump]:
+def _read_file(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List["AnyDump"]:
     if path.is_dir():
         return _read_directory(path, block_bytes, allow_partial)
     return _READERS.get(path.suffix.lower(), _read_raw)(path, block_bytes, allow_partial)
 
 
-def open_dumps(*paths: Any, block_bytes: Optional[int] = None, allow_partial: bool = False) -> List[Dump]:
+def open_dumps(*paths: Any, block_bytes: Optional[int] = None, allow_partial: bool = False) -> List["AnyDump"]:
     """Every dataset of the given paths, directories and glob patterns (``"dumps/*.bin"``), in
     order, through the reader of each file's suffix (module doc). ``block_bytes`` may be left out
     only for ``(N, L)`` uint8 ``.npy`` traces. Raises FileNotFoundError for a path or pattern that
@@ -696,7 +701,7 @@ def open_dumps(*paths: Any, block_bytes: Optional[int] = None, allow_partial: bo
         flat.extend(p if isinstance(p, (list, tuple)) else [p])
     if not flat:
         raise ValueError("give at least one dump path")
-    out: List[Dump] = []
+    out: List["AnyDump"] = []
     for p in flat:
         text = str(_as_path(p))
         matches = sorted(glob.glob(text)) if any(ch in text for ch in "*?[") else [text]
@@ -726,7 +731,7 @@ def save_dump(path: PathLike, array: Any) -> int:
         np.save(file, array, allow_pickle=False)
     else:
         with open(file, "wb") as handle:
-            handle.write(memoryview(flat))
+            handle.write(flat.data)
     return int(flat.shape[0])
 
 

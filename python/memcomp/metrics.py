@@ -14,12 +14,15 @@ chunks (threads, processes, Dask partitions) into exactly the serial answer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 import numpy as np
 
 from . import _core
 from ._common import check_int
+
+if TYPE_CHECKING:
+    import pandas
 
 
 def parse_policy(policy: str) -> str:
@@ -172,7 +175,7 @@ class SizeStats:
             out[self.block_bytes] = float(self.hist[charged_bytes == self.block_bytes].sum()) / n
         return out
 
-    def above_mag(self, mag: int = 32) -> "pandas.DataFrame":  # noqa: F821
+    def above_mag(self, mag: int = 32) -> "pandas.DataFrame":
         """Where compressed sizes fall against the MAG grid (P4 §II-B, Fig. 2), in whole bytes:
         one row per (bursts_below, bytes_above) with ``bytes = ceil(bits / 8)``, ``bursts_below =
         bytes // mag``, ``bytes_above = bytes % mag`` (0 .. mag-1): the bytes for which a whole
@@ -194,7 +197,7 @@ class SizeStats:
         df["share"] = df["blocks"] / max(self.n_blocks, 1)
         return df
 
-    def histogram(self) -> "pandas.Series":  # noqa: F821
+    def histogram(self) -> "pandas.Series":
         """Blocks per in-band size in bits (non-empty bins only)."""
         import pandas as pd
 

@@ -40,7 +40,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
@@ -49,6 +49,9 @@ from ._common import block_bytes_of, check_float, check_int, chunks, n_blocks_of
 from .blocks import check_blocks
 from .blocks import sectorize
 from .models import FORMAT, Model
+
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = [
     "GROUPS",
@@ -500,10 +503,13 @@ def _sources(blocks: Any) -> list:
 
 def _n_sectors(blocks: Any) -> Optional[int]:
     """32 B sectors in all sources; None while a stream has not been read."""
-    n = [n_blocks_of(s) for s in _sources(blocks)]
-    if any(x is None for x in n):
-        return None
-    return sum(x * block_bytes_of(s) // 32 if not isinstance(s, np.ndarray) else x for x, s in zip(n, _sources(blocks)))
+    total = 0
+    for s in _sources(blocks):
+        n = n_blocks_of(s)
+        if n is None:
+            return None
+        total += n if isinstance(s, np.ndarray) else n * block_bytes_of(s) // 32
+    return total
 
 
 def _keys(seed: int, index: np.ndarray) -> np.ndarray:
@@ -541,7 +547,7 @@ class TrainStats:
             raise ValueError("cannot merge training statistics of different options")
         k = self.options[3]
         groups = tuple(b if a is None else a if b is None else a + b for a, b in zip(self.groups, other.groups))
-        samples = tuple(a if b is None else _bottom(a, b[0], b[1], k) for a, b in zip(self.samples, other.samples))
+        samples = tuple(a if b is None else _bottom(a, b[0], b[1], cast(int, k)) for a, b in zip(self.samples, other.samples))
         return TrainStats(self.options, tuple(a + b for a, b in zip(self.counts, other.counts)),
                           self.dropped_special + other.dropped_special, groups, samples)
 
@@ -585,7 +591,7 @@ def check_train_options(zeros: str, quantiser: str, weight: str, max_blocks: Any
     return None if max_blocks is None else check_int("max_blocks", max_blocks, 1)
 
 
-def train_stats(blocks: Any, labels: Optional[Sequence[int]] = None, *, zeros: str = "buckets",
+def train_stats(blocks: Any, labels: Union[None, Sequence[int], np.ndarray] = None, *, zeros: str = "buckets",
                 quantiser: str = "floor", seed: int = 0, max_blocks: Optional[int] = None,
                 threads: Optional[int] = None, chunk_blocks: int = 1 << 18, offset: int = 0) -> TrainStats:
     """Pass 1 of :func:`train` over ``blocks`` (whose first block has global index ``offset``)."""
@@ -604,13 +610,13 @@ def train_stats(blocks: Any, labels: Optional[Sequence[int]] = None, *, zeros: s
             if not m.any():
                 continue
             counts[g] += int(m.sum())
-            if max_blocks:
-                samples[g] = _bottom(samples[g], keys[m], b[m], max_blocks)
+            if keys is not None:
+                samples[g] = _bottom(samples[g], keys[m], b[m], cast(int, max_blocks))
             else:
                 part = module_stats(b[m], zeros=zeros, quantiser=quantiser, threads=threads)
                 groups[g] = part if groups[g] is None else groups[g] + part
-        if max_blocks and keep.any():
-            samples[_NGROUPS] = _bottom(samples[_NGROUPS], keys[keep], b[keep], max_blocks)
+        if keys is not None and keep.any():
+            samples[_NGROUPS] = _bottom(samples[_NGROUPS], keys[keep], b[keep], cast(int, max_blocks))
     return TrainStats((zeros, quantiser, int(seed), max_blocks), tuple(counts), dropped, tuple(groups), tuple(samples))
 
 
@@ -643,7 +649,7 @@ def _sum_present(parts: Sequence[Optional[ModuleStats]]) -> ModuleStats:
     return total
 
 
-def train_scans(blocks: Any, predictors: Sequence[Optional[Mapping[str, Any]]], labels: Optional[Sequence[int]] = None,
+def train_scans(blocks: Any, predictors: Sequence[Optional[Mapping[str, Any]]], labels: Union[None, Sequence[int], np.ndarray] = None,
                 *, threads: Optional[int] = None, chunk_blocks: int = 1 << 18, offset: int = 0) -> np.ndarray:
     """Pass 2 of :func:`train`: (6, 257, 256) residue-cell zero counts per group under its
     predictor (index 5: all kept blocks under the fallback's), mergeable by addition."""
@@ -667,21 +673,23 @@ def train_from_stats(stats: TrainStats, predictors: Optional[Sequence[Any]] = No
     zeros, quantiser, seed, max_blocks = stats.options
     if not any(stats.counts):
         raise ValueError("no training blocks: every block is all-zero or all-words-same (MPC classes 0 and 1)")
-    kw = dict(zeros=zeros, quantiser=quantiser, weight=weight, threads=threads)
-    modules, info = [], {"groups": {}, "options": dict(zeros=zeros, quantiser=quantiser, weight=weight, seed=seed,
+    kw: Dict[str, Any] = dict(zeros=zeros, quantiser=quantiser, weight=weight, threads=threads)
+    modules: list = []
+    info: Dict[str, Any] = {"groups": {}, "options": dict(zeros=zeros, quantiser=quantiser, weight=weight, seed=seed,
                                                        max_blocks=max_blocks)}
-    fallback = None
+    fallback: Optional[Dict[str, Any]] = None
     for g, name in enumerate(GROUPS):
         cls = 2 + g
         if max_blocks is not None:
             sample = stats.samples[g] if stats.counts[g] else stats.samples[_NGROUPS]
+            assert sample is not None  # sampled statistics keep a sample wherever they counted blocks
             if not stats.counts[g] and fallback is None:
                 fallback = train_module(sample[1], cls, **kw)
-            m = train_module(sample[1], cls, **kw) if stats.counts[g] else dict(fallback, **{"class": cls})
-        elif stats.counts[g]:
-            m = _module(cls, predictors[g], scans[g])
-        else:
-            m = _module(cls, predictors[_NGROUPS], scans[_NGROUPS])
+            m = train_module(sample[1], cls, **kw) if stats.counts[g] else dict(cast(dict, fallback), **{"class": cls})
+        else:  # full statistics come with the predictors and scans they were trained with
+            assert predictors is not None and scans is not None
+            k = g if stats.counts[g] else _NGROUPS
+            m = _module(cls, predictors[k], scans[k])
         modules.append(m)
         info["groups"][name] = {"class": cls, "blocks": int(stats.counts[g]), "fallback": stats.counts[g] == 0}
     info["dropped_special"] = int(stats.dropped_special)
@@ -691,7 +699,7 @@ def train_from_stats(stats: TrainStats, predictors: Optional[Sequence[Any]] = No
 
 def train(
     blocks,
-    labels: Optional[Sequence[int]] = None,
+    labels: Union[None, Sequence[int], np.ndarray] = None,
     *,
     zeros: str = "buckets",
     quantiser: str = "floor",
@@ -806,7 +814,7 @@ def protocol(
     seed: int = 0,
     threads: Optional[int] = None,
     **train_options: Any,
-) -> Tuple[MPCModel, "pandas.DataFrame"]:  # noqa: F821
+) -> Tuple[MPCModel, "pandas.DataFrame"]:
     """P3 §4: train MPC on 80% of the blocks of three of every four applications (sorted by
     entropy), then measure raw CR on the seen (other 20%) and unseen (fourth applications) sets
     next to ``codecs``. Data-driven codecs (SC2) are fitted on the same training blocks.

@@ -200,6 +200,7 @@ def _zarr_codec_class() -> type:
         is_fixed_size = False
         codec_name = "numcodecs.memcomp"
         configuration: Dict[str, Any]
+        _numcodec: MemcompCodec
 
         def __init__(self, codec: Any = "bdi", block_bytes: int = 128,
                      options: Optional[Mapping[str, Any]] = None, model: Any = None):

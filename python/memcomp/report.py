@@ -8,13 +8,16 @@ training, P1's best case); the ``model`` column says which codecs were.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .codecs import Codec, codec_names, get_codec
 from ._common import block_bytes_of, check_bool, check_chunk_blocks, check_int, chunks, fit_sample, n_blocks_of, provenance, source_of, whole
 from .metrics import SizeStats, mag_policy, parse_policy
+
+if TYPE_CHECKING:
+    import pandas
 
 ProgressFn = Callable[[int, int], None]
 CodecsArg = Union[str, Codec, Iterable[Union[str, Codec]]]
@@ -134,7 +137,7 @@ def table(
     training: Optional[Sequence[str]] = None,
     oracle_over: str = "exact",
     source: Optional[dict] = None,
-) -> "pandas.DataFrame":  # noqa: F821
+) -> "pandas.DataFrame":
     """The comparison table from per-codec statistics (see :func:`compare`); ``source`` is the
     data's provenance (:func:`memcomp._common.source_of`), put on every row."""
     import pandas as pd
@@ -205,7 +208,7 @@ def compare(
     oracle: Union[bool, str] = "exact",
     codec_mag: bool = False,
     progress: Optional[ProgressFn] = None,
-) -> "pandas.DataFrame":  # noqa: F821
+) -> "pandas.DataFrame":
     """Compares codecs on ``blocks`` (an ``(n, B)`` uint8 array or a Dump from :func:`open_dump`).
 
     One row per codec preset: blocks, raw bits, in-band bits and where they go (payload, meta,
@@ -263,7 +266,7 @@ def breakdown(
     *,
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
-) -> "pandas.DataFrame":  # noqa: F821
+) -> "pandas.DataFrame":
     """Where the bits go, per codec and encoding mode: blocks, share of blocks, mean in-band bits
     and the payload / meta / header / tag totals of each mode (a best-of codec's modes name the
     member that won, e.g. ``fpc.paper:fpc``)."""
@@ -293,7 +296,7 @@ def mag_study(
     mags: Sequence[int] = (16, 32, 64),
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
-) -> Tuple["pandas.DataFrame", "pandas.DataFrame"]:  # noqa: F821
+) -> Tuple["pandas.DataFrame", "pandas.DataFrame"]:
     """What memory access granularity does to the gain (P4 §II, Figs. 1 and 2), for any codec.
 
     ``data`` is an array (its bytes are cut into each block size) or a Dump (its own block size).

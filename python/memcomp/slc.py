@@ -20,19 +20,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
 from ._common import check_int, provenance, source_of, whole
 from .codecs import Codec, Encoded, Sizes, get_codec
 
+if TYPE_CHECKING:
+    import pandas
+
 __all__ = ["VARIANTS", "SLCResult", "as_values", "compress", "effect", "quality", "sweep"]
 
 #: TSLC variants (P4 §V): truncated symbols decoded as 0, predicted, predicted with extra nodes.
 VARIANTS = ("simp", "pred", "opt")
-_TYPES = {"float32": np.float32, "float16": np.float16, "float64": np.float64, "int8": np.int8,
-          "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16, "int32": np.int32, "uint32": np.uint32}
+_TYPES: Dict[str, Any] = {"float32": np.float32, "float16": np.float16, "float64": np.float64, "int8": np.int8,
+                          "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16, "int32": np.int32,
+                          "uint32": np.uint32}
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -148,7 +152,7 @@ class SLCResult:
     encoded: Encoded
     report: Dict[str, Any]
 
-    def to_frame(self) -> "pandas.DataFrame":  # noqa: F821
+    def to_frame(self) -> "pandas.DataFrame":
         import pandas as pd
 
         return pd.DataFrame([self.report])
@@ -266,7 +270,7 @@ def sweep(blocks, thresholds: Iterable[int] = (0, 8, 16, 32), mags: Iterable[int
           variants: Iterable[str] = VARIANTS, dtype: Any = np.float32, *, model=None, symbol_bits: int = 16,
           pdw: int = 4, approximable: Optional[np.ndarray] = None, threads: Optional[int] = None,
           chunk_blocks: int = 1 << 16, training: str = "offline", window: Optional[int] = None,
-          progress: Optional[Callable[[int, int], None]] = None) -> "pandas.DataFrame":  # noqa: F821
+          progress: Optional[Callable[[int, int], None]] = None) -> "pandas.DataFrame":
     """:func:`compress`'s report over every (MAG, threshold, variant): one row each (long form).
     P4 §V-C pairs each MAG with a threshold of half of it, ``thresholds="half"`` does the same.
 
@@ -410,7 +414,7 @@ class _SweepStats:
         def add(a, b):
             return b if a is None else a if b is None else a + b
 
-        return _SweepStats(*(add(getattr(self, f), getattr(other, f)) for f in (
+        return _SweepStats(*(add(getattr(self, f), getattr(other, f)) for f in (  # type: ignore[call-arg]
             "blocks", "bits_e2mc", "bits_slc", "charged_e2mc", "charged_slc", "lossy", "truncated_symbols",
             "truncated_bits", "values", "nonzero", "rel", "sq")), min(self.lo, other.lo), max(self.hi, other.hi),
             max(self.max_abs, other.max_abs), self.changed + other.changed)

@@ -29,7 +29,7 @@ DBI pins: zeros_total with idle high (P2 §5.2), ones with idle low.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from .energy import EnergyModel, default_model, energy_model
 from .metrics import charge, mag_policy
 from ._common import block_bytes_of, check_bool, check_chunk_blocks, check_float, check_int, chunks, n_blocks_of, provenance, source_of, whole
 from .report import fit_missing, resolve_codecs
+
+if TYPE_CHECKING:
+    import pandas
 
 FIELDS = ("bits", "units", "beats", "toggles", "t01", "t10", "zeros", "ones", "pin_zeros", "pin_ones",
           "pin_t01", "pin_t10", "inversions", "energy")
@@ -112,17 +115,17 @@ class BusResult:
     stats: BusStats
     state: Any
 
-    def energy_pj(self, model: Union[str, Dict[str, Any], EnergyModel]) -> np.ndarray:
+    def energy_pj(self, model: Union[str, Dict[str, Any], EnergyModel]) -> Union[float, np.ndarray]:
         """Energy of every transfer in pJ under an energy model (:mod:`memcomp.energy`)."""
         return energy_model(model).energy_pj(self.columns)
 
-    def to_frame(self) -> "pandas.DataFrame":  # noqa: F821
+    def to_frame(self) -> "pandas.DataFrame":
         import pandas as pd
 
         return pd.DataFrame(self.columns)
 
 
-def _streams(enc: Encoded):
+def _streams(enc: Encoded) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return enc.data, enc.bit_offsets, enc.bit_lengths
 
 
@@ -195,7 +198,7 @@ class EcResult:
         n = self.totals["blocks"]
         return self.totals["compressed"] / n if n else 0.0
 
-    def to_frame(self) -> "pandas.DataFrame":  # noqa: F821
+    def to_frame(self) -> "pandas.DataFrame":
         import pandas as pd
 
         df = pd.DataFrame(self.columns)
@@ -295,7 +298,7 @@ def compare(
     chunk_blocks: int = 1 << 16,
     energy: Union[None, str, Dict[str, Any], EnergyModel] = None,
     **bus: Any,
-) -> "pandas.DataFrame":  # noqa: F821
+) -> "pandas.DataFrame":
     """Compression ratio against bus energy, one row per codec and EC setting (long form).
 
     Rows: ``ec="none"`` (every block sent compressed) and, with ``ec`` = ``"ec1"``/``"ec2"``, a
@@ -404,7 +407,7 @@ def bus_totals(blocks, cs: Sequence[Codec], setup: _Setup, bu_all: Optional[np.n
     states = list(start) if start is not None else [None] * (1 + 2 * len(cs))
     start = tuple(states)
     raw = BusStats.empty()
-    acc = [{"plain": BusStats.empty(), "plain_bits": 0, "plain_charged": 0, "ec": BusStats.empty(), "ec_bits": 0,
+    acc: List[Dict[str, Any]] = [{"plain": BusStats.empty(), "plain_bits": 0, "plain_charged": 0, "ec": BusStats.empty(), "ec_bits": 0,
             "ec_charged": 0, "ec_comp": 0, "ec_units": 0} for _ in cs]
     done = 0
     run = [c._private() for c in cs]  # a stateful codec's state is ours between chunks
@@ -434,7 +437,7 @@ def bus_totals(blocks, cs: Sequence[Codec], setup: _Setup, bu_all: Optional[np.n
     return _Totals(done, B, raw, tuple(acc), start, tuple(states))
 
 
-def totals_frame(tot: _Totals, cs: Sequence[Codec], setup: _Setup, source: Dict[str, Any]) -> "pandas.DataFrame":  # noqa: F821
+def totals_frame(tot: _Totals, cs: Sequence[Codec], setup: _Setup, source: Dict[str, Any]) -> "pandas.DataFrame":
     """compare()'s rows from its totals."""
     import pandas as pd
 
@@ -491,7 +494,7 @@ def scatter(
     threads: Optional[int] = None,
     energy: Union[None, str, Dict[str, Any], EnergyModel] = None,
     **bus: Any,
-) -> "pandas.DataFrame":  # noqa: F821
+) -> "pandas.DataFrame":
     """Per-block compression ratio against toggle ratio, for a ratio-vs-toggle scatter plot.
 
     One row per (codec, block): codec, block, bits, cr (8B / bits), cr_units (raw units /
