@@ -174,8 +174,10 @@ def test_entropy_does_not_depend_on_threads(x32, x128):
                 for t in THREADS[1:]:
                     assert entropy.bound(x, sl, variant, threads=t) == ref_b, (sl, variant, t)
         ref_t = entropy.table(x, threads=1)
+        ref_ts = pickle.dumps(entropy.table_stats(x, threads=1))
         for t in THREADS[1:]:
             assert_frames_equal(entropy.table(x, threads=t), ref_t, ("table", t))
+            assert pickle.dumps(entropy.table_stats(x, threads=t)) == ref_ts, ("table_stats", t)
 
 
 def test_toggles_do_not_depend_on_threads(x128):
@@ -223,6 +225,29 @@ def test_mpc_does_not_depend_on_threads(x32):
     assert mpc.train(x, threads=7, max_blocks=500, seed=3) == ref_k
     codec = ref_m.codec()
     assert memcomp.get_codec("mpc").fit(x, threads=2) == codec
+    labels = np.arange(x.shape[0]) % 5
+    ref_l = mpc.train(x, labels, threads=1)
+    assert mpc.train(x, labels, threads=None) == ref_l
+    ref_ms = mpc.module_stats(x, threads=1)
+    pred = ref_ms.predictor()
+    ref_sc = mpc.scan_counts(x, pred, threads=1)
+    ref_mod = mpc.train_module(x, 3, threads=1)
+    for t in THREADS[1:]:
+        ms = mpc.module_stats(x, threads=t)
+        assert np.array_equal(ms.re.counts, ref_ms.re.counts) and np.array_equal(ms.hist, ref_ms.hist), t
+        assert np.array_equal(mpc.scan_counts(x, pred, threads=t), ref_sc), t
+        assert mpc.train_module(x, 3, threads=t) == ref_mod, t
+    # the two training passes on their own, and a protocol run over three workloads
+    st1, st7 = mpc.train_stats(x, threads=1), mpc.train_stats(x, threads=7)
+    assert st1.counts == st7.counts and all(
+        (a is None and b is None) or np.array_equal(a.re.counts, b.re.counts) for a, b in zip(st1.groups, st7.groups))
+    preds = mpc.train_predictors(st1)
+    assert np.array_equal(mpc.train_scans(x, preds, threads=1), mpc.train_scans(x, preds, threads=7))
+    wl = {f"w{i}": x[i * 8000:(i + 1) * 8000] for i in range(4)}
+    m1, t1 = mpc.protocol(wl, codecs=("bdi", "sc2"), threads=1)
+    m2, t2 = mpc.protocol(wl, codecs=("bdi", "sc2"), threads=None)
+    assert m1 == m2
+    assert_frames_equal(t1, t2, "mpc.protocol")
 
 
 def test_slc_and_e2mc_do_not_depend_on_threads(x128):
@@ -240,6 +265,9 @@ def test_slc_and_e2mc_do_not_depend_on_threads(x128):
     assert_frames_equal(e2mc.bound_gap(x, threads=7), ref, "bound_gap")
     a, b = e2mc.online(x, threads=1), e2mc.online(x, threads=None)
     assert a.codec == b.codec and a.cr() == b.cr()
+    kw = dict(mfv=(64, 1024), windows=(0.05, 0.5))
+    assert_frames_equal(e2mc.sampling_study(x, threads=1, **kw), e2mc.sampling_study(x, threads=7, **kw),
+                        "sampling_study")
 
 
 # ========================================================================== chunk size over a Dump
