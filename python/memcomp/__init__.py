@@ -8,15 +8,14 @@ the metrics to compare them: raw CR, CR at memory access granularity (MAG), size
 >>> memcomp.get_codec("bdi").measure(blocks).cr()  # doctest: +SKIP
 """
 from . import e2mc, energy, entropy, mpc, slc, toggles, workloads
-from ._version import __version__
 from ._core import CorruptStreamError
+from ._version import __version__ as __version__
 from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
 from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
 from .io import Dump, open_dump, open_dumps, register_reader, save_dump
 from .metrics import SizeStats, charge, parse_policy
 from .models import Model
 from .report import breakdown, compare, mag_study
-
 
 __all__ = [
     "VALID_BLOCK_BYTES",

@@ -35,7 +35,7 @@ import numpy as np
 from . import __version__
 from .blocks import VALID_BLOCK_BYTES, as_blocks
 from .codecs import list_codecs, split_names
-from .io import AnyDump, Dump, dump_from_bytes, open_dumps
+from .io import AnyDump, dump_from_bytes, open_dumps
 from .metrics import parse_policy
 from .report import compare, resolve_codecs
 from .workloads import sample_dump
@@ -230,7 +230,7 @@ def _emit(df, args, out: TextIO) -> None:
             raise UsageError("--format parquet needs pyarrow: pip install memcomp[parquet]") from None
         return
     with _writing(path):
-        sink = open(path, "w", encoding="utf-8") if path else out
+        sink = open(path, "w", encoding="utf-8") if path else out  # noqa: SIM115 (closed below unless stdout)
         try:
             if fmt == "csv":
                 df.to_csv(sink, index=False)

@@ -14,8 +14,8 @@ import json
 import os
 import re
 import struct
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
@@ -621,6 +621,14 @@ class Encoded:
         parts = [header, text, _le_bytes(self.bit_lengths, lw), _le_bytes(self.tags, tw),
                  b"" if packed else _le_bytes(self.bit_offsets, 8), state, np.ascontiguousarray(self.data)]
         return b"".join(p.data.cast("B") if isinstance(p, np.ndarray) else p for p in parts)
+
+    @staticmethod
+    def peek_n_blocks(buf: np.ndarray, offset: int = 0) -> Optional[int]:
+        """The block count in the to_bytes header at ``buf[offset:]`` (uint8), None if too short:
+        what a container checks before from_bytes allocates per-block arrays for it."""
+        if buf.nbytes < offset + _BYTES_HEADER.size:
+            return None
+        return int(_BYTES_HEADER.unpack_from(buf.data, offset)[6])
 
     @classmethod
     def from_bytes(cls, data: Any, codec: Union["Codec", Mapping[str, Any], None] = None) -> "Encoded":

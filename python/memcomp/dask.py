@@ -71,7 +71,7 @@ def _datasets(data: Any, block_bytes: Optional[int], allow_partial: bool) -> Lis
     for x in items:
         if isinstance(x, (str, os.PathLike)):
             out.extend(open_dumps(x, block_bytes=block_bytes, allow_partial=allow_partial))
-        elif isinstance(x, _da.Array) or isinstance(x, np.ndarray):
+        elif isinstance(x, (_da.Array, np.ndarray)):
             if x.ndim != 2 or x.dtype != np.uint8:
                 raise TypeError(f"an array dataset must be (n, B) uint8 blocks, got shape {x.shape} of {x.dtype}; "
                                 "use memcomp.as_blocks(array, block_bytes)")

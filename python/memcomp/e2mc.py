@@ -90,7 +90,7 @@ def sampling_study(
         r = online(arr, "e2mc", window=w, threads=threads, symbol_bits=symbol_bits, **options)
         rows.append({"study": "online", "mfv": r.codec.options["mfv"], "window": w, "cr": r.cr(), "cr_mag": r.cr_mag(mag)})
     df = pd.DataFrame(rows)
-    for study, g in df.groupby("study"):
+    for _, g in df.groupby("study"):
         df.loc[g.index, "cr_rel"] = g["cr"] / g["cr"].iloc[0]
         df.loc[g.index, "cr_mag_rel"] = g["cr_mag"] / g["cr_mag"].iloc[0]
     return df

@@ -35,6 +35,7 @@ tensor sizes are the model's, not the user's choice.
 
 from __future__ import annotations
 
+import contextlib
 import mmap as mmap_module
 import os
 import pathlib
@@ -180,10 +181,8 @@ class Dump:
         lo = -(-(begin + self._map_delta) // page) * page
         hi = (end + self._map_delta) // page * page
         if hi > lo:
-            try:
+            with contextlib.suppress(OSError, ValueError):  # a closed map or an odd platform: keep the pages
                 mm.madvise(mmap_module.MADV_DONTNEED, lo, hi - lo)
-            except (OSError, ValueError):  # a closed map or an odd platform: keep the pages
-                pass
 
     def part(self, start: int, stop: int) -> "Dump":
         """Blocks ``[start, stop)`` as a Dump of the same data (zero-copy): what a Dask task gets.
@@ -451,7 +450,7 @@ class StreamDump:
     def _source(self):
         if self._file is None:
             opener = _compressed_openers().get(self.path.suffix.lower())
-            self._file = opener(self.path) if opener else open(self.path, "rb")
+            self._file = opener(self.path) if opener else open(self.path, "rb")  # noqa: SIM115 (closed by close())
         return self._file
 
     def _take(self, n: int) -> bytes:

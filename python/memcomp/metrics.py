@@ -97,8 +97,8 @@ class SizeStats:
         st.tag_bits = int(sizes.tag_bits.sum(dtype=np.uint64))
         modes, inv = np.unique(sizes.mode, return_inverse=True)
         cols = [np.bincount(inv, minlength=len(modes))]
-        for f in (sizes.payload_bits, sizes.meta_bits, sizes.header_bits, sizes.tag_bits):
-            cols.append(np.bincount(inv, weights=f, minlength=len(modes)))
+        cols += [np.bincount(inv, weights=f, minlength=len(modes))
+                 for f in (sizes.payload_bits, sizes.meta_bits, sizes.header_bits, sizes.tag_bits)]
         st.modes = {int(m): [int(round(c[i])) for c in cols] for i, m in enumerate(modes)}
         return st
 

@@ -46,8 +46,7 @@ import numpy as np
 
 from . import _core
 from ._common import block_bytes_of, check_float, check_int, chunks, n_blocks_of
-from .blocks import check_blocks
-from .blocks import sectorize
+from .blocks import check_blocks, sectorize
 from .models import FORMAT, Model
 
 if TYPE_CHECKING:

@@ -32,9 +32,9 @@ from numcodecs.abc import Codec as _NumcodecsCodec
 from numcodecs.compat import ensure_contiguous_ndarray, ndarray_copy
 from numcodecs.registry import register_codec
 
-from .codecs import _BYTES_HEADER, Codec, CorruptStreamError, Encoded, get_codec
+from .codecs import Codec, CorruptStreamError, Encoded, get_codec
 
-__all__ = ["MemcompCodec", "MemcompZarrCodec"]
+__all__ = ["MemcompCodec", "MemcompZarrCodec"]  # noqa: F822 (defined when zarr is installed)
 
 _MAGIC = b"MCNC"
 _VERSION = 2
@@ -154,11 +154,10 @@ class MemcompCodec(_NumcodecsCodec):
         out_bytes = None if out is None else ensure_contiguous_ndarray(out).nbytes
         if out_bytes is not None and out_bytes != nbytes:  # before decoding anything
             raise ValueError(f"memcomp: buffer holds {nbytes} B, out has {out_bytes} B")
-        if raw.nbytes >= head.size + _BYTES_HEADER.size:
-            # the stream's own block count, checked before from_bytes allocates per-block arrays for it
-            # (when every block is 0 bits long, e.g. all-zero data, nothing else bounds it)
-            inner = _BYTES_HEADER.unpack_from(raw, head.size)[6]
-            if inner != n_blocks:
+        # the stream's own block count, checked before from_bytes allocates per-block arrays for it
+        # (when every block is 0 bits long, e.g. all-zero data, nothing else bounds it)
+        inner = Encoded.peek_n_blocks(raw, head.size)
+        if inner is not None and inner != n_blocks:
                 raise CorruptStreamError(f"memcomp: corrupt buffer ({inner} blocks in the stream, {n_blocks} in the header)")
         enc = Encoded.from_bytes(raw[head.size:], self.codec)
         if enc.n_blocks != n_blocks or enc.block_bytes != block_bytes:

@@ -12,8 +12,18 @@ from typing import TYPE_CHECKING, Callable, Iterable, List, Mapping, Optional, S
 
 import numpy as np
 
+from ._common import (
+    block_bytes_of,
+    check_bool,
+    check_chunk_blocks,
+    check_int,
+    chunks,
+    fit_sample,
+    n_blocks_of,
+    provenance,
+    source_of,
+)
 from .codecs import Codec, codec_names, get_codec
-from ._common import block_bytes_of, check_bool, check_chunk_blocks, check_int, chunks, fit_sample, n_blocks_of, provenance, source_of, whole
 from .metrics import SizeStats, mag_policy, parse_policy
 
 if TYPE_CHECKING:

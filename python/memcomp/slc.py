@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -336,7 +336,7 @@ def sweep(blocks, thresholds: Iterable[int] = (0, 8, 16, 32), mags: Iterable[int
             raise ValueError(f"approximable must have one entry per block, got {mask.shape[0]} for more blocks")
         given = None if mask is None else mask[done:done + n]
         lossless = {m: c.measure(chunk, threads=threads, resume=done > 0) for m, c in bases.items()}
-        for i, ((m, t, v), codec) in enumerate(zip(configs, slcs)):
+        for i, ((m, _, _), codec) in enumerate(zip(configs, slcs)):
             parts[i] = parts[i] + _SweepStats.of(chunk, codec, lossless[m], given if codec.lossy else None, m,
                                                  dname, symbol_bits, done > 0, threads)
         done += n

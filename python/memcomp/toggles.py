@@ -34,10 +34,21 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 import numpy as np
 
 from . import _core
+from ._common import (
+    block_bytes_of,
+    check_bool,
+    check_chunk_blocks,
+    check_float,
+    check_int,
+    chunks,
+    n_blocks_of,
+    provenance,
+    source_of,
+    whole,
+)
 from .codecs import Codec, Encoded, check_option_types
 from .energy import EnergyModel, default_model, energy_model
 from .metrics import charge, mag_policy
-from ._common import block_bytes_of, check_bool, check_chunk_blocks, check_float, check_int, chunks, n_blocks_of, provenance, source_of, whole
 from .report import fit_missing, resolve_codecs
 
 if TYPE_CHECKING:
