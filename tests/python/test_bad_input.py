@@ -7,7 +7,6 @@ BadZipFile, EOFError, NotImplementedError or a pickle hint."""
 import copy
 import io
 import json
-import os
 import pickle
 import struct
 import zipfile
