@@ -93,6 +93,7 @@ void register_entropy(py::module_& m) {
         const huffman::Alphabet a = huffman::make_alphabet(sl, items, k);
         const huffman::CanonicalCode code = huffman::build_code(a, max_len, huffman::LimitMethod::package_merge);
         std::vector<huffman::Leaf> leaves;
+        leaves.reserve(items.size());
         for (const auto& [value, count] : items) leaves.push_back({value, count});
         return code.mean_length(leaves, sl);
       },

@@ -72,8 +72,7 @@ void check_symbol_bits(unsigned sl, std::size_t block_bytes) {
                            " B blocks");
 }
 
-SymbolHistogram::SymbolHistogram(unsigned sl, bool per_position, Endian endian)
-    : sl_(sl), positions_(1), endian_(endian) {
+SymbolHistogram::SymbolHistogram(unsigned sl, bool per_position, Endian endian) : sl_(sl), endian_(endian) {
   check_symbol_bits(sl);
   if (per_position) {
     if (sl > 8) throw invalid_argument("per-position histograms are defined for 4- and 8-bit symbols (P1 §III-E)");

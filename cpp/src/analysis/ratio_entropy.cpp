@@ -20,7 +20,7 @@
 namespace memcomp {
 namespace {
 
-__extension__ typedef unsigned __int128 u128;
+__extension__ using u128 = unsigned __int128;
 
 unsigned bitlen(std::uint64_t v) noexcept {
   unsigned n = 0;
@@ -167,7 +167,7 @@ int RatioLayout::q_of(unsigned k) const noexcept {
 // ---------------------------------------------------------------- RatioCounts
 
 RatioCounts::RatioCounts(std::size_t block_bytes, const RatioOptions& o)
-    : block_bytes_(block_bytes), n_(0), opt_(o), layout_(o) {
+    : block_bytes_(block_bytes), opt_(o), layout_(o) {
   if (block_bytes == 0 || block_bytes % o.elem_bytes)
     throw invalid_argument("block size " + std::to_string(block_bytes) +
                            " B is not a positive multiple of elem_bytes " + std::to_string(o.elem_bytes));

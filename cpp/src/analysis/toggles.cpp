@@ -886,8 +886,8 @@ void EcRun<P, U>::counts(const EcRow& r, unsigned f, bool close_after, BusCounts
   X(zeros, zeros) X(ones, m.ones) X(pin_zeros, pin_zeros) X(pin_ones, pin_ones) X(pin_t01, pin_t01)  \
   X(pin_t10, pin_t10) X(inversions, m.inversions) X(energy, energy)
 // clang-format on
-#define MEMCOMP_EC_STORE(field, v) dst->field = v;
-#define MEMCOMP_EC_ADD(field, v) sum->field += v;
+#define MEMCOMP_EC_STORE(field, v) dst->field = (v);
+#define MEMCOMP_EC_ADD(field, v) sum->field += (v);
   if (dst) {
     MEMCOMP_EC_FIELDS(MEMCOMP_EC_STORE)
   }

@@ -283,6 +283,7 @@ class BDI final : public CodecImpl<BDI> {
     }
     std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::vector<int> ids;
+    ids.reserve(keyed.size());
     for (const auto& kv : keyed) ids.push_back(kv.second);
     return ids;
   }

@@ -441,7 +441,7 @@ class BPC final : public CodecImpl<BPC> {
     for (unsigned k = 0; k < 32; ++k) store_k(out + k * (W / 8), r[k], W / 8, endian_);
   }
 
-  void emit_base(std::uint32_t w0, BitWriter& out) const {
+  static void emit_base(std::uint32_t w0, BitWriter& out) {
     const Cost c = base_cost(w0, false);
     if (c.meta == 1) {
       out.write(std::uint64_t{1} << 32 | w0, 33);
@@ -451,7 +451,7 @@ class BPC final : public CodecImpl<BPC> {
     }
   }
 
-  std::uint32_t read_base(BitReader& in) const {
+  static std::uint32_t read_base(BitReader& in) {
     if (in.read_bit()) {
       const auto w0 = static_cast<std::uint32_t>(in.read(32));
       if (fits_signed(static_cast<std::int32_t>(w0), 16))

@@ -79,10 +79,10 @@ inline unsigned lz_bytes(std::uint32_t x) {
 /// w ^ entry: lz_bytes(m) is 4 if some entry equals w, >= 3 if one shares bits 31..8, >= 2 if
 /// one shares bits 31..16. The table gives the smallest pattern for each key.
 struct KeyTable {
-  unsigned char code[25];
-  unsigned char meta[25];
-  unsigned char payload[25];
-  constexpr KeyTable() : code(), meta(), payload() {
+  unsigned char code[25]{};
+  unsigned char meta[25]{};
+  unsigned char payload[25]{};
+  constexpr KeyTable() {
     for (unsigned k = 0; k < 25; ++k) {
       const unsigned lm = k / 5, lw = k % 5;
       const unsigned c = lw == 4   ? kZZZZ

@@ -12,11 +12,10 @@
 
 #include "memcomp/analysis/symbol_counts.hpp"
 
-namespace memcomp {
-namespace huffman {
+namespace memcomp::huffman {
 namespace {
 
-__extension__ typedef unsigned __int128 u128;
+__extension__ using u128 = unsigned __int128;
 
 constexpr std::uint64_t kU64Max = ~std::uint64_t{0};
 
@@ -634,5 +633,4 @@ CanonicalCode CanonicalCode::from_json(const Json& table, unsigned sl) {
   return CanonicalCode(sl, std::move(entries));
 }
 
-}  // namespace huffman
-}  // namespace memcomp
+}  // namespace memcomp::huffman

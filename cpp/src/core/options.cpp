@@ -49,7 +49,7 @@ bool OptionReader::get_bool(const std::string& key, bool dflt) {
   note(key, {"bool", dflt, 0, 1, {}});
   const OptionValue* v = find(key);
   if (!v) return dflt;
-  if (auto b = std::get_if<bool>(v)) return *b;
+  if (const auto* b = std::get_if<bool>(v)) return *b;
   type_error(key, "a bool");
 }
 
@@ -70,9 +70,9 @@ double OptionReader::get_double(const std::string& key, double dflt, double lo, 
   const OptionValue* v = find(key);
   if (!v) return dflt;
   double d;
-  if (auto p = std::get_if<double>(v))
+  if (const auto* p = std::get_if<double>(v))
     d = *p;
-  else if (auto q = std::get_if<std::int64_t>(v))
+  else if (const auto* q = std::get_if<std::int64_t>(v))
     d = static_cast<double>(*q);
   else
     type_error(key, "a number");

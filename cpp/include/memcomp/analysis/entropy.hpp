@@ -40,7 +40,7 @@ class SymbolHistogram {
   const ValueCounts32& table() const noexcept { return table_; }
 
  private:
-  unsigned sl_, positions_;
+  unsigned sl_, positions_ = 1;
   Endian endian_;
   std::uint64_t total_ = 0;
   std::vector<std::uint64_t> dense_;

@@ -79,7 +79,7 @@ class RatioCounts {
   void entropy(double* out) const;
 
  private:
-  std::size_t block_bytes_, n_;
+  std::size_t block_bytes_, n_ = 0;
   RatioOptions opt_;
   RatioLayout layout_;
   std::uint64_t blocks_ = 0;

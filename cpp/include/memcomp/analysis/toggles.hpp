@@ -119,7 +119,7 @@ struct BusColumns {
 #undef MEMCOMP_BUS_COLUMN
   void set(std::size_t i, const BusCounts& r) const {
 #define MEMCOMP_BUS_SET(f) \
-  if (f) f[i] = r.f;
+  if (f) this->f[i] = r.f;
     MEMCOMP_BUS_FIELDS(MEMCOMP_BUS_SET)
 #undef MEMCOMP_BUS_SET
   }
