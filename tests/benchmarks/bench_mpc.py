@@ -16,8 +16,8 @@ import numpy as np
 import memcomp
 
 sys.path.insert(0, os.path.dirname(__file__))
-from timing import best_of  # noqa: E402
 from memcomp import _core, mpc
+from timing import best_of  # noqa: E402
 
 
 def numpy_reference(blocks: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ def safetensors_fp32(path: str, limit: int) -> np.ndarray:
         head = json.loads(f.read(n))
         base = 8 + n
         parts = []
-        for name, t in sorted(((k, v) for k, v in head.items() if k != "__metadata__"),
+        for _, t in sorted(((k, v) for k, v in head.items() if k != "__metadata__"),
                               key=lambda kv: kv[1]["data_offsets"][0]):
             if t["dtype"] != "F32":
                 continue

@@ -78,9 +78,7 @@ def bpc(line):
         run = 0
         ones = bin(dbx[i] & 0xFFFFFFFF).count("1")
         pos = [j for j in range(32) if (dbx[i] >> j) & 1]
-        if dbp[i] == 0:
-            size += 5
-        elif dbx[i] == 0x7FFFFFFF:
+        if dbp[i] == 0 or dbx[i] == 0x7FFFFFFF:
             size += 5
         elif ones == 1 or (ones == 2 and pos[1] - pos[0] == 1):
             size += 10
@@ -113,9 +111,9 @@ def sc2_lengths(lines, capacity=1000):
 
     def heapify(i):
         while True:
-            m, l, r = i, 2 * i + 1, 2 * i + 2
-            if l <= size - 1 and heap[l][0] < heap[m][0]:
-                m = l
+            m, left, r = i, 2 * i + 1, 2 * i + 2
+            if left <= size - 1 and heap[left][0] < heap[m][0]:
+                m = left
             if r <= size - 1 and heap[r][0] < heap[m][0]:
                 m = r
             if m == i:
@@ -180,11 +178,7 @@ def fpc(line):
             size += 7
         elif _se(w, 8):
             size += 11
-        elif _se(w, 16):
-            size += 19
-        elif w & 0xFFFF == 0:
-            size += 19
-        elif (w & 0xFF80FF80) in (0, 0xFF800000, 0x0000FF80, 0xFF80FF80):  # two sign-extended bytes
+        elif _se(w, 16) or w & 0xFFFF == 0 or (w & 0xFF80FF80) in (0, 0xFF800000, 0x0000FF80, 0xFF80FF80):
             size += 19
         elif len({(w >> s) & 0xFF for s in (0, 8, 16, 24)}) == 1:
             size += 11

@@ -53,9 +53,7 @@ def fib_encode(block, endian: str = "little"):
     """(bits, record) of one block."""
     block = bytes(block)
     w = [int.from_bytes(block[i:i + 4], endian) for i in range(0, len(block), 4)]
-    parts = [format(w[0], "032b")]
-    for i in range(1, len(w)):
-        parts.append(fib_code(zigzag(w[i] - w[i - 1]) + 1))
+    parts = [format(w[0], "032b")] + [fib_code(zigzag(w[i] - w[i - 1]) + 1) for i in range(1, len(w))]
     bits = "".join(parts)
     return bits, {"mode": 0, "payload": len(bits), "meta": 0, "header": 0, "tag": 0}
 

@@ -1,8 +1,8 @@
 """BPC (SPEC 1.5): golden vectors (tests/golden/bpc.json) and the plain-Python oracle
 (oracles_bpc.py) against the C++ codec, sizes and stream bytes, for every preset and block size."""
 import json
-from pathlib import Path
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest

@@ -2,9 +2,9 @@
 worked out by hand (tests/golden/cal22.json) and per-line sizes equal to a plain-Python reading of
 the tool (oracles_cal22.py) on adversarial, random and realistic lines."""
 import json
-from pathlib import Path
 import os
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest

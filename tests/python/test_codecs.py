@@ -162,7 +162,7 @@ def test_modes_name_every_reported_mode():
 # --- results ---------------------------------------------------------------------------------
 def test_sizes_are_frozen_and_readonly():
     s = memcomp.get_codec("bdi").measure(adversarial(32))
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):  # dataclasses.FrozenInstanceError is one
         s.block_bytes = 64
     with pytest.raises(ValueError):
         s.size_bits[0] = 1

@@ -1,8 +1,8 @@
 """C-Pack (SPEC 1.4, W6): golden vectors (tests/golden/cpack.json) and the plain-Python oracle
 (oracles_cpack.py) against the C++ codec: sizes, codes, indices and stream bits, every preset."""
 import json
-from pathlib import Path
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest

@@ -189,8 +189,9 @@ def test_mpc_train_equals_serial(client, multi, sample_file):
 def test_refusals(client, tmp_path, sample_file):
     r, w = os.pipe()
     os.close(w)
-    from memcomp.io import StreamDump
     import pathlib
+
+    from memcomp.io import StreamDump
 
     pipe = StreamDump(pathlib.Path(f"/dev/fd/{r}"), 128)
     with pytest.raises(ValueError, match="cannot be shipped"):

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import memcomp
+from blockgen import realistic
 from memcomp import energy as E
 from memcomp import toggles as T
-from blockgen import realistic
 
 
 def test_presets_are_cited_and_valid():

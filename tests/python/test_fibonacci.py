@@ -1,8 +1,8 @@
 """Fibonacci codec (SPEC 1.14, W15): golden vectors (tests/golden/fibonacci.json) and the
 plain-Python oracle (oracles_fib.py) against the C++ codec, sizes and stream bytes."""
 import json
-from pathlib import Path
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -59,9 +59,9 @@ def test_golden_codewords(w):
     assert "11" not in w["code"][:-1]
 
 
-@pytest.mark.parametrize("l", GOLDEN["lengths"], ids=lambda l: str(l["n"]))
-def test_golden_lengths(l):
-    assert len(codeword(l["n"])) == l["bits"] == OF.fib_length(l["n"])
+@pytest.mark.parametrize("case", GOLDEN["lengths"], ids=lambda case: str(case["n"]))
+def test_golden_lengths(case):
+    assert len(codeword(case["n"])) == case["bits"] == OF.fib_length(case["n"])
 
 
 def test_golden_max_codeword():

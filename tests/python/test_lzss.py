@@ -1,8 +1,8 @@
 """Block-local LZSS (SPEC 1.13): golden vectors (tests/golden/lzss.json) and the naive plain-Python
 oracle (oracles_lzss.py) against the C++ codec: sizes, tokens and stream bits."""
 import json
-from pathlib import Path
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest

@@ -316,7 +316,7 @@ def brute_force_mst_weight(w):
     for sub in itertools.combinations(edges, n - 1):
         parent = list(range(n))
 
-        def find(x):
+        def find(x, parent=parent):
             while parent[x] != x:
                 x = parent[x]
             return x
@@ -335,7 +335,7 @@ def brute_force_mst_weight(w):
 
 def test_mst_matches_brute_force_and_tie_rule():
     rng = np.random.default_rng(7)
-    for trial in range(60):
+    for _ in range(60):
         n = int(rng.integers(2, 7))
         re = rng.integers(0, 4, (n, n)).astype(np.float64)  # many ties
         np.fill_diagonal(re, 0)

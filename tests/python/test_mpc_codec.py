@@ -1,8 +1,8 @@
 """MPC codec (P3; SPEC 1.12, W7) against a plain-Python oracle written from the SPEC, plus the
 opt-in conformance test against the authors' RTL stimulus (MEMCOMP_MPC_RTL_DIR)."""
 import json
-from pathlib import Path
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest

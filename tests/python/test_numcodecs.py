@@ -13,10 +13,10 @@ import json
 import os
 import pickle
 import struct
-import zlib
 import subprocess
 import sys
 import textwrap
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import memcomp
-from memcomp import _core
 from blockgen import adversarial, realistic
+from memcomp import _core
 
 EXACT = [n for n in memcomp.codec_names() if memcomp.get_codec(n).exact]
 

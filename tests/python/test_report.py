@@ -1,5 +1,6 @@
 """memcomp.compare: the long-form comparison table."""
 import json
+
 import numpy as np
 import pandas as pd
 import pytest

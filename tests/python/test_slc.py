@@ -1,11 +1,12 @@
 """SLC (P4; SPEC 1.11): a real lossy codec on the E2MC machinery. Golden W13, decisions against a
 brute-force oracle (oracles_slc.py) on random code lengths, the lossless/lossy contract, the
 variants, threshold 0 = E2MC, corrupt streams, bad parameters, quality metrics and the study API."""
+import contextlib
 import dataclasses
-from pathlib import Path
 import json
 import math
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -212,10 +213,8 @@ def test_corrupt_and_truncated_streams_raise(fp32):
     for _ in range(200):  # bit flips anywhere: a clean error or some blocks, never a crash
         flipped = enc.data.copy()
         flipped[rng.integers(0, len(flipped))] ^= np.uint8(1 << rng.integers(0, 8))
-        try:
+        with contextlib.suppress(memcomp.CorruptStreamError):
             c.decode(dataclasses.replace(enc, data=flipped))
-        except memcomp.CorruptStreamError:
-            pass
 
 
 def test_bad_parameters():
@@ -340,7 +339,7 @@ def test_mag_study_tables():
     assert set(t["block_bytes"]) == {32, 64, 128} and set(t["mag"]) == {16, 32, 64}
     assert "mpc.cal22_rtl" in set(t.loc[t.block_bytes == 32, "codec"]) and \
         "mpc.cal22_rtl" not in set(t.loc[t.block_bytes == 128, "codec"])
-    for (codec, B), g in t.groupby(["codec", "block_bytes"]):
+    for _, g in t.groupby(["codec", "block_bytes"]):
         assert g["cr"].nunique() == 1  # raw CR does not depend on the MAG (P4 §V-C)
         assert (g.sort_values("mag")["cr_mag"].diff().dropna() <= 1e-12).all()  # larger MAG, lower CR
     bdi = memcomp.get_codec("bdi").measure(memcomp.as_blocks(data, 64))

@@ -7,13 +7,13 @@ import io
 import json
 import lzma
 import os
-from pathlib import Path
 import pickle
 import struct
 import subprocess
 import sys
 import textwrap
 import threading
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -544,7 +544,7 @@ def test_streams_pickle_as_a_reopen_until_read(data, raw, tmp_path):
     with pytest.raises(TypeError, match="cannot be shipped"):
         pickle.dumps(s)  # read once already
     with pytest.raises(TypeError, match="read as a stream"):
-        s.blocks
+        s.blocks  # noqa: B018 (the property access is what raises)
 
 
 # ------------------------------------------------------------------------- MPC on streams
@@ -593,8 +593,8 @@ def test_slc_sweep_streams_the_report_compress_gives(data, tmp_path):
 
 
 def test_exact_sums_do_not_depend_on_how_values_are_split():
-    from fractions import Fraction
     import math
+    from fractions import Fraction
 
     rng = np.random.default_rng(7)
     v = rng.standard_normal(5000) * 10.0 ** rng.integers(-300, 300, 5000)
