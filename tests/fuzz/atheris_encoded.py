@@ -12,6 +12,7 @@ Anything else (another exception, a crash, a leak past libFuzzer's limits) is a 
     python tests/fuzz/atheris_encoded.py -atheris_runs=100000            # or a time limit:
     python tests/fuzz/atheris_encoded.py -max_total_time=300 corpus_dir/
 """
+
 import struct
 import sys
 
@@ -76,8 +77,10 @@ def decode(codec, enc):
         check_error(e)
         return None
     if not (isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.shape == (enc.n_blocks, enc.block_bytes)):
-        raise AssertionError(f"decode returned {type(out).__name__} {getattr(out, 'shape', '')} for "
-                             f"{enc.n_blocks} blocks of {enc.block_bytes} B")
+        raise AssertionError(
+            f"decode returned {type(out).__name__} {getattr(out, 'shape', '')} for "
+            f"{enc.n_blocks} blocks of {enc.block_bytes} B"
+        )
     return out
 
 
@@ -102,7 +105,7 @@ def mutate(fdp, buf):
             i = fdp.ConsumeIntInRange(0, len(buf) - 1)
             buf[i] ^= 1 << fdp.ConsumeIntInRange(0, 7)
         elif op == 1:
-            del buf[fdp.ConsumeIntInRange(0, len(buf)):]
+            del buf[fdp.ConsumeIntInRange(0, len(buf)) :]
         elif op == 2:
             buf += fdp.ConsumeBytes(fdp.ConsumeIntInRange(1, 64))
         elif op == 3 and len(buf) >= HEADER.size:

@@ -11,6 +11,7 @@ and ``decode`` raise ValueError or return blocks of the shape the container desc
 crash the interpreter.
 
 Examples are derandomized and no example database is kept, so every run checks the same inputs."""
+
 import math
 import os
 import struct
@@ -21,12 +22,17 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 import memcomp
-from memcomp import _core, entropy, slc, toggles
 from blockgen import adversarial, realistic
+from memcomp import _core, entropy, slc, toggles
 
-FUZZ = settings(max_examples=int(os.environ.get("MEMCOMP_FUZZ_EXAMPLES", 200)), deadline=None, derandomize=True,
-                database=None, suppress_health_check=list(HealthCheck),
-                phases=[p for p in Phase if p != Phase.shrink or not os.environ.get("MEMCOMP_FUZZ_NO_SHRINK")])
+FUZZ = settings(
+    max_examples=int(os.environ.get("MEMCOMP_FUZZ_EXAMPLES", 200)),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    phases=[p for p in Phase if p != Phase.shrink or not os.environ.get("MEMCOMP_FUZZ_NO_SHRINK")],
+)
 FEW = settings(FUZZ, max_examples=max(10, FUZZ.max_examples // 3))
 
 NAMES = memcomp.codec_names()
@@ -58,9 +64,32 @@ def attempt(fn, names=()):
 
 
 # ------------------------------------------------------------------------------------- strategies
-DTYPES = [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64, np.float16,
-          np.float32, np.float64, np.complex64, np.complex128, np.bool_, object, "U3", "S4", "V3", ">u4", "<f8",
-          "M8[s]", "m8[ms]", [("a", "u1"), ("b", "<f4"), ("c", "V3")], np.longdouble]
+DTYPES = [
+    np.uint8,
+    np.int8,
+    np.uint16,
+    np.int16,
+    np.uint32,
+    np.int32,
+    np.uint64,
+    np.int64,
+    np.float16,
+    np.float32,
+    np.float64,
+    np.complex64,
+    np.complex128,
+    np.bool_,
+    object,
+    "U3",
+    "S4",
+    "V3",
+    ">u4",
+    "<f8",
+    "M8[s]",
+    "m8[ms]",
+    [("a", "u1"), ("b", "<f4"), ("c", "V3")],
+    np.longdouble,
+]
 
 
 @st.composite
@@ -99,8 +128,24 @@ block_sizes = st.one_of(
     st.sampled_from(BAD_INT_B),
     st.integers(-300, 300),
     st.sampled_from([np.int64(32), np.uint8(16), np.int32(128), np.uint64(256), np.int16(17)]),
-    st.sampled_from([32.0, 16.5, float("nan"), float("inf"), -float("inf"), "32", b"32", None, True, False,
-                     np.float64(64), [32], (16,), 32j]),
+    st.sampled_from(
+        [
+            32.0,
+            16.5,
+            float("nan"),
+            float("inf"),
+            -float("inf"),
+            "32",
+            b"32",
+            None,
+            True,
+            False,
+            np.float64(64),
+            [32],
+            (16,),
+            32j,
+        ]
+    ),
 )
 
 
@@ -116,8 +161,10 @@ def _is_plain_bytes(a):
 @FUZZ
 @given(a=arrays(), b=block_sizes)
 def test_as_blocks_views_bytes_or_says_why(a, b):
-    out = attempt(lambda: memcomp.as_blocks(a, b), names=("block_bytes", "array", "dtype", "contiguous", "byte",
-                                                          "object", "string", "ndarray"))
+    out = attempt(
+        lambda: memcomp.as_blocks(a, b),
+        names=("block_bytes", "array", "dtype", "contiguous", "byte", "object", "string", "ndarray"),
+    )
     if out is None:
         if _is_plain_bytes(a) and a.flags.c_contiguous and a.nbytes % 256 == 0 and not _is_valid_block_bytes(b):
             # a valid array: the error is about the block size, and says so
@@ -134,13 +181,16 @@ def test_as_blocks_views_bytes_or_says_why(a, b):
 
 
 # ------------------------------------------------------------------------------ the codec work API
-THREADS = st.one_of(st.sampled_from([None, 1, 2, 7, np.int64(2)]),
-                    st.sampled_from([0, -1, 4097, BIG, 2.0, float("nan"), "2", True, [2]]))
+THREADS = st.one_of(
+    st.sampled_from([None, 1, 2, 7, np.int64(2)]),
+    st.sampled_from([0, -1, 4097, BIG, 2.0, float("nan"), "2", True, [2]]),
+)
 
 
 def _valid_threads(t):
-    return t is None or (isinstance(t, (int, np.integer)) and not isinstance(t, (bool, np.bool_))
-                         and 1 <= int(t) <= 4096)
+    return t is None or (
+        isinstance(t, (int, np.integer)) and not isinstance(t, (bool, np.bool_)) and 1 <= int(t) <= 4096
+    )
 
 
 _FITTED = {}
@@ -162,8 +212,9 @@ def block_arrays(draw, B):
     """Valid (n, B) blocks: realistic, adversarial and random rows, 0 to 64 of them."""
     seed = draw(st.integers(0, 2**16))
     rng = np.random.default_rng(seed)
-    pool = np.concatenate([realistic(B, 4096, seed=seed % 5), adversarial(B, seed % 3),
-                           rng.integers(0, 256, (16, B), dtype=np.uint8)])
+    pool = np.concatenate(
+        [realistic(B, 4096, seed=seed % 5), adversarial(B, seed % 3), rng.integers(0, 256, (16, B), dtype=np.uint8)]
+    )
     n = draw(st.sampled_from([0, 1, 2, 5, 17, 64]))
     return np.ascontiguousarray(pool[rng.integers(0, len(pool), n)])
 
@@ -175,9 +226,11 @@ def test_codec_work_on_any_array(name, a, threads, data):
     supported B works (a round trip for exact codecs), anything else is refused naming what."""
     B = a.shape[-1] if a.ndim == 2 else 32
     codec = fitted(name, B if B in VALID_B and memcomp.get_codec(name).supports(B) else 32)
-    good = (a.dtype == np.uint8 and a.ndim == 2 and a.flags.c_contiguous and codec.supports(a.shape[1]))
-    s = attempt(lambda: codec.measure(a, threads=threads),
-                names=("blocks", "block", "threads", "dtype", "contiguous", "2-d", "uint8", "approximable"))
+    good = a.dtype == np.uint8 and a.ndim == 2 and a.flags.c_contiguous and codec.supports(a.shape[1])
+    s = attempt(
+        lambda: codec.measure(a, threads=threads),
+        names=("blocks", "block", "threads", "dtype", "contiguous", "2-d", "uint8", "approximable"),
+    )
     if s is None:
         assert not (good and _valid_threads(threads))
         return
@@ -200,9 +253,17 @@ MASK = st.sampled_from(["none", "ok", "short", "long", "int", "float", "list", "
 
 
 def _mask(kind, n):
-    return {"none": None, "ok": np.arange(n) % 2 == 0, "short": np.ones(max(n - 1, 0), bool),
-            "long": np.ones(n + 1, bool), "int": np.ones(n, np.int64), "float": np.ones(n),
-            "list": [True] * n, "2d": np.ones((n, 1), bool), "bool_scalar": True}[kind]
+    return {
+        "none": None,
+        "ok": np.arange(n) % 2 == 0,
+        "short": np.ones(max(n - 1, 0), bool),
+        "long": np.ones(n + 1, bool),
+        "int": np.ones(n, np.int64),
+        "float": np.ones(n),
+        "list": [True] * n,
+        "2d": np.ones((n, 1), bool),
+        "bool_scalar": True,
+    }[kind]
 
 
 @FUZZ
@@ -222,8 +283,11 @@ def test_codec_keywords(name, resume, mask, data):
         assert not (resume_ok and mask_ok), (name, resume, mask)
         return
     # "int" (uint8 masks are taken as bytes) is tolerated; wrong lengths and shapes never are
-    assert resume_ok and (mask_ok or (c.lossy and mask in ("int",)) or
-                          (mask == "short" and x.shape[0] == 0)), (name, resume, mask)
+    assert resume_ok and (mask_ok or (c.lossy and mask in ("int",)) or (mask == "short" and x.shape[0] == 0)), (
+        name,
+        resume,
+        mask,
+    )
 
 
 # -------------------------------------------------------------------------------- codec options
@@ -235,8 +299,21 @@ def _bad_values(d):
         return common + [0, 1, 2, "true", "False", 0.0, float("nan")]
     if kind == "int":
         lo, hi = d["lo"], d["hi"]
-        return common + [lo - 1, hi + 1, BIG, -BIG, 2**63, 2**64, float(lo) + 0.5, float("nan"), float("inf"),
-                         -float("inf"), str(lo), True, np.float64(lo)]
+        return common + [
+            lo - 1,
+            hi + 1,
+            BIG,
+            -BIG,
+            2**63,
+            2**64,
+            float(lo) + 0.5,
+            float("nan"),
+            float("inf"),
+            -float("inf"),
+            str(lo),
+            True,
+            np.float64(lo),
+        ]
     if kind == "float":
         lo, hi = d["lo"], d["hi"]
         return common + [lo - 1, hi + 1, float("nan"), float("inf"), -float("inf"), BIG, str(lo), "nan", True]
@@ -292,8 +369,9 @@ def test_get_codec_options(spec, data):
     # int range [4, 32] although only 4, 8, 16 and 32 are accepted
     # a members string that names no codec is refused as an "unknown codec" with its text, or as
     # "a member is ..."
-    words = tuple(opts) + (("symbol length",) if "symbol_bits" in opts else ()) + \
-        (("unknown codec", "member") if "members" in opts else ()) or (name,)
+    words = tuple(opts) + (("symbol length",) if "symbol_bits" in opts else ()) + (
+        ("unknown codec", "member") if "members" in opts else ()
+    ) or (name,)
     c = attempt(lambda: memcomp.get_codec(name, **opts), names=words)
     if c is None:
         return
@@ -320,10 +398,33 @@ def test_get_codec_options(spec, data):
 
 
 @FEW
-@given(name=st.one_of(st.sampled_from(["", " ", "bdi.", ".paper", "BDI", "bdi.nope", "bdi(", "bdi)", "bdi(x=1)",
-                                       "bestof(", "bestof(nope)", "bdi.paper(endian=big", "x" * 300, "\x00",
-                                       "bdi.paper(endian=middle)", "bdi.paper(fmax=1e99)", "e2mc(model=x)"]),
-                      st.sampled_from([None, 3, 3.5, b"bdi", ["bdi"], np.str_("bdi")]), st.text(max_size=12)))
+@given(
+    name=st.one_of(
+        st.sampled_from(
+            [
+                "",
+                " ",
+                "bdi.",
+                ".paper",
+                "BDI",
+                "bdi.nope",
+                "bdi(",
+                "bdi)",
+                "bdi(x=1)",
+                "bestof(",
+                "bestof(nope)",
+                "bdi.paper(endian=big",
+                "x" * 300,
+                "\x00",
+                "bdi.paper(endian=middle)",
+                "bdi.paper(fmax=1e99)",
+                "e2mc(model=x)",
+            ]
+        ),
+        st.sampled_from([None, 3, 3.5, b"bdi", ["bdi"], np.str_("bdi")]),
+        st.text(max_size=12),
+    )
+)
 def test_get_codec_names(name):
     c = attempt(lambda: memcomp.get_codec(name), names=("codec", "name", "option", "preset"))
     if c is not None:
@@ -372,7 +473,7 @@ def mutated(draw, raw: bytes):
     for _ in range(draw(st.integers(1, 3))):
         kind = draw(st.sampled_from(MUTATIONS))
         if kind == "truncate":
-            del buf[draw(st.integers(0, len(buf))):]
+            del buf[draw(st.integers(0, len(buf))) :]
         elif kind == "extend":
             buf += draw(st.binary(min_size=1, max_size=64))
         elif kind in ("flip", "flip_header") and buf:
@@ -384,8 +485,13 @@ def mutated(draw, raw: bytes):
             fields = list(_HEADER.unpack_from(buf))
             i = draw(st.integers(1, len(fields) - 1))
             widths = {1: 8, 2: 8, 3: 8, 4: 8, 5: 32, 6: 64, 7: 64, 8: 32, 9: 32}
-            fields[i] = draw(st.one_of(st.sampled_from([0, 1, 2, 3, 4, 8, 255]),
-                                       st.integers(0, 2 ** widths[i] - 1), st.just(2 ** widths[i] - 1)))
+            fields[i] = draw(
+                st.one_of(
+                    st.sampled_from([0, 1, 2, 3, 4, 8, 255]),
+                    st.integers(0, 2 ** widths[i] - 1),
+                    st.just(2 ** widths[i] - 1),
+                )
+            )
             _HEADER.pack_into(buf, 0, *fields)
         elif kind == "zero_run" and buf:
             i = draw(st.integers(0, len(buf) - 1))
@@ -395,7 +501,7 @@ def mutated(draw, raw: bytes):
             i, j = sorted(draw(st.lists(st.integers(0, len(buf)), min_size=2, max_size=2)))
             buf = buf[:i] + buf[j:] + buf[i:j]
         elif kind == "dup_tail" and buf:
-            buf += buf[-draw(st.integers(1, len(buf))):]
+            buf += buf[-draw(st.integers(1, len(buf))) :]
     return bytes(buf)
 
 
@@ -424,27 +530,37 @@ def test_mutated_containers_never_crash(e, with_config, data):
     if not c.lossy:
         assert np.array_equal(d, x)
     bad = data.draw(mutated(raw))
-    for codec_arg in ([None, c] if with_config else [c, c.get_config()]):
-        got = attempt(lambda: memcomp.Encoded.from_bytes(bad, codec=codec_arg))
+    for codec_arg in [None, c] if with_config else [c, c.get_config()]:
+        got = attempt(lambda codec_arg=codec_arg: memcomp.Encoded.from_bytes(bad, codec=codec_arg))
         if got is None:
             continue
         assert isinstance(got, memcomp.Encoded)
-        dec_codec = attempt(lambda: memcomp.Codec.from_config(got.config))
+        dec_codec = attempt(lambda got=got: memcomp.Codec.from_config(got.config))
         if dec_codec is not None:
             decode_or_refuse(dec_codec, got)
     # from_bytes over a buffer of any type: bytes, bytearray, memoryview, uint8 array
     for wrap in (bytearray, memoryview, lambda b: np.frombuffer(b, np.uint8)):
-        attempt(lambda: memcomp.Encoded.from_bytes(wrap(bad), codec=c))
+        attempt(lambda wrap=wrap: memcomp.Encoded.from_bytes(wrap(bad), codec=c))
 
 
 @FUZZ
-@given(e=encodings(), field=st.sampled_from(["data", "bit_offsets", "bit_lengths", "tags", "entry_state",
-                                             "block_bytes"]), data=st.data())
+@given(
+    e=encodings(),
+    field=st.sampled_from(["data", "bit_offsets", "bit_lengths", "tags", "entry_state", "block_bytes"]),
+    data=st.data(),
+)
 def test_mutated_fields_decode_or_refuse(e, field, data):
     """An Encoded built with one field replaced (random values, other lengths or dtypes)."""
     c, x, enc = e
-    kw = dict(config=enc.config, block_bytes=enc.block_bytes, data=enc.data, bit_offsets=enc.bit_offsets,
-              bit_lengths=enc.bit_lengths, tags=enc.tags, entry_state=enc.entry_state)
+    kw = dict(
+        config=enc.config,
+        block_bytes=enc.block_bytes,
+        data=enc.data,
+        bit_offsets=enc.bit_offsets,
+        bit_lengths=enc.bit_lengths,
+        tags=enc.tags,
+        entry_state=enc.entry_state,
+    )
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     cur = kw[field]
     how = data.draw(st.sampled_from(["random", "shorter", "longer", "huge", "dtype", "none"]))
@@ -470,13 +586,26 @@ def test_mutated_fields_decode_or_refuse(e, field, data):
 
 
 @FEW
-@given(raw=st.one_of(st.binary(max_size=200),
-                     st.builds(lambda tail, f: _HEADER.pack(b"MCEN", 1, *f) + tail, st.binary(max_size=64),
-                               st.tuples(st.integers(0, 7), st.sampled_from([0, 1, 2, 4, 3]),
-                                         st.sampled_from([0, 1, 2, 4]), st.sampled_from([16, 32, 0, 17, 2**31]),
-                                         st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1),
-                                         st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1)))),
-       codec=st.sampled_from([None, "bdi", "cpack.skku", {"preset": "nope"}, 3]))
+@given(
+    raw=st.one_of(
+        st.binary(max_size=200),
+        st.builds(
+            lambda tail, f: _HEADER.pack(b"MCEN", 1, *f) + tail,
+            st.binary(max_size=64),
+            st.tuples(
+                st.integers(0, 7),
+                st.sampled_from([0, 1, 2, 4, 3]),
+                st.sampled_from([0, 1, 2, 4]),
+                st.sampled_from([16, 32, 0, 17, 2**31]),
+                st.integers(0, 2**64 - 1),
+                st.integers(0, 2**64 - 1),
+                st.integers(0, 2**32 - 1),
+                st.integers(0, 2**32 - 1),
+            ),
+        ),
+    ),
+    codec=st.sampled_from([None, "bdi", "cpack.skku", {"preset": "nope"}, 3]),
+)
 def test_from_bytes_on_junk(raw, codec):
     cod = memcomp.get_codec(codec) if isinstance(codec, str) else codec
     got = attempt(lambda: memcomp.Encoded.from_bytes(raw, codec=cod))
@@ -536,21 +665,65 @@ def call_checked(fn, kw, bad, spec, must_work=True):
         words = [w for name in (bad or spec) for w in spec[name][2]]
         check_error(e, words)
         return None
-    assert not bad, f"accepted {({k: kw.get(k, '(given apart)') for k in bad})}"
+    assert not bad, f"accepted { ({k: kw.get(k, '(given apart)') for k in bad}) }"
     return out
 
 
 COMPARE = {
-    "codecs": ([("bdi", "fpc"), "all", "defaults", ("cpack.skku", "e2mc"), "bdi", ["bestof.hycomp", "zca"]],
-               [[], 5, [5], ("nope",), ("bdi", None)], ("codec", "nope")),
-    "mag": ([8, 16, 32, 64, np.int64(32)], [0, -32, 4097, BIG, 32.0, float("nan"), float("inf"), "32", None, True],
-            ("mag",)),
+    "codecs": (
+        [("bdi", "fpc"), "all", "defaults", ("cpack.skku", "e2mc"), "bdi", ["bestof.hycomp", "zca"]],
+        [[], 5, [5], ("nope",), ("bdi", None)],
+        ("codec", "nope"),
+    ),
+    "mag": (
+        [8, 16, 32, 64, np.int64(32)],
+        [0, -32, 4097, BIG, 32.0, float("nan"), float("inf"), "32", None, True],
+        ("mag",),
+    ),
     "u_min": ([0, 1], [-1, BIG, 1.0, "1", None], ("u_min",)),
-    "policy": ([None, "none", "cap", "bytes", "threshold(0.5)", "segments(8)", "mag(32)", "mag(32,0)", "pow2",
-                "pow2(8)", "cap+mag(32)", "cap+bytes", "threshold(1)+pow2"],
-               ["", "cap+", "+cap", "mag(0)", "mag(-1)", f"mag({BIG})", "threshold(nan)", "threshold(inf)",
-                "threshold(0)", "threshold(2)", "segments(0)", "pow2(0)", "mag(32)+cap", "cap+cap", "nope",
-                "mag(32", "mag(1e9)", "mag(3.5)", 5, 0.5, b"cap", ["cap"], True], ("policy",)),
+    "policy": (
+        [
+            None,
+            "none",
+            "cap",
+            "bytes",
+            "threshold(0.5)",
+            "segments(8)",
+            "mag(32)",
+            "mag(32,0)",
+            "pow2",
+            "pow2(8)",
+            "cap+mag(32)",
+            "cap+bytes",
+            "threshold(1)+pow2",
+        ],
+        [
+            "",
+            "cap+",
+            "+cap",
+            "mag(0)",
+            "mag(-1)",
+            f"mag({BIG})",
+            "threshold(nan)",
+            "threshold(inf)",
+            "threshold(0)",
+            "threshold(2)",
+            "segments(0)",
+            "pow2(0)",
+            "mag(32)+cap",
+            "cap+cap",
+            "nope",
+            "mag(32",
+            "mag(1e9)",
+            "mag(3.5)",
+            5,
+            0.5,
+            b"cap",
+            ["cap"],
+            True,
+        ],
+        ("policy",),
+    ),
     "count_tag": ([False, True, np.bool_(False)], [], ("count_tag",)),
     "oracle": (["exact", "all", True, False, None], ["some", 1, "EXACT"], ("oracle",)),
     "chunk_blocks": ([1, 7, 1 << 18, BIG, np.int64(5)], [0, -1, 2.5, "8", None], ("chunk_blocks",)),
@@ -581,9 +754,13 @@ ENTROPY = {
 
 
 @FUZZ
-@given(B=st.sampled_from([16, 32, 64]), args=arguments(ENTROPY),
-       variant=st.sampled_from(["global", "per_position", "block", "nope", None, 1]),
-       mfv=st.sampled_from([1, 64, 1024, 0, -1, BIG, 2**31, 1.5, "64", None]), data=st.data())
+@given(
+    B=st.sampled_from([16, 32, 64]),
+    args=arguments(ENTROPY),
+    variant=st.sampled_from(["global", "per_position", "block", "nope", None, 1]),
+    mfv=st.sampled_from([1, 64, 1024, 0, -1, BIG, 2**31, 1.5, "64", None]),
+    data=st.data(),
+)
 def test_entropy_arguments(B, args, variant, mfv, data):
     kw, bad = args
     x = data.draw(block_arrays(B))
@@ -593,8 +770,12 @@ def test_entropy_arguments(B, args, variant, mfv, data):
     spec = dict(ENTROPY, variant=([], [], ("variant", "per-position", "per_position")))
     v_bad = bad | ({"variant"} if variant not in ("global", "per_position", "block") or not per_position_ok else set())
     call_checked(lambda **k: entropy.bound(x, variant=variant, **k), kw, v_bad, spec)
-    call_checked(lambda **k: entropy.block_entropy(x, **k), {k: v for k, v in kw.items() if k != "chunk_blocks"},
-                 bad - {"chunk_blocks"}, ENTROPY)
+    call_checked(
+        lambda **k: entropy.block_entropy(x, **k),
+        {k: v for k, v in kw.items() if k != "chunk_blocks"},
+        bad - {"chunk_blocks"},
+        ENTROPY,
+    )
     t_kw = dict(kw, symbol_bits=(16, sl) if "symbol_bits" in bad or sl == 16 else (sl,))
     spec = dict(ENTROPY, mfv=([], [], ("mfv",)))
     m_bad = bad | ({"mfv"} if isinstance(mfv, bool) or not isinstance(mfv, int) or mfv < 1 else set())
@@ -605,24 +786,38 @@ TOGGLES = {
     "channel": (["dram", "noc"], ["bus", 1, "DRAM"], ("channel",)),
     "dbi": ([None, "dc", "ac", "none"], ["xx", 1, True], ("dbi", "channel")),
     "ec": ([None, "ec1", "ec2"], ["ec3", 2, "EC1"], ("ec",)),
-    "energy": ([None, "ddr4", "gddr5", "gddr6", "lpddr4",
-                {"name": "m", "channel": "dram", "toggle_pj": 1.1, "level_pj": 2.5, "idle": "high"}],
-               ["ddr9", 3, {"name": "m", "toggle_pj": float("nan")}, {"toggle_pj": -1}, {"nope": 1}],
-               ("energy", "toggle_pj", "nope", "model", "idle", "channel")),
+    "energy": (
+        [
+            None,
+            "ddr4",
+            "gddr5",
+            "gddr6",
+            "lpddr4",
+            {"name": "m", "channel": "dram", "toggle_pj": 1.1, "level_pj": 2.5, "idle": "high"},
+        ],
+        ["ddr9", 3, {"name": "m", "toggle_pj": float("nan")}, {"toggle_pj": -1}, {"nope": 1}],
+        ("energy", "toggle_pj", "nope", "model", "idle", "channel"),
+    ),
     "flit_bytes": ([8, 16, 32], [0, 65, BIG, 16.0, "16"], ("flit_bytes",)),
     "bus_bits": ([8, 32, 64], [7, 65, BIG, 32.5, "32"], ("bus_bits",)),
     "burst_length": ([1, 8, 16], [0, BIG, 8.0, -8], ("burst_length",)),
-    "bu": ([0.0, 0.5, 1.0, "array"], [-0.1, 1.5, float("nan"), float("inf"), "x", "short"],
-           ("bu", "bandwidth utilisation")),
+    "bu": (
+        [0.0, 0.5, 1.0, "array"],
+        [-0.1, 1.5, float("nan"), float("inf"), "x", "short"],
+        ("bu", "bandwidth utilisation"),
+    ),
     "alpha": ([1.0, 0.5, 2], [0.0, -1.0, float("nan"), float("inf"), "1", None], ("alpha",)),
     "ec_ratio": (["units", "bits"], ["nope", None, 1], ("ec_ratio", "ratio")),
 }
 
 
 @FUZZ
-@given(B=st.sampled_from([32, 128]), args=arguments(TOGGLES),
-       extra=st.sampled_from([{}, {}, {"idle": "high"}, {"foo": 1}, {"idle": "sideways"}, {"ac_threshold": BIG}]),
-       data=st.data())
+@given(
+    B=st.sampled_from([32, 128]),
+    args=arguments(TOGGLES),
+    extra=st.sampled_from([{}, {}, {"idle": "high"}, {"foo": 1}, {"idle": "sideways"}, {"ac_threshold": BIG}]),
+    data=st.data(),
+)
 def test_toggles_arguments(B, args, extra, data):
     kw, bad = args
     x = data.draw(block_arrays(B))
@@ -639,21 +834,20 @@ def test_toggles_arguments(B, args, extra, data):
     spec = dict(TOGGLES, **{k: ([], [], (k,)) for k in extra})
     if extra and extra != {"idle": "high"}:
         bad = bad | set(extra)
-    df = call_checked(lambda **k: toggles.compare(x, ["bdi", "cpack.skku"], **k, **extra), kw, bad, spec,
-                      must_work=False)
+    df = call_checked(
+        lambda **k: toggles.compare(x, ["bdi", "cpack.skku"], **k, **extra), kw, bad, spec, must_work=False
+    )
     if df is not None:
         assert len(df) >= 2
     ckw = {k: kw[k] for k in ("channel", "dbi", "flit_bytes", "bus_bits", "burst_length") if k in kw}
-    call_checked(lambda **k: toggles.count(x, **k, **extra), ckw, bad & (set(ckw) | set(extra)), spec,
-                 must_work=False)
+    call_checked(lambda **k: toggles.count(x, **k, **extra), ckw, bad & (set(ckw) | set(extra)), spec, must_work=False)
 
 
 SLC = {
     "threshold_bytes": ([0, 8, 16, 256, np.int64(8)], [-1, 257, BIG, 8.0, "8", None], ("threshold",)),
     "mag": ([16, 32], [0, 3, BIG, 32.0, None, "32"], ("mag",)),
     "variant": (["opt", "pred", "simp"], ["nope", None, "OPT"], ("variant",)),
-    "dtype": ([np.float32, "float16", "bfloat16", np.int8, "uint16"], [np.complex64, object, "nope", 4],
-              ("dtype",)),
+    "dtype": ([np.float32, "float16", "bfloat16", np.int8, "uint16"], [np.complex64, object, "nope", 4], ("dtype",)),
 }
 
 
@@ -666,10 +860,18 @@ def test_slc_arguments(B, args, data):
     r = call_checked(lambda **k: slc.compress(x, **k), kw, bad, SLC)
     if r is not None:
         assert r.blocks.shape == x.shape
-    skw = {"thresholds": (kw["threshold_bytes"],), "mags": (kw["mag"],), "variants": (kw["variant"],),
-           "dtype": kw["dtype"]}
-    sspec = {"thresholds": SLC["threshold_bytes"], "mags": SLC["mag"], "variants": SLC["variant"],
-             "dtype": SLC["dtype"]}
+    skw = {
+        "thresholds": (kw["threshold_bytes"],),
+        "mags": (kw["mag"],),
+        "variants": (kw["variant"],),
+        "dtype": kw["dtype"],
+    }
+    sspec = {
+        "thresholds": SLC["threshold_bytes"],
+        "mags": SLC["mag"],
+        "variants": SLC["variant"],
+        "dtype": SLC["dtype"],
+    }
     sbad = {{"threshold_bytes": "thresholds", "mag": "mags", "variant": "variants"}.get(k, k) for k in bad}
     df = call_checked(lambda **k: slc.sweep(x, **k), skw, sbad, sspec)
     if df is not None:

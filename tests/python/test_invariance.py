@@ -9,6 +9,7 @@ encode started from, so it decodes on its own.
 The codec data is large enough that the core really splits it (4096 blocks per codec worker,
 2048 per block-entropy worker, 16384 per scan worker): realistic workloads, adversarial blocks
 and random ones."""
+
 import concurrent.futures as cf
 import json
 import pickle
@@ -18,8 +19,8 @@ import pandas as pd
 import pytest
 
 import memcomp
-from memcomp import e2mc, entropy, mpc, slc, toggles
 from blockgen import adversarial, realistic
+from memcomp import e2mc, entropy, mpc, slc, toggles
 
 THREADS = (1, 2, 7, None)  # None: every hardware thread (0 is refused: see test_threads_zero_is_refused)
 NAMES = memcomp.codec_names()
@@ -34,9 +35,9 @@ def _mixed(B, n_realistic_bytes, seed):
     real = realistic(B, n_realistic_bytes, seed=seed)
     adv = adversarial(B, seed)
     rnd = rng.integers(0, 256, (512, B), dtype=np.uint8)
-    narrow = (rng.integers(0, 256, (512, B), dtype=np.uint8) & rng.integers(0, 16, (512, 1), dtype=np.uint8))
+    narrow = rng.integers(0, 256, (512, B), dtype=np.uint8) & rng.integers(0, 16, (512, 1), dtype=np.uint8)
     cut = [len(real) // 5, 2 * len(real) // 5, 3 * len(real) // 5]
-    parts = [real[: cut[0]], adv, real[cut[0]: cut[1]], rnd, real[cut[1]: cut[2]], narrow, real[cut[2]:], adv[::-1]]
+    parts = [real[: cut[0]], adv, real[cut[0] : cut[1]], rnd, real[cut[1] : cut[2]], narrow, real[cut[2] :], adv[::-1]]
     return np.ascontiguousarray(np.concatenate(parts))
 
 
@@ -90,7 +91,7 @@ def assert_frames_equal(a, b, what=""):
 def test_codec_results_do_not_depend_on_threads(name, x32, x128):
     """measure, encode (streams, tags, offsets, entry state), decode and fit: equal for 1, 2, 7 and
     all threads, at a size the core splits into several workers."""
-    for x in ([x32, x128] if not name.startswith("mpc") else [x32]):
+    for x in [x32, x128] if not name.startswith("mpc") else [x32]:
         base = memcomp.get_codec(name)
         if not base.supports(x.shape[1]):
             continue
@@ -165,7 +166,9 @@ def test_entropy_does_not_depend_on_threads(x32, x128):
                     assert (h.values is None) == (ref.values is None)
                     if ref.values is not None:
                         assert np.array_equal(h.values, ref.values), (sl, pp, t)
-                    assert h.entropy("per_position" if pp else "global") == ref.entropy("per_position" if pp else "global")
+                    assert h.entropy("per_position" if pp else "global") == ref.entropy(
+                        "per_position" if pp else "global"
+                    )
             ref_h = entropy.block_entropy(x, sl, threads=1)
             for t in THREADS[1:]:
                 assert np.array_equal(entropy.block_entropy(x, sl, threads=t), ref_h), (sl, t)
@@ -183,8 +186,10 @@ def test_entropy_does_not_depend_on_threads(x32, x128):
 def test_toggles_do_not_depend_on_threads(x128):
     x = x128
     codecs = ["bdi", "fpc.mc", "cpack.skku", "e2mc", "bestof.hycomp"]
-    for kw in (dict(channel="dram", dbi="dc", ec="ec2", energy="gddr5"),
-               dict(channel="noc", flit_bytes=16, ec="ec1", ec_ratio="bits")):
+    for kw in (
+        dict(channel="dram", dbi="dc", ec="ec2", energy="gddr5"),
+        dict(channel="noc", flit_bytes=16, ec="ec1", ec_ratio="bits"),
+    ):
         ref = toggles.compare(x, codecs, threads=1, **kw)
         for t in THREADS[1:]:
             assert_frames_equal(toggles.compare(x, codecs, threads=t, **kw), ref, ("toggles.compare", kw, t))
@@ -240,10 +245,11 @@ def test_mpc_does_not_depend_on_threads(x32):
     # the two training passes on their own, and a protocol run over three workloads
     st1, st7 = mpc.train_stats(x, threads=1), mpc.train_stats(x, threads=7)
     assert st1.counts == st7.counts and all(
-        (a is None and b is None) or np.array_equal(a.re.counts, b.re.counts) for a, b in zip(st1.groups, st7.groups))
+        (a is None and b is None) or np.array_equal(a.re.counts, b.re.counts) for a, b in zip(st1.groups, st7.groups)
+    )
     preds = mpc.train_predictors(st1)
     assert np.array_equal(mpc.train_scans(x, preds, threads=1), mpc.train_scans(x, preds, threads=7))
-    wl = {f"w{i}": x[i * 8000:(i + 1) * 8000] for i in range(4)}
+    wl = {f"w{i}": x[i * 8000 : (i + 1) * 8000] for i in range(4)}
     m1, t1 = mpc.protocol(wl, codecs=("bdi", "sc2"), threads=1)
     m2, t2 = mpc.protocol(wl, codecs=("bdi", "sc2"), threads=None)
     assert m1 == m2
@@ -266,8 +272,9 @@ def test_slc_and_e2mc_do_not_depend_on_threads(x128):
     a, b = e2mc.online(x, threads=1), e2mc.online(x, threads=None)
     assert a.codec == b.codec and a.cr() == b.cr()
     kw = dict(mfv=(64, 1024), windows=(0.05, 0.5))
-    assert_frames_equal(e2mc.sampling_study(x, threads=1, **kw), e2mc.sampling_study(x, threads=7, **kw),
-                        "sampling_study")
+    assert_frames_equal(
+        e2mc.sampling_study(x, threads=1, **kw), e2mc.sampling_study(x, threads=7, **kw), "sampling_study"
+    )
 
 
 # ========================================================================== chunk size over a Dump
@@ -292,19 +299,27 @@ def _numeric(df):
 
 STREAMED = {
     "compare": lambda d, **k: memcomp.compare(
-        d, ["bdi", "fpc", "cpack.skku", "cpack.cal22", "e2mc", "sc2.kim", "bestof.hycomp", "bpc.cal22"],
-        oracle="all", mag=32, **k),
-    "compare_policy": lambda d, **k: memcomp.compare(d, ["bdi.gem5", "fpc.cmu", "cpack.skku"], policy="cap+mag(64)",
-                                                     mag=64, **k),
+        d,
+        ["bdi", "fpc", "cpack.skku", "cpack.cal22", "e2mc", "sc2.kim", "bestof.hycomp", "bpc.cal22"],
+        oracle="all",
+        mag=32,
+        **k,
+    ),
+    "compare_policy": lambda d, **k: memcomp.compare(
+        d, ["bdi.gem5", "fpc.cmu", "cpack.skku"], policy="cap+mag(64)", mag=64, **k
+    ),
     "breakdown": lambda d, **k: memcomp.breakdown(d, ["e2mc", "cpack.cal22", "bestof.bdi_fpc"], **k),
     "entropy_table": lambda d, **k: entropy.table(d, **k),
-    "toggles": lambda d, **k: toggles.compare(d, ["bdi", "fpc.mc", "cpack.skku", "e2mc"], ec="ec2", dbi="ac",
-                                              energy="ddr4", **k),
-    "toggles_noc": lambda d, **k: toggles.compare(d, ["cpack.cal22", "bdi"], channel="noc", flit_bytes=32, ec="ec1",
-                                                  **k),
+    "toggles": lambda d, **k: toggles.compare(
+        d, ["bdi", "fpc.mc", "cpack.skku", "e2mc"], ec="ec2", dbi="ac", energy="ddr4", **k
+    ),
+    "toggles_noc": lambda d, **k: toggles.compare(
+        d, ["cpack.cal22", "bdi"], channel="noc", flit_bytes=32, ec="ec1", **k
+    ),
     "slc_sweep": lambda d, **k: slc.sweep(d, thresholds=(0, 16), mags=(32, 64), variants=("opt",), **k),
-    "slc_sweep_mask": lambda d, **k: slc.sweep(d, thresholds=(32,), mags=(32,), variants=("pred",),
-                                               **{"approximable": np.arange(N_DUMP) % 4 != 1, **k}),
+    "slc_sweep_mask": lambda d, **k: slc.sweep(
+        d, thresholds=(32,), mags=(32,), variants=("pred",), **{"approximable": np.arange(N_DUMP) % 4 != 1, **k}
+    ),
 }
 
 
@@ -314,8 +329,9 @@ def test_streamed_tables_do_not_depend_on_chunk_size(name, dump_path):
     arr = np.fromfile(dump_path, np.uint8).reshape(-1, 128)
     ref = _numeric(fn(arr))
     head = 120  # chunk 1 streams the first 120 blocks (one call per block and codec)
-    ref_head = _numeric(fn(arr[:head], **(
-        {"approximable": np.arange(head) % 4 != 1} if name == "slc_sweep_mask" else {})))
+    ref_head = _numeric(
+        fn(arr[:head], **({"approximable": np.arange(head) % 4 != 1} if name == "slc_sweep_mask" else {}))
+    )
     for chunk in CHUNKS:
         length = 128 * head if chunk == 1 else None
         kw = {"approximable": np.arange(head) % 4 != 1} if chunk == 1 and name == "slc_sweep_mask" else {}
@@ -335,11 +351,15 @@ def test_streamed_partials_do_not_depend_on_chunk_size(dump_path):
                     b = entropy.histogram(arr, sl, per_position=pp)
                     assert a.total == b.total and np.array_equal(a.counts, b.counts), (chunk, sl, pp)
                 for variant in ("global", "per_position", "block") if sl <= 8 else ("global", "block"):
-                    assert entropy.bound(d, sl, variant, chunk_blocks=chunk) == entropy.bound(arr, sl, variant), \
-                        (chunk, sl, variant)
+                    assert entropy.bound(d, sl, variant, chunk_blocks=chunk) == entropy.bound(arr, sl, variant), (
+                        chunk,
+                        sl,
+                        variant,
+                    )
             ts_d, ts_a = entropy.table_stats(d, chunk_blocks=chunk), entropy.table_stats(arr)
             assert pickle.dumps(ts_d) == pickle.dumps(ts_a) or _numeric(entropy.table_from_stats(ts_d)).equals(
-                _numeric(entropy.table_from_stats(ts_a))), chunk
+                _numeric(entropy.table_from_stats(ts_a))
+            ), chunk
 
 
 @pytest.mark.parametrize("chunk", (1, 7, 64, 4 * N_DUMP, 40 * N_DUMP))
@@ -362,12 +382,15 @@ def test_mpc_training_does_not_depend_on_chunk_size(chunk, dump_path):
         assert mpc.train(d, chunk_blocks=chunk, max_blocks=100, seed=7) == mpc.train(arr, max_blocks=100, seed=7)
 
 
-@pytest.mark.parametrize("argv", [
-    ["compare", "--codecs", "bdi,cpack.skku,e2mc,bestof.hycomp", "--oracle", "all"],
-    ["entropy", "--symbol-bits", "8,16"],
-    ["toggles", "--codecs", "fpc,cpack.cal22", "--ec", "ec2", "--dbi", "dc"],
-    ["slc", "--thresholds", "0,16", "--mags", "32"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "--codecs", "bdi,cpack.skku,e2mc,bestof.hycomp", "--oracle", "all"],
+        ["entropy", "--symbol-bits", "8,16"],
+        ["toggles", "--codecs", "fpc,cpack.cal22", "--ec", "ec2", "--dbi", "dc"],
+        ["slc", "--thresholds", "0,16", "--mags", "32"],
+    ],
+)
 def test_cli_output_does_not_depend_on_threads_or_chunks(argv, dump_path):
     """The command line's CSV is byte-identical for --threads 1, 2 and 7 and any --chunk-blocks."""
     import io
@@ -375,8 +398,12 @@ def test_cli_output_does_not_depend_on_threads_or_chunks(argv, dump_path):
     from memcomp import cli
 
     outs = []
-    for extra in ([], ["--threads", "1"], ["--threads", "2", "--chunk-blocks", "7"],
-                  ["--threads", "7", "--chunk-blocks", "64"]):
+    for extra in (
+        [],
+        ["--threads", "1"],
+        ["--threads", "2", "--chunk-blocks", "7"],
+        ["--threads", "7", "--chunk-blocks", "64"],
+    ):
         buf = io.StringIO()
         assert cli.main([*argv, str(dump_path), "--format", "csv", *extra], out=buf) == 0
         outs.append(buf.getvalue())
@@ -387,7 +414,7 @@ def test_cli_output_does_not_depend_on_threads_or_chunks(argv, dump_path):
 def _tasks(x, n_inputs=4):
     """Distinct inputs: slices of different sizes and offsets, a reversed copy, an empty array."""
     n = x.shape[0]
-    outs = [x[: n // 3], x[n // 4: n // 4 + 777], np.ascontiguousarray(x[::-1][: n // 2]), x[:0], x[-1:]]
+    outs = [x[: n // 3], x[n // 4 : n // 4 + 777], np.ascontiguousarray(x[::-1][: n // 2]), x[:0], x[-1:]]
     return outs[: n_inputs + 1]
 
 
@@ -478,7 +505,7 @@ def test_concurrent_numcodecs_chunks(name, x128):
     base = memcomp.get_codec(name)
     codec = MemcompCodec(base.fit(x128) if base.requires_fit else name, block_bytes=128)
     raw = x128.reshape(-1)
-    chunks = [raw[: 128 * 700], raw[128 * 900: 128 * 2000 + 77], raw[-5000:], raw[:0], raw[3333: 3333 + 128 * 300]]
+    chunks = [raw[: 128 * 700], raw[128 * 900 : 128 * 2000 + 77], raw[-5000:], raw[:0], raw[3333 : 3333 + 128 * 300]]
     serial = [codec.encode(c) for c in chunks]
     jobs = list(range(len(chunks))) * 4
     with cf.ThreadPoolExecutor(6) as pool:
@@ -486,8 +513,9 @@ def test_concurrent_numcodecs_chunks(name, x128):
         back = list(pool.map(lambda i: codec.decode(serial[i]), jobs))
     for i, enc, dec in zip(jobs, got, back):
         assert enc == serial[i], (name, i)
-        assert np.array_equal(np.frombuffer(dec, np.uint8) if not isinstance(dec, np.ndarray) else dec.reshape(-1),
-                              chunks[i]), (name, i)
+        assert np.array_equal(
+            np.frombuffer(dec, np.uint8) if not isinstance(dec, np.ndarray) else dec.reshape(-1), chunks[i]
+        ), (name, i)
 
 
 def test_concurrent_entropy_and_mpc(x32):
@@ -504,7 +532,7 @@ def test_concurrent_entropy_and_mpc(x32):
 
 # ======================================================================= stateful presets' semantics
 def _chunks(x, step):
-    return [x[i: i + step] for i in range(0, x.shape[0], step)]
+    return [x[i : i + step] for i in range(0, x.shape[0], step)]
 
 
 @pytest.mark.parametrize("name", STATEFUL)
@@ -626,8 +654,9 @@ def test_results_do_not_depend_on_where_blocks_live(name, x32, x128, tmp_path):
         if enc is not None:
             e = c.encode(np.ascontiguousarray(x[perm]))
             assert np.array_equal(e.tags, enc.tags[perm])
-            assert [e.block_stream(i) for i in range(0, 1000, 37)] == [enc.block_stream(int(perm[i]))
-                                                                       for i in range(0, 1000, 37)]
+            assert [e.block_stream(i) for i in range(0, 1000, 37)] == [
+                enc.block_stream(int(perm[i])) for i in range(0, 1000, 37)
+            ]
     for shift in (1, 3, 7):
         buf = np.zeros(x.nbytes + 8, np.uint8)
         moved = np.frombuffer(buf.data, np.uint8, count=x.nbytes, offset=shift).reshape(x.shape)
