@@ -67,6 +67,10 @@ def fit_missing(blocks, codecs: Sequence[Codec], threads: Optional[int] = None,
         if c.requires_fit:
             if sample is None:
                 sample = fit_sample(blocks)
+            if len(sample[0]) == 0:  # an empty dump: nothing to fit on, nothing to measure
+                out.append(c)
+                how.append("-")
+                continue
             out.append(c.fit(sample[0], threads=threads))
             how.append(sample[1])
         else:
@@ -93,8 +97,6 @@ def collect_stats(
     check_chunk_blocks(chunk_blocks)
     cs = resolve_codecs(codecs)
     members = np.array([oracle_member(c, oracle_over) for c in cs], dtype=bool)
-    if any(c.requires_fit for c in cs):
-        raise ValueError("fit data-driven codecs first (see fit_missing)")
     block_bytes = block_bytes_of(blocks)
     total = n_blocks_of(blocks)
     stats = [SizeStats.empty(c, block_bytes) for c in cs]

@@ -204,7 +204,8 @@ def compress(blocks, model=None, threshold_bytes: int = 16, mag: int = 32, varia
             sample = arr[:skip]
         else:
             sample = arr
-        model = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(sample, threads=threads).model
+        if n:  # no blocks: nothing to fit on, and nothing to compress
+            model = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(sample, threads=threads).model
     elif isinstance(model, Codec):
         model = model.model
     opts = dict(symbol_bits=symbol_bits, pdw=pdw, mag=mag, model=model)
@@ -238,6 +239,11 @@ def _charged(bits: np.ndarray, B: int, mag: int, skip: int) -> int:
     return int(bytes_.sum())
 
 
+def _ratio(a: float, b: float) -> float:
+    """a / b; NaN for 0 / 0 (no blocks)."""
+    return a / b if b else (math.nan if a == 0 else math.inf)
+
+
 def _report(arr, sizes, lossless, enc, skip, mag, dname, approx, symbol_bits) -> Dict[str, Any]:
     B, n = arr.shape[1], arr.shape[0]
     raw_bytes = n * B
@@ -253,11 +259,11 @@ def _report(arr, sizes, lossless, enc, skip, mag, dname, approx, symbol_bits) ->
     kept = lossless.payload_bits.astype(np.int64) - sizes.payload_bits.astype(np.int64)
     out = {
         "blocks": n, "block_bytes": B, "mag": mag,
-        "cr_e2mc": 8 * raw_bytes / max(total_bits(lossless), 1),
-        "cr_slc": 8 * raw_bytes / max(total_bits(sizes), 1),
-        "cr_mag_e2mc": raw_bytes / before, "cr_mag_slc": raw_bytes / after,
-        "cr_mag_gain": before / after - 1,
-        "bandwidth_saved": 1 - after / before,
+        "cr_e2mc": _ratio(8 * raw_bytes, max(total_bits(lossless), 1) if n else 0),
+        "cr_slc": _ratio(8 * raw_bytes, max(total_bits(sizes), 1) if n else 0),
+        "cr_mag_e2mc": _ratio(raw_bytes, before), "cr_mag_slc": _ratio(raw_bytes, after),
+        "cr_mag_gain": _ratio(before, after) - 1,
+        "bandwidth_saved": 1 - _ratio(after, before),
         "lossy_blocks": float(lossy.mean()) if n else 0.0,
         "truncated_symbols": int(fields[:, 1].sum()),
         "truncated_bits": int(kept[lossy].sum()),
@@ -317,7 +323,8 @@ def sweep(blocks, thresholds: Iterable[int] = (0, 8, 16, 32), mags: Iterable[int
                              f"{mask.dtype} of shape {mask.shape}")
     if model is None:
         sample, how = fit_sample(blocks)
-        model = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(sample, threads=threads).model
+        if len(sample):  # an empty dump: nothing to fit on, and nothing to compress
+            model = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(sample, threads=threads).model
         del sample
     else:
         how = "given"
@@ -423,17 +430,13 @@ class _SweepStats:
         """The row :func:`compress` reports (same keys, same formulas)."""
         n, raw_bytes = self.blocks, self.blocks * B
         before, after = self.charged_e2mc, self.charged_slc
-
-        def ratio(a, b):
-            return a / b if b else math.nan
-
         out = {
             "blocks": n, "block_bytes": B, "mag": mag,
-            "cr_e2mc": 8 * raw_bytes / max(self.bits_e2mc, 1),
-            "cr_slc": 8 * raw_bytes / max(self.bits_slc, 1),
-            "cr_mag_e2mc": ratio(raw_bytes, before), "cr_mag_slc": ratio(raw_bytes, after),
-            "cr_mag_gain": ratio(before, after) - 1,
-            "bandwidth_saved": 1 - ratio(after, before),
+            "cr_e2mc": _ratio(8 * raw_bytes, max(self.bits_e2mc, 1) if n else 0),
+            "cr_slc": _ratio(8 * raw_bytes, max(self.bits_slc, 1) if n else 0),
+            "cr_mag_e2mc": _ratio(raw_bytes, before), "cr_mag_slc": _ratio(raw_bytes, after),
+            "cr_mag_gain": _ratio(before, after) - 1,
+            "bandwidth_saved": 1 - _ratio(after, before),
             "lossy_blocks": self.lossy / n if n else 0.0,
             "truncated_symbols": self.truncated_symbols,
             "truncated_bits": self.truncated_bits,

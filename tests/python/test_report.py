@@ -215,3 +215,13 @@ def test_rows_carry_provenance():
     # two runs concatenate into one long table
     both = pd.concat([memcomp.compare(blocks, ["bdi"], mag=m) for m in (32, 64)], ignore_index=True)
     assert both.groupby("mag")["cr_mag"].nunique().tolist() == [1, 1] and both["cr_mag"].nunique() == 2
+
+
+def test_empty_input_with_data_driven_codecs_gives_zero_block_rows():
+    """Nothing to fit on and nothing to measure: one row per codec with 0 blocks and no model."""
+    t = memcomp.compare(np.zeros((0, 128), np.uint8), ["e2mc", "sc2", "fvc", "bdi"])
+    assert list(t["blocks"]) == [0] * 5 and set(t["model"]) == {"-"}
+    unfitted = memcomp.get_codec("e2mc")
+    assert unfitted.measure(np.zeros((0, 128), np.uint8)).size_bits.shape == (0,)
+    with pytest.raises(ValueError, match="has no model"):
+        unfitted.measure(np.zeros((1, 128), np.uint8))

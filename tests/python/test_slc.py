@@ -350,3 +350,9 @@ def test_mag_study_tables():
     assert hb["share"].sum() == pytest.approx(1.0)
     row = t[(t.codec == "bdi.paper") & (t.block_bytes == 64) & (t.mag == 16)].iloc[0]
     assert row["cr_mag"] == pytest.approx(bdi.stats().cr_mag(16))
+
+
+def test_compress_no_blocks_reports_nan_ratios():
+    r = slc.compress(np.zeros((0, 128), np.uint8))
+    assert r.report["blocks"] == 0 and r.report["lossy_blocks"] == 0.0
+    assert all(math.isnan(r.report[k]) for k in ("cr_e2mc", "cr_slc", "cr_mag_e2mc", "cr_mag_slc", "bandwidth_saved"))

@@ -66,7 +66,7 @@ int Codec::batch_threads(int threads, bool resume, std::unique_lock<std::mutex>&
 void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, bool resume) const {
   check_block_bytes(blocks.block_bytes);
   check_approximable(blocks);
-  require_model();
+  if (blocks.n_blocks) require_model();  // no blocks need no model (an empty dump's table row)
   std::unique_lock<std::mutex> lock;
   threads = batch_threads(threads, resume, lock);
   parallel_for(blocks.n_blocks, threads, kMinChunk,
@@ -76,7 +76,7 @@ void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int t
 EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool resume) const {
   check_block_bytes(blocks.block_bytes);
   check_approximable(blocks);
-  require_model();
+  if (blocks.n_blocks) require_model();
   if (!exact()) not_decodable();
   const std::size_t n = blocks.n_blocks, B = blocks.block_bytes;
   const std::size_t max_bytes = static_cast<std::size_t>(ceil_div(max_compressed_bits(B), 8));
@@ -128,7 +128,7 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
 
 void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, bool resume) const {
   check_block_bytes(enc.block_bytes);
-  require_model();
+  if (enc.n_blocks) require_model();
   if (!exact()) not_decodable();
   const std::uint64_t max_bits = max_compressed_bits(enc.block_bytes);
   const std::uint64_t total_bits = std::uint64_t{enc.data_bytes} * 8;
