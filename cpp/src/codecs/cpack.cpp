@@ -142,7 +142,9 @@ inline void push(Dictionary& d, std::uint32_t w, unsigned p) {
     s = d.count % kMaxEntries;
   }
   if constexpr (!Zeros) {
-    if (p & grows & static_cast<unsigned>(s % 16 == 0)) std::fill(d.e + s, d.e + s + 16, w);  // a new chunk
+    // A new chunk of slots: filled with w even when nothing is pushed (the slots past `count` are
+    // unused either way), so the masked update below never reads a slot nothing has written.
+    if (grows & static_cast<unsigned>(s % 16 == 0)) std::fill(d.e + s, d.e + s + 16, w);
   }
   d.e[s] ^= (d.e[s] ^ w) & (0u - p);
   d.count += p & grows;
