@@ -168,6 +168,11 @@ void register_codecs(py::module_& m) {
           if (d.kind == "int") {
             e["lo"] = static_cast<std::int64_t>(d.lo);
             e["hi"] = static_cast<std::int64_t>(d.hi);
+            if (!d.choices.empty()) {  // only these values
+              py::list values;
+              for (const std::string& c : d.choices) values.append(std::stoll(c));
+              e["values"] = values;
+            }
           } else if (d.kind == "float") {
             e["lo"] = d.lo;
             e["hi"] = d.hi;

@@ -299,7 +299,8 @@ def _bad_values(d):
         return common + [0, 1, 2, "true", "False", 0.0, float("nan")]
     if kind == "int":
         lo, hi = d["lo"], d["hi"]
-        return common + [
+        between = [v for v in range(lo + 1, hi) if v not in d["values"]][:2] if "values" in d else []
+        return common + between + [
             lo - 1,
             hi + 1,
             BIG,
@@ -328,6 +329,8 @@ def _good_values(d):
         return [True, False, np.bool_(True)]
     if kind == "int":
         lo, hi = d["lo"], d["hi"]
+        if "values" in d:
+            return list(d["values"]) + [np.int64(lo)]
         return [lo, hi, (lo + hi) // 2, np.int64(lo), np.int32(min(hi, 2**31 - 1))]
     if kind == "float":
         lo, hi = d["lo"], d["hi"]
@@ -365,11 +368,9 @@ def test_get_codec_options(spec, data):
     codec that works, or an error naming an offending option (or, for a combination the codec
     refuses, one of the options given)."""
     name, opts, bad = spec
-    # the core calls symbol_bits "symbol length" in its message, and option_space gives it as the
-    # int range [4, 32] although only 4, 8, 16 and 32 are accepted
     # a members string that names no codec is refused as an "unknown codec" with its text, or as
     # "a member is ..."
-    words = tuple(opts) + (("symbol length",) if "symbol_bits" in opts else ()) + (
+    words = tuple(opts) + (
         ("unknown codec", "member") if "members" in opts else ()
     ) or (name,)
     c = attempt(lambda: memcomp.get_codec(name, **opts), names=words)

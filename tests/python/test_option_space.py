@@ -24,6 +24,8 @@ def test_option_space_describes_every_option():
                 assert d["default"] in d["choices"], (name, key)
             if d["kind"] in ("int", "float"):
                 assert d["lo"] <= d["default"] <= d["hi"] or key == "max_len", (name, key)
+            if "values" in d:  # an int option taking only some values
+                assert d["default"] in d["values"] and (min(d["values"]), max(d["values"])) == (d["lo"], d["hi"])
 
 
 def _value(data, key, d):
@@ -34,6 +36,8 @@ def _value(data, key, d):
         return data.draw(st.sampled_from(d["choices"]), label=key)
     if kind == "float":
         return data.draw(st.floats(d["lo"], d["hi"], allow_nan=False), label=key)
+    if "values" in d:
+        return data.draw(st.sampled_from(d["values"]), label=key)
     lo, hi = d["lo"], d["hi"]
     return data.draw(st.one_of(st.sampled_from([lo, hi]), st.integers(lo, min(hi, lo + 40)), st.integers(lo, hi)),
                      label=key)

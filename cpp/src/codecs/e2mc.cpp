@@ -67,7 +67,7 @@ class E2MC final : public CodecImpl<E2MC> {
   E2MC(const Options& o, std::string family) : family_(std::move(family)), slc_(family_ == "slc") {
     OptionReader r(o, family_);
     endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
-    sl_ = static_cast<unsigned>(r.get_int("symbol_bits", 16, 4, 32));
+    sl_ = static_cast<unsigned>(r.get_int("symbol_bits", 16, {4, 8, 16, 32}));
     check_symbol_bits(sl_);
     mfv_ = static_cast<std::size_t>(r.get_int("mfv", 1024, 1, 1 << 20));
     const auto ml = r.get_int("max_len", -1, -1, huffman::kMaxCodeLen);

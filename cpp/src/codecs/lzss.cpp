@@ -149,8 +149,7 @@ class LZSS final : public CodecImpl<LZSS> {
  public:
   explicit LZSS(const Options& o) {
     OptionReader r(o, "lzss");
-    const std::int64_t tb = r.get_int("token_bytes", 1, 1, 4);
-    if (tb != 1 && tb != 4) throw invalid_argument("lzss: token_bytes must be 1 or 4, got " + std::to_string(tb));
+    const std::int64_t tb = r.get_int("token_bytes", 1, {1, 4});
     unit_ = static_cast<unsigned>(tb);
     min_match_ = static_cast<unsigned>(r.get_int("min_match", unit_ == 1 ? 3 : 1, 1, 16));
     length_bits_ = static_cast<unsigned>(r.get_int("length_bits", 4, 1, 8));

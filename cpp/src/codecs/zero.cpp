@@ -52,8 +52,7 @@ class ZRep final : public CodecImpl<ZRep> {
  public:
   explicit ZRep(const Options& o) {
     OptionReader r(o, "zrep");
-    const auto w = r.get_int("w", 8, 1, 8);
-    if (w != 1 && w != 2 && w != 4 && w != 8) throw invalid_argument("zrep: option 'w' must be 1, 2, 4 or 8");
+    const auto w = r.get_int("w", 8, {1, 2, 4, 8});
     w_ = static_cast<unsigned>(w);
     r.finish();
   }

@@ -1,6 +1,7 @@
 // memcomp core: option parsing for codec constructors.
 #include "memcomp/core/options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -62,6 +63,25 @@ std::int64_t OptionReader::get_int(const std::string& key, std::int64_t dflt, st
   if (*i < lo || *i > hi)
     throw invalid_argument(codec_ + ": option '" + key + "' must be in [" + std::to_string(lo) + ", " +
                            std::to_string(hi) + "], got " + std::to_string(*i));
+  return *i;
+}
+
+std::int64_t OptionReader::get_int(const std::string& key, std::int64_t dflt,
+                                   std::initializer_list<std::int64_t> allowed) {
+  std::vector<std::string> names;
+  std::string list;
+  for (const std::int64_t a : allowed) {
+    names.push_back(std::to_string(a));
+    list += (list.empty() ? "" : ", ") + names.back();
+  }
+  const auto [lo, hi] = std::minmax(allowed);
+  note(key, {"int", dflt, static_cast<double>(lo), static_cast<double>(hi), names});
+  const OptionValue* v = find(key);
+  if (!v) return dflt;
+  const auto* i = std::get_if<std::int64_t>(v);
+  if (!i) type_error(key, "an integer");
+  if (std::find(allowed.begin(), allowed.end(), *i) == allowed.end())
+    throw invalid_argument(codec_ + ": option '" + key + "' must be one of " + list + ", got " + std::to_string(*i));
   return *i;
 }
 

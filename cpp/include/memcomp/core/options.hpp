@@ -18,7 +18,8 @@ using Options = std::map<std::string, OptionValue>;
 std::string to_string(const OptionValue& v);
 
 /// What values an option takes, as its reader asked for them: kind "bool", "int" or "float"
-/// (in [lo, hi]), "choice" (one of `choices`) or "string" (free text: models, member lists).
+/// (in [lo, hi]; an int option taking only some values lists them in `choices`), "choice" (one of
+/// `choices`) or "string" (free text: models, member lists).
 struct OptionDomain {
   std::string kind;
   OptionValue dflt;
@@ -38,6 +39,8 @@ class OptionReader {
 
   bool get_bool(const std::string& key, bool dflt);
   std::int64_t get_int(const std::string& key, std::int64_t dflt, std::int64_t lo, std::int64_t hi);
+  /// An integer from a set of values (the domain: kind "int", lo/hi its extremes, `choices` the values).
+  std::int64_t get_int(const std::string& key, std::int64_t dflt, std::initializer_list<std::int64_t> allowed);
   double get_double(const std::string& key, double dflt, double lo, double hi);
   std::string get_string(const std::string& key, const std::string& dflt);
   std::string get_choice(const std::string& key, const std::string& dflt, std::initializer_list<const char*> allowed);
