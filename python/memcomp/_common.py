@@ -11,7 +11,8 @@ import numbers
 import os
 import struct
 import zipfile
-from typing import Any, Dict, Iterator, Optional
+import zlib
+from typing import Any, Dict, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -59,6 +60,19 @@ def has_buffer(obj: Any) -> bool:
 def check_threads(threads: Any) -> Optional[int]:
     """Worker threads: None (every core) or an integer in [1, 4096]."""
     return None if threads is None else check_int("threads", threads, 1, 4096)
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    """``value`` if it is one of the strings ``choices``: TypeError for a non-string, ValueError
+    naming the choices otherwise."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {tuple(choices)}, got {value!r} of type {type(value).__name__}")
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+ENDIANS = ("little", "big")
 
 
 def check_bool(name: str, value: Any) -> bool:
@@ -136,8 +150,10 @@ def read_npz(where: str, what: str, error: type = ValueError,
                 out[key] = _npy_array(f"{where}: array {key[:80]!r}", zf.read(info), error)
             return out
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, RuntimeError, ValueError,
-            OverflowError, struct.error) as e:
+            OverflowError, struct.error, zlib.error, OSError) as e:
         if isinstance(e, error):
+            raise
+        if isinstance(e, OSError) and e.errno != errno.EINVAL:  # a read that failed, not a malformed file
             raise
         raise error(f"{bad}: {type(e).__name__}: {e}") from None
 

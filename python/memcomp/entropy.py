@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._common import block_bytes_of, check_int, chunks, provenance, source_of
+from ._common import ENDIANS, block_bytes_of, check_bool, check_choice, check_int, chunks, provenance, source_of
 from .blocks import check_blocks
 
 if TYPE_CHECKING:
@@ -219,6 +219,8 @@ def histogram(
 ) -> SymbolStats:
     """Exact symbol counts of an ``(n, B)`` uint8 array or a Dump (streamed in chunks)."""
     sl = _check_sl(symbol_bits)
+    per_position = check_bool("per_position", per_position)
+    check_choice("endian", endian, ENDIANS)
     total = _Summer()
     for chunk in chunks(blocks, chunk_blocks):
         h = _core.symbol_histogram(chunk, sl, per_position, endian, threads)
@@ -231,7 +233,8 @@ def histogram(
 def block_entropy(blocks: np.ndarray, symbol_bits: int = 16, *, endian: str = "little",
                   threads: Optional[int] = None) -> np.ndarray:
     """Per-block order-0 entropy H_b in bits per symbol."""
-    return _core.block_entropy(check_blocks(blocks), _check_sl(symbol_bits), endian, threads)
+    return _core.block_entropy(check_blocks(blocks), _check_sl(symbol_bits), check_choice("endian", endian, ENDIANS),
+                               threads)
 
 
 @dataclass(frozen=True)
@@ -321,6 +324,7 @@ class TableStats:
 def table_stats(blocks, symbol_bits: Union[int, Sequence[int]] = SYMBOL_BITS, *, endian: str = "little",
                 threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> TableStats:
     """The partial result behind :func:`table`, in one pass over ``blocks`` (array, Dump or stream)."""
+    check_choice("endian", endian, ENDIANS)
     sls = tuple(_check_sl(sl) for sl in ((symbol_bits,) if isinstance(symbol_bits, (int, np.integer)) else symbol_bits))
     if not sls:
         raise ValueError(f"symbol_bits: give at least one of {SYMBOL_BITS}")
@@ -384,7 +388,7 @@ class TopK:
 
     def __init__(self, capacity: int = 4096, endian: str = "little"):
         self._s = _core.SpaceSaving(check_int("capacity", capacity, 1, 1 << 26))
-        self.endian = endian
+        self.endian = check_choice("endian", endian, ENDIANS)
 
     def add(self, blocks) -> "TopK":
         for chunk in chunks(blocks, 1 << 20):

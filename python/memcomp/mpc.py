@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple,
 import numpy as np
 
 from . import _core
-from ._common import block_bytes_of, check_float, check_int, chunks, n_blocks_of
+from ._common import block_bytes_of, check_choice, check_float, check_int, chunks, n_blocks_of
 from .blocks import check_blocks, sectorize
 from .models import FORMAT, Model
 
@@ -84,11 +84,6 @@ def mpc_codec_available() -> bool:
     """True if this build registers the MPC codec family (``get_codec("mpc", model=...)``)."""
     return any(p["family"] == "mpc" for p in _core.list_presets())
 
-
-def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
-    return value
 
 
 def _blocks32(blocks: Any, what: str = "blocks") -> np.ndarray:
@@ -165,8 +160,8 @@ def ratio_entropy(
 ) -> RatioEntropy:
     """Ratio-bucket counts of every ordered position pair of ``blocks`` (an (n, B) uint8 array or a
     Dump, streamed in chunks). See the module doc for the options."""
-    _check_choice("zeros", zeros, ZEROS)
-    _check_choice("quantiser", quantiser, QUANTISERS)
+    check_choice("zeros", zeros, ZEROS)
+    check_choice("quantiser", quantiser, QUANTISERS)
     if not isinstance(signed, (bool, np.bool_)):
         raise TypeError(f"signed must be a bool, got {type(signed).__name__}")
     if check_int("elem_bytes", elem_bytes) not in (1, 2, 4):
@@ -240,7 +235,7 @@ def byte_entropy(blocks: np.ndarray) -> np.ndarray:
 def extract(re_matrix: np.ndarray, byte_entropy: Optional[np.ndarray] = None, *, weight: str = "mean") -> Dict[str, Any]:
     """MST extraction on an (n, n) RE matrix: ``{"root", "base", "depth", "height", "edges"}``.
     ``base[root] = root``; ``edges`` are the MST's (u < v) pairs in Kruskal order."""
-    _check_choice("weight", weight, WEIGHTS)
+    check_choice("weight", weight, WEIGHTS)
     re = np.ascontiguousarray(re_matrix, dtype=np.float64)
     if re.ndim != 2 or re.shape[0] != re.shape[1] or re.shape[0] < 2:
         raise ValueError(f"re_matrix must be a square (n, n) matrix with n >= 2, got shape {re.shape}")
@@ -584,9 +579,9 @@ def _train_chunks(blocks: Any, labels: Optional[np.ndarray], offset: int, chunk_
 
 
 def check_train_options(zeros: str, quantiser: str, weight: str, max_blocks: Any) -> Optional[int]:
-    _check_choice("zeros", zeros, ZEROS)
-    _check_choice("quantiser", quantiser, QUANTISERS)
-    _check_choice("weight", weight, WEIGHTS)
+    check_choice("zeros", zeros, ZEROS)
+    check_choice("quantiser", quantiser, QUANTISERS)
+    check_choice("weight", weight, WEIGHTS)
     return None if max_blocks is None else check_int("max_blocks", max_blocks, 1)
 
 
@@ -628,7 +623,7 @@ def train_predictors(stats: TrainStats, weight: str = "mean") -> list:
     """The predictor of each group (None for an empty one) and, last, the fallback's (None if no
     group is empty), from merged pass-1 statistics."""
     _check_stats(stats)
-    _check_choice("weight", weight, WEIGHTS)
+    check_choice("weight", weight, WEIGHTS)
     if stats.options[3] is not None:
         raise ValueError("with max_blocks, train from the samples (train_from_stats)")
     if not any(stats.counts):

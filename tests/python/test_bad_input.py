@@ -55,6 +55,10 @@ def ctx(tmp_path_factory):
     enc.save(d / "good.npz")
     good = (d / "good.npz").read_bytes()
     (d / "trunc.npz").write_bytes(good[: len(good) // 2])
+    bad_dir = bytearray(good)  # the central directory's offset moved far past the file (EINVAL on seek)
+    at = bad_dir.rfind(b"PK\x05\x06") + 16
+    bad_dir[at:at + 4] = (int.from_bytes(bad_dir[at:at + 4], "little") + 0x2D000000).to_bytes(4, "little")
+    (d / "bad_directory.npz").write_bytes(bytes(bad_dir))
     (d / "empty.npz").write_bytes(b"")
     (d / "garbage.npz").write_bytes(b"PK\x03\x04" + b"x" * 100)
     base = _enc_arrays(enc)
@@ -371,6 +375,10 @@ case("entropy-symbol-bits-12", lambda c: entropy.histogram(B32, 12), ValueError,
 case("entropy-symbol-bits-bool", lambda c: entropy.bound(B32, True), TypeError, "symbol_bits")
 case("entropy-symbol-bits-float", lambda c: entropy.histogram(B32, 16.0), TypeError, "symbol_bits")
 case("entropy-symbol-bits-numpy", lambda c: entropy.histogram(B32, np.int64(8)), check=lambda s: s.symbol_bits == 8)
+case("entropy-endian-none", lambda c: entropy.histogram(B32, 8, endian=None), TypeError, "endian must be one of")
+case("entropy-endian-unknown", lambda c: entropy.table(B32, endian="middle"), ValueError, "endian must be one of")
+case("entropy-block-endian-int", lambda c: entropy.block_entropy(B32, 8, endian=0), TypeError, "endian")
+case("entropy-per-position-str", lambda c: entropy.histogram(B32, 8, per_position="yes"), TypeError, "per_position")
 case("entropy-symbol-bits-empty", lambda c: entropy.table(B32, []), ValueError, "at least one")
 case("entropy-mfv-zero", lambda c: entropy.table(B32, mfv=0), ValueError, "mfv must be a positive integer")
 case("entropy-mfv-negative", lambda c: entropy.histogram(B32, 16).mfv_cr(-1), ValueError, "mfv")
@@ -698,6 +706,8 @@ for _file, _exc, _match in [
     ("emptydir", IsADirectoryError, "emptydir"),
 ]:
     case(f"encoded-load-{_file}", lambda c, f=_file: Encoded.load(c / f), _exc, _match)
+case("encoded-load-directory-offset-past-end", lambda c: Encoded.load(c / "bad_directory.npz"), CorruptStreamError,
+     "bad_directory.npz")
 case("encoded-load-good", lambda c: memcomp.get_codec("bdi").decode(Encoded.load(c / "good.npz")),
      check=lambda x: np.array_equal(x, B32[:64]))
 
