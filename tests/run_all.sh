@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Installs memcomp with its test extras and runs the whole test suite: pytest (incl. hypothesis
-# property tests and golden vectors), then the GoogleTest suite and the fuzz corpora in a normal
-# and an ASan+UBSan build, then each libFuzzer harness for FUZZ_SECONDS (default 60) with clang.
-# GoogleTest, clang and libFuzzer come from Debian: the script installs them when they are missing
-# (as root, or with passwordless sudo) and stops with what to run otherwise. Any failure, or
-# pytest collecting no tests (exit code 5), fails the script.
+# Installs memcomp with its test extras and runs the whole test suite: the static checks
+# (tests/lint.sh: ruff, mypy, clang-format, clang-tidy), pytest (incl. hypothesis property tests,
+# golden vectors and the bad-input matrix), then the GoogleTest suite and the fuzz corpora in a
+# normal and an ASan+UBSan build, then each libFuzzer harness for FUZZ_SECONDS (default 60).
+# GoogleTest, clang, libFuzzer, clang-format and clang-tidy come from Debian: the script installs
+# them when they are missing (as root, or with passwordless sudo) and stops with what to run
+# otherwise. Any failure, or pytest collecting no tests (exit code 5), fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # Debian packages the C++ suites need.
-DEB_PACKAGES=(libgtest-dev clang libclang-rt-14-dev)
+DEB_PACKAGES=(libgtest-dev clang libclang-rt-14-dev clang-format-14 clang-tidy-14)
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -33,6 +34,9 @@ echo "== pip install .[test]"
 # several GB), then the package with its test extras.
 "$PY" -m pip install --quiet "torch==2.13.0"
 "$PY" -m pip install --quiet ".[test]" "cmeel-eigen>=3.4"
+
+echo "== static checks (ruff, mypy, clang-format, clang-tidy)"
+bash tests/lint.sh
 
 echo "== pytest"
 "$PY" -m pytest -q

@@ -7,6 +7,7 @@ the metrics to compare them: raw CR, CR at memory access granularity (MAG), size
 >>> blocks = memcomp.as_blocks(np.arange(1024, dtype=np.int32), 32)
 >>> memcomp.get_codec("bdi").measure(blocks).cr()  # doctest: +SKIP
 """
+
 from . import e2mc, energy, entropy, mpc, slc, toggles, workloads
 from ._core import CorruptStreamError
 from ._version import __version__ as __version__

@@ -1,4 +1,5 @@
 """``python -m memcomp`` runs the command line."""
+
 import sys
 
 try:

@@ -1,5 +1,6 @@
 """Helpers every analysis shares (DESIGN "One place per shared helper"): argument checks with
 messages that say what to pass, the ``(n, B)`` array behind a Dump, and chunked iteration."""
+
 from __future__ import annotations
 
 import errno
@@ -34,8 +35,9 @@ def check_int(name: str, value: Any, lo: Optional[int] = None, hi: Optional[int]
     return v
 
 
-def check_float(name: str, value: Any, lo: Optional[float] = None, hi: Optional[float] = None, *,
-                lo_open: bool = False) -> float:
+def check_float(
+    name: str, value: Any, lo: Optional[float] = None, hi: Optional[float] = None, *, lo_open: bool = False
+) -> float:
     """``value`` as a finite Python float: real numbers only (no bool or str, no NaN or infinity),
     within ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``)."""
     low = "" if lo is None else f"{'>' if lo_open else '>='} {lo}"
@@ -122,8 +124,9 @@ def read_text(path: Any, what: str) -> str:
         raise ValueError(f"{name}: not {what} (not UTF-8 text: {e.reason} at byte {e.start})") from None
 
 
-def read_npz(where: str, what: str, error: type = ValueError,
-             max_members: Optional[int] = None) -> Dict[str, np.ndarray]:
+def read_npz(
+    where: str, what: str, error: type = ValueError, max_members: Optional[int] = None
+) -> Dict[str, np.ndarray]:
     """The arrays of the .npz file ``where`` (read-only), read without pickles; every array's
     header is checked against the bytes its member holds before anything is allocated for it.
     ``error`` (a ValueError) names the file for a malformed one; OSError for one that cannot be
@@ -145,12 +148,23 @@ def read_npz(where: str, what: str, error: type = ValueError,
                 if not info.filename.endswith(".npy"):
                     raise error(f"{bad}: member {info.filename[:80]!r} is not an array")
                 if info.compress_type == zipfile.ZIP_STORED and info.file_size > size:
-                    raise error(f"{bad}: member {info.filename[:80]!r} claims {info.file_size} B, more than the "
-                                f"file's {size} B")
+                    raise error(
+                        f"{bad}: member {info.filename[:80]!r} claims {info.file_size} B, more than the file's {size} B"
+                    )
                 out[key] = _npy_array(f"{where}: array {key[:80]!r}", zf.read(info), error)
             return out
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, RuntimeError, ValueError,
-            OverflowError, struct.error, zlib.error, OSError) as e:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        NotImplementedError,
+        RuntimeError,
+        ValueError,
+        OverflowError,
+        struct.error,
+        zlib.error,
+        OSError,
+    ) as e:
         if isinstance(e, error):
             raise
         if isinstance(e, OSError) and e.errno != errno.EINVAL:  # a read that failed, not a malformed file
@@ -349,7 +363,7 @@ class ExactSum:
         v = v[v != 0]
         for lo in range(0, v.size, self._BATCH):
             m, e = np.frexp(v[lo : lo + self._BATCH])  # v = m * 2**e, 0.5 <= |m| < 1, m has 53 bits
-            mant = (m * 2.0 ** 53).astype(np.int64)
+            mant = (m * 2.0**53).astype(np.int64)
             key = (e + 1073).astype(np.int64)  # e >= -1073 (subnormals included)
             hi = np.bincount(key, weights=(mant >> 26).astype(np.float64))
             low = np.bincount(key, weights=(mant & ((1 << 26) - 1)).astype(np.float64))
@@ -362,8 +376,11 @@ class ExactSum:
             return NotImplemented
         out = ExactSum()
         out.total = self.total + other.total
-        out.nan, out.pos_inf, out.neg_inf = self.nan + other.nan, self.pos_inf + other.pos_inf, \
-            self.neg_inf + other.neg_inf
+        out.nan, out.pos_inf, out.neg_inf = (
+            self.nan + other.nan,
+            self.pos_inf + other.pos_inf,
+            self.neg_inf + other.neg_inf,
+        )
         return out
 
     def value(self) -> float:

@@ -36,18 +36,14 @@ def check_block_bytes(block_bytes: Any, *, name: str = "block_bytes") -> int:
     rejected) and ``ValueError`` if it is not one of
     :data:`VALID_BLOCK_BYTES`.
     """
-    if isinstance(block_bytes, (bool, np.bool_)) or not isinstance(
-        block_bytes, (int, np.integer)
-    ):
+    if isinstance(block_bytes, (bool, np.bool_)) or not isinstance(block_bytes, (int, np.integer)):
         raise TypeError(
             f"{name} must be an integer, one of {_valid_sizes()}; "
             f"got {block_bytes!r} of type {type(block_bytes).__name__}"
         )
     value = int(block_bytes)
     if value not in VALID_BLOCK_BYTES:
-        raise ValueError(
-            f"{name} must be one of {_valid_sizes()} bytes; got {value}"
-        )
+        raise ValueError(f"{name} must be one of {_valid_sizes()} bytes; got {value}")
     return value
 
 
@@ -132,10 +128,7 @@ def check_blocks(blocks: Any) -> np.ndarray:
     dimensions, an invalid ``B`` or a non-C-contiguous array.
     """
     if not isinstance(blocks, np.ndarray):
-        raise TypeError(
-            _not_an_array_message(blocks)
-            + "; build blocks with as_blocks(array, block_bytes)"
-        )
+        raise TypeError(_not_an_array_message(blocks) + "; build blocks with as_blocks(array, block_bytes)")
     if blocks.dtype != np.uint8:
         raise TypeError(
             f"blocks must have dtype uint8, got {blocks.dtype}; reinterpret "
@@ -143,8 +136,7 @@ def check_blocks(blocks: Any) -> np.ndarray:
         )
     if blocks.ndim != 2:
         raise ValueError(
-            f"blocks must be 2-D (n_blocks, block_bytes), got shape "
-            f"{blocks.shape}; use as_blocks(array, block_bytes)"
+            f"blocks must be 2-D (n_blocks, block_bytes), got shape {blocks.shape}; use as_blocks(array, block_bytes)"
         )
     check_block_bytes(blocks.shape[1], name="the block size (blocks.shape[1])")
     if not blocks.flags.c_contiguous:

@@ -13,6 +13,7 @@ The directory holds one ``.bin`` file per tensor and ``manifest.json``: for ever
 memcomp versions. Tensors on another device are copied to the host here, explicitly, by ``.cpu()``
 (that is the capture); nothing else is converted: a bfloat16 tensor is written as its bfloat16 bytes.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,9 +43,15 @@ def _tensor_bytes(t) -> bytes:
     return t.view(torch.uint8).numpy().tobytes() if t.numel() else b""
 
 
-def torch_model(model, inputs: Union[Any, Sequence[Any]], out_dir: Union[str, os.PathLike], *,
-                weights: bool = True, activations: bool = True,
-                modules: Optional[Sequence[str]] = None) -> pathlib.Path:
+def torch_model(
+    model,
+    inputs: Union[Any, Sequence[Any]],
+    out_dir: Union[str, os.PathLike],
+    *,
+    weights: bool = True,
+    activations: bool = True,
+    modules: Optional[Sequence[str]] = None,
+) -> pathlib.Path:
     """Runs ``model(*inputs)`` once under ``torch.no_grad()`` and writes a dump directory.
 
     ``weights``: every parameter and buffer (``model.state_dict()`` order). ``activations``: the
@@ -69,9 +76,17 @@ def torch_model(model, inputs: Union[Any, Sequence[Any]], out_dir: Union[str, os
             stem += "_"
         used.add(stem)
         (out / f"{stem}.bin").write_bytes(data)
-        entries.append({"name": f"{kind}:{name}", "file": f"{stem}.bin", "kind": kind,
-                        "dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape),
-                        "nbytes": len(data), "module": module_type})
+        entries.append(
+            {
+                "name": f"{kind}:{name}",
+                "file": f"{stem}.bin",
+                "kind": kind,
+                "dtype": str(t.dtype).replace("torch.", ""),
+                "shape": list(t.shape),
+                "nbytes": len(data),
+                "module": module_type,
+            }
+        )
 
     if weights:
         for name, t in model.state_dict().items():
@@ -95,6 +110,7 @@ def torch_model(model, inputs: Union[Any, Sequence[Any]], out_dir: Union[str, os
                 for k, o in enumerate(outs):
                     if torch.is_tensor(o):
                         order.append((mod_name if len(outs) == 1 else f"{mod_name}[{k}]", o.detach().clone(), mod_type))
+
             return record
 
         for n, m in chosen.items():

@@ -16,6 +16,7 @@ bundled sample data is used. Tables go to the terminal, or with ``--format csv|j
 reported in one line that names what to change; 130 interrupted (Ctrl-C); 141 the reader of the
 output went away (a closed pipe).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -150,8 +151,15 @@ def _datasets(args) -> List[AnyDump]:
         data = _as("--sample-bytes", sample_dump, args.sample_bytes, seed=args.seed)
         _as("--sample-bytes/--block", as_blocks, data, args.block)
         data.flags.writeable = False
-        return [dump_from_bytes(data, args.block, path="<sample>", name=f"sample({args.sample_bytes} B, seed {args.seed})",
-                                format="sample")]
+        return [
+            dump_from_bytes(
+                data,
+                args.block,
+                path="<sample>",
+                name=f"sample({args.sample_bytes} B, seed {args.seed})",
+                format="sample",
+            )
+        ]
     if args.offset or args.length is not None:
         import os
 
@@ -159,8 +167,11 @@ def _datasets(args) -> List[AnyDump]:
 
         if len(args.dumps) != 1 or not os.path.isfile(args.dumps[0]):
             raise UsageError("--offset/--length apply to a single raw or .npy dump file")
-        dumps = [open_dump(args.dumps[0], args.block, offset=args.offset, length=args.length,
-                           allow_partial=args.allow_partial)]
+        dumps = [
+            open_dump(
+                args.dumps[0], args.block, offset=args.offset, length=args.length, allow_partial=args.allow_partial
+            )
+        ]
     else:
         try:
             dumps = open_dumps(*args.dumps, block_bytes=args.block, allow_partial=args.allow_partial)
@@ -184,8 +195,11 @@ def _codecs(args, block: int):
         from .models import Model
 
         model = _as("--model", Model.load, args.model)
-        matched = [i for i, c in enumerate(codecs) if c.codec_id == model.codec or
-                   (c.codec_id == "slc" and model.codec == "e2mc")]
+        matched = [
+            i
+            for i, c in enumerate(codecs)
+            if c.codec_id == model.codec or (c.codec_id == "slc" and model.codec == "e2mc")
+        ]
         if not matched:
             raise UsageError(f"--model: the model is for {model.codec}, which --codecs does not name")
         for i in matched:
@@ -203,12 +217,41 @@ def _overrides(codec) -> dict:
 # --------------------------------------------------------------------------------------- output
 _TABLE_COLUMNS = {
     "compare": ["dataset", "codec", "exact", "lossy", "model", "policy", "cr", "cr_mag", "share_*", "oracle_wins"],
-    "entropy": ["dataset", "symbol_bits", "entropy", "cr_bound", "cr_per_position", "cr_mfv", "cr_length_limited",
-                "cr_block_unachievable"],
-    "toggles": ["dataset", "codec", "ec", "cr", "cr_mag", "t_ratio", "toggles_ratio", "energy_pj_per_block",
-                "energy_ratio", "fraction_compressed"],
-    "slc": ["dataset", "mag", "threshold_bytes", "variant", "cr_mag_e2mc", "cr_mag_slc", "cr_mag_gain", "lossy_blocks",
-            "mre", "nrmse", "psnr"],
+    "entropy": [
+        "dataset",
+        "symbol_bits",
+        "entropy",
+        "cr_bound",
+        "cr_per_position",
+        "cr_mfv",
+        "cr_length_limited",
+        "cr_block_unachievable",
+    ],
+    "toggles": [
+        "dataset",
+        "codec",
+        "ec",
+        "cr",
+        "cr_mag",
+        "t_ratio",
+        "toggles_ratio",
+        "energy_pj_per_block",
+        "energy_ratio",
+        "fraction_compressed",
+    ],
+    "slc": [
+        "dataset",
+        "mag",
+        "threshold_bytes",
+        "variant",
+        "cr_mag_e2mc",
+        "cr_mag_slc",
+        "cr_mag_gain",
+        "lossy_blocks",
+        "mre",
+        "nrmse",
+        "psnr",
+    ],
     "info": None,
     "codecs": ["name", "family", "default", "exact", "policy", "description"],
 }
@@ -241,8 +284,11 @@ def _emit(df, args, out: TextIO) -> None:
                 if cols:
                     picked = []
                     for c in cols:
-                        picked += [k for k in df.columns if k.startswith(c[:-1])] if c.endswith("*") else \
-                            ([c] if c in df.columns and (c != "lossy" or df[c].any()) else [])
+                        picked += (
+                            [k for k in df.columns if k.startswith(c[:-1])]
+                            if c.endswith("*")
+                            else ([c] if c in df.columns and (c != "lossy" or df[c].any()) else [])
+                        )
                     df = df[picked]
                 sink.write(df.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
         finally:
@@ -291,8 +337,12 @@ def _dask_client(args) -> Iterator[Any]:
 
     if args.dask == "local":
         workers = args.dask_workers or os.cpu_count() or 1
-        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None,
-                                      silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
+        with (
+            distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
             yield client
     else:
         try:
@@ -316,16 +366,38 @@ def _cmd_compare(args, out: TextIO) -> int:
     if args.dask is not None:
         from . import dask as mdask
 
-        _emit(_on_dask(args, mdask.compare, codecs, mag=args.mag, u_min=args.u_min, policy=args.policy,
-                       count_tag=args.count_tag, chunk_blocks=args.chunk_blocks,
-                       oracle=False if args.oracle == "none" else args.oracle, codec_mag=args.codec_mag), args, out)
+        _emit(
+            _on_dask(
+                args,
+                mdask.compare,
+                codecs,
+                mag=args.mag,
+                u_min=args.u_min,
+                policy=args.policy,
+                count_tag=args.count_tag,
+                chunk_blocks=args.chunk_blocks,
+                oracle=False if args.oracle == "none" else args.oracle,
+                codec_mag=args.codec_mag,
+            ),
+            args,
+            out,
+        )
         return 0
 
     def run(d):
-        return compare(d, codecs, mag=args.mag, u_min=args.u_min, policy=args.policy, count_tag=args.count_tag,
-                       threads=args.threads, chunk_blocks=args.chunk_blocks,
-                       oracle=False if args.oracle == "none" else args.oracle, codec_mag=args.codec_mag,
-                       progress=_progress(args, d.nbytes))
+        return compare(
+            d,
+            codecs,
+            mag=args.mag,
+            u_min=args.u_min,
+            policy=args.policy,
+            count_tag=args.count_tag,
+            threads=args.threads,
+            chunk_blocks=args.chunk_blocks,
+            oracle=False if args.oracle == "none" else args.oracle,
+            codec_mag=args.codec_mag,
+            progress=_progress(args, d.nbytes),
+        )
 
     _emit(_per_dataset(args, run), args, out)
     return 0
@@ -343,8 +415,13 @@ def _cmd_entropy(args, out: TextIO) -> int:
 
         _emit(_on_dask(args, mdask.entropy_table, bits, mfv=args.mfv, chunk_blocks=args.chunk_blocks), args, out)
         return 0
-    _emit(_per_dataset(args, lambda d: entropy.table(d, bits, mfv=args.mfv, threads=args.threads,
-                                                     chunk_blocks=args.chunk_blocks)), args, out)
+    _emit(
+        _per_dataset(
+            args, lambda d: entropy.table(d, bits, mfv=args.mfv, threads=args.threads, chunk_blocks=args.chunk_blocks)
+        ),
+        args,
+        out,
+    )
     return 0
 
 
@@ -352,12 +429,24 @@ def _cmd_toggles(args, out: TextIO) -> int:
     from . import toggles
 
     codecs = _codecs(args, args.block)
-    bus = dict(channel=args.channel, flit_bytes=args.flit_bytes, bus_bits=args.bus_bits,
-               burst_length=args.burst_length, dbi=None if args.dbi == "none" else args.dbi, mode=args.mode,
-               idle=args.idle)
+    bus = dict(
+        channel=args.channel,
+        flit_bytes=args.flit_bytes,
+        bus_bits=args.bus_bits,
+        burst_length=args.burst_length,
+        dbi=None if args.dbi == "none" else args.dbi,
+        mode=args.mode,
+        idle=args.idle,
+    )
 
-    opts = dict(ec=None if args.ec == "none" else args.ec, ec_ratio=args.ec_ratio, energy=args.energy, mag=args.mag,
-                chunk_blocks=args.chunk_blocks, **bus)
+    opts = dict(
+        ec=None if args.ec == "none" else args.ec,
+        ec_ratio=args.ec_ratio,
+        energy=args.energy,
+        mag=args.mag,
+        chunk_blocks=args.chunk_blocks,
+        **bus,
+    )
     if args.dask is not None:
         from . import dask as mdask
 
@@ -380,11 +469,25 @@ def _cmd_train_mpc(args, out: TextIO) -> int:
     if args.dask is not None:
         from . import dask as mdask
 
-        model = _as("--max-blocks", _on_dask, args, mdask.mpc_train, max_blocks=args.max_blocks, seed=args.seed,
-                    chunk_blocks=args.chunk_blocks)
+        model = _as(
+            "--max-blocks",
+            _on_dask,
+            args,
+            mdask.mpc_train,
+            max_blocks=args.max_blocks,
+            seed=args.seed,
+            chunk_blocks=args.chunk_blocks,
+        )
     else:
-        model = _as("--max-blocks", mpc.train, parts, threads=args.threads, max_blocks=args.max_blocks,
-                    seed=args.seed, chunk_blocks=args.chunk_blocks)
+        model = _as(
+            "--max-blocks",
+            mpc.train,
+            parts,
+            threads=args.threads,
+            max_blocks=args.max_blocks,
+            seed=args.seed,
+            chunk_blocks=args.chunk_blocks,
+        )
     model.save(args.output_model)
     groups = model.info["groups"]
     sectors = sum(v["blocks"] for v in groups.values()) + model.info["dropped_special"]
@@ -403,9 +506,19 @@ def _cmd_slc(args, out: TextIO) -> int:
             raise UsageError(f"--variants: {v!r} is not one of {', '.join(slc.VARIANTS)}")
 
     def run(d):
-        return _as("--thresholds/--mags/--dtype", slc.sweep, d, thresholds=args.thresholds, mags=args.mags,
-                   variants=variants, dtype=args.dtype, symbol_bits=args.symbol_bits, threads=args.threads,
-                   chunk_blocks=args.chunk_blocks, progress=_progress(args, d.nbytes))
+        return _as(
+            "--thresholds/--mags/--dtype",
+            slc.sweep,
+            d,
+            thresholds=args.thresholds,
+            mags=args.mags,
+            variants=variants,
+            dtype=args.dtype,
+            symbol_bits=args.symbol_bits,
+            threads=args.threads,
+            chunk_blocks=args.chunk_blocks,
+            progress=_progress(args, d.nbytes),
+        )
 
     _emit(_per_dataset(args, run), args, out)
     return 0
@@ -422,8 +535,16 @@ def _cmd_info(args, out: TextIO) -> int:
             zero += int(np.count_nonzero(~chunk.any(axis=1)))
         p = counts[counts > 0] / max(counts.sum(), 1)
         n = d.n_blocks or 0  # a stream knows its length once read
-        rows.append({**d.provenance(), "blocks": n, "bytes": d.nbytes, "dropped_bytes": d.dropped_bytes,
-                     "zero_blocks": zero / max(n, 1), "byte_entropy": float(-(p * np.log2(p)).sum())})
+        rows.append(
+            {
+                **d.provenance(),
+                "blocks": n,
+                "bytes": d.nbytes,
+                "dropped_bytes": d.dropped_bytes,
+                "zero_blocks": zero / max(n, 1),
+                "byte_entropy": float(-(p * np.log2(p)).sum()),
+            }
+        )
     _emit(pd.DataFrame(rows), args, out)
     return 0
 
@@ -454,23 +575,32 @@ def _cmd_report(args, out: TextIO) -> int:
     if not args.output or not args.output.lower().endswith((".html", ".htm")):
         raise UsageError("-o: report writes one HTML page; give -o FILE.html")
     codecs = _codecs(args, args.block)
-    css = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;"
-           "font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}h2{margin-top:2em}")
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>memcomp report</title><style>{css}</style>"
-             f"</head><body><h1>memcomp report</h1><p>memcomp {html.escape(__version__)}; blocks of {args.block} B, "
-             f"MAG {args.mag} B</p>"]
+    css = (
+        "body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;"
+        "font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}h2{margin-top:2em}"
+    )
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>memcomp report</title><style>{css}</style>"
+        f"</head><body><h1>memcomp report</h1><p>memcomp {html.escape(__version__)}; blocks of {args.block} B, "
+        f"MAG {args.mag} B</p>"
+    ]
     for d in _datasets(args):
-        parts.append(f"<h2>{html.escape(d.name)}</h2><p>{html.escape(json.dumps(d.provenance()))}; {d.n_blocks} blocks</p>")
+        parts.append(
+            f"<h2>{html.escape(d.name)}</h2><p>{html.escape(json.dumps(d.provenance()))}; {d.n_blocks} blocks</p>"
+        )
         cmp_df = compare(d, codecs, mag=args.mag, threads=args.threads, progress=_progress(args, d.nbytes))
         ent = entropy.table(d, threads=args.threads, chunk_blocks=args.chunk_blocks)
         fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
         plot.cr_bars(cmp_df, ax=ax, bound=ent)
         parts.append("<h3>Compression ratio and CR at MAG</h3>" + _figure_html(fig))
-        cols = [c for c in ("codec", "exact", "model", "cr", "cr_mag", "oracle_wins") if c in cmp_df.columns] + \
-            [c for c in cmp_df.columns if c.startswith("share_")]
+        cols = [c for c in ("codec", "exact", "model", "cr", "cr_mag", "oracle_wins") if c in cmp_df.columns] + [
+            c for c in cmp_df.columns if c.startswith("share_")
+        ]
         parts.append(cmp_df[cols].to_html(index=False, float_format=lambda v: f"{v:.4f}"))
-        parts.append("<h3>Entropy bounds</h3>" + ent[["symbol_bits", "entropy", "cr_bound", "cr_mfv",
-                                                      "cr_length_limited"]].to_html(index=False))
+        parts.append(
+            "<h3>Entropy bounds</h3>"
+            + ent[["symbol_bits", "entropy", "cr_bound", "cr_mfv", "cr_length_limited"]].to_html(index=False)
+        )
         _, above = mag_study(d, [c for c in codecs if c.supports(args.block)], mags=(args.mag,), threads=args.threads)
         if len(above):
             fig, ax = plt.subplots(figsize=(8, 0.6 + 0.35 * above["codec"].nunique()), constrained_layout=True)
@@ -481,9 +611,14 @@ def _cmd_report(args, out: TextIO) -> int:
             tg = toggles.compare(d, exact, channel="dram", dbi="dc", ec="ec2", mag=args.mag, threads=args.threads)
             fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
             plot.ratio_toggle_scatter(tg, ax=ax)
-            parts.append("<h3>Compression against DRAM bus energy (DBI dc, Energy Control ec2)</h3>" + _figure_html(fig))
-            parts.append(tg[["codec", "ec", "cr", "t_ratio", "energy_pj_per_block", "energy_ratio"]].to_html(
-                index=False, float_format=lambda v: f"{v:.4f}"))
+            parts.append(
+                "<h3>Compression against DRAM bus energy (DBI dc, Energy Control ec2)</h3>" + _figure_html(fig)
+            )
+            parts.append(
+                tg[["codec", "ec", "cr", "t_ratio", "energy_pj_per_block", "energy_ratio"]].to_html(
+                    index=False, float_format=lambda v: f"{v:.4f}"
+                )
+            )
     parts.append("</body></html>")
     with _writing(args.output), open(args.output, "w", encoding="utf-8") as f:
         f.write("\n".join(parts))
@@ -497,88 +632,155 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text, d = action.help or "", action.default
-        if not action.option_strings or "default" in text or d is None or d is False or isinstance(d, bool) \
-                or d is argparse.SUPPRESS:
+        if (
+            not action.option_strings
+            or "default" in text
+            or d is None
+            or d is False
+            or isinstance(d, bool)
+            or d is argparse.SUPPRESS
+        ):
             return text
         shown = ",".join(map(str, d)) if isinstance(d, (list, tuple)) else str(d)
         return f"{text} (default: {shown.replace('%', '%%')})".lstrip()
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="memcomp", description=__doc__.split("\n\n")[0],
-                                epilog=__doc__.split("\n\n", 2)[2], formatter_class=_HelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="memcomp",
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 2)[2],
+        formatter_class=_HelpFormatter,
+    )
     p.add_argument("--version", action="version", version=f"memcomp {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     command = functools.partial(sub.add_parser, formatter_class=_HelpFormatter)  # defaults in every --help
 
     def data(sp, block_default=128, dask=False):
         g = sp.add_argument_group("data")
-        g.add_argument("dumps", nargs="*", metavar="DUMP",
-                       help="dump files, directories or quoted glob patterns (default: the bundled sample data)")
-        g.add_argument("--block", type=int, default=block_default, choices=VALID_BLOCK_BYTES,
-                       help=f"block size in bytes (default {block_default})")
-        g.add_argument("--offset", type=_byte_count, default=0,
-                       help="bytes to skip in a single raw dump (e.g. 4096, 64K, 4G)")
-        g.add_argument("--length", "--max-bytes", type=_byte_count, default=None,
-                       help="bytes to analyse from --offset on (e.g. 1G; default: to the end)")
+        g.add_argument(
+            "dumps",
+            nargs="*",
+            metavar="DUMP",
+            help="dump files, directories or quoted glob patterns (default: the bundled sample data)",
+        )
+        g.add_argument(
+            "--block",
+            type=int,
+            default=block_default,
+            choices=VALID_BLOCK_BYTES,
+            help=f"block size in bytes (default {block_default})",
+        )
+        g.add_argument(
+            "--offset", type=_byte_count, default=0, help="bytes to skip in a single raw dump (e.g. 4096, 64K, 4G)"
+        )
+        g.add_argument(
+            "--length",
+            "--max-bytes",
+            type=_byte_count,
+            default=None,
+            help="bytes to analyse from --offset on (e.g. 1G; default: to the end)",
+        )
         g.add_argument("--allow-partial", action="store_true", help="drop a trailing partial block instead of failing")
-        g.add_argument("--sample-bytes", type=_int_at_least(1), default=16 << 20,
-                       help="size of the bundled sample (default 16 MiB)")
+        g.add_argument(
+            "--sample-bytes",
+            type=_int_at_least(1),
+            default=16 << 20,
+            help="size of the bundled sample (default 16 MiB)",
+        )
         g.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the bundled sample")
         r = sp.add_argument_group("run")
         r.add_argument("--threads", type=_int_at_least(1), default=None, help="worker threads (default: all cores)")
-        r.add_argument("--chunk-blocks", type=_int_at_least(1), default=1 << 18,
-                       help="blocks per streamed chunk (bounds memory; never changes a result)")
+        r.add_argument(
+            "--chunk-blocks",
+            type=_int_at_least(1),
+            default=1 << 18,
+            help="blocks per streamed chunk (bounds memory; never changes a result)",
+        )
         r.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
         r.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
         if dask:
-            r.add_argument("--dask", nargs="?", const="local", default=None, metavar="SCHEDULER_ADDRESS",
-                           help="run on Dask (extra 'dask'): on the scheduler at SCHEDULER_ADDRESS (e.g. "
-                                "tcp://host:8786), or without one on a local cluster of worker processes; "
-                                "same result as without --dask")
-            r.add_argument("--dask-workers", type=_int_at_least(1), default=None,
-                           help="worker processes of the local cluster (default: one per core)")
+            r.add_argument(
+                "--dask",
+                nargs="?",
+                const="local",
+                default=None,
+                metavar="SCHEDULER_ADDRESS",
+                help="run on Dask (extra 'dask'): on the scheduler at SCHEDULER_ADDRESS (e.g. "
+                "tcp://host:8786), or without one on a local cluster of worker processes; "
+                "same result as without --dask",
+            )
+            r.add_argument(
+                "--dask-workers",
+                type=_int_at_least(1),
+                default=None,
+                help="worker processes of the local cluster (default: one per core)",
+            )
 
     def output(sp):
         g = sp.add_argument_group("output")
-        g.add_argument("--format", choices=("table", "csv", "json", "parquet"), default=None,
-                       help="output format (default: from -o's extension, else a table)")
+        g.add_argument(
+            "--format",
+            choices=("table", "csv", "json", "parquet"),
+            default=None,
+            help="output format (default: from -o's extension, else a table)",
+        )
         g.add_argument("--csv", dest="format", action="store_const", const="csv", help="same as --format csv")
         g.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
         g.add_argument("-o", "--output", default=None, help="write to this file instead of the terminal")
 
     def codecs_arg(sp, default):
-        sp.add_argument("--codecs", default=default,
-                        help=f"comma-separated codecs or presets, 'defaults' or 'all' (default {default})")
-        sp.add_argument("--model", default=None,
-                        help="a model JSON (e.g. from train-mpc) for the data-driven codecs of its family")
+        sp.add_argument(
+            "--codecs",
+            default=default,
+            help=f"comma-separated codecs or presets, 'defaults' or 'all' (default {default})",
+        )
+        sp.add_argument(
+            "--model", default=None, help="a model JSON (e.g. from train-mpc) for the data-driven codecs of its family"
+        )
 
-    c = command("compare", help="compression ratio, CR at MAG, size classes and the oracle per codec",
-                       description="Compares codecs on each dataset: raw CR, CR at MAG, the share of blocks per "
-                                   "size class, where the bits go, and the per-block best (oracle row).")
+    c = command(
+        "compare",
+        help="compression ratio, CR at MAG, size classes and the oracle per codec",
+        description="Compares codecs on each dataset: raw CR, CR at MAG, the share of blocks per "
+        "size class, where the bits go, and the per-block best (oracle row).",
+    )
     data(c, dask=True)
     codecs_arg(c, "defaults")
     c.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes (default 32)")
     c.add_argument("--u-min", type=int, default=1, choices=(0, 1), help="minimum bursts charged per block")
     c.add_argument("--policy", default=None, help="report policy for raw CR, e.g. 'cap+bytes' (default: each preset's)")
     c.add_argument("--count-tag", action="store_true", help="count tag-side bits in CR")
-    c.add_argument("--oracle", choices=("exact", "all", "none"), default="exact",
-                   help="the per-block best-of-codecs row: over decodable lossless presets (default), all, or none")
+    c.add_argument(
+        "--oracle",
+        choices=("exact", "all", "none"),
+        default="exact",
+        help="the per-block best-of-codecs row: over decodable lossless presets (default), all, or none",
+    )
     c.add_argument("--no-oracle", dest="oracle", action="store_const", const="none", help="same as --oracle none")
-    c.add_argument("--codec-mag", action="store_true",
-                   help="also set the mag option of codecs whose format depends on it (E2MC's raw rule)")
+    c.add_argument(
+        "--codec-mag",
+        action="store_true",
+        help="also set the mag option of codecs whose format depends on it (E2MC's raw rule)",
+    )
     output(c)
 
-    e = command("entropy", help="order-0 entropy bounds per symbol length",
-                       description="Entropy bounds of each dataset: CR_H >= CR_K (MFV table) >= CR_L* (length-limited).")
+    e = command(
+        "entropy",
+        help="order-0 entropy bounds per symbol length",
+        description="Entropy bounds of each dataset: CR_H >= CR_K (MFV table) >= CR_L* (length-limited).",
+    )
     data(e, dask=True)
     e.add_argument("--symbol-bits", type=_int_list, default=[4, 8, 16, 32], help="symbol lengths (default 4,8,16,32)")
     e.add_argument("--mfv", type=_int_at_least(1), default=1024, help="MFV table size for CR_K (default 1024)")
     output(e)
 
-    t = command("toggles", help="compression against bus toggles and energy, with and without EC",
-                       description="Bus energy of each dataset's transfers, raw and compressed: toggles, DRAM zeros "
-                                   "with DBI, Energy Control, and joules under an energy model.")
+    t = command(
+        "toggles",
+        help="compression against bus toggles and energy, with and without EC",
+        description="Bus energy of each dataset's transfers, raw and compressed: toggles, DRAM zeros "
+        "with DBI, Energy Control, and joules under an energy model.",
+    )
     data(t, dask=True)
     codecs_arg(t, "bdi,fpc,fpc.mc,cpack,cpack.mc")
     t.add_argument("--channel", choices=("dram", "noc"), default="dram", help="the bus: DRAM or on-chip flits")
@@ -587,24 +789,34 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--burst-length", type=_int_at_least(1), default=8, help="DRAM beats per burst")
     t.add_argument("--dbi", choices=("none", "dc", "ac"), default="none", help="data bus inversion (dram)")
     t.add_argument("--idle", choices=("high", "low"), default="high", help="DRAM idle level (high: POD)")
-    t.add_argument("--mode", choices=("stream", "isolated"), default="stream",
-                   help="wire state carried across blocks, or every block from idle")
+    t.add_argument(
+        "--mode",
+        choices=("stream", "isolated"),
+        default="stream",
+        help="wire state carried across blocks, or every block from idle",
+    )
     t.add_argument("--ec", choices=("none", "ec1", "ec2"), default="ec2", help="Energy Control (default ec2)")
     t.add_argument("--ec-ratio", choices=("units", "bits"), default="units", help="EC's compression ratio")
     t.add_argument("--energy", default=None, help="energy model: ddr4, gddr5, gddr6, lpddr4, noc (default by bus)")
     t.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
     output(t)
 
-    m = command("train-mpc", help="train MPC on dumps and write the model",
-                       description="Trains MPC's five per-type modules (P3 §3) on the datasets' 32 B sectors and "
-                                   "writes the model; use it with: memcomp compare DUMP --codecs mpc --model FILE.")
+    m = command(
+        "train-mpc",
+        help="train MPC on dumps and write the model",
+        description="Trains MPC's five per-type modules (P3 §3) on the datasets' 32 B sectors and "
+        "writes the model; use it with: memcomp compare DUMP --codecs mpc --model FILE.",
+    )
     data(m, block_default=32, dask=True)
     m.add_argument("-o", "--output", dest="output_model", required=True, help="the model JSON to write")
     m.add_argument("--max-blocks", type=_int_at_least(1), default=None, help="cap the training sectors per group")
 
-    s = command("slc", help="SLC's bandwidth gain and error per threshold, MAG and variant",
-                       description="Selective lossy compression (P4) on each dataset: CR at MAG of E2MC and SLC, "
-                                   "lossy blocks and the error the approximation makes.")
+    s = command(
+        "slc",
+        help="SLC's bandwidth gain and error per threshold, MAG and variant",
+        description="Selective lossy compression (P4) on each dataset: CR at MAG of E2MC and SLC, "
+        "lossy blocks and the error the approximation makes.",
+    )
     data(s)
     s.add_argument("--thresholds", type=_int_list, default=[16], help="lossy thresholds in bytes (default 16)")
     s.add_argument("--mags", type=_int_list, default=[32], help="MAGs in bytes (default 32)")
@@ -613,9 +825,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--symbol-bits", type=int, default=16, choices=(4, 8, 16, 32), help="E2MC's symbol length in bits")
     output(s)
 
-    r = command("report", help="one self-contained HTML page of tables and figures",
-                       description="Writes one HTML page per run: per dataset the comparison table and CR bars with "
-                                   "the entropy bounds, the bytes-above-MAG heatmap and CR against bus energy.")
+    r = command(
+        "report",
+        help="one self-contained HTML page of tables and figures",
+        description="Writes one HTML page per run: per dataset the comparison table and CR bars with "
+        "the entropy bounds, the bytes-above-MAG heatmap and CR against bus energy.",
+    )
     data(r)
     codecs_arg(r, "bdi,fpc,cpack,bpc,e2mc")
     r.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
@@ -630,8 +845,16 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-_COMMANDS = {"compare": _cmd_compare, "entropy": _cmd_entropy, "toggles": _cmd_toggles, "train-mpc": _cmd_train_mpc,
-             "slc": _cmd_slc, "report": _cmd_report, "info": _cmd_info, "codecs": _cmd_codecs}
+_COMMANDS = {
+    "compare": _cmd_compare,
+    "entropy": _cmd_entropy,
+    "toggles": _cmd_toggles,
+    "train-mpc": _cmd_train_mpc,
+    "slc": _cmd_slc,
+    "report": _cmd_report,
+    "info": _cmd_info,
+    "codecs": _cmd_codecs,
+}
 
 
 def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:

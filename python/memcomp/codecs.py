@@ -6,6 +6,7 @@ the exact blocks, and ``measure(x).size_bits == encode(x).bit_lengths`` bit for 
 (``bdi.gem5``, ``fpc.cmu``...) reproduce the conventions of public implementations (SPEC 1.x);
 accounting-only presets have ``exact == False`` and only measure.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -92,8 +93,13 @@ def get_codec(name: Union[str, "Codec"], **options: Any) -> "Codec":
     return Codec(core)
 
 
-_KIND_TYPES: Dict[str, Tuple[Any, str]] = {"int": ((int, np.integer), "an integer"), "float": ((int, float, np.integer, np.floating), "a number"),
-               "bool": ((bool, np.bool_), "True or False"), "choice": (str, "a str"), "string": (str, "a str")}
+_KIND_TYPES: Dict[str, Tuple[Any, str]] = {
+    "int": ((int, np.integer), "an integer"),
+    "float": ((int, float, np.integer, np.floating), "a number"),
+    "bool": ((bool, np.bool_), "True or False"),
+    "choice": (str, "a str"),
+    "string": (str, "a str"),
+}
 
 
 def check_option_types(owner: str, options: Mapping[str, Any], kinds: Mapping[str, str]) -> None:
@@ -149,8 +155,10 @@ def _parse_name(name: str) -> tuple:
             members.append(value)
             continue
         if key == "model":
-            raise ValueError(f"codec name {name!r}: a fitted model cannot be given by name; pass model= "
-                             "(e.g. get_codec(name, model=memcomp.Model.load(path)))")
+            raise ValueError(
+                f"codec name {name!r}: a fitted model cannot be given by name; pass model= "
+                "(e.g. get_codec(name, model=memcomp.Model.load(path)))"
+            )
         if key not in space:
             raise ValueError(f"codec name {name!r}: {base} has no option {key!r}; options: {', '.join(sorted(space))}")
         options[key] = _option_value(name, key, value, space[key]["kind"])
@@ -205,8 +213,10 @@ def _member_names(members: Any) -> List[str]:
 def _block_array(blocks: Any) -> np.ndarray:
     """``blocks`` if it is an ndarray (the core checks dtype, shape and layout), else TypeError."""
     if not isinstance(blocks, np.ndarray):
-        raise TypeError(f"blocks must be an (n, B) uint8 NumPy array, got {type(blocks).__name__}; "
-                        "use memcomp.as_blocks(array, block_bytes)")
+        raise TypeError(
+            f"blocks must be an (n, B) uint8 NumPy array, got {type(blocks).__name__}; "
+            "use memcomp.as_blocks(array, block_bytes)"
+        )
     return blocks
 
 
@@ -397,8 +407,14 @@ class Codec:
         """Upper bound of the in-band bits of any ``block_bytes`` block."""
         return int(self._c.max_compressed_bits(check_int("block_bytes", block_bytes, 0, 1 << 30)))
 
-    def measure(self, blocks: np.ndarray, threads: Optional[int] = None, *, resume: bool = False,
-                approximable: Optional[np.ndarray] = None) -> "Sizes":
+    def measure(
+        self,
+        blocks: np.ndarray,
+        threads: Optional[int] = None,
+        *,
+        resume: bool = False,
+        approximable: Optional[np.ndarray] = None,
+    ) -> "Sizes":
         """Per-block sizes of a C-contiguous ``(n, B)`` uint8 array (see :func:`memcomp.as_blocks`).
 
         A stateful codec starts from its initial state, or with ``resume=True`` from where its
@@ -413,16 +429,23 @@ class Codec:
             **{k: _readonly(v) for k, v in cols.items()},
         )
 
-    def encode(self, blocks: np.ndarray, threads: Optional[int] = None, *, resume: bool = False,
-               approximable: Optional[np.ndarray] = None) -> "Encoded":
+    def encode(
+        self,
+        blocks: np.ndarray,
+        threads: Optional[int] = None,
+        *,
+        resume: bool = False,
+        approximable: Optional[np.ndarray] = None,
+    ) -> "Encoded":
         """Encodes every block into one buffer (blocks start on byte boundaries); ``resume`` and
         ``approximable`` as in :meth:`measure`. A stateful codec records the state the batch
         started from (``Encoded.entry_state``), so every chunk decodes on its own, also after
         save/load."""
         blocks = _block_array(blocks)
         with self._named_errors():
-            data, offsets, lengths, tags, state = self._c.encode(blocks, check_threads(threads),
-                                                                 check_bool("resume", resume), approximable)
+            data, offsets, lengths, tags, state = self._c.encode(
+                blocks, check_threads(threads), check_bool("resume", resume), approximable
+            )
         return Encoded(
             config=self.get_config(),
             block_bytes=int(blocks.shape[1]),
@@ -455,13 +478,20 @@ class Codec:
         _check_fields("encoded blocks", encoded.block_bytes, fields, self, TypeError)
         need = encoded.n_blocks * encoded.block_bytes
         if need > _memory_bytes():
-            raise ValueError(f"decoding {encoded.n_blocks} blocks of {encoded.block_bytes} B needs {need} B, more "
-                             "than this machine's memory; decode a part (Encoded fields sliced) at a time")
+            raise ValueError(
+                f"decoding {encoded.n_blocks} blocks of {encoded.block_bytes} B needs {need} B, more "
+                "than this machine's memory; decode a part (Encoded fields sliced) at a time"
+            )
         fields = {k: np.ascontiguousarray(v) for k, v in fields.items()}  # width-0 fields read back zero-strided
         with self._named_errors():
             return self._c.decode(
-                fields["data"], fields["bit_offsets"], fields["bit_lengths"], fields["tags"], encoded.block_bytes,
-                fields.get("entry_state"), threads,
+                fields["data"],
+                fields["bit_offsets"],
+                fields["bit_lengths"],
+                fields["tags"],
+                encoded.block_bytes,
+                fields.get("entry_state"),
+                threads,
             )
 
 
@@ -585,19 +615,22 @@ class Encoded:
         keys = {"format", "config", "block_bytes", "data", "bit_offsets", "bit_lengths", "tags"}
         missing, extra = keys - set(arrays), set(arrays) - keys - {"entry_state"}
         if missing or extra:
-            raise CorruptStreamError(f"{where}: not a memcomp encoded file (missing {sorted(missing)}, "
-                                     f"unexpected {sorted(extra)})")
+            raise CorruptStreamError(
+                f"{where}: not a memcomp encoded file (missing {sorted(missing)}, unexpected {sorted(extra)})"
+            )
         text = {k: _scalar(where, k, arrays[k], "U") for k in ("format", "config")}
         if text["format"] != _ENCODED_FORMAT:
-            raise CorruptStreamError(f"{where}: unsupported format {text['format'][:80]!r} "
-                                     f"(this memcomp reads {_ENCODED_FORMAT!r})")
+            raise CorruptStreamError(
+                f"{where}: unsupported format {text['format'][:80]!r} (this memcomp reads {_ENCODED_FORMAT!r})"
+            )
         try:
             config = parse_json(text["config"], f"{where}: field 'config'")
         except ValueError as e:
             raise CorruptStreamError(str(e)) from None
         block_bytes = _scalar(where, "block_bytes", arrays["block_bytes"], "iu")
-        fields: Dict[str, np.ndarray] = {k: arrays[k] for k in ("data", "bit_offsets", "bit_lengths", "tags", "entry_state")
-                                         if k in arrays}
+        fields: Dict[str, np.ndarray] = {
+            k: arrays[k] for k in ("data", "bit_offsets", "bit_lengths", "tags", "entry_state") if k in arrays
+        }
         return cls._checked(where, config, block_bytes, fields)
 
     def to_bytes(self, *, config: bool = True) -> bytes:
@@ -609,17 +642,38 @@ class Encoded:
         them), the entry state and the data. ``config=False`` leaves the config out for a caller
         that keeps it elsewhere (a numcodecs or zarr codec); pass it to :meth:`from_bytes` then."""
         stream_bytes = (self.bit_lengths.astype(np.uint64) + 7) // 8
-        packed = (int(stream_bytes.sum()) == self.data.nbytes
-                  and np.array_equal(_packed_offsets(stream_bytes), self.bit_offsets))
+        packed = int(stream_bytes.sum()) == self.data.nbytes and np.array_equal(
+            _packed_offsets(stream_bytes), self.bit_offsets
+        )
         text = json.dumps(self.config, sort_keys=True, separators=(",", ":")).encode() if config else b""
         state = b"" if self.entry_state is None else np.ascontiguousarray(self.entry_state)
         lw, tw = _int_width(self.bit_lengths), _int_width(self.tags)
-        flags = ((_HAS_CONFIG if config else 0) | (_HAS_STATE if self.entry_state is not None else 0)
-                 | (0 if packed else _HAS_OFFSETS))
-        header = _BYTES_HEADER.pack(_BYTES_MAGIC, _BYTES_VERSION, flags, lw, tw, self.block_bytes, self.n_blocks,
-                                    self.data.nbytes, len(text), len(state))
-        parts = [header, text, _le_bytes(self.bit_lengths, lw), _le_bytes(self.tags, tw),
-                 b"" if packed else _le_bytes(self.bit_offsets, 8), state, np.ascontiguousarray(self.data)]
+        flags = (
+            (_HAS_CONFIG if config else 0)
+            | (_HAS_STATE if self.entry_state is not None else 0)
+            | (0 if packed else _HAS_OFFSETS)
+        )
+        header = _BYTES_HEADER.pack(
+            _BYTES_MAGIC,
+            _BYTES_VERSION,
+            flags,
+            lw,
+            tw,
+            self.block_bytes,
+            self.n_blocks,
+            self.data.nbytes,
+            len(text),
+            len(state),
+        )
+        parts = [
+            header,
+            text,
+            _le_bytes(self.bit_lengths, lw),
+            _le_bytes(self.tags, tw),
+            b"" if packed else _le_bytes(self.bit_offsets, 8),
+            state,
+            np.ascontiguousarray(self.data),
+        ]
         return b"".join(p.data.cast("B") if isinstance(p, np.ndarray) else p for p in parts)
 
     @staticmethod
@@ -636,29 +690,36 @@ class Encoded:
         read-only view of it). ``codec`` (a Codec or its config) is required when the bytes carry
         no config and must match it when they do. Raises ValueError for malformed bytes."""
         if isinstance(data, str) or not has_buffer(data):
-            raise TypeError(f"from_bytes reads a bytes-like object (bytes, bytearray, memoryview, uint8 array), "
-                            f"got {type(data).__name__}")
+            raise TypeError(
+                f"from_bytes reads a bytes-like object (bytes, bytearray, memoryview, uint8 array), "
+                f"got {type(data).__name__}"
+            )
         buf = byte_view(data)  # no copy: a non-contiguous array raises
         if buf.nbytes < _BYTES_HEADER.size:
-            raise CorruptStreamError(f"encoded bytes truncated: {buf.nbytes} B, shorter than the "
-                                     f"{_BYTES_HEADER.size} B header")
+            raise CorruptStreamError(
+                f"encoded bytes truncated: {buf.nbytes} B, shorter than the {_BYTES_HEADER.size} B header"
+            )
         magic, version, flags, lw, tw, block_bytes, n, n_data, n_text, n_state = _BYTES_HEADER.unpack_from(buf.data)
         if magic != _BYTES_MAGIC:
             raise CorruptStreamError(f"not memcomp encoded bytes (magic {magic!r}, expected {_BYTES_MAGIC!r})")
         if version != _BYTES_VERSION:
-            raise CorruptStreamError(f"unsupported encoded-bytes version {version} "
-                                     f"(this memcomp reads {_BYTES_VERSION})")
+            raise CorruptStreamError(
+                f"unsupported encoded-bytes version {version} (this memcomp reads {_BYTES_VERSION})"
+            )
         if flags & ~(_HAS_CONFIG | _HAS_STATE | _HAS_OFFSETS) or lw not in (0, 1, 2, 4) or tw not in (0, 1, 2, 4):
             raise CorruptStreamError(f"malformed encoded bytes (flags {flags}, widths {lw}/{tw})")
         if (n_text and not flags & _HAS_CONFIG) or (n_state and not flags & _HAS_STATE):
-            raise CorruptStreamError(f"malformed encoded bytes (flags {flags} with {n_text} B of config, "
-                                     f"{n_state} B of state)")
+            raise CorruptStreamError(
+                f"malformed encoded bytes (flags {flags} with {n_text} B of config, {n_state} B of state)"
+            )
         sizes = [n_text, n * lw, n * tw, 8 * n if flags & _HAS_OFFSETS else 0, n_state, n_data]
         if _BYTES_HEADER.size + sum(sizes) != buf.nbytes:
-            raise CorruptStreamError(f"encoded bytes truncated or padded: the header describes "
-                                     f"{_BYTES_HEADER.size + sum(sizes)} B, got {buf.nbytes} B")
+            raise CorruptStreamError(
+                f"encoded bytes truncated or padded: the header describes "
+                f"{_BYTES_HEADER.size + sum(sizes)} B, got {buf.nbytes} B"
+            )
         at = np.cumsum([_BYTES_HEADER.size] + sizes)
-        part = [buf[at[i]:at[i + 1]] for i in range(len(sizes))]
+        part = [buf[at[i] : at[i + 1]] for i in range(len(sizes))]
         lengths = _from_le(part[1], lw, n, np.uint32)
         fields = {"data": part[5], "bit_lengths": lengths, "tags": _from_le(part[2], tw, n, np.uint32)}
         if flags & _HAS_OFFSETS:
@@ -666,14 +727,17 @@ class Encoded:
         else:
             if lw == 0:  # every block 0 bits long: nothing to allocate per block
                 if n_data:
-                    raise CorruptStreamError(f"malformed encoded bytes: the bit lengths need 0 B of data, "
-                                             f"the header says {n_data} B")
+                    raise CorruptStreamError(
+                        f"malformed encoded bytes: the bit lengths need 0 B of data, the header says {n_data} B"
+                    )
                 fields["bit_offsets"] = _from_le(part[3], 0, n)
             else:
                 stream_bytes = (lengths.astype(np.uint64) + 7) // 8
                 if int(stream_bytes.sum()) != n_data:
-                    raise CorruptStreamError(f"malformed encoded bytes: the bit lengths need {int(stream_bytes.sum())} "
-                                             f"B of data, the header says {n_data} B")
+                    raise CorruptStreamError(
+                        f"malformed encoded bytes: the bit lengths need {int(stream_bytes.sum())} "
+                        f"B of data, the header says {n_data} B"
+                    )
                 fields["bit_offsets"] = _packed_offsets(stream_bytes)
         if flags & _HAS_STATE:
             fields["entry_state"] = part[4]
@@ -693,8 +757,14 @@ class Encoded:
         return cls._checked("encoded bytes", None, block_bytes, fields, codec)
 
     @classmethod
-    def _checked(cls, where: str, config: Any, block_bytes: int, fields: Dict[str, np.ndarray],
-                 codec: Union["Codec", Mapping[str, Any], None] = None) -> "Encoded":
+    def _checked(
+        cls,
+        where: str,
+        config: Any,
+        block_bytes: int,
+        fields: Dict[str, np.ndarray],
+        codec: Union["Codec", Mapping[str, Any], None] = None,
+    ) -> "Encoded":
         """An Encoded from loaded fields, after the checks :meth:`load` and :meth:`from_bytes` share:
         a valid config, and fields that agree with each other, the data size and the codec."""
         try:
@@ -720,12 +790,18 @@ class Encoded:
         return out
 
 
-_FIELD_DTYPES = {"data": np.uint8, "bit_offsets": np.uint64, "bit_lengths": np.uint32, "tags": np.uint32,
-                 "entry_state": np.uint8}
+_FIELD_DTYPES = {
+    "data": np.uint8,
+    "bit_offsets": np.uint64,
+    "bit_lengths": np.uint32,
+    "tags": np.uint32,
+    "entry_state": np.uint8,
+}
 
 
-def _check_fields(where: str, block_bytes: Any, fields: Dict[str, Any], codec: "Codec",
-                  type_error: type = CorruptStreamError) -> None:
+def _check_fields(
+    where: str, block_bytes: Any, fields: Dict[str, Any], codec: "Codec", type_error: type = CorruptStreamError
+) -> None:
     """CorruptStreamError naming ``where`` unless the fields of encoded blocks agree: 1-D arrays
     of the right dtypes, one offset, length and tag per block, every block's bits inside the data
     and no longer than the codec's longest block, a block size the codec supports. A field of the
@@ -740,8 +816,9 @@ def _check_fields(where: str, block_bytes: Any, fields: Dict[str, Any], codec: "
     n = fields["bit_offsets"].shape[0]
     for k in ("bit_lengths", "tags"):
         if fields[k].shape[0] != n:
-            raise CorruptStreamError(f"{where}: field {k!r} must have {n} entries (one per bit offset), "
-                                     f"got {fields[k].shape[0]}")
+            raise CorruptStreamError(
+                f"{where}: field {k!r} must have {n} entries (one per bit offset), got {fields[k].shape[0]}"
+            )
     if isinstance(block_bytes, (bool, np.bool_)) or not isinstance(block_bytes, (int, np.integer)):
         raise type_error(f"{where}: block_bytes must be an integer, got {type(block_bytes).__name__}")
     try:
@@ -756,20 +833,25 @@ def _check_fields(where: str, block_bytes: Any, fields: Dict[str, Any], codec: "
         long_ = np.flatnonzero(ln > longest)
         if long_.size:
             i = int(long_[0])
-            raise CorruptStreamError(f"{where}: block {i} is {int(length[i])} bits long, which exceeds "
-                                     f"{codec.name}'s maximum of {longest} bits")
+            raise CorruptStreamError(
+                f"{where}: block {i} is {int(length[i])} bits long, which exceeds "
+                f"{codec.name}'s maximum of {longest} bits"
+            )
         out = np.flatnonzero((o > total) | (ln.astype(np.uint64) > total - np.minimum(o, total)))
         if out.size:
             i = int(out[0])
-            raise CorruptStreamError(f"{where}: block {i} (bits {int(off[i])} + {int(length[i])}) lies outside "
-                                     f"the {int(total)} bits of data")
+            raise CorruptStreamError(
+                f"{where}: block {i} (bits {int(off[i])} + {int(length[i])}) lies outside the {int(total)} bits of data"
+            )
 
 
 def _scalar(where: str, key: str, a: np.ndarray, kinds: str) -> Any:
     """The value of a 0-d array of one of the dtype ``kinds`` ("U" text, "iu" integers)."""
     if a.ndim != 0 or a.dtype.kind not in kinds:
-        raise CorruptStreamError(f"{where}: field {key!r} must be a single {'text' if kinds == 'U' else 'integer'}, "
-                                 f"got a {a.ndim}-D {a.dtype} array")
+        raise CorruptStreamError(
+            f"{where}: field {key!r} must be a single {'text' if kinds == 'U' else 'integer'}, "
+            f"got a {a.ndim}-D {a.dtype} array"
+        )
     return str(a[()]) if kinds == "U" else int(a[()])
 
 

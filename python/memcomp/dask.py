@@ -29,6 +29,7 @@ threaded workers run in parallel too)::
     with Client(LocalCluster(n_workers=2, threads_per_worker=1)):
         df = memcomp.dask.compare("dumps/*.bin", "defaults", block_bytes=128)
 """
+
 from __future__ import annotations
 
 import os
@@ -73,21 +74,27 @@ def _datasets(data: Any, block_bytes: Optional[int], allow_partial: bool) -> Lis
             out.extend(open_dumps(x, block_bytes=block_bytes, allow_partial=allow_partial))
         elif isinstance(x, (_da.Array, np.ndarray)):
             if x.ndim != 2 or x.dtype != np.uint8:
-                raise TypeError(f"an array dataset must be (n, B) uint8 blocks, got shape {x.shape} of {x.dtype}; "
-                                "use memcomp.as_blocks(array, block_bytes)")
+                raise TypeError(
+                    f"an array dataset must be (n, B) uint8 blocks, got shape {x.shape} of {x.dtype}; "
+                    "use memcomp.as_blocks(array, block_bytes)"
+                )
             if isinstance(x, _da.Array) and any(np.isnan(c) for c in x.chunks[0]):
                 raise ValueError("the dask array's chunk sizes are unknown: call .compute_chunk_sizes() first")
             out.append(x)
         elif isinstance(x, StreamDump):
             if x.format == "stream":
-                raise ValueError(f"{str(x.path)!r} is a pipe, FIFO or device: it is read once by this process and "
-                                 "cannot be shipped to Dask workers; save it to a file, or use the serial call")
+                raise ValueError(
+                    f"{str(x.path)!r} is a pipe, FIFO or device: it is read once by this process and "
+                    "cannot be shipped to Dask workers; save it to a file, or use the serial call"
+                )
             out.append(x)
         elif isinstance(x, Dump):
             out.append(x)
         else:
-            raise TypeError(f"a dataset is a path, a glob, a memcomp Dump, an (n, B) uint8 ndarray or a dask array, "
-                            f"got {type(x).__name__}")
+            raise TypeError(
+                f"a dataset is a path, a glob, a memcomp Dump, an (n, B) uint8 ndarray or a dask array, "
+                f"got {type(x).__name__}"
+            )
     return out
 
 
@@ -139,7 +146,7 @@ def _tree(items: Sequence[Any], combine: Callable[..., Any], fan_in: int = 8) ->
     """A tree of tasks adding ``items`` ``fan_in`` at a time."""
     items = list(items)
     while len(items) > 1:
-        items = [_delayed(combine)(*items[i:i + fan_in]) for i in range(0, len(items), fan_in)]
+        items = [_delayed(combine)(*items[i : i + fan_in]) for i in range(0, len(items), fan_in)]
     return items[0]
 
 
@@ -191,13 +198,18 @@ def _fitted(d: Any, cs: list, threads: Optional[int]) -> Any:
     if not any(c.requires_fit for c in cs):
         return _report.fit_missing(d, cs, threads)
     where = _fit_sample(d)
-    return _delayed(_joined)(*[_delayed(_fit)(*where, [c], threads) if c.requires_fit
-                               else _report.fit_missing(None, [c], threads) for c in cs])
+    return _delayed(_joined)(
+        *[
+            _delayed(_fit)(*where, [c], threads) if c.requires_fit else _report.fit_missing(None, [c], threads)
+            for c in cs
+        ]
+    )
 
 
 def _measure(part: Any, fitted: tuple, oracle_over: str, threads: Optional[int], chunk_blocks: int) -> tuple:
-    return _Stats(_report.collect_stats(part, fitted[0], threads=threads, chunk_blocks=chunk_blocks,
-                                        oracle_over=oracle_over))
+    return _Stats(
+        _report.collect_stats(part, fitted[0], threads=threads, chunk_blocks=chunk_blocks, oracle_over=oracle_over)
+    )
 
 
 class _Stats(tuple):
@@ -210,8 +222,16 @@ class _Stats(tuple):
 def _compare_table(total: tuple, fitted: tuple, over: Any, source: dict, kw: dict) -> "pandas.DataFrame":
     stats, oracle, wins = total
     cs, training = fitted
-    return _report.table(stats, cs, oracle=oracle if over else None, wins=wins, training=training,
-                         oracle_over=over or "exact", source=source, **kw)
+    return _report.table(
+        stats,
+        cs,
+        oracle=oracle if over else None,
+        wins=wins,
+        training=training,
+        oracle_over=over or "exact",
+        source=source,
+        **kw,
+    )
 
 
 def compare(
@@ -249,8 +269,9 @@ def compare(
             cs = [_report.with_mag(c, mag) for c in cs]
         fitted = _fitted(d, cs, threads)
         stateful = any(c.stateful for c in cs)
-        total, source = _partials(_measure, d, _parts(d, partition_bytes, whole=stateful), fitted, over or "exact",
-                                  threads, chunk_blocks)
+        total, source = _partials(
+            _measure, d, _parts(d, partition_bytes, whole=stateful), fitted, over or "exact", threads, chunk_blocks
+        )
         graphs.append(_delayed(_compare_table)(total, fitted, over, source, kw))
     return _concat(_compute(graphs, client))
 
@@ -275,8 +296,15 @@ def entropy_table(
     partition_bytes = _check_partition(partition_bytes)
     graphs = []
     for d in _datasets(data, block_bytes, allow_partial):
-        total, source = _partials(_entropy.table_stats, d, _parts(d, partition_bytes), symbol_bits, endian=endian,
-                                  threads=threads, chunk_blocks=chunk_blocks)
+        total, source = _partials(
+            _entropy.table_stats,
+            d,
+            _parts(d, partition_bytes),
+            symbol_bits,
+            endian=endian,
+            threads=threads,
+            chunk_blocks=chunk_blocks,
+        )
         graphs.append(_delayed(_entropy.table_from_stats)(total, mfv=mfv, source=source))
     return _concat(_compute(graphs, client))
 
@@ -291,13 +319,25 @@ def _slice(d: Any, start: int, stop: int) -> Any:
     return d.part(start, stop) if isinstance(d, Dump) else d[start:stop]
 
 
-def _toggle_part(part: Any, warm: Any, fitted: tuple, setup: Any, bu: Any, bu_warm: Any, threads: Optional[int],
-                 chunk_blocks: int, close: bool, start: Optional[tuple] = None) -> tuple:
+def _toggle_part(
+    part: Any,
+    warm: Any,
+    fitted: tuple,
+    setup: Any,
+    bu: Any,
+    bu_warm: Any,
+    threads: Optional[int],
+    chunk_blocks: int,
+    close: bool,
+    start: Optional[tuple] = None,
+) -> tuple:
     """(totals of ``part``, its provenance): from the bus states ``start``, or from those that
     replaying ``warm`` (the blocks before it) from the initial states ends in."""
     cs = fitted[0]
     if start is None and warm is not None:
-        start = _toggles.bus_totals(warm, cs, setup, bu_warm, threads=threads, chunk_blocks=chunk_blocks, close=False).end
+        start = _toggles.bus_totals(
+            warm, cs, setup, bu_warm, threads=threads, chunk_blocks=chunk_blocks, close=False
+        ).end
     tot = _toggles.bus_totals(part, cs, setup, bu, threads=threads, chunk_blocks=chunk_blocks, start=start, close=close)
     return tot, source_of(part)
 
@@ -339,8 +379,10 @@ def toggles_compare(
         cs = _report.resolve_codecs(codecs)
         for c in cs:
             if not c.exact:
-                raise ValueError(f"{c.name} is accounting-only (exact=False): it has no stream to put on a bus; "
-                                 "use a decodable preset")
+                raise ValueError(
+                    f"{c.name} is accounting-only (exact=False): it has no stream to put on a bus; "
+                    "use a decodable preset"
+                )
         fitted = _fitted(d, cs, threads)
         n = None if isinstance(d, StreamDump) else _n_blocks(d)
         if setup.bu_all is not None and setup.bu_all.shape != (n,):
@@ -352,9 +394,20 @@ def toggles_compare(
             return None if setup.bu_all is None else setup.bu_all[a:b]
 
         specs = [(p, s, e, k == len(parts) - 1) for k, ((p, s), e) in enumerate(zip(parts, ends))]
-        tasks = [_delayed(_toggle_part)(p, None if s == 0 else _slice(d, max(0, s - warmup_blocks), s), fitted, setup,
-                                        bu_of(s, e), None if s == 0 else bu_of(max(0, s - warmup_blocks), s), threads,
-                                        chunk_blocks, last) for p, s, e, last in specs]
+        tasks = [
+            _delayed(_toggle_part)(
+                p,
+                None if s == 0 else _slice(d, max(0, s - warmup_blocks), s),
+                fitted,
+                setup,
+                bu_of(s, e),
+                None if s == 0 else bu_of(max(0, s - warmup_blocks), s),
+                threads,
+                chunk_blocks,
+                last,
+            )
+            for p, s, e, last in specs
+        ]
         jobs.append((d, fitted, specs, bu_of, tasks))
     done = _compute([(fitted, tasks) for _, fitted, _, _, tasks in jobs], client)
     frames = []
@@ -362,11 +415,19 @@ def toggles_compare(
         total, source = results[0]
         for (p, s, e, last), (tot, _) in zip(specs[1:], results[1:]):
             if not total.continues(tot):  # the warm-up did not reach the true states: count it again
-                (redo,) = _compute([_delayed(_toggle_part)(p, None, fitted, setup, bu_of(s, e), None, threads,
-                                                           chunk_blocks, last, start=total.end)], client)
+                (redo,) = _compute(
+                    [
+                        _delayed(_toggle_part)(
+                            p, None, fitted, setup, bu_of(s, e), None, threads, chunk_blocks, last, start=total.end
+                        )
+                    ],
+                    client,
+                )
                 tot = redo[0]
             total = total + tot
-        frames.append(_toggles.totals_frame(total, fitted[0], setup, source if isinstance(d, StreamDump) else _source(d)))
+        frames.append(
+            _toggles.totals_frame(total, fitted[0], setup, source if isinstance(d, StreamDump) else _source(d))
+        )
     return _concat(frames)
 
 
@@ -399,8 +460,10 @@ def mpc_train(
     start = 0
     for d in sources:
         if isinstance(d, StreamDump):
-            raise ValueError(f"{str(d.path)!r} is read as a stream, whose length is unknown until it has been read: "
-                             "decompress it to a file for memcomp.dask.mpc_train, or use memcomp.mpc.train")
+            raise ValueError(
+                f"{str(d.path)!r} is read as a stream, whose length is unknown until it has been read: "
+                "decompress it to a file for memcomp.dask.mpc_train, or use memcomp.mpc.train"
+            )
         per = 1 if isinstance(d, (np.ndarray, _da.Array)) else _block_bytes(d) // 32
         for p, first in _parts(d, partition_bytes):
             parts.append((p, start + first * per))
@@ -409,16 +472,19 @@ def mpc_train(
     ends = [off for _, off in parts[1:]] + [start]
 
     def sliced(i: int) -> Optional[np.ndarray]:
-        return None if lab is None else lab[parts[i][1]:ends[i]]
+        return None if lab is None else lab[parts[i][1] : ends[i]]
 
-    opts = dict(zeros=zeros, quantiser=quantiser, seed=seed, max_blocks=max_blocks, threads=threads,
-                chunk_blocks=chunk_blocks)
+    opts = dict(
+        zeros=zeros, quantiser=quantiser, seed=seed, max_blocks=max_blocks, threads=threads, chunk_blocks=chunk_blocks
+    )
     pass1 = [_delayed(_mpc.train_stats)(p, sliced(i), offset=off, **opts) for i, (p, off) in enumerate(parts)]
     (stats,) = _compute([_tree(pass1, _sum)], client)
     if max_blocks is not None:
         return _mpc.train_from_stats(stats, weight=weight, threads=threads)
     preds = _mpc.train_predictors(stats, weight)
-    pass2 = [_delayed(_mpc.train_scans)(p, preds, sliced(i), threads=threads, chunk_blocks=chunk_blocks, offset=off)
-             for i, (p, off) in enumerate(parts)]
+    pass2 = [
+        _delayed(_mpc.train_scans)(p, preds, sliced(i), threads=threads, chunk_blocks=chunk_blocks, offset=off)
+        for i, (p, off) in enumerate(parts)
+    ]
     (scans,) = _compute([_tree(pass2, _sum)], client)
     return _mpc.train_from_stats(stats, preds, scans, weight=weight, threads=threads)

@@ -4,6 +4,7 @@ its Fig. 4, and how close the achieved ratio comes to the entropy bound (its §V
 The codec itself is ``get_codec("e2mc", symbol_bits=16, pdw=4, ...)``; fitted offline with
 ``.fit(blocks)`` on the evaluated dump (P1's best case) or on any other sample (external).
 """
+
 from __future__ import annotations
 
 import math
@@ -47,7 +48,9 @@ class OnlineResult:
         return self.stats.cr_mag(mag)
 
 
-def online(blocks, codec="e2mc", window: Optional[int] = None, threads: Optional[int] = None, **options) -> OnlineResult:
+def online(
+    blocks, codec="e2mc", window: Optional[int] = None, threads: Optional[int] = None, **options
+) -> OnlineResult:
     """Fits ``codec`` on the first ``window`` blocks (default ceil(0.1 n), SPEC 1.10), stores those
     raw and measures the remaining blocks with the fitted model."""
     arr = _blocks(blocks)
@@ -84,11 +87,15 @@ def sampling_study(
     for k in mfv:
         c = get_codec("e2mc", symbol_bits=symbol_bits, mfv=int(k), **options).fit(arr, threads=threads)
         st = c.measure(arr, threads=threads).stats()
-        rows.append({"study": "mfv", "mfv": int(k), "window": arr.shape[0], "cr": st.cr("none"), "cr_mag": st.cr_mag(mag)})
+        rows.append(
+            {"study": "mfv", "mfv": int(k), "window": arr.shape[0], "cr": st.cr("none"), "cr_mag": st.cr_mag(mag)}
+        )
     for f in windows:
         w = max(1, int(round(f * arr.shape[0])))
         r = online(arr, "e2mc", window=w, threads=threads, symbol_bits=symbol_bits, **options)
-        rows.append({"study": "online", "mfv": r.codec.options["mfv"], "window": w, "cr": r.cr(), "cr_mag": r.cr_mag(mag)})
+        rows.append(
+            {"study": "online", "mfv": r.codec.options["mfv"], "window": w, "cr": r.cr(), "cr_mag": r.cr_mag(mag)}
+        )
     df = pd.DataFrame(rows)
     for _, g in df.groupby("study"):
         df.loc[g.index, "cr_rel"] = g["cr"] / g["cr"].iloc[0]
@@ -116,13 +123,15 @@ def bound_gap(
         c = get_codec("e2mc", symbol_bits=sl, mfv=mfv, pdw=pdw, mag=mag).fit(arr, threads=threads)
         got = c.measure(arr, threads=threads).stats()
         bound = st.cr("per_position" if sl <= 8 else "global")
-        rows.append({
-            "symbol_bits": sl,
-            "cr_bound": bound,
-            "cr_mfv_bound": st.mfv_cr(mfv) if sl >= 16 else bound,
-            "cr": got.cr("none"),
-            "cr_mag": got.cr_mag(mag),
-            "gap": bound / got.cr("none"),
-            "raw_blocks": got.mode_counts.get(E2MC_RAW_MODE, 0) / max(got.n_blocks, 1),
-        })
+        rows.append(
+            {
+                "symbol_bits": sl,
+                "cr_bound": bound,
+                "cr_mfv_bound": st.mfv_cr(mfv) if sl >= 16 else bound,
+                "cr": got.cr("none"),
+                "cr_mag": got.cr_mag(mag),
+                "gap": bound / got.cr("none"),
+                "raw_blocks": got.mode_counts.get(E2MC_RAW_MODE, 0) / max(got.n_blocks, 1),
+            }
+        )
     return pd.DataFrame(rows)

@@ -14,6 +14,7 @@ transitions cost (P2 §2, full-swing wires).
 Presets (:data:`MODELS`) and where their numbers come from are listed in :data:`SOURCES`; every
 parameter can be changed (``EnergyModel(...)``, ``model.replace(toggle_pj=...)``).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -71,12 +72,15 @@ class EnergyModel:
         if channel != self.channel:
             raise ValueError(f"energy model {self.name!r} is for the {self.channel} channel, not {channel}")
         if channel == "dram" and idle != self.idle:
-            raise ValueError(f"energy model {self.name!r} is for a bus idling {self.idle}, this bus idles {idle}; "
-                             f"pass idle={self.idle!r} or another model")
+            raise ValueError(
+                f"energy model {self.name!r} is for a bus idling {self.idle}, this bus idles {idle}; "
+                f"pass idle={self.idle!r} or another model"
+            )
 
     def energy_pj(self, counts: Mapping[str, Any]) -> Union[float, np.ndarray]:
         """Energy of transfers from their counts (a toggles count dict / BusStats.counts, or
         per-block columns: then an array per block)."""
+
         def get(k):
             v = counts[k]
             return v.astype(np.float64) if isinstance(v, np.ndarray) else float(v)
@@ -107,23 +111,46 @@ def _pod(name: str, vddq: float, r_on: float, r_tt: float, r_s: float, gbps: flo
     r = r_on + r_tt + r_s
     level = vddq * vddq / r * (1e3 / gbps)  # W * ps = pJ
     toggle = 0.5 * c_pf * vddq * (vddq * r_tt / r)
-    _add(EnergyModel(name, "dram", toggle_pj=round(toggle, 3), level_pj=round(level, 3), idle="high"),
-         f"{source}: POD, VDDQ {vddq} V, R_on {r_on} + R_TT {r_tt}" + (f" + R_s {r_s}" if r_s else "") +
-         f" ohm, {gbps} Gb/s per pin, C {c_pf} pF: {level:.2f} pJ per zero bit, {toggle:.2f} pJ per transition")
+    _add(
+        EnergyModel(name, "dram", toggle_pj=round(toggle, 3), level_pj=round(level, 3), idle="high"),
+        f"{source}: POD, VDDQ {vddq} V, R_on {r_on} + R_TT {r_tt}"
+        + (f" + R_s {r_s}" if r_s else "")
+        + f" ohm, {gbps} Gb/s per pin, C {c_pf} pF: {level:.2f} pJ per zero bit, {toggle:.2f} pJ per transition",
+    )
 
 
-_pod("ddr4", 1.2, 34, 60, 0, 3.2, 3.0,
-     "DDR4-3200; C from CACTI-IO's DDR4 defaults (c_tx 2 pF + c_data 1 pF, extio_technology.cc)")
-_pod("gddr5", 1.5, 40, 60, 15, 7.0, 2.5,
-     "GDDR5 at 7 Gb/s; R values from energydram's GDDR5 termination test (rz 40, rtt 60, rs 15 ohm)")
+_pod(
+    "ddr4",
+    1.2,
+    34,
+    60,
+    0,
+    3.2,
+    3.0,
+    "DDR4-3200; C from CACTI-IO's DDR4 defaults (c_tx 2 pF + c_data 1 pF, extio_technology.cc)",
+)
+_pod(
+    "gddr5",
+    1.5,
+    40,
+    60,
+    15,
+    7.0,
+    2.5,
+    "GDDR5 at 7 Gb/s; R values from energydram's GDDR5 termination test (rz 40, rtt 60, rs 15 ohm)",
+)
 _pod("gddr6", 1.35, 40, 60, 0, 14.0, 2.0, "GDDR6 at 14 Gb/s; typical JEDEC drive and termination settings")
-_add(EnergyModel("lpddr4", "dram", toggle_pj=0.4, level_pj=2.1, idle="low"),
-     "LPDDR4-3200, LVSTL terminated to VSSQ (DRAMPower v5 interface_calculation_LPDDR4.cpp charges ones): "
-     "VDDQ 1.1 V, V_OH about VDDQ/3 into 60 ohm for 312.5 ps: 2.1 pJ per one bit; 0.5 C VDDQ V_OH with C 2 pF: "
-     "0.4 pJ per transition")
-_add(EnergyModel("noc", "noc", toggle_pj=0.2),
-     "full-swing on-chip wires, about 0.1 pJ per transition per mm at 28-40 nm (Keckler et al.: on-chip wire "
-     "18-110 fJ/bit-mm; ISRN survey of on-chip signalling), over 2 mm of wire")
+_add(
+    EnergyModel("lpddr4", "dram", toggle_pj=0.4, level_pj=2.1, idle="low"),
+    "LPDDR4-3200, LVSTL terminated to VSSQ (DRAMPower v5 interface_calculation_LPDDR4.cpp charges ones): "
+    "VDDQ 1.1 V, V_OH about VDDQ/3 into 60 ohm for 312.5 ps: 2.1 pJ per one bit; 0.5 C VDDQ V_OH with C 2 pF: "
+    "0.4 pJ per transition",
+)
+_add(
+    EnergyModel("noc", "noc", toggle_pj=0.2),
+    "full-swing on-chip wires, about 0.1 pJ per transition per mm at 28-40 nm (Keckler et al.: on-chip wire "
+    "18-110 fJ/bit-mm; ISRN survey of on-chip signalling), over 2 mm of wire",
+)
 
 
 def energy_model(spec: Union[str, Mapping[str, Any], EnergyModel]) -> EnergyModel:
@@ -138,8 +165,9 @@ def energy_model(spec: Union[str, Mapping[str, Any], EnergyModel]) -> EnergyMode
         fields = {f.name for f in dataclasses.fields(EnergyModel)}
         unknown = sorted(str(k) for k in spec if k not in fields)
         if unknown:
-            raise ValueError(f"unknown energy model parameter(s) {', '.join(unknown)}; parameters: "
-                             f"{', '.join(sorted(fields))}")
+            raise ValueError(
+                f"unknown energy model parameter(s) {', '.join(unknown)}; parameters: {', '.join(sorted(fields))}"
+            )
         missing = [f for f in ("name", "channel", "toggle_pj") if f not in spec]
         if missing:
             raise ValueError(f"an energy model needs {', '.join(missing)}")

@@ -19,6 +19,7 @@ Statistics are mergeable partial results: :class:`SymbolStats` objects add (``a 
 streamed in chunks, on threads or on Dask gives exactly the serial answer. For 32-bit symbols with
 too many distinct values, :class:`TopK` keeps bounded-memory heavy hitters instead.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,9 @@ VARIANTS = ("global", "per_position", "block")
 
 def _check_sl(symbol_bits: Any) -> int:
     if isinstance(symbol_bits, (bool, np.bool_)) or not isinstance(symbol_bits, (int, np.integer)):
-        raise TypeError(f"symbol_bits must be one of {SYMBOL_BITS}, got {symbol_bits!r} of type "
-                        f"{type(symbol_bits).__name__}")
+        raise TypeError(
+            f"symbol_bits must be one of {SYMBOL_BITS}, got {symbol_bits!r} of type {type(symbol_bits).__name__}"
+        )
     if symbol_bits not in SYMBOL_BITS:
         raise ValueError(f"symbol_bits must be one of {SYMBOL_BITS}, got {symbol_bits!r}")
     return int(symbol_bits)
@@ -79,8 +81,9 @@ class SymbolStats:
         if (self.symbol_bits, self.per_position, self.endian) != (other.symbol_bits, other.per_position, other.endian):
             raise ValueError("cannot merge statistics of different symbol lengths, positions or byte orders")
         if self.values is None:
-            return SymbolStats(self.symbol_bits, self.per_position, self.endian, self.total + other.total,
-                               self.counts + other.counts)
+            return SymbolStats(
+                self.symbol_bits, self.per_position, self.endian, self.total + other.total, self.counts + other.counts
+            )
         return _merge_sparse([self, other])
 
     __radd__ = __add__
@@ -149,12 +152,20 @@ class SymbolStats:
         else:
             raise ValueError("L* is defined on pooled statistics; histogram without per_position")
         k = _check_mfv(k)
-        ml = {4: 8, 8: 16, 16: 20, 32: 20}[self.symbol_bits] if max_len is None else check_int("max_len", max_len, 1, 32)
+        ml = (
+            {4: 8, 8: 16, 16: 20, 32: 20}[self.symbol_bits] if max_len is None else check_int("max_len", max_len, 1, 32)
+        )
         if counts.size == 0:
             return 0.0
-        return float(_core.length_limited_bits(np.ascontiguousarray(values, np.uint32),
-                                               np.ascontiguousarray(counts, np.uint64), self.symbol_bits,
-                                               min(k, int(counts.size)), ml))  # no more MFVs than values
+        return float(
+            _core.length_limited_bits(
+                np.ascontiguousarray(values, np.uint32),
+                np.ascontiguousarray(counts, np.uint64),
+                self.symbol_bits,
+                min(k, int(counts.size)),
+                ml,
+            )
+        )  # no more MFVs than values
 
     def length_limited_cr(self, k: int = 1024, max_len: Optional[int] = None) -> float:
         """CR_L* = SL / L*: what an E2MC-style table can reach before pointers, pads and MAG."""
@@ -173,8 +184,7 @@ def _merge_sparse(parts: Sequence[SymbolStats]) -> SymbolStats:
     if values.size:
         starts = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
         values, counts = values[starts], np.add.reduceat(counts, starts)
-    return SymbolStats(first.symbol_bits, first.per_position, first.endian, sum(p.total for p in parts), counts,
-                       values)
+    return SymbolStats(first.symbol_bits, first.per_position, first.endian, sum(p.total for p in parts), counts, values)
 
 
 class _Summer:
@@ -230,11 +240,13 @@ def histogram(
     return out
 
 
-def block_entropy(blocks: np.ndarray, symbol_bits: int = 16, *, endian: str = "little",
-                  threads: Optional[int] = None) -> np.ndarray:
+def block_entropy(
+    blocks: np.ndarray, symbol_bits: int = 16, *, endian: str = "little", threads: Optional[int] = None
+) -> np.ndarray:
     """Per-block order-0 entropy H_b in bits per symbol."""
-    return _core.block_entropy(check_blocks(blocks), _check_sl(symbol_bits), check_choice("endian", endian, ENDIANS),
-                               threads)
+    return _core.block_entropy(
+        check_blocks(blocks), _check_sl(symbol_bits), check_choice("endian", endian, ENDIANS), threads
+    )
 
 
 @dataclass(frozen=True)
@@ -251,8 +263,15 @@ class Bound:
     achievable: bool = True
 
 
-def bound(blocks, symbol_bits: int = 16, variant: str = "global", *, endian: str = "little",
-          threads: Optional[int] = None, chunk_blocks: int = 1 << 20) -> Bound:
+def bound(
+    blocks,
+    symbol_bits: int = 16,
+    variant: str = "global",
+    *,
+    endian: str = "little",
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 20,
+) -> Bound:
     """The entropy bound of ``blocks`` at ``symbol_bits`` (see the module doc for variants),
     streamed in chunks of ``chunk_blocks`` blocks."""
     sl = _check_sl(symbol_bits)
@@ -266,13 +285,16 @@ def bound(blocks, symbol_bits: int = 16, variant: str = "global", *, endian: str
         return Bound(sl, variant, h, math.inf if h == 0 else sl / h, symbols, -1, achievable=False)
     if variant not in ("global", "per_position"):
         raise ValueError(f"variant must be one of {VARIANTS} (or use bound_per_workload), got {variant!r}")
-    st = histogram(blocks, sl, per_position=variant == "per_position", endian=endian, threads=threads,
-                   chunk_blocks=chunk_blocks)
+    st = histogram(
+        blocks, sl, per_position=variant == "per_position", endian=endian, threads=threads, chunk_blocks=chunk_blocks
+    )
     h = st.entropy(variant)
     return Bound(sl, variant, h, math.inf if h == 0 else sl / h, st.total, st.distinct)
 
 
-def bound_per_workload(workloads: Mapping[str, object], symbol_bits: int = 16, **kw) -> Tuple[float, "pandas.DataFrame"]:
+def bound_per_workload(
+    workloads: Mapping[str, object], symbol_bits: int = 16, **kw
+) -> Tuple[float, "pandas.DataFrame"]:
     """``per_workload``: the global bound of each dump and their geometric mean (as P1 reports)."""
     import pandas as pd
 
@@ -314,15 +336,26 @@ class TableStats:
             raise ValueError("cannot merge table statistics of different symbol lengths or byte orders")
         if self.blocks and other.blocks and self.block_bytes != other.block_bytes:
             raise ValueError(f"cannot merge table statistics of {self.block_bytes} B and {other.block_bytes} B blocks")
-        return TableStats(self.symbol_bits, self.endian, self.block_bytes if self.blocks else other.block_bytes,
-                          self.blocks + other.blocks, tuple(a + b for a, b in zip(self.stats, other.stats)),
-                          tuple(a + b for a, b in zip(self.block_h, other.block_h)))
+        return TableStats(
+            self.symbol_bits,
+            self.endian,
+            self.block_bytes if self.blocks else other.block_bytes,
+            self.blocks + other.blocks,
+            tuple(a + b for a, b in zip(self.stats, other.stats)),
+            tuple(a + b for a, b in zip(self.block_h, other.block_h)),
+        )
 
     __radd__ = __add__
 
 
-def table_stats(blocks, symbol_bits: Union[int, Sequence[int]] = SYMBOL_BITS, *, endian: str = "little",
-                threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> TableStats:
+def table_stats(
+    blocks,
+    symbol_bits: Union[int, Sequence[int]] = SYMBOL_BITS,
+    *,
+    endian: str = "little",
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 18,
+) -> TableStats:
     """The partial result behind :func:`table`, in one pass over ``blocks`` (array, Dump or stream)."""
     check_choice("endian", endian, ENDIANS)
     sls = tuple(_check_sl(sl) for sl in ((symbol_bits,) if isinstance(symbol_bits, (int, np.integer)) else symbol_bits))
@@ -341,8 +374,15 @@ def table_stats(blocks, symbol_bits: Union[int, Sequence[int]] = SYMBOL_BITS, *,
     return TableStats(sls, endian, block_bytes, n, tuple(cast(SymbolStats, s.result()) for s in stats), tuple(block_h))
 
 
-def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, endian: str = "little",
-          threads: Optional[int] = None, chunk_blocks: int = 1 << 18) -> "pandas.DataFrame":
+def table(
+    blocks,
+    symbol_bits: Sequence[int] = SYMBOL_BITS,
+    *,
+    mfv: int = 1024,
+    endian: str = "little",
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 18,
+) -> "pandas.DataFrame":
     """One row per symbol length: entropies and bounds of every variant, plus the MFV bound.
     One pass over the data in chunks of ``chunk_blocks`` blocks (see :func:`table_stats`)."""
     _check_mfv(mfv)
@@ -350,7 +390,9 @@ def table(blocks, symbol_bits: Sequence[int] = SYMBOL_BITS, *, mfv: int = 1024, 
     return table_from_stats(ts, mfv=mfv, source=source_of(blocks))
 
 
-def table_from_stats(ts: TableStats, *, mfv: int = 1024, source: Optional[Mapping[str, object]] = None) -> "pandas.DataFrame":
+def table_from_stats(
+    ts: TableStats, *, mfv: int = 1024, source: Optional[Mapping[str, object]] = None
+) -> "pandas.DataFrame":
     """The rows of :func:`table` from merged :class:`TableStats` (``source``: provenance columns)."""
     import pandas as pd
 
@@ -362,22 +404,24 @@ def table_from_stats(ts: TableStats, *, mfv: int = 1024, source: Optional[Mappin
         h = st.entropy("global")
         pooled = st if sl >= 16 else SymbolStats(sl, False, st.endian, st.total, st.counts.sum(axis=0, keepdims=True))
         h_blk = hb / _FIXED / ts.blocks if ts.blocks else 0.0
-        rows.append({
-            **dict(source or {}),
-            **provenance(),
-            "block_bytes": ts.block_bytes,
-            "endian": ts.endian,
-            "symbol_bits": sl,
-            "symbols": st.total,
-            "distinct": st.distinct,
-            "entropy": h,
-            "cr_bound": math.inf if h == 0 else sl / h,
-            "cr_per_position": st.cr("per_position") if sl <= 8 else math.nan,
-            "mfv": mfv if sl >= 16 else 1 << sl,
-            "cr_mfv": st.mfv_cr(mfv) if sl >= 16 else (math.inf if h == 0 else sl / h),
-            "cr_length_limited": pooled.length_limited_cr(mfv),
-            "cr_block_unachievable": math.inf if h_blk == 0 else sl / h_blk,
-        })
+        rows.append(
+            {
+                **dict(source or {}),
+                **provenance(),
+                "block_bytes": ts.block_bytes,
+                "endian": ts.endian,
+                "symbol_bits": sl,
+                "symbols": st.total,
+                "distinct": st.distinct,
+                "entropy": h,
+                "cr_bound": math.inf if h == 0 else sl / h,
+                "cr_per_position": st.cr("per_position") if sl <= 8 else math.nan,
+                "mfv": mfv if sl >= 16 else 1 << sl,
+                "cr_mfv": st.mfv_cr(mfv) if sl >= 16 else (math.inf if h == 0 else sl / h),
+                "cr_length_limited": pooled.length_limited_cr(mfv),
+                "cr_block_unachievable": math.inf if h_blk == 0 else sl / h_blk,
+            }
+        )
     return pd.DataFrame(rows)
 
 

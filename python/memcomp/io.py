@@ -98,9 +98,7 @@ class Dump:
         self.offset = offset
         self.dropped_bytes = dropped_bytes
         self.format = format
-        self.source_dtype = (
-            np.dtype(np.uint8) if source_dtype is None else source_dtype
-        )
+        self.source_dtype = np.dtype(np.uint8) if source_dtype is None else source_dtype
         self._blocks: np.ndarray | None = blocks
         # set by open_dump for mapped files: the mmap, where the blocks start in it, and the file
         # size the blocks need (a file truncated below it would fault on access: SIGBUS)
@@ -112,9 +110,7 @@ class Dump:
     def blocks(self) -> np.ndarray:
         """The ``(n_blocks, block_bytes)`` read-only ``uint8`` view."""
         if self._blocks is None:
-            raise ValueError(
-                f"{self.path} is closed; open it again with open_dump()"
-            )
+            raise ValueError(f"{self.path} is closed; open it again with open_dump()")
         return self._blocks
 
     @property
@@ -169,8 +165,10 @@ class Dump:
         except OSError as e:
             raise OSError(f"{str(self.path)!r} went away while it was being read ({e})") from None
         if size < self._file_end:
-            raise OSError(f"{str(self.path)!r} was truncated to {size} bytes while being read; its blocks need "
-                          f"{self._file_end} bytes (was the dump rewritten by another process?)")
+            raise OSError(
+                f"{str(self.path)!r} was truncated to {size} bytes while being read; its blocks need "
+                f"{self._file_end} bytes (was the dump rewritten by another process?)"
+            )
 
     def _release(self, begin: int, end: int) -> None:
         """Drops the whole pages of bytes [begin, end) of the blocks from this process's memory."""
@@ -192,17 +190,38 @@ class Dump:
         start = check_int("start", start, 0, self.n_blocks)
         stop = check_int("stop", stop, start, self.n_blocks)
         B = self.block_bytes
-        d = Dump(self.path, B, self.blocks[start:stop], offset=self.offset + start * B, format=self.format,
-                 source_dtype=self.source_dtype, name=self.name)
+        d = Dump(
+            self.path,
+            B,
+            self.blocks[start:stop],
+            offset=self.offset + start * B,
+            format=self.format,
+            source_dtype=self.source_dtype,
+            name=self.name,
+        )
         d._mmap, d._map_delta, d._file_end = self._mmap, self._map_delta + start * B, self._file_end
         return d
 
     def __reduce__(self):
         if self._mmap is not None and self.format in ("raw", "npy", "safetensors"):
-            return _reopen, (str(self.path), self.block_bytes, self.offset, self.nbytes, self.name, self.format,
-                             self.dropped_bytes)
-        return _in_memory, (str(self.path), self.block_bytes, np.ascontiguousarray(self.blocks), self.offset,
-                            self.format, self.source_dtype, self.name)
+            return _reopen, (
+                str(self.path),
+                self.block_bytes,
+                self.offset,
+                self.nbytes,
+                self.name,
+                self.format,
+                self.dropped_bytes,
+            )
+        return _in_memory, (
+            str(self.path),
+            self.block_bytes,
+            np.ascontiguousarray(self.blocks),
+            self.offset,
+            self.format,
+            self.source_dtype,
+            self.name,
+        )
 
     def close(self) -> None:
         """Drop the reference to the memory map. Safe to call twice."""
@@ -231,19 +250,22 @@ class Dump:
         )
 
 
-def _reopen(path: str, block_bytes: int, offset: int, length: int, name: str, format: str = "raw",
-            dropped_bytes: int = 0) -> Dump:
+def _reopen(
+    path: str, block_bytes: int, offset: int, length: int, name: str, format: str = "raw", dropped_bytes: int = 0
+) -> Dump:
     d = open_dump(path, block_bytes, offset=offset, length=length, name=name)
     assert isinstance(d, Dump)  # a byte range of a regular file is mapped
     d.format, d.dropped_bytes = format, dropped_bytes  # a safetensors tensor is mapped as raw bytes
     return d
 
 
-def _in_memory(path: str, block_bytes: int, blocks: np.ndarray, offset: int, format: str,
-               source_dtype: np.dtype, name: str) -> Dump:
+def _in_memory(
+    path: str, block_bytes: int, blocks: np.ndarray, offset: int, format: str, source_dtype: np.dtype, name: str
+) -> Dump:
     blocks.flags.writeable = False
-    return Dump(pathlib.Path(path), block_bytes, blocks, offset=offset, format=format, source_dtype=source_dtype,
-                name=name)
+    return Dump(
+        pathlib.Path(path), block_bytes, blocks, offset=offset, format=format, source_dtype=source_dtype, name=name
+    )
 
 
 def open_dump(
@@ -286,9 +308,7 @@ def open_dump(
     file = _as_path(path)
     size = check_block_bytes(block_bytes)
     allow_partial = check_bool("allow_partial", allow_partial)
-    if isinstance(offset, (bool, np.bool_)) or not isinstance(
-        offset, (int, np.integer)
-    ):
+    if isinstance(offset, (bool, np.bool_)) or not isinstance(offset, (int, np.integer)):
         raise TypeError(f"offset must be a non-negative integer, got {offset!r}")
     offset = int(offset)
     if offset < 0:
@@ -314,10 +334,7 @@ def open_dump(
 
     if offset > available:
         where = "array data" if fmt == "npy" else "file"
-        raise ValueError(
-            f"offset={offset} is past the end of the {where} of {str(file)!r} "
-            f"({available} bytes)"
-        )
+        raise ValueError(f"offset={offset} is past the end of the {where} of {str(file)!r} ({available} bytes)")
     usable = available - offset
     if length is not None:
         from ._common import check_int
@@ -340,10 +357,9 @@ def open_dump(
         flat = np.empty(0, dtype=np.uint8)
         flat.flags.writeable = False
     elif data is not None:
-        flat = data[offset:offset + length]
+        flat = data[offset : offset + length]
     else:
-        mapped = np.memmap(file, dtype=np.uint8, mode="r", offset=offset,
-                           shape=(length,))
+        mapped = np.memmap(file, dtype=np.uint8, mode="r", offset=offset, shape=(length,))
         flat = mapped.view(type=np.ndarray)
     dump = Dump(
         file,
@@ -367,8 +383,9 @@ def open_dump(
     return dump
 
 
-def dump_from_bytes(data: Any, block_bytes: int, *, path: PathLike, name: str, format: str,
-                    offset: int = 0, allow_partial: bool = False) -> Dump:
+def dump_from_bytes(
+    data: Any, block_bytes: int, *, path: PathLike, name: str, format: str, offset: int = 0, allow_partial: bool = False
+) -> Dump:
     """A Dump over bytes already in memory (a container member, a tensor): ``data`` is any
     C-contiguous array or buffer; its whole blocks are used (the tail is dropped, and counted,
     with ``allow_partial``)."""
@@ -376,14 +393,17 @@ def dump_from_bytes(data: Any, block_bytes: int, *, path: PathLike, name: str, f
     flat = byte_view(np.frombuffer(data, np.uint8) if isinstance(data, (bytes, bytearray, memoryview)) else data)
     tail = flat.shape[0] % size
     if tail and not allow_partial:
-        raise ValueError(f"{name} in {str(path)!r} has {flat.shape[0]} bytes, not a multiple of block_bytes={size}; "
-                         "pass allow_partial=True to drop the last partial block")
+        raise ValueError(
+            f"{name} in {str(path)!r} has {flat.shape[0]} bytes, not a multiple of block_bytes={size}; "
+            "pass allow_partial=True to drop the last partial block"
+        )
     view = flat[: flat.shape[0] - tail]
     if view.flags.writeable:
         view = view.view()
         view.flags.writeable = False
-    return Dump(_as_path(path), size, as_blocks(view, size), offset=offset, dropped_bytes=tail, format=format,
-                name=name)
+    return Dump(
+        _as_path(path), size, as_blocks(view, size), offset=offset, dropped_bytes=tail, format=format, name=name
+    )
 
 
 # ---------------------------------------------------------------------------------- streams
@@ -391,8 +411,9 @@ def _open_zstd(path):
     try:
         import zstandard
     except ImportError:
-        raise ImportError(f"{str(path)!r}: reading .zst dumps needs the zstandard package: "
-                          "pip install memcomp[zstd]") from None
+        raise ImportError(
+            f"{str(path)!r}: reading .zst dumps needs the zstandard package: pip install memcomp[zstd]"
+        ) from None
     return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
 
 
@@ -401,8 +422,12 @@ def _compressed_openers():
     import gzip
     import lzma
 
-    return {".gz": lambda p: gzip.open(p, "rb"), ".bz2": lambda p: bz2.open(p, "rb"),
-            ".xz": lambda p: lzma.open(p, "rb"), ".zst": _open_zstd}
+    return {
+        ".gz": lambda p: gzip.open(p, "rb"),
+        ".bz2": lambda p: bz2.open(p, "rb"),
+        ".xz": lambda p: lzma.open(p, "rb"),
+        ".zst": _open_zstd,
+    }
 
 
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
@@ -430,8 +455,9 @@ class StreamDump:
     like a Dump; fitting data-driven codecs reads the first bytes (:meth:`head`), which are kept and
     streamed again. ``n_blocks`` is None until the stream has been read."""
 
-    def __init__(self, path: pathlib.Path, block_bytes: int, *, allow_partial: bool = False,
-                 name: str | None = None) -> None:
+    def __init__(
+        self, path: pathlib.Path, block_bytes: int, *, allow_partial: bool = False, name: str | None = None
+    ) -> None:
         self.path = path
         self.name = path.name if name is None else name
         self.block_bytes = block_bytes
@@ -443,8 +469,8 @@ class StreamDump:
         self.nbytes: int | None = None
         self.allow_partial = allow_partial
         self._file: Optional[Any] = None
-        self._buffer = b""      # bytes read by head() and not streamed yet
-        self._read = 0          # bytes read from the source so far
+        self._buffer = b""  # bytes read by head() and not streamed yet
+        self._read = 0  # bytes read from the source so far
         self._started = False
 
     def _source(self):
@@ -478,8 +504,10 @@ class StreamDump:
 
     @property
     def blocks(self) -> np.ndarray:
-        raise TypeError(f"{str(self.path)!r} is read as a stream, once, front to back: this analysis needs the whole "
-                        "dump at once; write it to a file first (e.g. zcat dump.gz > dump.bin)")
+        raise TypeError(
+            f"{str(self.path)!r} is read as a stream, once, front to back: this analysis needs the whole "
+            "dump at once; write it to a file first (e.g. zcat dump.gz > dump.bin)"
+        )
 
     def chunks(self, chunk_blocks: int = 1 << 16, *, release: bool = True) -> Iterator[np.ndarray]:
         step = check_chunk_blocks(chunk_blocks)
@@ -514,13 +542,17 @@ class StreamDump:
             self._file.close()
             self._file = None
         if pending and not self.allow_partial:
-            raise ValueError(f"{str(self.path)!r} ended with {len(pending)} trailing byte(s) after {blocks} whole "
-                             f"block(s) of block_bytes={B}; pass allow_partial=True to drop them")
+            raise ValueError(
+                f"{str(self.path)!r} ended with {len(pending)} trailing byte(s) after {blocks} whole "
+                f"block(s) of block_bytes={B}; pass allow_partial=True to drop them"
+            )
 
     def __reduce__(self):
         if self._started or self.format == "stream":
-            raise TypeError(f"{str(self.path)!r} is a pipe, FIFO or device read once by this process: it cannot be "
-                            "shipped to another process (Dask); save it to a file first")
+            raise TypeError(
+                f"{str(self.path)!r} is a pipe, FIFO or device read once by this process: it cannot be "
+                "shipped to another process (Dask); save it to a file first"
+            )
         return StreamDump, (self.path, self.block_bytes), {"allow_partial": self.allow_partial, "name": self.name}
 
     def __setstate__(self, state: dict) -> None:
@@ -532,8 +564,14 @@ class StreamDump:
         return self.n_blocks
 
     def provenance(self) -> dict:
-        return {"dataset": self.name, "file": str(self.path), "format": self.format, "offset_begin": 0,
-                "offset_end": self.nbytes or 0, "block_bytes": self.block_bytes}
+        return {
+            "dataset": self.name,
+            "file": str(self.path),
+            "format": self.format,
+            "offset_begin": 0,
+            "offset_end": self.nbytes or 0,
+            "block_bytes": self.block_bytes,
+        }
 
     def close(self) -> None:
         if self._file is not None:
@@ -593,8 +631,9 @@ def _read_npz(path: pathlib.Path, block_bytes: Optional[int], allow_partial: boo
     b = _need_block(block_bytes, path)
     out: List["AnyDump"] = []
     for key, arr in read_npz(str(path), "a valid .npz file").items():
-        out.append(dump_from_bytes(arr, b, path=path, name=f"{path.name}:{key}", format="npz",
-                                   allow_partial=allow_partial))
+        out.append(
+            dump_from_bytes(arr, b, path=path, name=f"{path.name}:{key}", format="npz", allow_partial=allow_partial)
+        )
     return out
 
 
@@ -624,8 +663,10 @@ def _read_safetensors(path: pathlib.Path, block_bytes: Optional[int], allow_part
         if not 0 <= lo <= hi <= size - 8 - n:
             raise ValueError(f"{str(path)!r}: tensor {key!r} bytes [{lo}, {hi}) lie outside the data")
         tensors.append((lo, hi, key))
-    out = [open_dump(path, b, offset=8 + n + lo, length=hi - lo, allow_partial=True, name=key)
-           for lo, hi, key in sorted(tensors)]
+    out = [
+        open_dump(path, b, offset=8 + n + lo, length=hi - lo, allow_partial=True, name=key)
+        for lo, hi, key in sorted(tensors)
+    ]
     for d in out:
         d.format = "safetensors"
     return out
@@ -637,8 +678,9 @@ def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bo
         import onnx
         from onnx import numpy_helper
     except ImportError:
-        raise ImportError(f"{str(path)!r}: reading ONNX initializers needs the onnx package: "
-                          "pip install memcomp[onnx]") from None
+        raise ImportError(
+            f"{str(path)!r}: reading ONNX initializers needs the onnx package: pip install memcomp[onnx]"
+        ) from None
     model = onnx.load(str(path), load_external_data=False)
     out: List["AnyDump"] = []
     for t in model.graph.initializer:
@@ -667,14 +709,20 @@ def _manifest_items(manifest: pathlib.Path) -> List[tuple]:
     data = parse_json(read_text(manifest, "a capture manifest (JSON)"), str(manifest))
     items = data.get("datasets") if isinstance(data, dict) else None
     if not isinstance(items, list):
-        raise ValueError(f"{str(manifest)!r}: 'datasets' must be a list of {{\"file\", \"name\"}} objects")
+        raise ValueError(f'{str(manifest)!r}: \'datasets\' must be a list of {{"file", "name"}} objects')
     out = []
     for i, it in enumerate(items):
         file, name = (it.get("file"), it.get("name")) if isinstance(it, dict) else (None, None)
-        if not isinstance(file, str) or not isinstance(name, str) or not file or pathlib.Path(file).name != file \
-                or file in (".", ".."):
-            raise ValueError(f"{str(manifest)!r}: 'datasets[{i}]' must have a 'name' and the 'file' name of a file "
-                             "in the directory")
+        if (
+            not isinstance(file, str)
+            or not isinstance(name, str)
+            or not file
+            or pathlib.Path(file).name != file
+            or file in (".", "..")
+        ):
+            raise ValueError(
+                f"{str(manifest)!r}: 'datasets[{i}]' must have a 'name' and the 'file' name of a file in the directory"
+            )
         out.append((file, name))
     return out
 
@@ -711,8 +759,12 @@ def open_dumps(*paths: Any, block_bytes: Optional[int] = None, allow_partial: bo
     return out
 
 
-for _suffix, _reader in ((".npy", _read_npy), (".npz", _read_npz), (".safetensors", _read_safetensors),
-                         (".onnx", _read_onnx)):
+for _suffix, _reader in (
+    (".npy", _read_npy),
+    (".npz", _read_npz),
+    (".safetensors", _read_safetensors),
+    (".onnx", _read_onnx),
+):
     register_reader(_suffix, _reader)
 
 
@@ -736,9 +788,7 @@ def save_dump(path: PathLike, array: Any) -> int:
 
 def _as_path(path: Any) -> pathlib.Path:
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(
-            f"path must be a str or os.PathLike, got {type(path).__name__}"
-        )
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     return pathlib.Path(path)
 
 
@@ -776,8 +826,7 @@ def _read_npy_dtype(file: pathlib.Path) -> np.dtype | None:
             version = fmt.read_magic(handle)
         except ValueError as err:
             raise ValueError(
-                f"{str(file)!r} ends in .npy but is not a valid .npy file "
-                f"({err}); rename it to open it as a raw dump"
+                f"{str(file)!r} ends in .npy but is not a valid .npy file ({err}); rename it to open it as a raw dump"
             ) from None
         try:
             if version == (1, 0):
@@ -787,8 +836,10 @@ def _read_npy_dtype(file: pathlib.Path) -> np.dtype | None:
         except ValueError as err:
             raise ValueError(f"{str(file)!r} has a malformed .npy header ({err})") from None
         if version != (3, 0):
-            raise ValueError(f"{str(file)!r} ends in .npy but is not a valid .npy file (format version "
-                             f"{version}); rename it to open it as a raw dump")
+            raise ValueError(
+                f"{str(file)!r} ends in .npy but is not a valid .npy file (format version "
+                f"{version}); rename it to open it as a raw dump"
+            )
     return None
 
 

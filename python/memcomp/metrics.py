@@ -11,6 +11,7 @@ A policy is a string: an optional fallback (``cap``, ``threshold(f)``) then an o
 and mode counts. Any policy's totals are computed from it afterwards, and ``a + b`` merges two
 chunks (threads, processes, Dask partitions) into exactly the serial answer.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -59,7 +60,9 @@ def mag_policy(policy: str, mag: int, u_min: int = 1) -> str:
 def charge(bits: np.ndarray, block_bytes: int, policy: str = "none") -> np.ndarray:
     """Bits charged per block (uint64) for in-band ``bits`` (uint32) under ``policy``."""
     if not isinstance(bits, np.ndarray):
-        raise TypeError(f"bits must be a uint32 NumPy array of in-band sizes (Sizes.size_bits), got {type(bits).__name__}")
+        raise TypeError(
+            f"bits must be a uint32 NumPy array of in-band sizes (Sizes.size_bits), got {type(bits).__name__}"
+        )
     if not isinstance(policy, str):
         parse_policy(policy)  # TypeError saying what to pass
     return _core.charge(bits, check_int("block_bytes", block_bytes, 1, 1 << 30), policy)
@@ -97,8 +100,10 @@ class SizeStats:
         st.tag_bits = int(sizes.tag_bits.sum(dtype=np.uint64))
         modes, inv = np.unique(sizes.mode, return_inverse=True)
         cols = [np.bincount(inv, minlength=len(modes))]
-        cols += [np.bincount(inv, weights=f, minlength=len(modes))
-                 for f in (sizes.payload_bits, sizes.meta_bits, sizes.header_bits, sizes.tag_bits)]
+        cols += [
+            np.bincount(inv, weights=f, minlength=len(modes))
+            for f in (sizes.payload_bits, sizes.meta_bits, sizes.header_bits, sizes.tag_bits)
+        ]
         st.modes = {int(m): [int(round(c[i])) for c in cols] for i, m in enumerate(modes)}
         return st
 

@@ -5,6 +5,7 @@ given to the encoder and the decoder alike and never charged to blocks. ``codec.
 returns a codec that carries one; ``codec.model.save(path)`` and ``Model.load(path)`` move it
 between sessions, and ``get_codec(name, model=...)`` puts it back to work.
 """
+
 from __future__ import annotations
 
 import copy
@@ -100,5 +101,6 @@ def _check_fields(data: Dict[str, Any]) -> None:
         lengths = lengths if isinstance(lengths, list) else []
         longest = max([x for x in lengths if isinstance(x, int)] + [0])
         if longest > ml:
-            raise ValueError(f"model field 'tables[{i}].lengths' has a code of {longest} bits, longer than "
-                             f"'max_len' {ml}")
+            raise ValueError(
+                f"model field 'tables[{i}].lengths' has a code of {longest} bits, longer than 'max_len' {ml}"
+            )

@@ -33,6 +33,7 @@ blocks that are neither all-zero (class 0) nor all-words-same (class 1). A group
 blocks gets the module trained on all training blocks (marked ``fallback`` in ``model.info``).
 :func:`protocol` runs P3 §4's split and compares MPC with BDI, FPC, C-Pack, BPC and SC2.
 """
+
 from __future__ import annotations
 
 import math
@@ -85,17 +86,18 @@ def mpc_codec_available() -> bool:
     return any(p["family"] == "mpc" for p in _core.list_presets())
 
 
-
 def _blocks32(blocks: Any, what: str = "blocks") -> np.ndarray:
     """An (n, 32) uint8 C-contiguous array; larger valid blocks are sectorized."""
     if not isinstance(blocks, np.ndarray):
-        raise TypeError(f"{what} must be an (n, 32) uint8 ndarray, got {type(blocks).__name__}; "
-                        "use memcomp.as_blocks(array, 32)")
+        raise TypeError(
+            f"{what} must be an (n, 32) uint8 ndarray, got {type(blocks).__name__}; use memcomp.as_blocks(array, 32)"
+        )
     if blocks.dtype != np.uint8:
         raise TypeError(f"{what} must have dtype uint8, got {blocks.dtype}; use memcomp.as_blocks(array, 32)")
     if blocks.ndim != 2:
-        raise ValueError(f"{what} must be a 2-D uint8 array of 32 B blocks, got {blocks.ndim}-D; "
-                         "use memcomp.as_blocks(array, 32)")
+        raise ValueError(
+            f"{what} must be a 2-D uint8 array of 32 B blocks, got {blocks.ndim}-D; use memcomp.as_blocks(array, 32)"
+        )
     if blocks.shape[1] != 32:
         raise ValueError(f"MPC works on 32 B blocks, got {blocks.shape[1]} B; use memcomp.sectorize(blocks, 32)")
     if not blocks.flags.c_contiguous:
@@ -135,8 +137,14 @@ class RatioEntropy:
             return NotImplemented
         if self._key() != other._key():
             raise ValueError("cannot merge ratio entropies of different block sizes or options")
-        return RatioEntropy(self.counts + other.counts, self.blocks + other.blocks, self.zeros, self.quantiser,
-                            self.signed, self.elem_bytes)
+        return RatioEntropy(
+            self.counts + other.counts,
+            self.blocks + other.blocks,
+            self.zeros,
+            self.quantiser,
+            self.signed,
+            self.elem_bytes,
+        )
 
     def __radd__(self, other):
         if isinstance(other, int) and other == 0:  # sum([...])
@@ -232,7 +240,9 @@ def byte_entropy(blocks: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------ extraction
 
 
-def extract(re_matrix: np.ndarray, byte_entropy: Optional[np.ndarray] = None, *, weight: str = "mean") -> Dict[str, Any]:
+def extract(
+    re_matrix: np.ndarray, byte_entropy: Optional[np.ndarray] = None, *, weight: str = "mean"
+) -> Dict[str, Any]:
     """MST extraction on an (n, n) RE matrix: ``{"root", "base", "depth", "height", "edges"}``.
     ``base[root] = root``; ``edges`` are the MST's (u < v) pairs in Kruskal order."""
     check_choice("weight", weight, WEIGHTS)
@@ -245,8 +255,13 @@ def extract(re_matrix: np.ndarray, byte_entropy: Optional[np.ndarray] = None, *,
     edges = _core.mpc_mst(np.ascontiguousarray(w))
     h = None if byte_entropy is None else np.ascontiguousarray(byte_entropy, dtype=np.float64)
     t = _core.mpc_orient(np.ascontiguousarray(edges, dtype=np.intc), re.shape[0], h)
-    return {"root": int(t["root"]), "base": list(t["base"]), "depth": list(t["depth"]),
-            "height": int(t["height"]), "edges": [tuple(map(int, e)) for e in edges]}
+    return {
+        "root": int(t["root"]),
+        "base": list(t["base"]),
+        "depth": list(t["depth"]),
+        "height": int(t["height"]),
+        "edges": [tuple(map(int, e)) for e in edges],
+    }
 
 
 def _ints(name: str, values: Any, n: int, lo: int, hi: int) -> list:
@@ -261,8 +276,11 @@ def _ints(name: str, values: Any, n: int, lo: int, hi: int) -> list:
 def _predictor(root: Any, base: Any, shift: Any = None) -> tuple:
     """(root, base, shift) of one MPC predictor, checked: root and base entries in 0..31, shifts
     in -8..8 (32 of each)."""
-    return (check_int("root", root, 0, 31), _ints("base", base, 32, 0, 31),
-            None if shift is None else _ints("shift", shift, 32, -8, 8))
+    return (
+        check_int("root", root, 0, 31),
+        _ints("base", base, 32, 0, 31),
+        None if shift is None else _ints("shift", shift, 32, -8, 8),
+    )
 
 
 def shifts(re: RatioEntropy, root: int, base: Sequence[int]) -> list:
@@ -275,13 +293,17 @@ def shifts(re: RatioEntropy, root: int, base: Sequence[int]) -> list:
     return list(_core.mpc_shifts(np.ascontiguousarray(re.counts), root, base, re.zeros, re.quantiser, re.signed))
 
 
-def scan(blocks: np.ndarray, root: int, base: Sequence[int], shift: Sequence[int], *,
-         threads: Optional[int] = None) -> Tuple[list, list]:
+def scan(
+    blocks: np.ndarray, root: int, base: Sequence[int], shift: Sequence[int], *, threads: Optional[int] = None
+) -> Tuple[list, list]:
     """The greedy scan over the XORed residue planes of ``blocks`` under one predictor:
     ``(scan_row, scan_col)``, cell t -> (plane, column)."""
     b = _blocks32(blocks)
-    order = list(range(256)) if b.shape[0] == 0 else _scan_order(
-        scan_counts(b, {"root": root, "base": base, "shift": shift}, threads=threads))
+    order = (
+        list(range(256))
+        if b.shape[0] == 0
+        else _scan_order(scan_counts(b, {"root": root, "base": base, "shift": shift}, threads=threads))
+    )
     return [c // 32 for c in order], [c % 32 for c in order]
 
 
@@ -326,8 +348,9 @@ class ModuleStats:
         return {"root": int(root), "base": [int(x) for x in base], "shift": [int(x) for x in shift]}
 
 
-def module_stats(blocks: np.ndarray, *, zeros: str = "buckets", quantiser: str = "floor",
-                 threads: Optional[int] = None) -> ModuleStats:
+def module_stats(
+    blocks: np.ndarray, *, zeros: str = "buckets", quantiser: str = "floor", threads: Optional[int] = None
+) -> ModuleStats:
     b = _blocks32(blocks)
     return ModuleStats(ratio_entropy(b, zeros=zeros, quantiser=quantiser, threads=threads), _byte_hist(b))
 
@@ -352,8 +375,12 @@ def _scan_order(counts: np.ndarray) -> list:
 
 def _module(cls: int, predictor: Mapping[str, Any], counts: np.ndarray) -> Dict[str, Any]:
     order = _scan_order(counts)
-    return {"class": int(cls), **{k: predictor[k] for k in ("root", "base", "shift")},
-            "scan_row": [c // 32 for c in order], "scan_col": [c % 32 for c in order]}
+    return {
+        "class": int(cls),
+        **{k: predictor[k] for k in ("root", "base", "shift")},
+        "scan_row": [c // 32 for c in order],
+        "scan_col": [c % 32 for c in order],
+    }
 
 
 def train_module(
@@ -377,8 +404,11 @@ def train_module(
 
 
 def _int_list(cls: Any, key: str, value: Any, n: int, lo: int, hi: int) -> list:
-    if not isinstance(value, list) or len(value) != n or \
-            any(isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi for x in value):
+    if (
+        not isinstance(value, list)
+        or len(value) != n
+        or any(isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi for x in value)
+    ):
         raise ValueError(f"class {cls}: '{key}' must be a list of {n} integers in [{lo}, {hi}]")
     return value
 
@@ -541,9 +571,16 @@ class TrainStats:
             raise ValueError("cannot merge training statistics of different options")
         k = self.options[3]
         groups = tuple(b if a is None else a if b is None else a + b for a, b in zip(self.groups, other.groups))
-        samples = tuple(a if b is None else _bottom(a, b[0], b[1], cast(int, k)) for a, b in zip(self.samples, other.samples))
-        return TrainStats(self.options, tuple(a + b for a, b in zip(self.counts, other.counts)),
-                          self.dropped_special + other.dropped_special, groups, samples)
+        samples = tuple(
+            a if b is None else _bottom(a, b[0], b[1], cast(int, k)) for a, b in zip(self.samples, other.samples)
+        )
+        return TrainStats(
+            self.options,
+            tuple(a + b for a, b in zip(self.counts, other.counts)),
+            self.dropped_special + other.dropped_special,
+            groups,
+            samples,
+        )
 
     __radd__ = __add__
 
@@ -571,7 +608,7 @@ def _train_chunks(blocks: Any, labels: Optional[np.ndarray], offset: int, chunk_
             if labels is not None:
                 if start - offset + b.shape[0] > labels.shape[0]:
                     raise ValueError(f"labels must have one entry per block, got {labels.shape[0]} for more blocks")
-                group = labels[start - offset:start - offset + b.shape[0]]
+                group = labels[start - offset : start - offset + b.shape[0]]
             yield start, b, group, special < 0
             start += b.shape[0]
     if labels is not None and start - offset != labels.shape[0]:
@@ -585,9 +622,18 @@ def check_train_options(zeros: str, quantiser: str, weight: str, max_blocks: Any
     return None if max_blocks is None else check_int("max_blocks", max_blocks, 1)
 
 
-def train_stats(blocks: Any, labels: Union[None, Sequence[int], np.ndarray] = None, *, zeros: str = "buckets",
-                quantiser: str = "floor", seed: int = 0, max_blocks: Optional[int] = None,
-                threads: Optional[int] = None, chunk_blocks: int = 1 << 18, offset: int = 0) -> TrainStats:
+def train_stats(
+    blocks: Any,
+    labels: Union[None, Sequence[int], np.ndarray] = None,
+    *,
+    zeros: str = "buckets",
+    quantiser: str = "floor",
+    seed: int = 0,
+    max_blocks: Optional[int] = None,
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 18,
+    offset: int = 0,
+) -> TrainStats:
     """Pass 1 of :func:`train` over ``blocks`` (whose first block has global index ``offset``)."""
     max_blocks = check_train_options(zeros, quantiser, "mean", max_blocks)
     n = _n_sectors(blocks)
@@ -643,8 +689,15 @@ def _sum_present(parts: Sequence[Optional[ModuleStats]]) -> ModuleStats:
     return total
 
 
-def train_scans(blocks: Any, predictors: Sequence[Optional[Mapping[str, Any]]], labels: Union[None, Sequence[int], np.ndarray] = None,
-                *, threads: Optional[int] = None, chunk_blocks: int = 1 << 18, offset: int = 0) -> np.ndarray:
+def train_scans(
+    blocks: Any,
+    predictors: Sequence[Optional[Mapping[str, Any]]],
+    labels: Union[None, Sequence[int], np.ndarray] = None,
+    *,
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 18,
+    offset: int = 0,
+) -> np.ndarray:
     """Pass 2 of :func:`train`: (6, 257, 256) residue-cell zero counts per group under its
     predictor (index 5: all kept blocks under the fallback's), mergeable by addition."""
     n = _n_sectors(blocks)
@@ -659,8 +712,14 @@ def train_scans(blocks: Any, predictors: Sequence[Optional[Mapping[str, Any]]], 
     return out
 
 
-def train_from_stats(stats: TrainStats, predictors: Optional[Sequence[Any]] = None, scans: Optional[np.ndarray] = None,
-                     *, weight: str = "mean", threads: Optional[int] = None) -> MPCModel:
+def train_from_stats(
+    stats: TrainStats,
+    predictors: Optional[Sequence[Any]] = None,
+    scans: Optional[np.ndarray] = None,
+    *,
+    weight: str = "mean",
+    threads: Optional[int] = None,
+) -> MPCModel:
     """The model from merged partials: ``stats`` alone with ``max_blocks`` (modules trained on the
     samples), else ``stats`` with :func:`train_predictors` and the merged :func:`train_scans`."""
     _check_stats(stats)
@@ -669,8 +728,10 @@ def train_from_stats(stats: TrainStats, predictors: Optional[Sequence[Any]] = No
         raise ValueError("no training blocks: every block is all-zero or all-words-same (MPC classes 0 and 1)")
     kw: Dict[str, Any] = dict(zeros=zeros, quantiser=quantiser, weight=weight, threads=threads)
     modules: list = []
-    info: Dict[str, Any] = {"groups": {}, "options": dict(zeros=zeros, quantiser=quantiser, weight=weight, seed=seed,
-                                                       max_blocks=max_blocks)}
+    info: Dict[str, Any] = {
+        "groups": {},
+        "options": dict(zeros=zeros, quantiser=quantiser, weight=weight, seed=seed, max_blocks=max_blocks),
+    }
     fallback: Optional[Dict[str, Any]] = None
     for g, name in enumerate(GROUPS):
         cls = 2 + g
@@ -717,16 +778,25 @@ def train(
     max_blocks = check_train_options(zeros, quantiser, weight, max_blocks)
     seed = check_int("seed", seed, 0, (1 << 64) - 1)
     if max_blocks is None and any(hasattr(s, "head") and not isinstance(s, np.ndarray) for s in _sources(blocks)):
-        raise ValueError("MPC training reads the data twice and a stream is read once: pass max_blocks=N to train "
-                         "on a bounded sample in one pass, or save the stream to a file")
-    stats = train_stats(blocks, labels, zeros=zeros, quantiser=quantiser, seed=seed, max_blocks=max_blocks,
-                        threads=threads, chunk_blocks=chunk_blocks)
+        raise ValueError(
+            "MPC training reads the data twice and a stream is read once: pass max_blocks=N to train "
+            "on a bounded sample in one pass, or save the stream to a file"
+        )
+    stats = train_stats(
+        blocks,
+        labels,
+        zeros=zeros,
+        quantiser=quantiser,
+        seed=seed,
+        max_blocks=max_blocks,
+        threads=threads,
+        chunk_blocks=chunk_blocks,
+    )
     if max_blocks is not None:
         return train_from_stats(stats, weight=weight, threads=threads)
     preds = train_predictors(stats, weight)
     scans = train_scans(blocks, preds, labels, threads=threads, chunk_blocks=chunk_blocks)
     return train_from_stats(stats, preds, scans, weight=weight, threads=threads)
-
 
 
 def default_model() -> MPCModel:
@@ -841,11 +911,13 @@ def protocol(
         cs.append(model.codec())
         labels.append("mpc")
     else:
-        warnings.warn("the MPC codec is not registered in this build; protocol() reports the other codecs only",
-                      RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            "the MPC codec is not registered in this build; protocol() reports the other codecs only",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
-    sets = {"seen": {k: blocks[k][idx] for k, idx in s["seen"].items()},
-            "unseen": {k: blocks[k] for k in s["unseen"]}}
+    sets = {"seen": {k: blocks[k][idx] for k, idx in s["seen"].items()}, "unseen": {k: blocks[k] for k in s["unseen"]}}
     rows = []
     for set_name, parts in sets.items():
         if not parts:
@@ -857,9 +929,26 @@ def protocol(
                 bits = int(c.measure(b, threads=threads).total_bits) if n else 0
                 tot_bits += bits
                 tot_blocks += n
-                rows.append({"set": set_name, "workload": wname, "entropy": ent[wname], "codec": label,
-                             "blocks": n, "bits": bits, "cr": (256 * n / bits) if bits else math.inf})
-            rows.append({"set": set_name, "workload": "all", "entropy": math.nan, "codec": label,
-                         "blocks": tot_blocks, "bits": tot_bits,
-                         "cr": (256 * tot_blocks / tot_bits) if tot_bits else math.inf})
+                rows.append(
+                    {
+                        "set": set_name,
+                        "workload": wname,
+                        "entropy": ent[wname],
+                        "codec": label,
+                        "blocks": n,
+                        "bits": bits,
+                        "cr": (256 * n / bits) if bits else math.inf,
+                    }
+                )
+            rows.append(
+                {
+                    "set": set_name,
+                    "workload": "all",
+                    "entropy": math.nan,
+                    "codec": label,
+                    "blocks": tot_blocks,
+                    "bits": tot_bits,
+                    "cr": (256 * tot_blocks / tot_bits) if tot_bits else math.inf,
+                }
+            )
     return model, pd.DataFrame(rows, columns=["set", "workload", "entropy", "codec", "blocks", "bits", "cr"])

@@ -18,6 +18,7 @@ block count, block size, CRC-32 of the rest of the header and the stream) follow
 :meth:`memcomp.Encoded.to_bytes` without the config, which the numcodecs config (or the zarr
 array metadata) holds. Version 1 buffers (25 bytes of header, no CRC) are still read.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -57,8 +58,13 @@ class MemcompCodec(_NumcodecsCodec):
 
     codec_id = "memcomp"
 
-    def __init__(self, codec: Union[str, Codec] = "bdi", block_bytes: int = 128,
-                 options: Optional[Mapping[str, Any]] = None, model: Any = None):
+    def __init__(
+        self,
+        codec: Union[str, Codec] = "bdi",
+        block_bytes: int = 128,
+        options: Optional[Mapping[str, Any]] = None,
+        model: Any = None,
+    ):
         if isinstance(codec, Codec):
             if options or model is not None:
                 raise TypeError("options and model come from the Codec object; give them with a codec name only")
@@ -75,8 +81,10 @@ class MemcompCodec(_NumcodecsCodec):
         if not codec.exact:
             raise ValueError(f"{what}: it is an accounting-only preset that measures but does not encode")
         if codec.requires_fit:
-            raise ValueError(f"{what}: it is data-driven and has no model; pass model= or a fitted codec, "
-                             f"e.g. MemcompCodec(memcomp.get_codec({codec.preset!r}).fit(blocks))")
+            raise ValueError(
+                f"{what}: it is data-driven and has no model; pass model= or a fitted codec, "
+                f"e.g. MemcompCodec(memcomp.get_codec({codec.preset!r}).fit(blocks))"
+            )
         try:
             codec.check_block_bytes(block_bytes)
         except ValueError as e:
@@ -119,7 +127,7 @@ class MemcompCodec(_NumcodecsCodec):
         enc = codec.encode(data[: full * B].reshape(full, B))  # a view: no copy
         if rest:  # only the last partial block is copied, zero-padded
             last = np.zeros((1, B), np.uint8)
-            last[0, :rest] = data[full * B:]
+            last[0, :rest] = data[full * B :]
             enc = _concat(enc, codec.encode(last, resume=True))
         fields = _HEADER_V1.pack(_MAGIC, _VERSION, data.nbytes, enc.n_blocks, B)
         body = enc.to_bytes(config=False)
@@ -132,18 +140,22 @@ class MemcompCodec(_NumcodecsCodec):
         """decode, refusing (before decoding) a buffer that holds more than ``max_bytes``."""
         raw = ensure_contiguous_ndarray(buf).reshape(-1).view(np.uint8)
         if raw.nbytes < _HEADER_V1.size:
-            raise CorruptStreamError(f"memcomp: buffer of {raw.nbytes} B is shorter than the {_HEADER_V1.size} B header")
+            raise CorruptStreamError(
+                f"memcomp: buffer of {raw.nbytes} B is shorter than the {_HEADER_V1.size} B header"
+            )
         magic, version, nbytes, n_blocks, block_bytes = _HEADER_V1.unpack_from(raw)
         if magic != _MAGIC:
             raise CorruptStreamError(f"memcomp: not a memcomp buffer (magic {magic!r}, expected {_MAGIC!r})")
         if version not in (1, _VERSION):
-            raise CorruptStreamError(f"memcomp: unsupported format version {version} (this memcomp reads 1 and {_VERSION})")
+            raise CorruptStreamError(
+                f"memcomp: unsupported format version {version} (this memcomp reads 1 and {_VERSION})"
+            )
         head = _HEADER_V1 if version == 1 else _HEADER
         if raw.nbytes < head.size:
             raise CorruptStreamError(f"memcomp: buffer of {raw.nbytes} B is shorter than the {head.size} B header")
         if version == _VERSION:
             crc = _HEADER.unpack_from(raw)[5]
-            if zlib.crc32(raw[head.size:], zlib.crc32(raw[:_HEADER_V1.size])) != crc:
+            if zlib.crc32(raw[head.size :], zlib.crc32(raw[: _HEADER_V1.size])) != crc:
                 raise CorruptStreamError(f"memcomp: corrupt buffer (CRC-32 mismatch over {raw.nbytes} B)")
         if max_bytes is not None and nbytes > max_bytes:
             raise CorruptStreamError(f"memcomp: corrupt buffer (it says {nbytes} B, the chunk holds {max_bytes} B)")
@@ -158,11 +170,15 @@ class MemcompCodec(_NumcodecsCodec):
         # (when every block is 0 bits long, e.g. all-zero data, nothing else bounds it)
         inner = Encoded.peek_n_blocks(raw, head.size)
         if inner is not None and inner != n_blocks:
-                raise CorruptStreamError(f"memcomp: corrupt buffer ({inner} blocks in the stream, {n_blocks} in the header)")
-        enc = Encoded.from_bytes(raw[head.size:], self.codec)
+            raise CorruptStreamError(
+                f"memcomp: corrupt buffer ({inner} blocks in the stream, {n_blocks} in the header)"
+            )
+        enc = Encoded.from_bytes(raw[head.size :], self.codec)
         if enc.n_blocks != n_blocks or enc.block_bytes != block_bytes:
-            raise CorruptStreamError(f"memcomp: corrupt buffer ({enc.n_blocks} blocks of {enc.block_bytes} B in the "
-                                     f"stream, {n_blocks} of {block_bytes} B in the header)")
+            raise CorruptStreamError(
+                f"memcomp: corrupt buffer ({enc.n_blocks} blocks of {enc.block_bytes} B in the "
+                f"stream, {n_blocks} of {block_bytes} B in the header)"
+            )
         blocks = self.codec.decode(enc)
         return ndarray_copy(blocks.reshape(-1)[:nbytes], out)
 
@@ -201,8 +217,13 @@ def _zarr_codec_class() -> type:
         configuration: Dict[str, Any]
         _numcodec: MemcompCodec
 
-        def __init__(self, codec: Any = "bdi", block_bytes: int = 128,
-                     options: Optional[Mapping[str, Any]] = None, model: Any = None):
+        def __init__(
+            self,
+            codec: Any = "bdi",
+            block_bytes: int = 128,
+            options: Optional[Mapping[str, Any]] = None,
+            model: Any = None,
+        ):
             numcodec = codec if isinstance(codec, MemcompCodec) else MemcompCodec(codec, block_bytes, options, model)
             config = numcodec.get_config()
             config.pop("id")
@@ -226,8 +247,9 @@ def _zarr_codec_class() -> type:
             return chunk_spec.prototype.buffer.from_bytes(out)
 
         async def _decode_single(self, chunk_bytes: Any, chunk_spec: Any) -> Any:
-            out = await asyncio.to_thread(self._numcodec._decode, chunk_bytes.as_numpy_array(), None,
-                                          _chunk_nbytes(chunk_spec))
+            out = await asyncio.to_thread(
+                self._numcodec._decode, chunk_bytes.as_numpy_array(), None, _chunk_nbytes(chunk_spec)
+            )
             return chunk_spec.prototype.buffer.from_bytes(out)
 
         def compute_encoded_size(self, input_byte_length: int, chunk_spec: Any) -> int:

@@ -19,14 +19,21 @@ function                       data
 :func:`slc_tradeoff`           ``slc.sweep``: error against bandwidth saved per variant
 =============================  ===============================================================
 """
+
 from __future__ import annotations
 
 from typing import Optional, Sequence
 
 import numpy as np
 
-__all__ = ["above_mag_heatmap", "cr_bars", "ratio_entropy_heatmap", "ratio_toggle_scatter", "sampling_study",
-           "slc_tradeoff"]
+__all__ = [
+    "above_mag_heatmap",
+    "cr_bars",
+    "ratio_entropy_heatmap",
+    "ratio_toggle_scatter",
+    "sampling_study",
+    "slc_tradeoff",
+]
 
 
 def _axes(ax, figsize=(6.0, 4.0)):
@@ -69,8 +76,12 @@ def ratio_toggle_scatter(df, ax=None, *, alpha: float = 0.3, max_points: int = 2
             for _, r in g[g["ec"] != "none"].iterrows():
                 ax.scatter([r["cr"]], [r["t_ratio"]], s=40, marker="D", color=color, zorder=3)
                 if len(plain):
-                    ax.annotate("", xy=(r["cr"], r["t_ratio"]), xytext=(plain["cr"].iloc[0], plain["t_ratio"].iloc[0]),
-                                arrowprops={"arrowstyle": "->", "color": color})
+                    ax.annotate(
+                        "",
+                        xy=(r["cr"], r["t_ratio"]),
+                        xytext=(plain["cr"].iloc[0], plain["t_ratio"].iloc[0]),
+                        arrowprops={"arrowstyle": "->", "color": color},
+                    )
         if (df["ec"] != "none").any():
             ax.scatter([], [], marker="D", color="gray", label="with " + "/".join(sorted(set(df["ec"]) - {"none"})))
     ax.axhline(1.0, color="gray", lw=0.8, ls="--")
@@ -96,8 +107,14 @@ def cr_bars(df, ax=None, *, bound=None, symbol_bits: Optional[Sequence[int]] = N
         for _, r in bound.iterrows():
             if symbol_bits is None or int(r["symbol_bits"]) in symbol_bits:
                 ax.axhline(r["cr_bound"], ls="--", lw=1, color="k", alpha=0.6)
-                ax.text(len(df) - 0.5, r["cr_bound"], f" H bound SL {int(r['symbol_bits'])}", va="bottom",
-                        ha="right", fontsize="x-small")
+                ax.text(
+                    len(df) - 0.5,
+                    r["cr_bound"],
+                    f" H bound SL {int(r['symbol_bits'])}",
+                    va="bottom",
+                    ha="right",
+                    fontsize="x-small",
+                )
     ax.axhline(1.0, color="gray", lw=0.8)
     ax.set_xticks(x)
     ax.set_xticklabels([str(c) for c in df["codec"]], rotation=45, ha="right", fontsize="small")
@@ -161,8 +178,14 @@ def sampling_study(df, ax=None, *, relative: bool = True):
         if g.empty:
             continue
         for y, ls in zip(ycols, ("-", "--")):
-            ax.plot(g[xcol], g[y], marker=mark, ls=ls, label=f"{'MFV entries' if study == 'mfv' else 'sampled blocks'}: "
-                    f"{'CR at MAG' if 'mag' in y else 'raw CR'}")
+            ax.plot(
+                g[xcol],
+                g[y],
+                marker=mark,
+                ls=ls,
+                label=f"{'MFV entries' if study == 'mfv' else 'sampled blocks'}: "
+                f"{'CR at MAG' if 'mag' in y else 'raw CR'}",
+            )
     ax.set_xscale("log")
     ax.set_xlabel("MFV table entries / blocks sampled")
     ax.set_ylabel("CR relative to the first point" if ycols[0].endswith("rel") else "compression ratio")
@@ -170,8 +193,9 @@ def sampling_study(df, ax=None, *, relative: bool = True):
     return ax
 
 
-def slc_tradeoff(df, ax=None, *, x: str = "bandwidth_saved", y: str = "mre", hue: str = "variant",
-                 style: Optional[str] = "mag"):
+def slc_tradeoff(
+    df, ax=None, *, x: str = "bandwidth_saved", y: str = "mre", hue: str = "variant", style: Optional[str] = "mag"
+):
     """SLC's trade-off (``slc.sweep``): error (``y``: mre, nrmse, ...) against bandwidth saved
     (``x``), one line per variant (``hue``) and MAG (``style``), through the thresholds."""
     _need(df, [x, y, hue, "threshold_bytes"], "slc_tradeoff")

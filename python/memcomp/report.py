@@ -6,6 +6,7 @@ and an "oracle" row: the per-block smallest of all codecs, the headroom a hybrid
 Data-driven codecs that have no model yet are fitted on the compared blocks themselves (offline
 training, P1's best case); the ``model`` column says which codecs were.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -41,8 +42,9 @@ def resolve_codecs(codecs: CodecsArg, block_bytes: Optional[int] = None) -> List
     if isinstance(codecs, (str, Codec)):
         codecs = [codecs]
     if isinstance(codecs, Mapping) or not isinstance(codecs, Iterable):
-        raise TypeError(f"codecs must be a codec name, a Codec, 'all', 'defaults' or a list of them, "
-                        f"got {type(codecs).__name__}")
+        raise TypeError(
+            f"codecs must be a codec name, a Codec, 'all', 'defaults' or a list of them, got {type(codecs).__name__}"
+        )
     out: List[Codec] = []
     for c in codecs:
         if isinstance(c, str) and c in ("all", "defaults"):
@@ -55,8 +57,9 @@ def resolve_codecs(codecs: CodecsArg, block_bytes: Optional[int] = None) -> List
     return out
 
 
-def fit_missing(blocks, codecs: Sequence[Codec], threads: Optional[int] = None,
-                sample: Optional[Tuple[np.ndarray, str]] = None) -> Tuple[List[Codec], List[str]]:
+def fit_missing(
+    blocks, codecs: Sequence[Codec], threads: Optional[int] = None, sample: Optional[Tuple[np.ndarray, str]] = None
+) -> Tuple[List[Codec], List[str]]:
     """Fits every data-driven codec without a model on ``blocks`` (offline training), on at most
     ``FIT_BYTES`` (64 MiB) of them (:func:`memcomp._common.fit_sample`, or ``sample``: the blocks
     and how they were taken, when the caller drew them). Returns the codecs and, per codec,
@@ -194,8 +197,17 @@ def table(
     if oracle is not None and sum(members) > 1:
         none = {"payload_bits": None, "meta_bits": None, "header_bits": None, "tag_bits": None}
         config = {"id": ORACLE, "members": [c.name for c, m in zip(codecs, members) if m]}
-        r = row(oracle, ORACLE, ORACLE, ORACLE, None, oracle_over == "all" and any(c.lossy for c in codecs), "none",
-                none, config)
+        r = row(
+            oracle,
+            ORACLE,
+            ORACLE,
+            ORACLE,
+            None,
+            oracle_over == "all" and any(c.lossy for c in codecs),
+            "none",
+            none,
+            config,
+        )
         r["model"] = "-"
         r["oracle_wins"] = oracle.n_blocks
         r["oracle_over"] = oracle_over
@@ -255,11 +267,22 @@ def compare(
     if codec_mag:
         cs = [with_mag(c, mag) for c in cs]
     cs, training = fit_missing(blocks, cs, threads)
-    stats, orc, wins = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress,
-                                     oracle_over=over or "exact")
-    return table(stats, cs, mag=mag, u_min=u_min, policy=policy, count_tag=count_tag,
-                 oracle=orc if over else None, wins=wins, training=training, oracle_over=over or "exact",
-                 source=source_of(blocks))
+    stats, orc, wins = collect_stats(
+        blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress, oracle_over=over or "exact"
+    )
+    return table(
+        stats,
+        cs,
+        mag=mag,
+        u_min=u_min,
+        policy=policy,
+        count_tag=count_tag,
+        oracle=orc if over else None,
+        wins=wins,
+        training=training,
+        oracle_over=over or "exact",
+        source=source_of(blocks),
+    )
 
 
 def with_mag(codec: Codec, mag: int) -> Codec:
@@ -291,13 +314,35 @@ def breakdown(
     for st, c in zip(stats, cs):
         names = c.modes
         for m, (n, payload, meta, header, tag) in sorted(st.modes.items()):
-            rows.append({
-                "codec": c.name, "mode": m, "mode_name": names.get(m, str(m)), "blocks": n,
-                "share": n / max(st.n_blocks, 1), "mean_bits": (payload + meta + header) / max(n, 1),
-                "payload_bits": payload, "meta_bits": meta, "header_bits": header, "tag_bits": tag,
-            })
-    return pd.DataFrame(rows, columns=["codec", "mode", "mode_name", "blocks", "share", "mean_bits",
-                                       "payload_bits", "meta_bits", "header_bits", "tag_bits"])
+            rows.append(
+                {
+                    "codec": c.name,
+                    "mode": m,
+                    "mode_name": names.get(m, str(m)),
+                    "blocks": n,
+                    "share": n / max(st.n_blocks, 1),
+                    "mean_bits": (payload + meta + header) / max(n, 1),
+                    "payload_bits": payload,
+                    "meta_bits": meta,
+                    "header_bits": header,
+                    "tag_bits": tag,
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "codec",
+            "mode",
+            "mode_name",
+            "blocks",
+            "share",
+            "mean_bits",
+            "payload_bits",
+            "meta_bits",
+            "header_bits",
+            "tag_bits",
+        ],
+    )
 
 
 def mag_study(
@@ -338,9 +383,19 @@ def mag_study(
         for st, c in zip(stats, cs):
             for m in mags:
                 cr, cr_mag = st.cr("none"), st.cr_mag(m, policy="none")
-                rows.append({**source_of(blocks), **provenance(c.get_config()), "codec": c.name, "block_bytes": b,
-                             "mag": int(m),
-                             "blocks": st.n_blocks, "cr": cr, "cr_mag": cr_mag, "loss": 1 - cr_mag / cr})
+                rows.append(
+                    {
+                        **source_of(blocks),
+                        **provenance(c.get_config()),
+                        "codec": c.name,
+                        "block_bytes": b,
+                        "mag": int(m),
+                        "blocks": st.n_blocks,
+                        "cr": cr,
+                        "cr_mag": cr_mag,
+                        "loss": 1 - cr_mag / cr,
+                    }
+                )
                 h = st.above_mag(m)
                 h["codec"] = c.name
                 hists.append(h)

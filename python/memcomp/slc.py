@@ -16,6 +16,7 @@ a real encoder and decoder on the E2MC machinery; this module adds what a study 
 The MAG analysis the paper starts from (its Figs. 1 and 2) works for any codec:
 :func:`memcomp.mag_study`.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,9 +35,17 @@ __all__ = ["VARIANTS", "SLCResult", "as_values", "compress", "effect", "quality"
 
 #: TSLC variants (P4 §V): truncated symbols decoded as 0, predicted, predicted with extra nodes.
 VARIANTS = ("simp", "pred", "opt")
-_TYPES: Dict[str, Any] = {"float32": np.float32, "float16": np.float16, "float64": np.float64, "int8": np.int8,
-                          "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16, "int32": np.int32,
-                          "uint32": np.uint32}
+_TYPES: Dict[str, Any] = {
+    "float32": np.float32,
+    "float16": np.float16,
+    "float64": np.float64,
+    "int8": np.int8,
+    "uint8": np.uint8,
+    "int16": np.int16,
+    "uint16": np.uint16,
+    "int32": np.int32,
+    "uint32": np.uint32,
+}
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -72,8 +81,9 @@ def as_values(blocks: np.ndarray, dtype: Any = np.float32) -> np.ndarray:
         return b.view(np.dtype(_TYPES[name]).newbyteorder("<")).astype(np.float64)
 
 
-def quality(original: np.ndarray, approximated: np.ndarray, dtype: Any = np.float32, *,
-            peak: Optional[float] = None) -> Dict[str, float]:
+def quality(
+    original: np.ndarray, approximated: np.ndarray, dtype: Any = np.float32, *, peak: Optional[float] = None
+) -> Dict[str, float]:
     """Error of ``approximated`` against ``original`` (both ``(n, B)`` uint8 blocks), read as
     ``dtype``: ``mre`` the mean relative error |a - o| / |o| over elements with o != 0 (P4's MRE),
     ``nrmse`` the RMS error over the range of the original, ``psnr`` in dB against ``peak`` (default:
@@ -97,19 +107,27 @@ def quality(original: np.ndarray, approximated: np.ndarray, dtype: Any = np.floa
     rng = float(o.max() - o.min())
     name = _dtype_name(dtype)
     if peak is None:
-        peak = float(np.iinfo(_TYPES[name]).max - np.iinfo(_TYPES[name]).min) if name.startswith(("int", "uint")) else rng
+        peak = (
+            float(np.iinfo(_TYPES[name]).max - np.iinfo(_TYPES[name]).min) if name.startswith(("int", "uint")) else rng
+        )
     return {
         "mre": mre,
         "nrmse": math.sqrt(mse) / rng if rng > 0 else (0.0 if mse == 0 else math.inf),
-        "psnr": math.inf if mse == 0 else (10 * math.log10(peak * peak / mse) if peak > 0 and math.isfinite(mse)
-                                           else -math.inf),
+        "psnr": math.inf
+        if mse == 0
+        else (10 * math.log10(peak * peak / mse) if peak > 0 and math.isfinite(mse) else -math.inf),
         "max_abs_error": float(np.max(np.abs(err))),
         "changed": float(np.mean(err != 0)),
     }
 
 
-def effect(fn: Callable[[np.ndarray], Any], original: np.ndarray, approximated: np.ndarray, dtype: Any = np.float32,
-           shape: Optional[Sequence[int]] = None) -> Dict[str, float]:
+def effect(
+    fn: Callable[[np.ndarray], Any],
+    original: np.ndarray,
+    approximated: np.ndarray,
+    dtype: Any = np.float32,
+    shape: Optional[Sequence[int]] = None,
+) -> Dict[str, float]:
     """The error the approximation causes in a computation: ``fn`` is called on the original and
     on the approximated data, each as a ``dtype`` array (reshaped to ``shape`` if given; bfloat16
     comes as float32), and the outputs are compared: ``mre``, ``nrmse``, ``max_abs_error`` and
@@ -169,10 +187,21 @@ def _lossy_fields(enc: Encoded, sizes: Sizes, symbol_bits: int) -> np.ndarray:
     return out
 
 
-def compress(blocks, model=None, threshold_bytes: int = 16, mag: int = 32, variant: str = "opt",
-             dtype: Any = np.float32, *, approximable: Optional[np.ndarray] = None, symbol_bits: int = 16,
-             pdw: int = 4, training: str = "offline", window: Optional[int] = None,
-             threads: Optional[int] = None) -> SLCResult:
+def compress(
+    blocks,
+    model=None,
+    threshold_bytes: int = 16,
+    mag: int = 32,
+    variant: str = "opt",
+    dtype: Any = np.float32,
+    *,
+    approximable: Optional[np.ndarray] = None,
+    symbol_bits: int = 16,
+    pdw: int = 4,
+    training: str = "offline",
+    window: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> SLCResult:
     """Compresses ``blocks`` (``(n, B)`` uint8, or a Dump) with SLC and reports what it gained
     and cost against lossless E2MC with the same model.
 
@@ -189,8 +218,10 @@ def compress(blocks, model=None, threshold_bytes: int = 16, mag: int = 32, varia
     threshold_bytes = check_int("threshold_bytes", threshold_bytes, 0, 256)
     mag = check_int("mag", mag, 1, 4096)
     if arr.shape[1] % mag:
-        raise ValueError(f"MAG {mag} B does not divide the {arr.shape[1]} B block; pass mag from "
-                         f"{[m for m in (8, 16, 32, 64, 128) if arr.shape[1] % m == 0]}")
+        raise ValueError(
+            f"MAG {mag} B does not divide the {arr.shape[1]} B block; pass mag from "
+            f"{[m for m in (8, 16, 32, 64, 128) if arr.shape[1] % m == 0]}"
+        )
     dname = _dtype_name(dtype)
     if arr.shape[1] % _itemsize(dname):
         raise ValueError(f"a {dname} element ({_itemsize(dname)} B) does not divide the {arr.shape[1]} B block")
@@ -213,8 +244,9 @@ def compress(blocks, model=None, threshold_bytes: int = 16, mag: int = 32, varia
     slc = get_codec("slc", variant=variant, threshold_bytes=threshold_bytes, **opts)
     mask = np.ones(n, bool) if approximable is None else np.asarray(approximable)
     if mask.dtype != bool or mask.shape != (n,):
-        raise ValueError(f"approximable must be a bool array with one entry per block ({n}), got "
-                         f"{mask.dtype} of shape {mask.shape}")
+        raise ValueError(
+            f"approximable must be a bool array with one entry per block ({n}), got {mask.dtype} of shape {mask.shape}"
+        )
     if skip:
         mask = mask.copy()
         mask[:skip] = False
@@ -258,10 +290,13 @@ def _report(arr, sizes, lossless, enc, skip, mag, dname, approx, symbol_bits) ->
     fields = _lossy_fields(enc, sizes, symbol_bits)
     kept = lossless.payload_bits.astype(np.int64) - sizes.payload_bits.astype(np.int64)
     out = {
-        "blocks": n, "block_bytes": B, "mag": mag,
+        "blocks": n,
+        "block_bytes": B,
+        "mag": mag,
         "cr_e2mc": _ratio(8 * raw_bytes, max(total_bits(lossless), 1) if n else 0),
         "cr_slc": _ratio(8 * raw_bytes, max(total_bits(sizes), 1) if n else 0),
-        "cr_mag_e2mc": _ratio(raw_bytes, before), "cr_mag_slc": _ratio(raw_bytes, after),
+        "cr_mag_e2mc": _ratio(raw_bytes, before),
+        "cr_mag_slc": _ratio(raw_bytes, after),
         "cr_mag_gain": _ratio(before, after) - 1,
         "bandwidth_saved": 1 - _ratio(after, before),
         "lossy_blocks": float(lossy.mean()) if n else 0.0,
@@ -272,11 +307,23 @@ def _report(arr, sizes, lossless, enc, skip, mag, dname, approx, symbol_bits) ->
     return out
 
 
-def sweep(blocks, thresholds: Iterable[int] = (0, 8, 16, 32), mags: Iterable[int] = (16, 32, 64),
-          variants: Iterable[str] = VARIANTS, dtype: Any = np.float32, *, model=None, symbol_bits: int = 16,
-          pdw: int = 4, approximable: Optional[np.ndarray] = None, threads: Optional[int] = None,
-          chunk_blocks: int = 1 << 16, training: str = "offline", window: Optional[int] = None,
-          progress: Optional[Callable[[int, int], None]] = None) -> "pandas.DataFrame":
+def sweep(
+    blocks,
+    thresholds: Iterable[int] = (0, 8, 16, 32),
+    mags: Iterable[int] = (16, 32, 64),
+    variants: Iterable[str] = VARIANTS,
+    dtype: Any = np.float32,
+    *,
+    model=None,
+    symbol_bits: int = 16,
+    pdw: int = 4,
+    approximable: Optional[np.ndarray] = None,
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 16,
+    training: str = "offline",
+    window: Optional[int] = None,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> "pandas.DataFrame":
     """:func:`compress`'s report over every (MAG, threshold, variant): one row each (long form).
     P4 §V-C pairs each MAG with a threshold of half of it, ``thresholds="half"`` does the same.
 
@@ -300,8 +347,10 @@ def sweep(blocks, thresholds: Iterable[int] = (0, 8, 16, 32), mags: Iterable[int
     for m in mags:
         m = check_int("mag", m, 1, 4096)
         if B % m:
-            raise ValueError(f"MAG {m} B does not divide the {B} B block; pass mag from "
-                             f"{[x for x in (8, 16, 32, 64, 128) if B % x == 0]}")
+            raise ValueError(
+                f"MAG {m} B does not divide the {B} B block; pass mag from "
+                f"{[x for x in (8, 16, 32, 64, 128) if B % x == 0]}"
+            )
         ts = [m // 2] if isinstance(thresholds, str) and thresholds == "half" else list(thresholds)
         for t in ts:
             t = check_int("threshold_bytes", t, 0, 256)
@@ -319,8 +368,10 @@ def sweep(blocks, thresholds: Iterable[int] = (0, 8, 16, 32), mags: Iterable[int
     if approximable is not None:
         mask = np.asarray(approximable)
         if mask.dtype != bool or mask.ndim != 1 or (n_known is not None and mask.shape[0] != n_known):
-            raise ValueError(f"approximable must be a bool array with one entry per block ({n_known}), got "
-                             f"{mask.dtype} of shape {mask.shape}")
+            raise ValueError(
+                f"approximable must be a bool array with one entry per block ({n_known}), got "
+                f"{mask.dtype} of shape {mask.shape}"
+            )
     if model is None:
         sample, how = fit_sample(blocks)
         if len(sample):  # an empty dump: nothing to fit on, and nothing to compress
@@ -341,11 +392,12 @@ def sweep(blocks, thresholds: Iterable[int] = (0, 8, 16, 32), mags: Iterable[int
             continue
         if mask is not None and done + n > mask.shape[0]:
             raise ValueError(f"approximable must have one entry per block, got {mask.shape[0]} for more blocks")
-        given = None if mask is None else mask[done:done + n]
+        given = None if mask is None else mask[done : done + n]
         lossless = {m: c.measure(chunk, threads=threads, resume=done > 0) for m, c in bases.items()}
         for i, ((m, _, _), codec) in enumerate(zip(configs, slcs)):
-            parts[i] = parts[i] + _SweepStats.of(chunk, codec, lossless[m], given if codec.lossy else None, m,
-                                                 dname, symbol_bits, done > 0, threads)
+            parts[i] = parts[i] + _SweepStats.of(
+                chunk, codec, lossless[m], given if codec.lossy else None, m, dname, symbol_bits, done > 0, threads
+            )
         done += n
         if progress is not None:
             progress(done, n_known if n_known is not None else done)
@@ -374,18 +426,28 @@ class _SweepStats:
     lossy: int = 0
     truncated_symbols: int = 0
     truncated_bits: int = 0
-    values: int = 0          # finite original elements
-    nonzero: int = 0         # ... of them non-zero (MRE's denominator)
-    rel: Any = None          # ExactSum of |error| / |original| over the non-zero ones
-    sq: Any = None           # ExactSum of error**2
-    lo: float = math.inf     # the originals' range
+    values: int = 0  # finite original elements
+    nonzero: int = 0  # ... of them non-zero (MRE's denominator)
+    rel: Any = None  # ExactSum of |error| / |original| over the non-zero ones
+    sq: Any = None  # ExactSum of error**2
+    lo: float = math.inf  # the originals' range
     hi: float = -math.inf
     max_abs: float = 0.0
     changed: int = 0
 
     @classmethod
-    def of(cls, chunk: np.ndarray, codec: Codec, lossless: Sizes, given: Optional[np.ndarray], mag: int,
-           dname: str, symbol_bits: int, resume: bool, threads: Optional[int]) -> "_SweepStats":
+    def of(
+        cls,
+        chunk: np.ndarray,
+        codec: Codec,
+        lossless: Sizes,
+        given: Optional[np.ndarray],
+        mag: int,
+        dname: str,
+        symbol_bits: int,
+        resume: bool,
+        threads: Optional[int],
+    ) -> "_SweepStats":
         from ._common import ExactSum
 
         B = chunk.shape[1]
@@ -412,29 +474,56 @@ class _SweepStats:
             lossy=int(lossy.sum()),
             truncated_symbols=int(fields[:, 1].sum()),
             truncated_bits=int(kept[lossy].sum()),
-            values=int(o.size), nonzero=int(nz.sum()), rel=ExactSum(rel), sq=ExactSum(sq),
-            lo=float(o.min()) if o.size else math.inf, hi=float(o.max()) if o.size else -math.inf,
-            max_abs=float(np.max(np.abs(err))) if err.size else 0.0, changed=int(np.count_nonzero(err != 0)),
+            values=int(o.size),
+            nonzero=int(nz.sum()),
+            rel=ExactSum(rel),
+            sq=ExactSum(sq),
+            lo=float(o.min()) if o.size else math.inf,
+            hi=float(o.max()) if o.size else -math.inf,
+            max_abs=float(np.max(np.abs(err))) if err.size else 0.0,
+            changed=int(np.count_nonzero(err != 0)),
         )
 
     def __add__(self, other: "_SweepStats") -> "_SweepStats":
         def add(a, b):
             return b if a is None else a if b is None else a + b
 
-        return _SweepStats(*(add(getattr(self, f), getattr(other, f)) for f in (  # type: ignore[call-arg]
-            "blocks", "bits_e2mc", "bits_slc", "charged_e2mc", "charged_slc", "lossy", "truncated_symbols",
-            "truncated_bits", "values", "nonzero", "rel", "sq")), min(self.lo, other.lo), max(self.hi, other.hi),
-            max(self.max_abs, other.max_abs), self.changed + other.changed)
+        return _SweepStats(
+            *(
+                add(getattr(self, f), getattr(other, f))
+                for f in (  # type: ignore[call-arg]
+                    "blocks",
+                    "bits_e2mc",
+                    "bits_slc",
+                    "charged_e2mc",
+                    "charged_slc",
+                    "lossy",
+                    "truncated_symbols",
+                    "truncated_bits",
+                    "values",
+                    "nonzero",
+                    "rel",
+                    "sq",
+                )
+            ),
+            min(self.lo, other.lo),
+            max(self.hi, other.hi),
+            max(self.max_abs, other.max_abs),
+            self.changed + other.changed,
+        )
 
     def report(self, B: int, mag: int, dname: str) -> Dict[str, Any]:
         """The row :func:`compress` reports (same keys, same formulas)."""
         n, raw_bytes = self.blocks, self.blocks * B
         before, after = self.charged_e2mc, self.charged_slc
         out = {
-            "blocks": n, "block_bytes": B, "mag": mag,
+            "blocks": n,
+            "block_bytes": B,
+            "mag": mag,
             "cr_e2mc": _ratio(8 * raw_bytes, max(self.bits_e2mc, 1) if n else 0),
             "cr_slc": _ratio(8 * raw_bytes, max(self.bits_slc, 1) if n else 0),
-            "cr_mag_e2mc": _ratio(raw_bytes, before), "cr_mag_slc": _ratio(raw_bytes, after),
+            "cr_mag_e2mc": _ratio(raw_bytes, before),
+            "cr_mag_slc": _ratio(raw_bytes, after),
             "cr_mag_gain": _ratio(before, after) - 1,
             "bandwidth_saved": 1 - _ratio(after, before),
             "lossy_blocks": self.lossy / n if n else 0.0,
@@ -446,13 +535,17 @@ class _SweepStats:
             return out
         mse = self.sq.value() / self.values
         rng = self.hi - self.lo
-        peak = float(np.iinfo(_TYPES[dname]).max - np.iinfo(_TYPES[dname]).min) \
-            if dname.startswith(("int", "uint")) else rng
+        peak = (
+            float(np.iinfo(_TYPES[dname]).max - np.iinfo(_TYPES[dname]).min)
+            if dname.startswith(("int", "uint"))
+            else rng
+        )
         out.update(
             mre=self.rel.value() / self.nonzero if self.nonzero else 0.0,
             nrmse=math.sqrt(mse) / rng if rng > 0 else (0.0 if mse == 0 else math.inf),
-            psnr=math.inf if mse == 0 else (10 * math.log10(peak * peak / mse) if peak > 0 and math.isfinite(mse)
-                                            else -math.inf),
+            psnr=math.inf
+            if mse == 0
+            else (10 * math.log10(peak * peak / mse) if peak > 0 and math.isfinite(mse) else -math.inf),
             max_abs_error=self.max_abs,
             changed=self.changed / self.values,
         )

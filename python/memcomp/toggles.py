@@ -26,6 +26,7 @@ and isolated transfers (SPEC 2, W8-W8c).
 The EC metric T is the toggle count on chip, and on DRAM the bits at the costly level, data plus
 DBI pins: zeros_total with idle high (P2 §5.2), ones with idle low.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -54,8 +55,22 @@ from .report import fit_missing, resolve_codecs
 if TYPE_CHECKING:
     import pandas
 
-FIELDS = ("bits", "units", "beats", "toggles", "t01", "t10", "zeros", "ones", "pin_zeros", "pin_ones",
-          "pin_t01", "pin_t10", "inversions", "energy")
+FIELDS = (
+    "bits",
+    "units",
+    "beats",
+    "toggles",
+    "t01",
+    "t10",
+    "zeros",
+    "ones",
+    "pin_zeros",
+    "pin_ones",
+    "pin_t01",
+    "pin_t10",
+    "inversions",
+    "energy",
+)
 
 WireState = _core.WireState
 
@@ -65,8 +80,10 @@ def bus_options(**bus: Any) -> Dict[str, Any]:
     return dict(_core.bus_options(_bus_dict(bus)))
 
 
-_BUS_KINDS = {k: "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "choice"
-              for k, v in _core.bus_options({}).items()}
+_BUS_KINDS = {
+    k: "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "choice"
+    for k, v in _core.bus_options({}).items()
+}
 
 
 def _bus_dict(bus: Dict[str, Any]) -> Dict[str, Any]:
@@ -140,8 +157,14 @@ def _streams(enc: Encoded) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return enc.data, enc.bit_offsets, enc.bit_lengths
 
 
-def count(data: Union[np.ndarray, Encoded], *, state: Optional[WireState] = None, close: bool = True,
-          per_block: bool = True, **bus: Any) -> BusResult:
+def count(
+    data: Union[np.ndarray, Encoded],
+    *,
+    state: Optional[WireState] = None,
+    close: bool = True,
+    per_block: bool = True,
+    **bus: Any,
+) -> BusResult:
     """Counts the transfers of raw blocks (an ``(n, B)`` uint8 array) or of encoded blocks (an
     :class:`Encoded` from :meth:`Codec.encode`), in array order. ``state`` continues from an earlier
     call (stream mode, chunk by chunk); ``close`` returns a DRAM bus to idle after the last block
@@ -235,9 +258,19 @@ def _bu_arg(bu, n: Optional[int]):
 EC_RATIOS = ("units", "bits")
 
 
-def energy_control(blocks: np.ndarray, encoded: Encoded, ec: str = "ec2", bu=0.0, alpha: float = 1.0, *,
-                   state: Optional[WireState] = None, close: bool = True, per_block: bool = True,
-                   ratio: str = "units", **bus: Any) -> EcResult:
+def energy_control(
+    blocks: np.ndarray,
+    encoded: Encoded,
+    ec: str = "ec2",
+    bu=0.0,
+    alpha: float = 1.0,
+    *,
+    state: Optional[WireState] = None,
+    close: bool = True,
+    per_block: bool = True,
+    ratio: str = "units",
+    **bus: Any,
+) -> EcResult:
     """Energy Control (P2 §4.2, SPEC 2) over ``blocks`` and their ``encoded`` streams: per block,
     T0 (raw) and T1 (compressed) from the current wire state and the compression ratio CR; the
     form chosen advances the wires. ``ratio="units"`` (default) is P2's CR, the effective
@@ -256,8 +289,9 @@ def energy_control(blocks: np.ndarray, encoded: Encoded, ec: str = "ec2", bu=0.0
         raise ValueError(f"ratio must be one of {EC_RATIOS}, got {ratio!r}")
     alpha = check_float("alpha", alpha, 0.0, lo_open=True)
     close, per_block = check_bool("close", close), check_bool("per_block", per_block)
-    cols, sent, tot, st = _core.energy_control(blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), alpha,
-                                               _bu_arg(bu, n), state, close, per_block, ratio)
+    cols, sent, tot, st = _core.energy_control(
+        blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), alpha, _bu_arg(bu, n), state, close, per_block, ratio
+    )
     tot = dict(tot)
     tot["sent"] = dict(tot["sent"])
     return EcResult(dict(cols), dict(sent), tot, st)
@@ -270,8 +304,9 @@ def _codecs_for_energy(blocks, codecs, threads) -> List[Codec]:
     cs, _ = fit_missing(blocks, resolve_codecs(codecs), threads)
     for c in cs:
         if not c.exact:
-            raise ValueError(f"{c.name} is accounting-only (exact=False): it has no stream to put on a bus; "
-                             "use a decodable preset")
+            raise ValueError(
+                f"{c.name} is accounting-only (exact=False): it has no stream to put on a bus; use a decodable preset"
+            )
     return cs
 
 
@@ -330,15 +365,28 @@ def compare(
     low, the on-chip wire model on chip). Columns energy_model, energy_pj_raw (the raw
     transfers), energy_pj (what was sent), energy_pj_per_block and energy_ratio (< 1 saves).
     """
-    setup = bus_setup(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length, dbi=dbi,
-                   ec=ec, bu=bu, alpha=alpha, ec_ratio=ec_ratio, mode=mode, pad=pad, mag=mag, u_min=u_min,
-                   energy=energy, **bus)
+    setup = bus_setup(
+        channel=channel,
+        flit_bytes=flit_bytes,
+        bus_bits=bus_bits,
+        burst_length=burst_length,
+        dbi=dbi,
+        ec=ec,
+        bu=bu,
+        alpha=alpha,
+        ec_ratio=ec_ratio,
+        mode=mode,
+        pad=pad,
+        mag=mag,
+        u_min=u_min,
+        energy=energy,
+        **bus,
+    )
     check_chunk_blocks(chunk_blocks)
     cs = _codecs_for_energy(blocks, codecs, threads)
     n_known = n_blocks_of(blocks)
     if setup.bu_all is not None and (n_known is None or setup.bu_all.shape != (n_known,)):
-        raise ValueError(f"bu must be a number or have one entry per block ({n_known}), got shape "
-                         f"{setup.bu_all.shape}")
+        raise ValueError(f"bu must be a number or have one entry per block ({n_known}), got shape {setup.bu_all.shape}")
     tot = bus_totals(blocks, cs, setup, setup.bu_all, threads=threads, chunk_blocks=chunk_blocks)
     return totals_frame(tot, cs, setup, source_of(blocks))
 
@@ -361,12 +409,36 @@ class _Setup:
     u_min: int
 
 
-def bus_setup(*, channel: str = "dram", flit_bytes: int = 32, bus_bits: int = 32, burst_length: int = 8,
-           dbi: Optional[str] = None, ec: Optional[str] = None, bu=0.0, alpha: float = 1.0, ec_ratio: str = "units",
-           mode: str = "stream", pad: str = "zero", mag: int = 32, u_min: int = 1,
-           energy: Union[None, str, Dict[str, Any], EnergyModel] = None, **bus: Any) -> _Setup:
-    b = _bus_dict(dict(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length,
-                       dbi=dbi, mode=mode, pad=pad, **bus))
+def bus_setup(
+    *,
+    channel: str = "dram",
+    flit_bytes: int = 32,
+    bus_bits: int = 32,
+    burst_length: int = 8,
+    dbi: Optional[str] = None,
+    ec: Optional[str] = None,
+    bu=0.0,
+    alpha: float = 1.0,
+    ec_ratio: str = "units",
+    mode: str = "stream",
+    pad: str = "zero",
+    mag: int = 32,
+    u_min: int = 1,
+    energy: Union[None, str, Dict[str, Any], EnergyModel] = None,
+    **bus: Any,
+) -> _Setup:
+    b = _bus_dict(
+        dict(
+            channel=channel,
+            flit_bytes=flit_bytes,
+            bus_bits=bus_bits,
+            burst_length=burst_length,
+            dbi=dbi,
+            mode=mode,
+            pad=pad,
+            **bus,
+        )
+    )
     opts = bus_options(**b)
     model = default_model(opts["channel"], opts["idle"]) if energy is None else energy_model(energy)
     model.check_bus(opts["channel"], opts["idle"])
@@ -377,8 +449,20 @@ def bus_setup(*, channel: str = "dram", flit_bytes: int = 32, bus_bits: int = 32
     alpha = check_float("alpha", alpha, 0.0, lo_open=True)
     bu = _bu_arg(bu, None)
     bu_all = np.asarray(bu, dtype=np.float64) if isinstance(bu, np.ndarray) else None
-    return _Setup(b, opts, opts["flit_bytes"] * 8 if opts["channel"] == "noc" else opts["bus_bits"],
-                  metric_name(**b), model, ec, bu, bu_all, alpha, ec_ratio, mag, u_min)
+    return _Setup(
+        b,
+        opts,
+        opts["flit_bytes"] * 8 if opts["channel"] == "noc" else opts["bus_bits"],
+        metric_name(**b),
+        model,
+        ec,
+        bu,
+        bu_all,
+        alpha,
+        ec_ratio,
+        mag,
+        u_min,
+    )
 
 
 @dataclass(frozen=True)
@@ -397,19 +481,31 @@ class _Totals:
 
     def continues(self, other: "_Totals") -> bool:
         """Whether ``other`` started from the states this run ended in."""
-        return all(b is None and a is None or (a is not None and b is not None and a == b)
-                   for a, b in zip(self.end, other.start))
+        return all(
+            b is None and a is None or (a is not None and b is not None and a == b)
+            for a, b in zip(self.end, other.start)
+        )
 
     def __add__(self, other: "_Totals") -> "_Totals":
         if not self.continues(other):
             raise ValueError("these totals do not continue each other's bus states")
         codecs = tuple({k: a[k] + b[k] for k in a} for a, b in zip(self.codecs, other.codecs))
-        return _Totals(self.blocks + other.blocks, self.block_bytes, self.raw + other.raw, codecs, self.start, other.end)
+        return _Totals(
+            self.blocks + other.blocks, self.block_bytes, self.raw + other.raw, codecs, self.start, other.end
+        )
 
 
-def bus_totals(blocks, cs: Sequence[Codec], setup: _Setup, bu_all: Optional[np.ndarray], *,
-            threads: Optional[int] = None, chunk_blocks: int = 1 << 16,
-            start: Optional[Sequence[Optional[WireState]]] = None, close: bool = True) -> _Totals:
+def bus_totals(
+    blocks,
+    cs: Sequence[Codec],
+    setup: _Setup,
+    bu_all: Optional[np.ndarray],
+    *,
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 16,
+    start: Optional[Sequence[Optional[WireState]]] = None,
+    close: bool = True,
+) -> _Totals:
     """The sums of :func:`compare` over ``blocks``, from the bus states ``start`` (raw, then per
     codec the compressed and the EC transfers; None: the initial states), closing the transfers
     after the last block if ``close``."""
@@ -418,8 +514,19 @@ def bus_totals(blocks, cs: Sequence[Codec], setup: _Setup, bu_all: Optional[np.n
     states = list(start) if start is not None else [None] * (1 + 2 * len(cs))
     start = tuple(states)
     raw = BusStats.empty()
-    acc: List[Dict[str, Any]] = [{"plain": BusStats.empty(), "plain_bits": 0, "plain_charged": 0, "ec": BusStats.empty(), "ec_bits": 0,
-            "ec_charged": 0, "ec_comp": 0, "ec_units": 0} for _ in cs]
+    acc: List[Dict[str, Any]] = [
+        {
+            "plain": BusStats.empty(),
+            "plain_bits": 0,
+            "plain_charged": 0,
+            "ec": BusStats.empty(),
+            "ec_bits": 0,
+            "ec_charged": 0,
+            "ec_comp": 0,
+            "ec_units": 0,
+        }
+        for _ in cs
+    ]
     done = 0
     run = [c._private() for c in cs]  # a stateful codec's state is ours between chunks
     for chunk, last in _lookahead(chunks(blocks, chunk_blocks)):
@@ -435,8 +542,18 @@ def bus_totals(blocks, cs: Sequence[Codec], setup: _Setup, bu_all: Optional[np.n
             a["plain_charged"] += int(charge(enc.bit_lengths, B, pol).sum(dtype=np.uint64))
             if ec is not None:
                 bu_chunk = bu_all[done : done + n] if bu_all is not None else float(setup.bu)
-                e = energy_control(chunk, enc, ec, bu_chunk, setup.alpha, state=states[2 + 2 * i], close=closing,
-                                   per_block=False, ratio=setup.ec_ratio, **b)
+                e = energy_control(
+                    chunk,
+                    enc,
+                    ec,
+                    bu_chunk,
+                    setup.alpha,
+                    state=states[2 + 2 * i],
+                    close=closing,
+                    per_block=False,
+                    ratio=setup.ec_ratio,
+                    **b,
+                )
                 states[2 + 2 * i] = e.state
                 a["ec"] = a["ec"] + BusStats({f: int(e.totals["sent"][f]) for f in FIELDS}, n)
                 a["ec_comp"] += int(e.totals["compressed"])
@@ -463,22 +580,40 @@ def totals_frame(tot: _Totals, cs: Sequence[Codec], setup: _Setup, source: Dict[
             **source,
             **provenance(c.get_config()),
             **{k if k.startswith("bus_") else f"bus_{k}": v for k, v in opts.items()},
-            "codec": c.name, "family": c.codec_id, "preset": c.preset, "channel": opts["channel"], "ec": ec_name,
-            "blocks": n_total, "block_bytes": B, "metric": setup.metric, "fraction_compressed": frac,
-            "raw_bits": raw_bits, "sent_bits": sent_bits,
+            "codec": c.name,
+            "family": c.codec_id,
+            "preset": c.preset,
+            "channel": opts["channel"],
+            "ec": ec_name,
+            "blocks": n_total,
+            "block_bytes": B,
+            "metric": setup.metric,
+            "fraction_compressed": frac,
+            "raw_bits": raw_bits,
+            "sent_bits": sent_bits,
             "cr": raw_bits / sent_bits if sent_bits else float("inf"),
-            "mag": int(setup.mag), "u_min": int(setup.u_min), "policy": "none",
+            "mag": int(setup.mag),
+            "u_min": int(setup.u_min),
+            "policy": "none",
             "ec_alpha": float(setup.alpha) if ec_name != "none" else None,
             "ec_ratio": setup.ec_ratio if ec_name != "none" else None,
             "ec_bu": (float(setup.bu) if setup.bu_all is None else "per_block") if ec_name != "none" else None,
             "cr_mag": raw_bits / charged if charged else float("inf"),
-            "units_raw": raw["units"], "units": units,
+            "units_raw": raw["units"],
+            "units": units,
             "cr_units": raw["units"] / units if units else float("inf"),
-            "t_raw": t_raw, "t": t, "t_ratio": t / t_raw if t_raw else float("nan"),
-            "toggles_raw": raw["toggles"], "toggles": st["toggles"],
+            "t_raw": t_raw,
+            "t": t,
+            "t_ratio": t / t_raw if t_raw else float("nan"),
+            "toggles_raw": raw["toggles"],
+            "toggles": st["toggles"],
             "toggles_ratio": st["toggles"] / raw["toggles"] if raw["toggles"] else float("nan"),
-            "toggle_rate": st.toggle_rate(setup.width), "zeros_total": st.zeros_total, "inversions": st["inversions"],
-            "energy_model": model.name, "energy_pj_raw": e_raw, "energy_pj": e,
+            "toggle_rate": st.toggle_rate(setup.width),
+            "zeros_total": st.zeros_total,
+            "inversions": st["inversions"],
+            "energy_model": model.name,
+            "energy_pj_raw": e_raw,
+            "energy_pj": e,
             "energy_pj_per_block": e / n_total if n_total else float("nan"),
             "energy_ratio": e / e_raw if e_raw else float("nan"),
         }
@@ -486,8 +621,17 @@ def totals_frame(tot: _Totals, cs: Sequence[Codec], setup: _Setup, source: Dict[
     for c, a in zip(cs, tot.codecs):
         rows.append(row(c, "none", a["plain"], a["plain_bits"], a["plain_charged"], a["plain"]["units"], 1.0))
         if ec is not None:
-            rows.append(row(c, ec, a["ec"], a["ec_bits"], a["ec_charged"], a["ec_units"],
-                            a["ec_comp"] / n_total if n_total else 0.0))
+            rows.append(
+                row(
+                    c,
+                    ec,
+                    a["ec"],
+                    a["ec_bits"],
+                    a["ec_charged"],
+                    a["ec_units"],
+                    a["ec_comp"] / n_total if n_total else 0.0,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -514,8 +658,18 @@ def scatter(
     energy_pj_raw / energy_pj under ``energy`` (as in :func:`compare`)."""
     import pandas as pd
 
-    b = _bus_dict(dict(channel=channel, flit_bytes=flit_bytes, bus_bits=bus_bits, burst_length=burst_length,
-                       dbi=dbi, mode=mode, pad=pad, **bus))
+    b = _bus_dict(
+        dict(
+            channel=channel,
+            flit_bytes=flit_bytes,
+            bus_bits=bus_bits,
+            burst_length=burst_length,
+            dbi=dbi,
+            mode=mode,
+            pad=pad,
+            **bus,
+        )
+    )
     opts = bus_options(**b)
     model = default_model(opts["channel"], opts["idle"]) if energy is None else energy_model(energy)
     model.check_bus(opts["channel"], opts["idle"])
@@ -532,20 +686,37 @@ def scatter(
         units = comp.columns["units"].astype(np.float64)
         t = comp.columns["energy"].astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
-            frames.append(pd.DataFrame({
-                "codec": c.name,
-                "block": np.arange(arr.shape[0]),
-                "bits": enc.bit_lengths,
-                "cr": np.where(bits > 0, 8.0 * B / bits, np.inf),
-                "cr_units": np.where(units > 0, raw.columns["units"] / units, np.inf),
-                "t_raw": raw.columns["energy"],
-                "t": comp.columns["energy"],
-                "toggle_ratio": np.where(t_raw > 0, t / t_raw, np.nan),
-                "energy_pj_raw": raw.energy_pj(model),
-                "energy_pj": comp.energy_pj(model),
-            }))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "codec": c.name,
+                        "block": np.arange(arr.shape[0]),
+                        "bits": enc.bit_lengths,
+                        "cr": np.where(bits > 0, 8.0 * B / bits, np.inf),
+                        "cr_units": np.where(units > 0, raw.columns["units"] / units, np.inf),
+                        "t_raw": raw.columns["energy"],
+                        "t": comp.columns["energy"],
+                        "toggle_ratio": np.where(t_raw > 0, t / t_raw, np.nan),
+                        "energy_pj_raw": raw.energy_pj(model),
+                        "energy_pj": comp.energy_pj(model),
+                    }
+                )
+            )
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-__all__ = ["BusResult", "BusStats", "EcResult", "WireState", "bus_options", "compare", "count", "decide", "drive",
-           "energy_control", "gain", "metric_name", "scatter"]
+__all__ = [
+    "BusResult",
+    "BusStats",
+    "EcResult",
+    "WireState",
+    "bus_options",
+    "compare",
+    "count",
+    "decide",
+    "drive",
+    "energy_control",
+    "gain",
+    "metric_name",
+    "scatter",
+]

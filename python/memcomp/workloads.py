@@ -88,9 +88,7 @@ Parts = dict[str, np.ndarray]
 # helpers
 
 
-def _smooth_field(
-    rng: np.random.Generator, n_maps: int, side: int, cell: int
-) -> np.ndarray:
+def _smooth_field(rng: np.random.Generator, n_maps: int, side: int, cell: int) -> np.ndarray:
     """Smooth noise of shape ``(n_maps, side, side)``, roughly unit scale.
 
     A coarse grid of normal values (one per ``cell`` pixels) is bilinearly
@@ -102,10 +100,7 @@ def _smooth_field(
     pos = np.arange(side) / cell
     lo = pos.astype(np.intp)
     frac = pos - lo
-    rows = (
-        coarse[:, lo, :] * (1.0 - frac)[None, :, None]
-        + coarse[:, lo + 1, :] * frac[None, :, None]
-    )
+    rows = coarse[:, lo, :] * (1.0 - frac)[None, :, None] + coarse[:, lo + 1, :] * frac[None, :, None]
     return rows[:, :, lo] * (1.0 - frac) + rows[:, :, lo + 1] * frac
 
 
@@ -252,13 +247,7 @@ def _image_rgba(rng: np.random.Generator, n_bytes: int) -> Parts:
         grad_y = rng.uniform(-80.0, 80.0, size=(n_img, 1, 1))
         blobs = _smooth_field(rng, n_img, side, cell=32) * 25.0
         texture = rng.normal(0.0, 3.0, size=(n_img, side, side))
-        rgb[..., channel] = (
-            base
-            + grad_x * ramp[None, None, :]
-            + grad_y * ramp[None, :, None]
-            + blobs
-            + texture
-        )
+        rgb[..., channel] = base + grad_x * ramp[None, None, :] + grad_y * ramp[None, :, None] + blobs + texture
     image = np.empty((n_img, side, side, 4), dtype=np.uint8)
     image[..., :3] = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
     image[..., 3] = 255
@@ -418,26 +407,20 @@ def sample_dump(n_bytes: int = 4 << 20, seed: int = 0) -> np.ndarray:
     at = 0
     for run_index in order:
         work, first, length = runs[run_index]
-        out[at:at + length] = pages[work][first:first + length]
+        out[at : at + length] = pages[work][first : first + length]
         at += length
     return out.reshape(-1)[:n_bytes].copy()
 
 
 def _check_name(name: Any) -> int:
     if not isinstance(name, str) or name not in _GENERATORS:
-        raise ValueError(
-            f"unknown workload {name!r}; choose one of: {', '.join(WORKLOADS)}"
-        )
+        raise ValueError(f"unknown workload {name!r}; choose one of: {', '.join(WORKLOADS)}")
     return WORKLOADS.index(name)
 
 
 def _check_n_bytes(n_bytes: Any) -> int:
-    if isinstance(n_bytes, (bool, np.bool_)) or not isinstance(
-        n_bytes, (int, np.integer)
-    ):
-        raise TypeError(
-            f"n_bytes must be an integer multiple of {_GRANULE}, got {n_bytes!r}"
-        )
+    if isinstance(n_bytes, (bool, np.bool_)) or not isinstance(n_bytes, (int, np.integer)):
+        raise TypeError(f"n_bytes must be an integer multiple of {_GRANULE}, got {n_bytes!r}")
     value = int(n_bytes)
     if value <= 0 or value % _GRANULE:
         raise ValueError(

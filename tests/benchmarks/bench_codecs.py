@@ -5,6 +5,7 @@ size rule (numpy_reference.py). Reported, never asserted:
 
     python tests/benchmarks/bench_codecs.py [--mib 64] [--codecs bdi,fpc] [--sizes 32,128]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,10 @@ def main(argv=None) -> None:
             ref = NUMPY_RULES.get(codec.preset)
             numpy_gbs = gb / best_of(lambda: ref(blocks), 1) if ref else float("nan")
             if ref:  # the reference computes the same sizes
-                assert np.array_equal(np.asarray(ref(blocks[:20000]), dtype=np.int64),
-                                      codec.measure(blocks[:20000]).size_bits.astype(np.int64))
+                assert np.array_equal(
+                    np.asarray(ref(blocks[:20000]), dtype=np.int64),
+                    codec.measure(blocks[:20000]).size_bits.astype(np.int64),
+                )
             for t in sorted({1, threads_all}):
                 m = gb / best_of(lambda: codec.measure(blocks, threads=t), args.repeat)
                 if codec.exact:

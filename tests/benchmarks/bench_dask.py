@@ -9,6 +9,7 @@ against one after the other (the core releases the GIL). Reported, never asserte
 Timings include fitting the data-driven codecs (on the same 64 MiB sample either way) and exclude
 starting the cluster.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,22 +71,36 @@ def main(argv=None) -> None:
         src = np.fromfile(path, np.uint8, count=min(size, PIECE))
         dst = np.empty_like(src)
         memcpy = src.nbytes / 1e9 / best_of(lambda: np.copyto(dst, src), 3)
-        print(f"dump: {size / 2**20:.0f} MiB of {args.block} B blocks; codecs: {args.codecs}; "
-              f"{os.cpu_count()} cores; memcpy {memcpy:.2f} GB/s")
+        print(
+            f"dump: {size / 2**20:.0f} MiB of {args.block} B blocks; codecs: {args.codecs}; "
+            f"{os.cpu_count()} cores; memcpy {memcpy:.2f} GB/s"
+        )
         rows = []
         for job, serial, dask_fn in (
-            ("compare", lambda t: report.compare(d, codecs, threads=t),
-             lambda c: md.compare(path, codecs, block_bytes=args.block, allow_partial=True, client=c)),
-            ("entropy.table", lambda t: entropy.table(d, threads=t),
-             lambda c: md.entropy_table(path, block_bytes=args.block, allow_partial=True, client=c)),
+            (
+                "compare",
+                lambda t: report.compare(d, codecs, threads=t),
+                lambda c: md.compare(path, codecs, block_bytes=args.block, allow_partial=True, client=c),
+            ),
+            (
+                "entropy.table",
+                lambda t: entropy.table(d, threads=t),
+                lambda c: md.entropy_table(path, block_bytes=args.block, allow_partial=True, client=c),
+            ),
         ):
             want, t_all = timed(lambda: serial(None))
             _, t_one = timed(lambda: serial(1))
-            with LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None,
-                              silence_logs=40) as cluster, Client(cluster) as client:
+            with (
+                LocalCluster(
+                    n_workers=args.workers, threads_per_worker=1, dashboard_address=None, silence_logs=40
+                ) as cluster,
+                Client(cluster) as client,
+            ):
                 got, t_dask = timed(lambda: dask_fn(client))
-            pd.testing.assert_frame_equal(got.drop(columns=["dataset", "file"], errors="ignore"),
-                                          want.drop(columns=["dataset", "file"], errors="ignore"))
+            pd.testing.assert_frame_equal(
+                got.drop(columns=["dataset", "file"], errors="ignore"),
+                want.drop(columns=["dataset", "file"], errors="ignore"),
+            )
             rows.append((job, gb / t_one, gb / t_all, gb / t_dask))
         print(f"{'job':<15}{'serial 1 thread':>16}{'serial all':>12}{f'dask {args.workers} workers':>18}  (GB/s)")
         for job, one, every, dask_gbs in rows:
@@ -113,8 +128,10 @@ def python_threads() -> None:
 
     serial = best_of(lambda: [work(c) for c in codecs], 3)
     both = best_of(at_once, 3)
-    print(f"two Python threads measuring (bpc, 2 x 32 MiB): one after the other {serial:.3f} s, "
-          f"at once {both:.3f} s ({serial / both:.2f}x)")
+    print(
+        f"two Python threads measuring (bpc, 2 x 32 MiB): one after the other {serial:.3f} s, "
+        f"at once {both:.3f} s ({serial / both:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

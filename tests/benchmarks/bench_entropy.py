@@ -4,6 +4,7 @@ Reported, never asserted:
 
     python tests/benchmarks/bench_entropy.py [--mib 64]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,7 +40,9 @@ def main(argv=None) -> None:
         for t in sorted({1, os.cpu_count() or 1}):
             got = gb / best_of(lambda: memcomp.entropy.histogram(blocks, sl, threads=t), args.repeat)
             print(f"{sl:>2}-bit{'':<4}{t:>8}{got:>10.2f}{ref:>10.2f}")
-    print(f"{'block H':<10}{1:>8}{gb / best_of(lambda: memcomp.entropy.block_entropy(blocks, 16, threads=1), 1):>10.2f}")
+    print(
+        f"{'block H':<10}{1:>8}{gb / best_of(lambda: memcomp.entropy.block_entropy(blocks, 16, threads=1), 1):>10.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ the time to train a model on 64 MiB of 32 B blocks. Reported, never asserted:
 
     python tests/benchmarks/bench_mpc.py [--mib 64]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,7 +47,10 @@ def main(argv=None) -> None:
     gb = blocks.nbytes / 1e9
     print(f"{blocks.shape[0]} blocks of 32 B ({blocks.nbytes / 2**20:.0f} MiB), {os.cpu_count()} CPUs")
 
-    for label, kw in (("floor, zero buckets", {}), ("round, as_one, signed", dict(quantiser="round", zeros="as_one", signed=True))):
+    for label, kw in (
+        ("floor, zero buckets", {}),
+        ("round, as_one, signed", dict(quantiser="round", zeros="as_one", signed=True)),
+    ):
         t1 = best_of(lambda: mpc.ratio_entropy(blocks, threads=1, **kw), args.repeat)
         tn = best_of(lambda: mpc.ratio_entropy(blocks, threads=None, **kw), args.repeat)
         print(f"ratio entropy ({label}): {gb / t1:6.3f} GB/s on 1 thread, {gb / tn:6.3f} GB/s on all")

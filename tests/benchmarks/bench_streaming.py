@@ -8,6 +8,7 @@ in the data (not the dump's size or the chunk size); the ``entropy 4-16`` row le
 
     python tests/benchmarks/bench_streaming.py [--ceiling-mib 256] [--factor 4] [--chunk-blocks 4096]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,7 +61,7 @@ def make_dump(path: str, size: int, data_fraction: float, seed: int = 0) -> int:
             n = min(piece, size - off)
             start = (i % 8) * piece  # the pool holds 8 pieces
             f.seek(off)
-            f.write(pool[start:start + n].tobytes())
+            f.write(pool[start : start + n].tobytes())
             written += n
     return written
 
@@ -82,21 +83,29 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         path = os.path.join(tmp, "sparse.bin")
         written = make_dump(path, size, args.data_fraction)
-        print(f"dump: {size / 2**20:.0f} MiB ({args.factor}x the ceiling), {written / 2**20:.0f} MiB of it sample "
-              f"data, the rest holes; RSS ceiling {args.ceiling_mib} MiB; chunk {args.chunk_blocks} x 128 B blocks")
-        print(f"{'analysis':<16}{'GB/s':>8}{'base MiB':>10}{'peak MiB':>10}{'growth MiB':>12}"
-              f"{'ceiling MiB':>13}  within")
+        print(
+            f"dump: {size / 2**20:.0f} MiB ({args.factor}x the ceiling), {written / 2**20:.0f} MiB of it sample "
+            f"data, the rest holes; RSS ceiling {args.ceiling_mib} MiB; chunk {args.chunk_blocks} x 128 B blocks"
+        )
+        print(
+            f"{'analysis':<16}{'GB/s':>8}{'base MiB':>10}{'peak MiB':>10}{'growth MiB':>12}{'ceiling MiB':>13}  within"
+        )
         for what in ("compare", "entropy.table", "entropy 4-16"):
-            r = subprocess.run([sys.executable, "-c", CHILD, path, what, str(args.chunk_blocks), str(args.threads)],
-                               capture_output=True, text=True)
+            r = subprocess.run(
+                [sys.executable, "-c", CHILD, path, what, str(args.chunk_blocks), str(args.threads)],
+                capture_output=True,
+                text=True,
+            )
             if r.returncode != 0:
                 print(f"{what:<16} failed (rc {r.returncode}): {r.stderr.strip().splitlines()[-1:]}")
                 continue
             m = json.loads(r.stdout.splitlines()[-1])
             growth = m["hwm"] - m["base"]
-            print(f"{what:<16}{size / 1e9 / max(m['seconds'], 1e-9):>8.2f}{m['base'] / 2**20:>10.0f}"
-                  f"{m['hwm'] / 2**20:>10.0f}{growth / 2**20:>12.1f}{args.ceiling_mib:>13}  "
-                  f"{'yes' if growth < ceiling else 'NO'}")
+            print(
+                f"{what:<16}{size / 1e9 / max(m['seconds'], 1e-9):>8.2f}{m['base'] / 2**20:>10.0f}"
+                f"{m['hwm'] / 2**20:>10.0f}{growth / 2**20:>12.1f}{args.ceiling_mib:>13}  "
+                f"{'yes' if growth < ceiling else 'NO'}"
+            )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ toggle and zero counting; EC overhead < 20 %):
 
     python tests/benchmarks/bench_toggles.py [--mib 64]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,7 +52,9 @@ def main(argv=None) -> None:
     ref_t = gb / best_of(lambda: numpy_toggles(data, 32), 1)
     for flit in (8, 16, 32):
         got = gb / best_of(lambda: T.count(blocks, channel="noc", flit_bytes=flit, per_block=False), args.repeat)
-        print(f"{'noc toggles, raw, flit ' + str(flit) + ' B':<34}{got:>14.2f}{ref_t if flit == 32 else float('nan'):>12.2f}")
+        print(
+            f"{'noc toggles, raw, flit ' + str(flit) + ' B':<34}{got:>14.2f}{ref_t if flit == 32 else float('nan'):>12.2f}"
+        )
     got = gb / best_of(lambda: T.count(blocks, channel="noc"), args.repeat)
     print(f"{'  the same with per-block columns':<34}{got:>14.2f}{'':>12}")
     assert T.count(blocks, channel="noc", flit_bytes=32).stats["toggles"] == numpy_toggles(data, 32)
@@ -71,20 +74,27 @@ def main(argv=None) -> None:
     # per_block=False is what compare() runs (totals and decisions); the last column adds the
     # per-block counts (21 columns) that energy_control returns by default.
     print(f"\nEnergy Control on {args.ec_mib} MiB: encode alone vs encode + EC (one thread, ec2)")
-    print(f"{'codec':<14}{'channel':>8}{'encode s':>10}{'enc+EC s':>10}{'EC s':>10}{'overhead':>10}"
-          f"{'EC GB/s':>9}{'+columns':>10}")
+    print(
+        f"{'codec':<14}{'channel':>8}{'encode s':>10}{'enc+EC s':>10}{'EC s':>10}{'overhead':>10}"
+        f"{'EC GB/s':>9}{'+columns':>10}"
+    )
     for name in ("fpc", "cpack", "bdi"):
         codec = memcomp.get_codec(name)
         t_enc = best_of(lambda: codec.encode(sub, threads=1), args.repeat)
         e = codec.encode(sub, threads=1)
         for ch in ("noc", "dram"):
-            t_both = best_of(lambda: T.energy_control(sub, codec.encode(sub, threads=1), "ec2", channel=ch,
-                                                      per_block=False), args.repeat)
+            t_both = best_of(
+                lambda: T.energy_control(sub, codec.encode(sub, threads=1), "ec2", channel=ch, per_block=False),
+                args.repeat,
+            )
             t_ec = best_of(lambda: T.energy_control(sub, e, "ec2", channel=ch, per_block=False), args.repeat)
             t_cols = best_of(lambda: T.energy_control(sub, e, "ec2", channel=ch), args.repeat)
-            print(f"{name:<14}{ch:>8}{t_enc:>10.4f}{t_both:>10.4f}{t_ec:>10.4f}"
-                  f"{100 * (t_both - t_enc) / t_enc:>9.1f}%{sub.nbytes / 1e9 / t_ec:>9.2f}"
-                  f"{100 * (t_cols - t_ec) / t_enc:>9.1f}%")
+            print(
+                f"{name:<14}{ch:>8}{t_enc:>10.4f}{t_both:>10.4f}{t_ec:>10.4f}"
+                f"{100 * (t_both - t_enc) / t_enc:>9.1f}%{sub.nbytes / 1e9 / t_ec:>9.2f}"
+                f"{100 * (t_cols - t_ec) / t_enc:>9.1f}%"
+            )
+
 
 if __name__ == "__main__":
     main()

@@ -103,7 +103,7 @@ def bdi_paper_bits(blocks, return_mode=False):
     chunk = max(256, CHUNK_BYTES // B)
     out = np.empty(N, dtype=np.int32)
     for s in range(0, N, chunk):
-        c = a[s:s + chunk]
+        c = a[s : s + chunk]
         m = c.shape[0]
         fits = {}
         T = {}
@@ -128,7 +128,7 @@ def bdi_paper_bits(blocks, return_mode=False):
         # descending key order: the last (smallest) fitting candidate wins
         for enc in sorted(fits, key=lambda e: key[e], reverse=True):
             np.copyto(best, key[enc], where=fits[enc])
-        out[s:s + chunk] = best
+        out[s : s + chunk] = best
     bits = out >> 4
     if return_mode:
         return bits, (out & 15).astype(np.int16)
@@ -144,7 +144,7 @@ def fpc_paper_bits(blocks):
     chunk = max(256, CHUNK_BYTES // B)
     out = np.empty(N, dtype=np.int32)
     for s in range(0, N, chunk):
-        c = a[s:s + chunk]
+        c = a[s : s + chunk]
         m = c.shape[0]
         w = c.view("<u4")
         h = c.view("<u2")
@@ -177,7 +177,7 @@ def fpc_paper_bits(blocks):
             run += 1
             run *= z[j]
             ntok += (run & 7) == 1
-        out[s:s + chunk] = total + 6 * ntok
+        out[s : s + chunk] = total + 6 * ntok
     return out
 
 
@@ -199,8 +199,11 @@ def _bench():
 
     for B in (32, 64, 128):
         n = (64 << 20) // B
-        for name, blk in (("random", rng.integers(0, 256, size=(n, B), dtype=np.uint8)),
-                          ("mixed", mixed(n, B)), ("fp32", fp32(n, B))):
+        for name, blk in (
+            ("random", rng.integers(0, 256, size=(n, B), dtype=np.uint8)),
+            ("mixed", mixed(n, B)),
+            ("fp32", fp32(n, B)),
+        ):
             for fn in (bdi_paper_bits, fpc_paper_bits):
                 fn(blk[:4096])
                 best = 1e9

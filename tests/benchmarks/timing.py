@@ -1,4 +1,5 @@
 """Shared timing helper of the benchmark scripts."""
+
 import time
 
 

@@ -1,4 +1,5 @@
 """Test blocks shared by the Python suites: random, adversarial and realistic, for any size."""
+
 from __future__ import annotations
 
 import numpy as np

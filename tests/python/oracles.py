@@ -80,7 +80,7 @@ def elements(data: bytes, k: int) -> list[int]:
     """k-byte little-endian unsigned elements (SPEC 0.2)."""
     if len(data) % k:
         raise ValueError(f"block of {len(data)} bytes is not a multiple of {k}")
-    return [int.from_bytes(data[i:i + k], "little") for i in range(0, len(data), k)]
+    return [int.from_bytes(data[i : i + k], "little") for i in range(0, len(data), k)]
 
 
 def sx(x: int, k: int) -> int:

@@ -7,6 +7,7 @@ Written from the SPEC text (and, for ``bpc.liu``, the reading documented in
 size record ``{"mode", "payload", "meta", "header", "tag"}``. ``PRESETS`` maps each preset to
 its configuration.
 """
+
 from __future__ import annotations
 
 PRESETS = {
@@ -37,7 +38,7 @@ def signed32(x: int) -> int:
 
 
 def words_of(block: bytes, endian: str = "little") -> list:
-    return [int.from_bytes(block[i:i + 4], endian) for i in range(0, len(block), 4)]
+    return [int.from_bytes(block[i : i + 4], endian) for i in range(0, len(block), 4)]
 
 
 def base_symbol(w0: int):
@@ -149,14 +150,13 @@ def rows_candidate(block: bytes, endian: str, code_map: str, precedence: str):
         rows = nib
     else:
         k = W // 8
-        rows = [int.from_bytes(block[i:i + k], endian) for i in range(0, B, k)]
+        rows = [int.from_bytes(block[i : i + k], endian) for i in range(0, B, k)]
     assert len(rows) == 32
     dbp = [fld(r, W) for r in reversed(rows)]  # top row (31) first
     return plane_symbols(dbp, m, code_map, precedence)
 
 
-def bpc_encode(block, endian="little", code_map="ebpc", delta_bits=33, base="coded", alt_mode="none",
-               precedence="kim"):
+def bpc_encode(block, endian="little", code_map="ebpc", delta_bits=33, base="coded", alt_mode="none", precedence="kim"):
     block = bytes(block)
     w = words_of(block, endian)
     bits, pay, meta = delta_candidate(w, delta_bits, base == "fixed7", code_map, precedence)
@@ -180,4 +180,4 @@ def bpc_size(block, preset="bpc.isca16", **overrides):
 def to_bytes(bits: str) -> bytes:
     """A bit string as stream bytes (MSB first, zero padded; SPEC 0.3)."""
     bits += "0" * (-len(bits) % 8)
-    return bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
+    return bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits), 8))

@@ -2,6 +2,7 @@
 src/compressor/{BDI,BPC,SC2,FPC,CPACK}.cpp), line by line in its own terms: per-line sizes in
 bits, as its CompressLine returns them. Written from the tool's rules, independently of the C++
 presets they check (bdi.cal22, bpc.cal22, sc2.cal22, fpc.cal22, cpack.cal22)."""
+
 import struct
 
 M64 = (1 << 64) - 1
@@ -22,7 +23,7 @@ def _reduce_sign(x):
 def _check_bdi(line, k, d):
     limit = (1 << (8 * d)) - 1
     n = len(line) // k
-    vals = [int.from_bytes(line[i * k:(i + 1) * k], "little") for i in range(n)]
+    vals = [int.from_bytes(line[i * k : (i + 1) * k], "little") for i in range(n)]
     mask = [_reduce_sign(v) <= limit for v in vals]
     m = sum(mask)
     base, base_idx = 0, 0
@@ -41,7 +42,7 @@ def bdi(line):
     best = 8 * len(line)
     if not any(line):
         best = 8
-    elif all(line[i:i + 8] == line[:8] for i in range(0, len(line), 8)):
+    elif all(line[i : i + 8] == line[:8] for i in range(0, len(line), 8)):
         best = 64
     else:
         for k, d in ((8, 1), (8, 2), (8, 4), (4, 1), (4, 2), (2, 1)):
@@ -200,7 +201,7 @@ class CPack:
         size = 0
         b = bytes(line)
         for i in range(0, len(b), 4):
-            w = b[i:i + 4]
+            w = b[i : i + 4]
             if w[:3] == bytes(3):
                 size += 2 if w[3] == 0 else 12
                 continue

@@ -11,6 +11,7 @@ can be compared with a real stream. Two matching styles are implemented on purpo
 
 Size record: ``{"mode", "payload", "meta", "header", "tag"}`` in bits, like ``oracles.py``.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -43,7 +44,7 @@ PRESETS = {
 
 
 def words(block: bytes, endian: str) -> list[int]:
-    return [int.from_bytes(block[i:i + 4], endian) for i in range(0, len(block), 4)]
+    return [int.from_bytes(block[i : i + 4], endian) for i in range(0, len(block), 4)]
 
 
 def upper(x: int, nbits: int) -> int:
@@ -122,8 +123,11 @@ class CPackOracle:
         """[(code, index, word)] of one block; updates the persistent dictionary."""
         o = self.opts
         ws = words(bytes(block), o["endian"])
-        d = self.state if (o["persistent"] and self.state is not None) else Dictionary(
-            o["dictionary"], o["init"], len(ws))
+        d = (
+            self.state
+            if (o["persistent"] and self.state is not None)
+            else Dictionary(o["dictionary"], o["init"], len(ws))
+        )
         out = []
         for w in ws:
             code, idx = choose(w, d.entries(), self.style)
@@ -165,17 +169,17 @@ def parse_stream(bits: str, n_words: int) -> list:
     names = {v[0]: k for k, v in CODES.items()}
     out, p = [], 0
     for _ in range(n_words):
-        prefix = bits[p:p + 2]
+        prefix = bits[p : p + 2]
         if prefix == "11":
-            prefix = bits[p:p + 4]
+            prefix = bits[p : p + 4]
         code = names[prefix]
         p += len(prefix)
         idx = None
         if code in MATCH_BITS:
-            idx = int(bits[p:p + 4], 2)
+            idx = int(bits[p : p + 4], 2)
             p += 4
         low = {"xxxx": 32, "mmxx": 16, "zzzx": 8, "mmmx": 8}.get(code, 0)
-        field = int(bits[p:p + low], 2) if low else 0
+        field = int(bits[p : p + low], 2) if low else 0
         p += low
         out.append((code, idx, field))
     assert p == len(bits), (p, len(bits))

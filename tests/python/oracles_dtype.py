@@ -1,4 +1,5 @@
 """Plain-NumPy reference of mpc.guess_dtype (the rules in ratio_entropy.hpp), vectorised over blocks."""
+
 import numpy as np
 
 MIN_SAVING = 24
@@ -94,12 +95,15 @@ def _mostly_floats(b, w, top):
 
 def width_bits(b):
     """(n, 4) bits of the shortest description at 1, 2, 4 and 8 bytes per element."""
-    return np.stack([
-        integer_bits(b, 1, (1, 3, 4)),
-        np.minimum.reduce([integer_bits(b, 2, (1, 2)), float_bits(b, 5, 10), float_bits(b, 8, 7)]),
-        np.minimum(integer_bits(b, 4, (1,)), float_bits(b, 8, 23)),
-        np.minimum(integer_bits(b, 8, (1,)), float_bits(b, 11, 52)),
-    ], 1)
+    return np.stack(
+        [
+            integer_bits(b, 1, (1, 3, 4)),
+            np.minimum.reduce([integer_bits(b, 2, (1, 2)), float_bits(b, 5, 10), float_bits(b, 8, 7)]),
+            np.minimum(integer_bits(b, 4, (1,)), float_bits(b, 8, 23)),
+            np.minimum(integer_bits(b, 8, (1,)), float_bits(b, 11, 52)),
+        ],
+        1,
+    )
 
 
 def guess_dtype(b):

@@ -3,6 +3,7 @@
 Written from the SPEC text, not from the C++ code: the first 32-bit word raw, then for every
 later word Fib(zigzag((w_i - w_{i-1}) mod 2^32 as int32) + 1).
 """
+
 from __future__ import annotations
 
 # F[k]: F[1] = F[2] = 1, F[3] = 2, ...
@@ -52,7 +53,7 @@ def zigzag(r: int) -> int:
 def fib_encode(block, endian: str = "little"):
     """(bits, record) of one block."""
     block = bytes(block)
-    w = [int.from_bytes(block[i:i + 4], endian) for i in range(0, len(block), 4)]
+    w = [int.from_bytes(block[i : i + 4], endian) for i in range(0, len(block), 4)]
     parts = [format(w[0], "032b")] + [fib_code(zigzag(w[i] - w[i - 1]) + 1) for i in range(1, len(w))]
     bits = "".join(parts)
     return bits, {"mode": 0, "payload": len(bits), "meta": 0, "header": 0, "tag": 0}
@@ -64,4 +65,4 @@ def fib_size(block, endian: str = "little"):
 
 def to_bytes(bits: str) -> bytes:
     bits += "0" * (-len(bits) % 8)
-    return bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
+    return bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits), 8))

@@ -5,6 +5,7 @@ bytes being matched); the longest match wins and, scanning distances upwards wit
 ``>``, the smallest distance wins ties. A match shorter than ``min_match`` gives a literal.
 Units are bytes (``token_bytes=1``) or 4-byte words (``token_bytes=4``).
 """
+
 from __future__ import annotations
 
 
@@ -19,7 +20,7 @@ def defaults(token_bytes: int = 1, min_match: int | None = None, length_bits: in
 
 
 def units(block: bytes, token_bytes: int) -> list:
-    return [bytes(block[i:i + token_bytes]) for i in range(0, len(block), token_bytes)]
+    return [bytes(block[i : i + token_bytes]) for i in range(0, len(block), token_bytes)]
 
 
 def tokens(block: bytes, token_bytes: int = 1, min_match: int | None = None, length_bits: int = 4) -> list:
@@ -56,8 +57,14 @@ def lzss_size(block: bytes, token_bytes: int = 1, min_match: int | None = None, 
     return {"mode": 0, "payload": payload, "meta": len(toks), "header": 0, "tag": 0}
 
 
-def stream_bits(toks: list, block_bytes: int, token_bytes: int = 1, min_match: int | None = None,
-                length_bits: int = 4, endian: str = "little") -> str:
+def stream_bits(
+    toks: list,
+    block_bytes: int,
+    token_bytes: int = 1,
+    min_match: int | None = None,
+    length_bits: int = 4,
+    endian: str = "little",
+) -> str:
     """The expected stream of a token list as a '0'/'1' string (SPEC 0.3)."""
     o = defaults(token_bytes, min_match, length_bits)
     dbits = ceil_log2(block_bytes // token_bytes)

@@ -1,5 +1,6 @@
 """Plain-Python SLC decisions (SPEC 1.11; P4 §III-B..G) from per-symbol code bits: what the codec
 must write, found by trying every candidate node (brute force, no shortcuts)."""
+
 import math
 
 
@@ -29,7 +30,7 @@ def nodes(n, variant):
 def plan(costs, B, *, sl=16, pdw=4, mag=32, threshold=16, variant="opt", compact=False, approximable=True):
     """{mode: raw|lossless|lossy, bits, header, ss, len} of a block whose symbols cost `costs`."""
     n = len(costs)
-    segs = [costs[k * n // pdw:(k + 1) * n // pdw] for k in range(pdw)]
+    segs = [costs[k * n // pdw : (k + 1) * n // pdw] for k in range(pdw)]
     ss_bits = math.ceil(math.log2(n))
     head = 0 if threshold == 0 else 1 + (0 if compact else ss_bits + 4)
     comp, header = layout_bits([sum(s) for s in segs], B, head, pdw)
@@ -41,10 +42,16 @@ def plan(costs, B, *, sl=16, pdw=4, mag=32, threshold=16, variant="opt", compact
         if 0 < extra <= 8 * threshold:
             feasible = []
             for span, ss in nodes(n, variant):
-                if sum(costs[ss:ss + span]) < extra:
+                if sum(costs[ss : ss + span]) < extra:
                     continue
-                seg = [sum(c for i, c in enumerate(costs) if k * n // pdw <= i < (k + 1) * n // pdw
-                           and not ss <= i < ss + span) for k in range(pdw)]
+                seg = [
+                    sum(
+                        c
+                        for i, c in enumerate(costs)
+                        if k * n // pdw <= i < (k + 1) * n // pdw and not ss <= i < ss + span
+                    )
+                    for k in range(pdw)
+                ]
                 bits, hb = layout_bits(seg, B, 1 + ss_bits + 4, pdw)
                 if bits <= budget:
                     feasible.append((span, ss, bits, hb))

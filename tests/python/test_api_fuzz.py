@@ -300,21 +300,25 @@ def _bad_values(d):
     if kind == "int":
         lo, hi = d["lo"], d["hi"]
         between = [v for v in range(lo + 1, hi) if v not in d["values"]][:2] if "values" in d else []
-        return common + between + [
-            lo - 1,
-            hi + 1,
-            BIG,
-            -BIG,
-            2**63,
-            2**64,
-            float(lo) + 0.5,
-            float("nan"),
-            float("inf"),
-            -float("inf"),
-            str(lo),
-            True,
-            np.float64(lo),
-        ]
+        return (
+            common
+            + between
+            + [
+                lo - 1,
+                hi + 1,
+                BIG,
+                -BIG,
+                2**63,
+                2**64,
+                float(lo) + 0.5,
+                float("nan"),
+                float("inf"),
+                -float("inf"),
+                str(lo),
+                True,
+                np.float64(lo),
+            ]
+        )
     if kind == "float":
         lo, hi = d["lo"], d["hi"]
         return common + [lo - 1, hi + 1, float("nan"), float("inf"), -float("inf"), BIG, str(lo), "nan", True]
@@ -370,9 +374,7 @@ def test_get_codec_options(spec, data):
     name, opts, bad = spec
     # a members string that names no codec is refused as an "unknown codec" with its text, or as
     # "a member is ..."
-    words = tuple(opts) + (
-        ("unknown codec", "member") if "members" in opts else ()
-    ) or (name,)
+    words = tuple(opts) + (("unknown codec", "member") if "members" in opts else ()) or (name,)
     c = attempt(lambda: memcomp.get_codec(name, **opts), names=words)
     if c is None:
         return

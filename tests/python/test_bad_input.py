@@ -4,6 +4,7 @@ raise TypeError, bad values ValueError, corrupt streams and malformed encoded fi
 CorruptStreamError, malformed model files ValueError naming the file and the field, missing files
 OSError naming the file. No case may leak a pybind11 signature dump, RecursionError, MemoryError,
 BadZipFile, EOFError, NotImplementedError or a pickle hint."""
+
 import copy
 import io
 import json
@@ -57,7 +58,7 @@ def ctx(tmp_path_factory):
     (d / "trunc.npz").write_bytes(good[: len(good) // 2])
     bad_dir = bytearray(good)  # the central directory's offset moved far past the file (EINVAL on seek)
     at = bad_dir.rfind(b"PK\x05\x06") + 16
-    bad_dir[at:at + 4] = (int.from_bytes(bad_dir[at:at + 4], "little") + 0x2D000000).to_bytes(4, "little")
+    bad_dir[at : at + 4] = (int.from_bytes(bad_dir[at : at + 4], "little") + 0x2D000000).to_bytes(4, "little")
     (d / "bad_directory.npz").write_bytes(bytes(bad_dir))
     (d / "empty.npz").write_bytes(b"")
     (d / "garbage.npz").write_bytes(b"PK\x03\x04" + b"x" * 100)
@@ -73,7 +74,7 @@ def ctx(tmp_path_factory):
     _save_enc(d / "config_preset.npz", base, config=np.array('{"preset": "nope"}'))
     _save_enc(d / "data_float.npz", base, data=base["data"].astype(np.float32))
     _save_enc(d / "outside.npz", base, data=base["data"][:4])
-    _save_enc(d / "too_long.npz", base, bit_lengths=np.full(64, 10 ** 6, np.uint32))
+    _save_enc(d / "too_long.npz", base, bit_lengths=np.full(64, 10**6, np.uint32))
     _save_enc(d / "offsets_2d.npz", base, bit_offsets=base["bit_offsets"].reshape(8, 8))
     missing = dict(base)
     missing.pop("tags")
@@ -99,9 +100,15 @@ def ctx(tmp_path_factory):
 
 
 def _enc_arrays(enc):
-    out = dict(format=np.array("memcomp.encoded/1"), config=np.array(json.dumps(enc.config, sort_keys=True)),
-               block_bytes=np.array(enc.block_bytes, np.int64), data=enc.data, bit_offsets=enc.bit_offsets,
-               bit_lengths=enc.bit_lengths, tags=enc.tags)
+    out = dict(
+        format=np.array("memcomp.encoded/1"),
+        config=np.array(json.dumps(enc.config, sort_keys=True)),
+        block_bytes=np.array(enc.block_bytes, np.int64),
+        data=enc.data,
+        bit_offsets=enc.bit_offsets,
+        bit_lengths=enc.bit_lengths,
+        tags=enc.tags,
+    )
     if enc.entry_state is not None:
         out["entry_state"] = enc.entry_state
     return out
@@ -116,8 +123,9 @@ def _npz(path, arrays):
     with zipfile.ZipFile(path, "w") as zf:
         for key, (a, shape) in arrays.items():
             f = io.BytesIO()
-            np.lib.format.write_array_header_1_0(f, {"descr": np.lib.format.dtype_to_descr(a.dtype),
-                                                      "fortran_order": False, "shape": shape or a.shape})
+            np.lib.format.write_array_header_1_0(
+                f, {"descr": np.lib.format.dtype_to_descr(a.dtype), "fortran_order": False, "shape": shape or a.shape}
+            )
             zf.writestr(key + ".npy", f.getvalue() + a.tobytes())
 
 
@@ -138,14 +146,22 @@ def _same_sizes(name):
     def check(sizes):
         want = codec(name).measure(B32[:32].copy())
         return np.array_equal(sizes.size_bits, want.size_bits) and not sizes.size_bits.flags.writeable
+
     return check
 
 
 def _decode_truncated(name):
     c = codec(name)
     enc = c.encode(B32[100:132])
-    bad = Encoded(enc.config, enc.block_bytes, enc.data[: enc.data.size // 2], enc.bit_offsets, enc.bit_lengths,
-                  enc.tags, enc.entry_state)
+    bad = Encoded(
+        enc.config,
+        enc.block_bytes,
+        enc.data[: enc.data.size // 2],
+        enc.bit_offsets,
+        enc.bit_lengths,
+        enc.tags,
+        enc.entry_state,
+    )
     return c.decode(bad)
 
 
@@ -168,14 +184,17 @@ for _n in NAMES:
     case(f"{_n}-measure-int16", lambda c, n=_n: codec(n).measure(B32.view(np.int16)), TypeError, "dtype uint8")
     case(f"{_n}-measure-list", lambda c, n=_n: codec(n).measure([[0] * 32]), TypeError, "NumPy array")
     case(f"{_n}-measure-non-contiguous", lambda c, n=_n: codec(n).measure(B32[::2]), ValueError, "C-contiguous")
-    case(f"{_n}-measure-fortran", lambda c, n=_n: codec(n).measure(np.asfortranarray(B32[:8])), ValueError,
-         "C-contiguous")
+    case(
+        f"{_n}-measure-fortran",
+        lambda c, n=_n: codec(n).measure(np.asfortranarray(B32[:8])),
+        ValueError,
+        "C-contiguous",
+    )
     case(f"{_n}-measure-read-only", lambda c, n=_n: codec(n).measure(ro(B32[:32])), check=_same_sizes(_n))
     case(f"{_n}-measure-zero-blocks", lambda c, n=_n: codec(n).measure(B32[:0]), check=lambda s: s.n_blocks == 0)
-    case(f"{_n}-measure-48B-blocks", lambda c, n=_n: codec(n).measure(np.zeros((2, 48), np.uint8)), ValueError,
-         "48 B")
+    case(f"{_n}-measure-48B-blocks", lambda c, n=_n: codec(n).measure(np.zeros((2, 48), np.uint8)), ValueError, "48 B")
     case(f"{_n}-threads-negative", lambda c, n=_n: codec(n).measure(B32, threads=-5), ValueError, "threads")
-    case(f"{_n}-threads-2**70", lambda c, n=_n: codec(n).measure(B32, threads=2 ** 70), ValueError, "threads")
+    case(f"{_n}-threads-2**70", lambda c, n=_n: codec(n).measure(B32, threads=2**70), ValueError, "threads")
     case(f"{_n}-threads-str", lambda c, n=_n: codec(n).measure(B32, threads="2"), TypeError, "threads")
     case(f"{_n}-encode-list", lambda c, n=_n: codec(n).encode([[0] * 32]), TypeError, "NumPy array")
     case(f"{_n}-decode-list", lambda c, n=_n: codec(n).decode([1, 2]), TypeError, "Encoded")
@@ -185,17 +204,32 @@ for _n in NAMES:
     else:
         case(f"{_n}-encode-accounting-only", lambda c, n=_n: codec(n).encode(B32), ValueError, "accounting-only")
     if _c.exact:
-        case(f"{_n}-from-bytes-truncated", lambda c, n=_n: Encoded.from_bytes(codec(n).encode(B32[:16]).to_bytes()[:-1]),
-             CorruptStreamError, "truncated or padded")
+        case(
+            f"{_n}-from-bytes-truncated",
+            lambda c, n=_n: Encoded.from_bytes(codec(n).encode(B32[:16]).to_bytes()[:-1]),
+            CorruptStreamError,
+            "truncated or padded",
+        )
     if _c.exact and not _c.lossy:
-        case(f"{_n}-save-load-decode", lambda c, n=_n: _save_load_decode(c, n),
-             check=lambda x: np.array_equal(x, B32[:16]))
+        case(
+            f"{_n}-save-load-decode",
+            lambda c, n=_n: _save_load_decode(c, n),
+            check=lambda x: np.array_equal(x, B32[:16]),
+        )
         for _bit in (3, 17):
-            case(f"{_n}-numcodecs-bit-flip-{_bit}", lambda c, n=_n, b=_bit: _numcodecs_flip(n, b),
-                 CorruptStreamError, "CRC-32")
+            case(
+                f"{_n}-numcodecs-bit-flip-{_bit}",
+                lambda c, n=_n, b=_bit: _numcodecs_flip(n, b),
+                CorruptStreamError,
+                "CRC-32",
+            )
     if _c.requires_fit or _n == "mpc.cal22_rtl":
-        case(f"{_n}-fit-zero-blocks", lambda c, n=_n: memcomp.get_codec(n).fit(B32[:0]), ValueError,
-             "cannot fit .* on 0 blocks")
+        case(
+            f"{_n}-fit-zero-blocks",
+            lambda c, n=_n: memcomp.get_codec(n).fit(B32[:0]),
+            ValueError,
+            "cannot fit .* on 0 blocks",
+        )
     else:
         case(f"{_n}-fit-model-free", lambda c, n=_n: memcomp.get_codec(n).fit(B32), ValueError, "not data-driven")
 
@@ -203,100 +237,217 @@ for _n in NAMES:
 case("as_blocks-float-block-bytes", lambda c: memcomp.as_blocks(RAW, 32.7), TypeError, "block_bytes must be an integer")
 case("as_blocks-str-block-bytes", lambda c: memcomp.as_blocks(RAW, "32"), TypeError, "block_bytes must be an integer")
 case("as_blocks-bool-block-bytes", lambda c: memcomp.as_blocks(RAW, True), TypeError, "block_bytes must be an integer")
-case("as_blocks-numpy-int-block-bytes", lambda c: memcomp.as_blocks(RAW, np.int64(32)),
-     check=lambda b: b.shape == (512, 32))
+case(
+    "as_blocks-numpy-int-block-bytes",
+    lambda c: memcomp.as_blocks(RAW, np.int64(32)),
+    check=lambda b: b.shape == (512, 32),
+)
 case("as_blocks-unsupported-block-bytes", lambda c: memcomp.as_blocks(RAW, 48), ValueError, "must be one of")
 case("as_blocks-negative-block-bytes", lambda c: memcomp.as_blocks(RAW, -32), ValueError, "must be one of")
 case("as_blocks-size-does-not-divide", lambda c: memcomp.as_blocks(RAW[:100], 32), ValueError, "not a multiple")
-case("as_blocks-object-dtype", lambda c: memcomp.as_blocks(np.array([1, "x"], dtype=object), 16), TypeError,
-     "Python object")
+case(
+    "as_blocks-object-dtype",
+    lambda c: memcomp.as_blocks(np.array([1, "x"], dtype=object), 16),
+    TypeError,
+    "Python object",
+)
 case("as_blocks-unicode-dtype", lambda c: memcomp.as_blocks(np.array(["abcd"] * 8), 16), TypeError, "string dtype")
 case("as_blocks-non-contiguous", lambda c: memcomp.as_blocks(RAW[::2], 32), ValueError, "not C-contiguous")
-case("as_blocks-fortran", lambda c: memcomp.as_blocks(np.asfortranarray(RAW.reshape(128, 128)), 32), ValueError,
-     "not C-contiguous")
-case("as_blocks-read-only-works", lambda c: memcomp.as_blocks(ro(RAW), 32),
-     check=lambda b: b.shape == (512, 32) and not b.flags.writeable)
+case(
+    "as_blocks-fortran",
+    lambda c: memcomp.as_blocks(np.asfortranarray(RAW.reshape(128, 128)), 32),
+    ValueError,
+    "not C-contiguous",
+)
+case(
+    "as_blocks-read-only-works",
+    lambda c: memcomp.as_blocks(ro(RAW), 32),
+    check=lambda b: b.shape == (512, 32) and not b.flags.writeable,
+)
 case("as_blocks-zero-bytes", lambda c: memcomp.as_blocks(RAW[:0], 32), check=lambda b: b.shape == (0, 32))
 case("as_blocks-list", lambda c: memcomp.as_blocks([1, 2, 3], 16), TypeError, "expected a numpy.ndarray")
 case("as_blocks-none", lambda c: memcomp.as_blocks(None, 16), TypeError, "expected a numpy.ndarray")
 case("as_blocks-masked", lambda c: memcomp.as_blocks(np.ma.masked_array(RAW), 32), TypeError, "masked")
-case("as_blocks-float32-view", lambda c: memcomp.as_blocks(RAW.view(np.float32), 32),
-     check=lambda b: np.array_equal(b, B32))
-case("sectorize-does-not-divide", lambda c: memcomp.sectorize(memcomp.as_blocks(RAW, 32), 64), ValueError,
-     "does not divide")
+case(
+    "as_blocks-float32-view",
+    lambda c: memcomp.as_blocks(RAW.view(np.float32), 32),
+    check=lambda b: np.array_equal(b, B32),
+)
+case(
+    "sectorize-does-not-divide",
+    lambda c: memcomp.sectorize(memcomp.as_blocks(RAW, 32), 64),
+    ValueError,
+    "does not divide",
+)
 
 # ---- get_codec, names and options -----------------------------------------------------------------
 case("get_codec-unknown", lambda c: memcomp.get_codec("nope"), ValueError, "unknown codec 'nope'")
 case("get_codec-int-name", lambda c: memcomp.get_codec(3), TypeError, "codec name must be a str")
-case("get_codec-option-2**70", lambda c: memcomp.get_codec("e2mc", mfv=2 ** 70), ValueError, "out of range")
+case("get_codec-option-2**70", lambda c: memcomp.get_codec("e2mc", mfv=2**70), ValueError, "out of range")
 case("get_codec-option-negative", lambda c: memcomp.get_codec("e2mc", mfv=-5), ValueError, "must be in")
-case("get_codec-option-float-for-int", lambda c: memcomp.get_codec("e2mc", mag=32.7), TypeError,
-     "option 'mag' must be an integer")
-case("get_codec-option-str-for-int", lambda c: memcomp.get_codec("e2mc", mag="32"), TypeError,
-     "option 'mag' must be an integer")
-case("get_codec-option-bool-for-int", lambda c: memcomp.get_codec("e2mc", mfv=True), TypeError,
-     "option 'mfv' must be an integer")
-case("get_codec-option-nan-for-int", lambda c: memcomp.get_codec("e2mc", mfv=float("nan")), TypeError,
-     "option 'mfv' must be an integer")
-case("get_codec-option-nan-for-float", lambda c: memcomp.get_codec("bdi", member_threshold=float("nan")),
-     ValueError, "member_threshold")
-case("get_codec-option-inf-for-float", lambda c: memcomp.get_codec("bdi", member_threshold=float("inf")),
-     ValueError, "member_threshold")
+case(
+    "get_codec-option-float-for-int",
+    lambda c: memcomp.get_codec("e2mc", mag=32.7),
+    TypeError,
+    "option 'mag' must be an integer",
+)
+case(
+    "get_codec-option-str-for-int",
+    lambda c: memcomp.get_codec("e2mc", mag="32"),
+    TypeError,
+    "option 'mag' must be an integer",
+)
+case(
+    "get_codec-option-bool-for-int",
+    lambda c: memcomp.get_codec("e2mc", mfv=True),
+    TypeError,
+    "option 'mfv' must be an integer",
+)
+case(
+    "get_codec-option-nan-for-int",
+    lambda c: memcomp.get_codec("e2mc", mfv=float("nan")),
+    TypeError,
+    "option 'mfv' must be an integer",
+)
+case(
+    "get_codec-option-nan-for-float",
+    lambda c: memcomp.get_codec("bdi", member_threshold=float("nan")),
+    ValueError,
+    "member_threshold",
+)
+case(
+    "get_codec-option-inf-for-float",
+    lambda c: memcomp.get_codec("bdi", member_threshold=float("inf")),
+    ValueError,
+    "member_threshold",
+)
 case("get_codec-option-list", lambda c: memcomp.get_codec("e2mc", mfv=[1]), TypeError, "option 'mfv'")
-case("get_codec-option-numpy-int", lambda c: memcomp.get_codec("e2mc", mfv=np.int64(512)),
-     check=lambda x: x.options["mfv"] == 512)
-case("get_codec-option-numpy-float", lambda c: memcomp.get_codec("bdi", member_threshold=np.float32(0.5)),
-     check=lambda x: x.options["member_threshold"] == 0.5)
+case(
+    "get_codec-option-numpy-int",
+    lambda c: memcomp.get_codec("e2mc", mfv=np.int64(512)),
+    check=lambda x: x.options["mfv"] == 512,
+)
+case(
+    "get_codec-option-numpy-float",
+    lambda c: memcomp.get_codec("bdi", member_threshold=np.float32(0.5)),
+    check=lambda x: x.options["member_threshold"] == 0.5,
+)
 case("get_codec-option-unknown", lambda c: memcomp.get_codec("bdi", window=3), ValueError, "unknown option")
 case("get_codec-max_len-negative", lambda c: memcomp.get_codec("e2mc", max_len=-7), ValueError, "max_len")
-case("get_codec-max_len-huge", lambda c: memcomp.get_codec("e2mc", max_len=10 ** 6), ValueError, "max_len")
+case("get_codec-max_len-huge", lambda c: memcomp.get_codec("e2mc", max_len=10**6), ValueError, "max_len")
 case("get_codec-max_len-str", lambda c: memcomp.get_codec("sc2", max_len="x"), TypeError, "max_len")
-case("get_codec-max_len-too-short", lambda c: memcomp.get_codec("e2mc", max_len=5).fit(B32), ValueError,
-     "max_len 5 cannot code")
-case("name-with-options-parses", lambda c: memcomp.get_codec("fpc.paper(endian=big)"),
-     check=lambda x: x.name == "fpc.paper(endian=big)" and x == memcomp.get_codec("fpc", endian="big"))
-case("name-int-option-parses", lambda c: memcomp.get_codec("e2mc.paper(mfv=512)"),
-     check=lambda x: x.options["mfv"] == 512)
-case("name-bestof-parses", lambda c: memcomp.get_codec("bestof(bdi.paper,fpc.paper(endian=big))"),
-     check=lambda x: x.name == "bestof(bdi.paper,fpc.paper(endian=big))")
-case("name-members-key-parses", lambda c: memcomp.get_codec("bestof.bdi_fpc(members=bdi.paper,fpc.cmu)"),
-     check=lambda x: x.name == "bestof(bdi.paper,fpc.cmu)")
+case(
+    "get_codec-max_len-too-short",
+    lambda c: memcomp.get_codec("e2mc", max_len=5).fit(B32),
+    ValueError,
+    "max_len 5 cannot code",
+)
+case(
+    "name-with-options-parses",
+    lambda c: memcomp.get_codec("fpc.paper(endian=big)"),
+    check=lambda x: x.name == "fpc.paper(endian=big)" and x == memcomp.get_codec("fpc", endian="big"),
+)
+case(
+    "name-int-option-parses",
+    lambda c: memcomp.get_codec("e2mc.paper(mfv=512)"),
+    check=lambda x: x.options["mfv"] == 512,
+)
+case(
+    "name-bestof-parses",
+    lambda c: memcomp.get_codec("bestof(bdi.paper,fpc.paper(endian=big))"),
+    check=lambda x: x.name == "bestof(bdi.paper,fpc.paper(endian=big))",
+)
+case(
+    "name-members-key-parses",
+    lambda c: memcomp.get_codec("bestof.bdi_fpc(members=bdi.paper,fpc.cmu)"),
+    check=lambda x: x.name == "bestof(bdi.paper,fpc.cmu)",
+)
 case("name-unbalanced", lambda c: memcomp.get_codec("fpc.paper(endian=big"), ValueError, "malformed codec name")
 case("name-unknown-option", lambda c: memcomp.get_codec("fpc.paper(window=3)"), ValueError, "has no option 'window'")
 case("name-bad-int-value", lambda c: memcomp.get_codec("e2mc.paper(mfv=lots)"), ValueError, "takes an integer")
-case("name-model-refused", lambda c: memcomp.get_codec("e2mc.paper(model=fitted)"), ValueError,
-     "fitted model cannot be given by name")
-case("name-members-on-plain-codec", lambda c: memcomp.get_codec("bdi.paper(fpc.paper)"), ValueError,
-     "not key=value options")
-case("bestof-fitted-member-short-name", lambda c: memcomp.get_codec("bestof", members=[codec("e2mc.paper"), "bdi"]),
-     check=lambda x: x.name == "bestof(e2mc.paper,bdi.paper)")
-case("bestof-error-under-own-name",
-     lambda c: memcomp.get_codec("bestof", members=["bdi", "e2mc"]).measure(B32), ValueError,
-     r"^bestof\(bdi.paper,e2mc.paper\) has no model")
-case("bestof-unknown-member", lambda c: memcomp.get_codec("bestof", members=["bdi", "nope"]), ValueError,
-     "unknown codec 'nope'")
+case(
+    "name-model-refused",
+    lambda c: memcomp.get_codec("e2mc.paper(model=fitted)"),
+    ValueError,
+    "fitted model cannot be given by name",
+)
+case(
+    "name-members-on-plain-codec",
+    lambda c: memcomp.get_codec("bdi.paper(fpc.paper)"),
+    ValueError,
+    "not key=value options",
+)
+case(
+    "bestof-fitted-member-short-name",
+    lambda c: memcomp.get_codec("bestof", members=[codec("e2mc.paper"), "bdi"]),
+    check=lambda x: x.name == "bestof(e2mc.paper,bdi.paper)",
+)
+case(
+    "bestof-error-under-own-name",
+    lambda c: memcomp.get_codec("bestof", members=["bdi", "e2mc"]).measure(B32),
+    ValueError,
+    r"^bestof\(bdi.paper,e2mc.paper\) has no model",
+)
+case(
+    "bestof-unknown-member",
+    lambda c: memcomp.get_codec("bestof", members=["bdi", "nope"]),
+    ValueError,
+    "unknown codec 'nope'",
+)
 case("bestof-member-int", lambda c: memcomp.get_codec("bestof", members=["bdi", 3]), TypeError, "members are")
-case("check_block_bytes-float", lambda c: memcomp.get_codec("bdi").check_block_bytes(32.7), TypeError,
-     "block_bytes must be an integer")
-case("check_block_bytes-negative", lambda c: memcomp.get_codec("bdi").check_block_bytes(-1), ValueError,
-     "block_bytes must be an integer in")
-case("max_compressed_bits-numpy-int", lambda c: memcomp.get_codec("bdi").max_compressed_bits(np.int64(32)),
-     check=lambda v: v > 0)
+case(
+    "check_block_bytes-float",
+    lambda c: memcomp.get_codec("bdi").check_block_bytes(32.7),
+    TypeError,
+    "block_bytes must be an integer",
+)
+case(
+    "check_block_bytes-negative",
+    lambda c: memcomp.get_codec("bdi").check_block_bytes(-1),
+    ValueError,
+    "block_bytes must be an integer in",
+)
+case(
+    "max_compressed_bits-numpy-int",
+    lambda c: memcomp.get_codec("bdi").max_compressed_bits(np.int64(32)),
+    check=lambda v: v > 0,
+)
 case("measure-resume-str", lambda c: memcomp.get_codec("bdi").measure(B32, resume="yes"), TypeError, "resume")
-case("measure-approximable-list", lambda c: codec("slc.opt").measure(B32, approximable=[True]), TypeError,
-     "approximable")
-case("measure-approximable-wrong-length", lambda c: codec("slc.opt").measure(B32, approximable=np.ones(3, bool)),
-     ValueError, "512 entries")
-case("decode-other-codec", lambda c: memcomp.get_codec("fpc").decode(memcomp.get_codec("bdi").encode(B32)),
-     ValueError, "encoded by bdi.paper")
-case("decode-int64-lengths", lambda c: _with_field("bit_lengths", lambda a: a.astype(np.int64)), TypeError,
-     "'bit_lengths' must be a 1-D uint32")
+case(
+    "measure-approximable-list", lambda c: codec("slc.opt").measure(B32, approximable=[True]), TypeError, "approximable"
+)
+case(
+    "measure-approximable-wrong-length",
+    lambda c: codec("slc.opt").measure(B32, approximable=np.ones(3, bool)),
+    ValueError,
+    "512 entries",
+)
+case(
+    "decode-other-codec",
+    lambda c: memcomp.get_codec("fpc").decode(memcomp.get_codec("bdi").encode(B32)),
+    ValueError,
+    "encoded by bdi.paper",
+)
+case(
+    "decode-int64-lengths",
+    lambda c: _with_field("bit_lengths", lambda a: a.astype(np.int64)),
+    TypeError,
+    "'bit_lengths' must be a 1-D uint32",
+)
 case("decode-short-tags", lambda c: _with_field("tags", lambda a: a[:-1]), CorruptStreamError, "'tags' must have")
 case("decode-list-data", lambda c: _with_field("data", lambda a: list(a)), TypeError, "'data' must be a 1-D")
-case("decode-length-beyond-maximum", lambda c: _with_field("bit_lengths", lambda a: a + 10 ** 6), CorruptStreamError,
-     "exceeds")
-case("decode-offset-out-of-range", lambda c: _with_field("bit_offsets", lambda a: a + np.uint64(2 ** 60)),
-     CorruptStreamError, "outside")
+case(
+    "decode-length-beyond-maximum",
+    lambda c: _with_field("bit_lengths", lambda a: a + 10**6),
+    CorruptStreamError,
+    "exceeds",
+)
+case(
+    "decode-offset-out-of-range",
+    lambda c: _with_field("bit_offsets", lambda a: a + np.uint64(2**60)),
+    CorruptStreamError,
+    "outside",
+)
 case("decode-block-bytes-str", lambda c: _with_field("block_bytes", lambda a: "32"), TypeError, "block_bytes")
 case("decode-block-bytes-huge", lambda c: _with_field("block_bytes", lambda a: 1 << 40), ValueError, "block_bytes")
 
@@ -304,8 +455,14 @@ case("decode-block-bytes-huge", lambda c: _with_field("block_bytes", lambda a: 1
 def _with_field(key, change):
     c = memcomp.get_codec("bdi")
     enc = c.encode(B32[:16])
-    fields = dict(config=enc.config, block_bytes=enc.block_bytes, data=enc.data, bit_offsets=enc.bit_offsets,
-                  bit_lengths=enc.bit_lengths, tags=enc.tags)
+    fields = dict(
+        config=enc.config,
+        block_bytes=enc.block_bytes,
+        data=enc.data,
+        bit_offsets=enc.bit_offsets,
+        bit_lengths=enc.bit_lengths,
+        tags=enc.tags,
+    )
     fields[key] = change(fields[key])
     return c.decode(Encoded(**fields))
 
@@ -313,13 +470,17 @@ def _with_field(key, change):
 # ---- compare and tables --------------------------------------------------------------------------
 case("compare-mag-float", lambda c: memcomp.compare(B32, ["bdi"], mag=32.7), TypeError, "mag must be an integer")
 case("compare-mag-zero", lambda c: memcomp.compare(B32, ["bdi"], mag=0), ValueError, "mag must be an integer in")
-case("compare-mag-2**70", lambda c: memcomp.compare(B32, ["bdi"], mag=2 ** 70), ValueError, "mag must be")
-case("compare-mag-numpy", lambda c: memcomp.compare(B32, ["bdi"], mag=np.int64(64)),
-     check=lambda df: (df["mag"] == 64).all())
+case("compare-mag-2**70", lambda c: memcomp.compare(B32, ["bdi"], mag=2**70), ValueError, "mag must be")
+case(
+    "compare-mag-numpy",
+    lambda c: memcomp.compare(B32, ["bdi"], mag=np.int64(64)),
+    check=lambda df: (df["mag"] == 64).all(),
+)
 case("compare-u_min-nan", lambda c: memcomp.compare(B32, ["bdi"], u_min=float("nan")), TypeError, "u_min")
 case("compare-threads-negative", lambda c: memcomp.compare(B32, ["bdi"], threads=-5), ValueError, "threads")
-case("compare-threads-numpy", lambda c: memcomp.compare(B32, ["bdi"], threads=np.int64(2)),
-     check=lambda df: len(df) == 1)
+case(
+    "compare-threads-numpy", lambda c: memcomp.compare(B32, ["bdi"], threads=np.int64(2)), check=lambda df: len(df) == 1
+)
 case("compare-policy-int", lambda c: memcomp.compare(B32, ["bdi"], policy=5), TypeError, "policy must be a str")
 case("compare-policy-unknown", lambda c: memcomp.compare(B32, ["bdi"], policy="x"), ValueError, "bad policy")
 case("compare-oracle-unknown", lambda c: memcomp.compare(B32, ["bdi"], oracle="x"), ValueError, "oracle must be")
@@ -331,43 +492,79 @@ case("compare-count_tag-str", lambda c: memcomp.compare(B32, ["bdi"], count_tag=
 case("compare-list-blocks", lambda c: memcomp.compare([[0] * 32], ["bdi"]), TypeError, "memcomp Dump")
 case("compare-1d-blocks", lambda c: memcomp.compare(RAW, ["bdi"]), ValueError, "2-D")
 case("compare-int16-blocks", lambda c: memcomp.compare(B32.view(np.int16), ["bdi"]), TypeError, "dtype uint8")
-case("compare-read-only", lambda c: memcomp.compare(ro(B32), ["bdi", "fpc"]),
-     check=lambda df: len(df) == 3 and df["cr"].gt(0).all())
+case(
+    "compare-read-only",
+    lambda c: memcomp.compare(ro(B32), ["bdi", "fpc"]),
+    check=lambda df: len(df) == 3 and df["cr"].gt(0).all(),
+)
 case("compare-zero-blocks", lambda c: memcomp.compare(B32[:0], ["bdi"]), check=lambda df: int(df["blocks"][0]) == 0)
-case("compare-zero-blocks-data-driven", lambda c: memcomp.compare(B32[:0], ["e2mc"]),
-     check=lambda df: int(df["blocks"][0]) == 0 and df["model"][0] == "-")
-case("compare-table-name-round-trip", lambda c: memcomp.compare(B32, ["fpc.paper(endian=big)"]),
-     check=lambda df: list(df["codec"]) == ["fpc.paper(endian=big)"])
-case("compare-bestof-row-name-is-short", lambda c: memcomp.compare(
-    B32, [memcomp.get_codec("bestof", members=[codec("e2mc.paper"), "bdi"])], oracle=False),
-    check=lambda df: list(df["codec"]) == ["bestof(e2mc.paper,bdi.paper)"])
-case("mag_study-float-block-size", lambda c: memcomp.mag_study(B32, ["bdi"], block_sizes=[32.5]), TypeError,
-     "block_sizes")
+case(
+    "compare-zero-blocks-data-driven",
+    lambda c: memcomp.compare(B32[:0], ["e2mc"]),
+    check=lambda df: int(df["blocks"][0]) == 0 and df["model"][0] == "-",
+)
+case(
+    "compare-table-name-round-trip",
+    lambda c: memcomp.compare(B32, ["fpc.paper(endian=big)"]),
+    check=lambda df: list(df["codec"]) == ["fpc.paper(endian=big)"],
+)
+case(
+    "compare-bestof-row-name-is-short",
+    lambda c: memcomp.compare(B32, [memcomp.get_codec("bestof", members=[codec("e2mc.paper"), "bdi"])], oracle=False),
+    check=lambda df: list(df["codec"]) == ["bestof(e2mc.paper,bdi.paper)"],
+)
+case(
+    "mag_study-float-block-size",
+    lambda c: memcomp.mag_study(B32, ["bdi"], block_sizes=[32.5]),
+    TypeError,
+    "block_sizes",
+)
 case("mag_study-mag-zero", lambda c: memcomp.mag_study(RAW, ["bdi"], mags=[0]), ValueError, "mags")
 case("charge-list-bits", lambda c: memcomp.charge([1, 2], 32), TypeError, "bits must be a uint32 NumPy array")
 case("with-mag-float", lambda c: memcomp.report.with_mag("e2mc", 32.5), TypeError, "mag")
 case("charge-float-block-bytes", lambda c: memcomp.charge(np.zeros(2, np.uint32), 32.5), TypeError, "block_bytes")
 
-case("sizes-cr-policy-int", lambda c: memcomp.get_codec("bdi").measure(B32).cr(policy=5), TypeError,
-     "policy must be a str")
+case(
+    "sizes-cr-policy-int",
+    lambda c: memcomp.get_codec("bdi").measure(B32).cr(policy=5),
+    TypeError,
+    "policy must be a str",
+)
 case("size-stats-cr-mag-float", lambda c: memcomp.get_codec("bdi").measure(B32).stats().cr_mag(32.5), TypeError, "mag")
 case("e2mc-online-window-float", lambda c: memcomp.e2mc.online(B32, window=2.5), TypeError, "window")
 case("e2mc-online-window-zero", lambda c: memcomp.e2mc.online(B32, window=0), ValueError, "window")
-case("energy-model-unknown-parameter", lambda c: memcomp.energy.energy_model({"x": 1}), ValueError,
-     "unknown energy model parameter")
-case("energy-model-nan", lambda c: memcomp.energy.energy_model(
-    {"name": "m", "channel": "noc", "toggle_pj": float("nan")}), ValueError, "toggle_pj")
+case(
+    "energy-model-unknown-parameter",
+    lambda c: memcomp.energy.energy_model({"x": 1}),
+    ValueError,
+    "unknown energy model parameter",
+)
+case(
+    "energy-model-nan",
+    lambda c: memcomp.energy.energy_model({"name": "m", "channel": "noc", "toggle_pj": float("nan")}),
+    ValueError,
+    "toggle_pj",
+)
 case("workloads-sample-float", lambda c: memcomp.workloads.sample_dump(1000.5), TypeError, "n_bytes")
-case("dump-chunks-float", lambda c: list(memcomp.open_dump(c / "dump.bin", 32).chunks(2.5)), TypeError,
-     "chunk_blocks")
+case("dump-chunks-float", lambda c: list(memcomp.open_dump(c / "dump.bin", 32).chunks(2.5)), TypeError, "chunk_blocks")
 case("dump-part-reversed", lambda c: memcomp.open_dump(c / "dump.bin", 32).part(5, 2), ValueError, "stop")
 
-case("size-stats-above-mag-float", lambda c: memcomp.get_codec("bdi").measure(B32).stats().above_mag(32.5), TypeError,
-     "mag")
+case(
+    "size-stats-above-mag-float",
+    lambda c: memcomp.get_codec("bdi").measure(B32).stats().above_mag(32.5),
+    TypeError,
+    "mag",
+)
 case("mpc-ratio-entropy-elem-bytes-float", lambda c: mpc.ratio_entropy(B32, elem_bytes=2.0), TypeError, "elem_bytes")
 
-for _p in ("threshold(nan)", "threshold(inf)", "segments(inf)", "mag(1e999)", "pow2(99999999999999999999)",
-           "cap+mag(32,-1)"):
+for _p in (
+    "threshold(nan)",
+    "threshold(inf)",
+    "segments(inf)",
+    "mag(1e999)",
+    "pow2(99999999999999999999)",
+    "cap+mag(32,-1)",
+):
     case(f"policy-{_p}", lambda c, p=_p: memcomp.compare(B32, ["bdi"], policy=p), ValueError, "bad policy")
 
 # ---- entropy ---------------------------------------------------------------------------------------
@@ -383,11 +580,16 @@ case("entropy-symbol-bits-empty", lambda c: entropy.table(B32, []), ValueError, 
 case("entropy-mfv-zero", lambda c: entropy.table(B32, mfv=0), ValueError, "mfv must be a positive integer")
 case("entropy-mfv-negative", lambda c: entropy.histogram(B32, 16).mfv_cr(-1), ValueError, "mfv")
 case("entropy-mfv-float", lambda c: entropy.table(B32, mfv=10.5), TypeError, "mfv")
-case("entropy-mfv-huge", lambda c: entropy.table(B32, [16], mfv=2 ** 70), check=lambda df: df["cr_mfv"][0] > 0)
-case("entropy-max_len-negative", lambda c: entropy.histogram(B32, 16).length_limited_bits(1024, -1), ValueError,
-     "max_len")
-case("entropy-max_len-huge", lambda c: entropy.histogram(B32, 16).length_limited_bits(1024, 2 ** 70), ValueError,
-     "max_len")
+case("entropy-mfv-huge", lambda c: entropy.table(B32, [16], mfv=2**70), check=lambda df: df["cr_mfv"][0] > 0)
+case(
+    "entropy-max_len-negative",
+    lambda c: entropy.histogram(B32, 16).length_limited_bits(1024, -1),
+    ValueError,
+    "max_len",
+)
+case(
+    "entropy-max_len-huge", lambda c: entropy.histogram(B32, 16).length_limited_bits(1024, 2**70), ValueError, "max_len"
+)
 case("entropy-topk-negative", lambda c: entropy.TopK(-1), ValueError, "capacity")
 case("entropy-topk-float", lambda c: entropy.TopK(1.5), TypeError, "capacity")
 case("entropy-topk-k-negative", lambda c: entropy.TopK(16).add(B32).top(-1), ValueError, "k must be")
@@ -409,49 +611,85 @@ case("toggles-count-int16", lambda c: toggles.count(B32.view(np.int16)), TypeErr
 case("toggles-count-non-contiguous", lambda c: toggles.count(B32[::2]), ValueError, "C-contiguous")
 case("toggles-bus-bits-7", lambda c: toggles.count(B32, channel="dram", bus_bits=7), ValueError, "bus_bits")
 case("toggles-bus-bits-float", lambda c: toggles.count(B32, channel="dram", bus_bits=32.5), TypeError, "bus_bits")
-case("toggles-bus-bits-2**70", lambda c: toggles.count(B32, channel="dram", bus_bits=2 ** 70), ValueError, "bus_bits")
-case("toggles-bus-bits-numpy", lambda c: toggles.count(B32, channel="dram", bus_bits=np.int64(32)),
-     check=lambda r: r.stats.blocks == 512)
+case("toggles-bus-bits-2**70", lambda c: toggles.count(B32, channel="dram", bus_bits=2**70), ValueError, "bus_bits")
+case(
+    "toggles-bus-bits-numpy",
+    lambda c: toggles.count(B32, channel="dram", bus_bits=np.int64(32)),
+    check=lambda r: r.stats.blocks == 512,
+)
 case("toggles-unknown-option", lambda c: toggles.count(B32, foo=1), ValueError, "unknown option")
 case("toggles-channel-int", lambda c: toggles.count(B32, channel=3), TypeError, "channel")
 case("toggles-close-str", lambda c: toggles.count(B32, close="yes"), TypeError, "close must be True or False")
-case("toggles-read-only", lambda c: toggles.count(ro(B32), **_DRAM),
-     check=lambda r: r.stats.counts == toggles.count(B32, **_DRAM).stats.counts)
+case(
+    "toggles-read-only",
+    lambda c: toggles.count(ro(B32), **_DRAM),
+    check=lambda r: r.stats.counts == toggles.count(B32, **_DRAM).stats.counts,
+)
 case("toggles-zero-blocks", lambda c: toggles.count(B32[:0], **_DRAM), check=lambda r: r.stats.blocks == 0)
 case("toggles-drive-nbits-negative", lambda c: toggles.drive(b"abc", -1), ValueError, "nbits")
 case("toggles-drive-list", lambda c: toggles.drive([1, 2]), TypeError, "stream must be bytes")
 case("toggles-compare-bu-nan", lambda c: toggles.compare(B32, ["bdi"], bu=float("nan")), ValueError, "bu must be")
 case("toggles-compare-bu-inf", lambda c: toggles.compare(B32, ["bdi"], bu=float("inf")), ValueError, "bu must be")
-case("toggles-compare-bu-array-nan", lambda c: toggles.compare(B32, ["bdi"], ec="ec2", bu=np.full(512, np.nan)),
-     ValueError, "bu must lie in")
+case(
+    "toggles-compare-bu-array-nan",
+    lambda c: toggles.compare(B32, ["bdi"], ec="ec2", bu=np.full(512, np.nan)),
+    ValueError,
+    "bu must lie in",
+)
 case("toggles-compare-alpha-nan", lambda c: toggles.compare(B32, ["bdi"], alpha=float("nan")), ValueError, "alpha")
 case("toggles-compare-alpha-zero", lambda c: toggles.compare(B32, ["bdi"], alpha=0), ValueError, "alpha")
 case("toggles-compare-alpha-str", lambda c: toggles.compare(B32, ["bdi"], alpha="1"), TypeError, "alpha")
 case("toggles-compare-mag-float", lambda c: toggles.compare(B32, ["bdi"], mag=32.5), TypeError, "mag")
 case("toggles-compare-ec-unknown", lambda c: toggles.compare(B32, ["bdi"], ec="ec9"), ValueError, "ec must be")
-case("toggles-compare-energy-unknown", lambda c: toggles.compare(B32, ["bdi"], energy="x"), ValueError,
-     "unknown energy model")
+case(
+    "toggles-compare-energy-unknown",
+    lambda c: toggles.compare(B32, ["bdi"], energy="x"),
+    ValueError,
+    "unknown energy model",
+)
 case("toggles-compare-accounting-only", lambda c: toggles.compare(B32, ["bdi.cmu"]), ValueError, "bdi.cmu")
 case("toggles-decide-nan", lambda c: toggles.decide(float("nan"), 1, 2), ValueError, "t0")
 case("toggles-gain-above-one", lambda c: toggles.gain(2.0), ValueError, "bu")
-case("toggles-energy-control-length-mismatch",
-     lambda c: toggles.energy_control(B32[:3], memcomp.get_codec("bdi").encode(B32)), ValueError,
-     "one compressed stream per block")
+case(
+    "toggles-energy-control-length-mismatch",
+    lambda c: toggles.energy_control(B32[:3], memcomp.get_codec("bdi").encode(B32)),
+    ValueError,
+    "one compressed stream per block",
+)
 case("toggles-energy-control-not-encoded", lambda c: toggles.energy_control(B32, B32), TypeError, "Encoded")
 case("toggles-state-wrong-type", lambda c: toggles.count(B32, state=5), TypeError, "WireState")
-for _other in (dict(channel="noc"), dict(channel="dram", bus_bits=64), dict(channel="dram", dbi="dc"),
-               dict(channel="dram", idle="low"), dict(channel="dram", burst_length=4), dict(channel="dram", pad="one"),
-               dict(channel="dram", mode="isolated"), dict(channel="dram", dbi="ac", ac_threshold=2)):
-    case("toggles-state-of-another-bus-" + "-".join(f"{k}={v}" for k, v in _other.items()),
-         lambda c, o=_other: toggles.count(B32, state=toggles.count(B32[:4], **_DRAM).state, **o), ValueError,
-         "another bus configuration")
-case("toggles-state-malformed-pickle", lambda c: toggles.WireState.__new__(toggles.WireState).__setstate__((b"",)),
-     ValueError, "malformed WireState")
-case("toggles-state-continues-on-its-own-bus",
-     lambda c: toggles.count(B32[4:], state=toggles.count(B32[:4], close=False, **_DRAM).state, **_DRAM),
-     check=lambda r: r.stats.blocks == 508)
-case("toggles-state-pickle-round-trip", lambda c: pickle.loads(pickle.dumps(toggles.count(B32[:4], **_DRAM).state)),
-     check=lambda s: s == toggles.count(B32[:4], **_DRAM).state)
+for _other in (
+    dict(channel="noc"),
+    dict(channel="dram", bus_bits=64),
+    dict(channel="dram", dbi="dc"),
+    dict(channel="dram", idle="low"),
+    dict(channel="dram", burst_length=4),
+    dict(channel="dram", pad="one"),
+    dict(channel="dram", mode="isolated"),
+    dict(channel="dram", dbi="ac", ac_threshold=2),
+):
+    case(
+        "toggles-state-of-another-bus-" + "-".join(f"{k}={v}" for k, v in _other.items()),
+        lambda c, o=_other: toggles.count(B32, state=toggles.count(B32[:4], **_DRAM).state, **o),
+        ValueError,
+        "another bus configuration",
+    )
+case(
+    "toggles-state-malformed-pickle",
+    lambda c: toggles.WireState.__new__(toggles.WireState).__setstate__((b"",)),
+    ValueError,
+    "malformed WireState",
+)
+case(
+    "toggles-state-continues-on-its-own-bus",
+    lambda c: toggles.count(B32[4:], state=toggles.count(B32[:4], close=False, **_DRAM).state, **_DRAM),
+    check=lambda r: r.stats.blocks == 508,
+)
+case(
+    "toggles-state-pickle-round-trip",
+    lambda c: pickle.loads(pickle.dumps(toggles.count(B32[:4], **_DRAM).state)),
+    check=lambda s: s == toggles.count(B32[:4], **_DRAM).state,
+)
 
 # ---- MPC training and models -----------------------------------------------------------------------
 case("mpc-train-list", lambda c: mpc.train([1, 2]), TypeError, "ndarray or a memcomp Dump")
@@ -469,15 +707,16 @@ _RE = mpc.ratio_entropy(B32)
 case("mpc-shifts-root-negative", lambda c: mpc.shifts(_RE, -1, [0] * 32), ValueError, "root")
 case("mpc-shifts-base-short", lambda c: mpc.shifts(_RE, 0, [0] * 31), ValueError, "base must have 32")
 case("mpc-shifts-base-float", lambda c: mpc.shifts(_RE, 0, [0.5] * 32), TypeError, "base entries")
-case("mpc-scan-shift-huge", lambda c: mpc.scan(B32, 0, [0] * 32, [2 ** 70] * 32), ValueError, "shift entries")
+case("mpc-scan-shift-huge", lambda c: mpc.scan(B32, 0, [0] * 32, [2**70] * 32), ValueError, "shift entries")
 case("mpc-scan-base-str", lambda c: mpc.scan(B32, 0, "x" * 32, [0] * 32), TypeError, "base must be a sequence")
 case("mpc-scan-counts-not-a-mapping", lambda c: mpc.scan_counts(B32, [0]), TypeError, "predictor must be a mapping")
 case("mpc-shifts-not-ratio-entropy", lambda c: mpc.shifts(None, 0, [0] * 32), TypeError, "RatioEntropy")
 case("mpc-byte-entropy-list", lambda c: mpc.byte_entropy([[1, 2]]), TypeError, "numpy.ndarray")
 case("mpc-byte-entropy-int16", lambda c: mpc.byte_entropy(B32.view(np.int16)), TypeError, "dtype uint8")
 case("mpc-split-list", lambda c: mpc.split([B32]), TypeError, "mapping")
-case("mpc-split-fraction-nan", lambda c: mpc.split({"a": B32}, train_fraction=float("nan")), ValueError,
-     "train_fraction")
+case(
+    "mpc-split-fraction-nan", lambda c: mpc.split({"a": B32}, train_fraction=float("nan")), ValueError, "train_fraction"
+)
 case("mpc-train-predictors-not-stats", lambda c: mpc.train_predictors(None), TypeError, "TrainStats")
 case("mpc-train-read-only", lambda c: mpc.train(ro(B32)), check=lambda m: m == mpc.train(B32))
 
@@ -489,6 +728,7 @@ def _mpc_bad(edit, field):
         p = c / f"mpc_bad_{field}.json"
         p.write_text(json.dumps(data))
         return mpc.MPCModel.load(p)
+
     return run
 
 
@@ -498,26 +738,41 @@ def _mpc_case(id, edit, match):
 
 case("mpc-model-missing-file", lambda c: mpc.MPCModel.load(c / "nope.json"), FileNotFoundError, "nope.json")
 case("mpc-model-directory", lambda c: mpc.MPCModel.load(c / "emptydir"), IsADirectoryError, "emptydir")
-case("mpc-model-empty-file", lambda c: mpc.MPCModel.load(c / "mpc_empty.json"), ValueError,
-     "mpc_empty.json: model: not valid JSON")
+case(
+    "mpc-model-empty-file",
+    lambda c: mpc.MPCModel.load(c / "mpc_empty.json"),
+    ValueError,
+    "mpc_empty.json: model: not valid JSON",
+)
 case("mpc-model-binary", lambda c: mpc.MPCModel.load(c / "mpc_binary.json"), ValueError, "mpc_binary.json: .*UTF-8")
-case("mpc-model-deep-nesting", lambda c: mpc.MPCModel.load(c / "mpc_deep.json"), ValueError,
-     "mpc_deep.json: .*nested too deeply")
+case(
+    "mpc-model-deep-nesting",
+    lambda c: mpc.MPCModel.load(c / "mpc_deep.json"),
+    ValueError,
+    "mpc_deep.json: .*nested too deeply",
+)
 _mpc_case("no-modules", lambda d: d.pop("modules"), "'modules'")
 _mpc_case("modules-str", lambda d: d.__setitem__("modules", "x"), "'modules'")
 _mpc_case("modules-of-ints", lambda d: d.__setitem__("modules", [1, 2]), r"'modules\[0\]' must be an object")
 _mpc_case("class-str", lambda d: d["modules"][0].__setitem__("class", "2"), r"modules\[0\]\.class")
-_mpc_case("class-duplicate", lambda d: d["modules"][1].__setitem__("class", d["modules"][0]["class"]),
-          r"modules\[1\]\.class")
+_mpc_case(
+    "class-duplicate", lambda d: d["modules"][1].__setitem__("class", d["modules"][0]["class"]), r"modules\[1\]\.class"
+)
 _mpc_case("root-none", lambda d: d["modules"][0].__setitem__("root", None), "'root'")
-_mpc_case("root-huge", lambda d: d["modules"][0].__setitem__("root", 10 ** 12), "'root'")
+_mpc_case("root-huge", lambda d: d["modules"][0].__setitem__("root", 10**12), "'root'")
 _mpc_case("base-none", lambda d: d["modules"][0].__setitem__("base", None), "'base'")
 _mpc_case("base-short", lambda d: d["modules"][0].__setitem__("base", [0] * 31), "'base'")
 _mpc_case("base-negative", lambda d: d["modules"][0]["base"].__setitem__(3, -1), "'base'")
 _mpc_case("shift-out-of-range", lambda d: d["modules"][0]["shift"].__setitem__(0, 99), "'shift'")
 _mpc_case("shift-float", lambda d: d["modules"][0]["shift"].__setitem__(0, 1.5), "'shift'")
-_mpc_case("scan-not-a-permutation", lambda d: d["modules"][0]["scan_row"].__setitem__(0, d["modules"][0]["scan_row"][1])
-          or d["modules"][0]["scan_col"].__setitem__(0, d["modules"][0]["scan_col"][1]), "permutation")
+_mpc_case(
+    "scan-not-a-permutation",
+    lambda d: (
+        d["modules"][0]["scan_row"].__setitem__(0, d["modules"][0]["scan_row"][1])
+        or d["modules"][0]["scan_col"].__setitem__(0, d["modules"][0]["scan_col"][1])
+    ),
+    "permutation",
+)
 _mpc_case("scan-row-str", lambda d: d["modules"][0].__setitem__("scan_row", "x"), "'scan_row'")
 _mpc_case("version", lambda d: d.__setitem__("version", 99), "'version'")
 _mpc_case("format", lambda d: d.__setitem__("format", "x"), "'format'")
@@ -529,6 +784,7 @@ def _e2mc_model(edit, family="e2mc"):
         data = copy.deepcopy(codec(f"{family}.paper").model.data)
         edit(data)
         return memcomp.get_codec(family, model=data)
+
     return run
 
 
@@ -536,15 +792,23 @@ for _fam in ("e2mc", "sc2"):
     for _id, _edit, _exc, _match in [
         ("max_len-negative", lambda d: d.__setitem__("max_len", -7), ValueError, "'max_len'"),
         ("max_len-zero", lambda d: d.__setitem__("max_len", 0), ValueError, "'max_len'"),
-        ("max_len-huge", lambda d: d.__setitem__("max_len", 10 ** 9), ValueError, "'max_len'"),
+        ("max_len-huge", lambda d: d.__setitem__("max_len", 10**9), ValueError, "'max_len'"),
         ("max_len-str", lambda d: d.__setitem__("max_len", "x"), ValueError, "'max_len'"),
         ("max_len-bool", lambda d: d.__setitem__("max_len", True), ValueError, "'max_len'"),
         ("max_len-below-code-lengths", lambda d: d.__setitem__("max_len", 2), ValueError, r"longer than 'max_len' 2"),
-        ("lengths-kraft-violated", lambda d: d["tables"][0].__setitem__("lengths", [1] * len(d["tables"][0]["lengths"])),
-         ValueError, "Kraft"),
+        (
+            "lengths-kraft-violated",
+            lambda d: d["tables"][0].__setitem__("lengths", [1] * len(d["tables"][0]["lengths"])),
+            ValueError,
+            "Kraft",
+        ),
         ("lengths-negative", lambda d: d["tables"][0]["lengths"].__setitem__(0, -3), ValueError, "outside 1..32"),
-        ("lengths-nan", lambda d: d["tables"][0]["lengths"].__setitem__(0, float("nan")), ValueError,
-         "not JSON-serialisable"),
+        (
+            "lengths-nan",
+            lambda d: d["tables"][0]["lengths"].__setitem__(0, float("nan")),
+            ValueError,
+            "not JSON-serialisable",
+        ),
         ("missing-tables", lambda d: d.pop("tables"), ValueError, "tables"),
         ("tables-str", lambda d: d.__setitem__("tables", "x"), ValueError, "model"),
         ("symbols-short", lambda d: d["tables"][0].__setitem__("symbols", [1, 2]), ValueError, "symbols but"),
@@ -554,15 +818,27 @@ for _fam in ("e2mc", "sc2"):
         ("deep-nesting", lambda d: d.__setitem__("x", json.loads("[" * 500 + "]" * 500)), ValueError, "nesting"),
     ]:
         case(f"{_fam}-model-{_id}", _e2mc_model(_edit, _fam), _exc, _match)
-case("model-deep-text", lambda c: Model('{"format":"memcomp.model/1","codec":"e2mc","x":' + "[" * 100000
-                                         + "]" * 100000 + "}"), ValueError, "nested too deeply")
+case(
+    "model-deep-text",
+    lambda c: Model('{"format":"memcomp.model/1","codec":"e2mc","x":' + "[" * 100000 + "]" * 100000 + "}"),
+    ValueError,
+    "nested too deeply",
+)
 case("model-not-json", lambda c: memcomp.get_codec("e2mc", model="{x"), ValueError, "not valid JSON")
 case("model-list", lambda c: memcomp.get_codec("e2mc", model=[1]), TypeError, "a model is a JSON object")
 case("model-json-array", lambda c: Model("[1, 2]"), ValueError, "a model is a JSON object")
-case("model-nan-text", lambda c: Model('{"format": "memcomp.model/1", "codec": "e2mc", "x": NaN}'), ValueError,
-     "NaN is not valid JSON")
-case("model-huge-number", lambda c: Model('{"format": "memcomp.model/1", "codec": "e2mc", "x": 1e999}'), ValueError,
-     "out of range")
+case(
+    "model-nan-text",
+    lambda c: Model('{"format": "memcomp.model/1", "codec": "e2mc", "x": NaN}'),
+    ValueError,
+    "NaN is not valid JSON",
+)
+case(
+    "model-huge-number",
+    lambda c: Model('{"format": "memcomp.model/1", "codec": "e2mc", "x": 1e999}'),
+    ValueError,
+    "out of range",
+)
 case("model-load-nan-names-file", lambda c: Model.load(c / "model_nan.json"), ValueError, "model_nan.json: ")
 case("model-load-missing", lambda c: Model.load(c / "nope.json"), FileNotFoundError, "nope.json")
 case("model-load-directory", lambda c: Model.load(c / "emptydir"), IsADirectoryError, "emptydir")
@@ -571,7 +847,7 @@ case("model-load-good", lambda c: Model.load(c / "e2mc.json"), check=lambda m: m
 # ---- SLC ---------------------------------------------------------------------------------------------
 case("slc-threshold-negative", lambda c: slc.compress(F32, threshold_bytes=-1), ValueError, "threshold_bytes")
 case("slc-threshold-float", lambda c: slc.compress(F32, threshold_bytes=1.5), TypeError, "threshold_bytes")
-case("slc-threshold-2**70", lambda c: slc.compress(F32, threshold_bytes=2 ** 70), ValueError, "threshold_bytes")
+case("slc-threshold-2**70", lambda c: slc.compress(F32, threshold_bytes=2**70), ValueError, "threshold_bytes")
 case("slc-mag-zero", lambda c: slc.compress(F32, mag=0), ValueError, "mag")
 case("slc-mag-does-not-divide", lambda c: slc.compress(F32, mag=33), ValueError, "does not divide")
 case("slc-variant-unknown", lambda c: slc.compress(F32, variant="x"), ValueError, "variant must be one of")
@@ -579,8 +855,9 @@ case("slc-dtype-unknown", lambda c: slc.compress(F32, dtype="x"), ValueError, "d
 case("slc-dtype-object", lambda c: slc.compress(F32, dtype=[1]), TypeError, "dtype must be one of")
 case("slc-list", lambda c: slc.compress([1, 2]), TypeError, "memcomp Dump")
 case("slc-zero-blocks", lambda c: slc.compress(F32[:0]), check=lambda r: r.report["blocks"] == 0)
-case("slc-sweep-threshold-negative", lambda c: slc.sweep(F32, thresholds=[-1], mags=[32]), ValueError,
-     "threshold_bytes")
+case(
+    "slc-sweep-threshold-negative", lambda c: slc.sweep(F32, thresholds=[-1], mags=[32]), ValueError, "threshold_bytes"
+)
 case("slc-sweep-threshold-float", lambda c: slc.sweep(F32, thresholds=[8.5], mags=[32]), TypeError, "threshold_bytes")
 case("slc-sweep-mag-nan", lambda c: slc.sweep(F32, thresholds=[8], mags=[float("nan")]), TypeError, "mag")
 case("slc-sweep-mag-inf", lambda c: slc.sweep(F32, thresholds=[8], mags=[float("inf")]), TypeError, "mag")
@@ -591,25 +868,46 @@ case("slc-read-only", lambda c: slc.compress(ro(F32)), check=lambda r: r is not 
 # ---- open_dump / open_dumps ---------------------------------------------------------------------------
 case("open_dump-block-float", lambda c: memcomp.open_dump(c / "dump.bin", 32.7), TypeError, "block_bytes")
 case("open_dump-block-str", lambda c: memcomp.open_dump(c / "dump.bin", "32"), TypeError, "block_bytes")
-case("open_dump-block-numpy", lambda c: memcomp.open_dump(c / "dump.bin", np.int64(32)),
-     check=lambda d: d.n_blocks == 256)
+case(
+    "open_dump-block-numpy",
+    lambda c: memcomp.open_dump(c / "dump.bin", np.int64(32)),
+    check=lambda d: d.n_blocks == 256,
+)
 case("open_dump-block-48", lambda c: memcomp.open_dump(c / "dump.bin", 48), ValueError, "block_bytes")
 case("open_dump-size-does-not-divide", lambda c: memcomp.open_dump(c / "odd.bin", 32), ValueError, "allow_partial")
-case("open_dump-allow-partial", lambda c: memcomp.open_dump(c / "odd.bin", 32, allow_partial=True),
-     check=lambda d: d.n_blocks == 3 and d.dropped_bytes == 4)
-case("open_dump-allow-partial-str", lambda c: memcomp.open_dump(c / "dump.bin", 32, allow_partial="yes"), TypeError,
-     "allow_partial")
+case(
+    "open_dump-allow-partial",
+    lambda c: memcomp.open_dump(c / "odd.bin", 32, allow_partial=True),
+    check=lambda d: d.n_blocks == 3 and d.dropped_bytes == 4,
+)
+case(
+    "open_dump-allow-partial-str",
+    lambda c: memcomp.open_dump(c / "dump.bin", 32, allow_partial="yes"),
+    TypeError,
+    "allow_partial",
+)
 case("open_dump-empty-file", lambda c: memcomp.open_dump(c / "empty.bin", 32), check=lambda d: d.n_blocks == 0)
 case("open_dump-directory", lambda c: memcomp.open_dump(c / "emptydir", 32), IsADirectoryError, "emptydir")
 case("open_dump-missing", lambda c: memcomp.open_dump(c / "missing.bin", 32), FileNotFoundError, "missing.bin")
 case("open_dump-offset-negative", lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=-32), ValueError, "offset")
-case("open_dump-offset-past-end", lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=1 << 40), ValueError,
-     "past the end")
+case(
+    "open_dump-offset-past-end",
+    lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=1 << 40),
+    ValueError,
+    "past the end",
+)
 case("open_dump-offset-float", lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=32.0), TypeError, "offset")
-case("open_dump-offset-numpy", lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=np.int64(32)),
-     check=lambda d: d.n_blocks == 255)
-case("open_dump-offset-unaligned", lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=3), ValueError,
-     "not a multiple")
+case(
+    "open_dump-offset-numpy",
+    lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=np.int64(32)),
+    check=lambda d: d.n_blocks == 255,
+)
+case(
+    "open_dump-offset-unaligned",
+    lambda c: memcomp.open_dump(c / "dump.bin", 32, offset=3),
+    ValueError,
+    "not a multiple",
+)
 case("open_dump-length-negative", lambda c: memcomp.open_dump(c / "dump.bin", 32, length=-1), ValueError, "length")
 case("open_dump-length-huge", lambda c: memcomp.open_dump(c / "dump.bin", 32, length=1 << 62), ValueError, "length")
 case("open_dump-path-int", lambda c: memcomp.open_dump(5, 32), TypeError, "path must be")
@@ -618,25 +916,53 @@ case("open_dump-bad-npy", lambda c: memcomp.open_dump(c / "bad.npy", 32), ValueE
 case("open_dump-object-npy", lambda c: memcomp.open_dump(c / "obj.npy", 32), TypeError, "dtype object")
 case("open_dump-fortran-npy", lambda c: memcomp.open_dump(c / "fortran.npy", 32), ValueError, "Fortran-ordered")
 case("open_dumps-nothing", lambda c: memcomp.open_dumps(), ValueError, "at least one")
-case("open_dumps-block-float", lambda c: memcomp.open_dumps(c / "dump.bin", block_bytes=32.7), TypeError,
-     "block_bytes")
-case("open_dumps-block-numpy", lambda c: memcomp.open_dumps(c / "dump.bin", block_bytes=np.int64(32)),
-     check=lambda ds: ds[0].n_blocks == 256)
-case("open_dumps-glob-no-match", lambda c: memcomp.open_dumps(str(c / "*.nomatch"), block_bytes=32),
-     FileNotFoundError, "nomatch")
-case("open_dumps-empty-directory", lambda c: memcomp.open_dumps(c / "emptydir", block_bytes=32),
-     check=lambda ds: ds == [])
-case("open_dumps-bad-npz", lambda c: memcomp.open_dumps(c / "bad.npz", block_bytes=32), ValueError,
-     "bad.npz: not a valid .npz file")
-case("open_dumps-pickled-npz", lambda c: memcomp.open_dumps(c / "pickled.npz", block_bytes=32), ValueError,
-     "pickled.npz: .*Python objects")
-case("open_dumps-npz-1GB-length", lambda c: memcomp.open_dumps(c / "huge_dump.npz", block_bytes=32), ValueError,
-     "huge_dump.npz: .*the header describes 1073741824")
-case("open_dumps-bad-safetensors", lambda c: memcomp.open_dumps(c / "bad.safetensors", block_bytes=32), ValueError,
-     "bad.safetensors")
-case("open_dumps-allow-partial-str", lambda c: memcomp.open_dumps(c / "dump.bin", block_bytes=32, allow_partial=1),
-     TypeError, "allow_partial")
-
+case("open_dumps-block-float", lambda c: memcomp.open_dumps(c / "dump.bin", block_bytes=32.7), TypeError, "block_bytes")
+case(
+    "open_dumps-block-numpy",
+    lambda c: memcomp.open_dumps(c / "dump.bin", block_bytes=np.int64(32)),
+    check=lambda ds: ds[0].n_blocks == 256,
+)
+case(
+    "open_dumps-glob-no-match",
+    lambda c: memcomp.open_dumps(str(c / "*.nomatch"), block_bytes=32),
+    FileNotFoundError,
+    "nomatch",
+)
+case(
+    "open_dumps-empty-directory",
+    lambda c: memcomp.open_dumps(c / "emptydir", block_bytes=32),
+    check=lambda ds: ds == [],
+)
+case(
+    "open_dumps-bad-npz",
+    lambda c: memcomp.open_dumps(c / "bad.npz", block_bytes=32),
+    ValueError,
+    "bad.npz: not a valid .npz file",
+)
+case(
+    "open_dumps-pickled-npz",
+    lambda c: memcomp.open_dumps(c / "pickled.npz", block_bytes=32),
+    ValueError,
+    "pickled.npz: .*Python objects",
+)
+case(
+    "open_dumps-npz-1GB-length",
+    lambda c: memcomp.open_dumps(c / "huge_dump.npz", block_bytes=32),
+    ValueError,
+    "huge_dump.npz: .*the header describes 1073741824",
+)
+case(
+    "open_dumps-bad-safetensors",
+    lambda c: memcomp.open_dumps(c / "bad.safetensors", block_bytes=32),
+    ValueError,
+    "bad.safetensors",
+)
+case(
+    "open_dumps-allow-partial-str",
+    lambda c: memcomp.open_dumps(c / "dump.bin", block_bytes=32, allow_partial=1),
+    TypeError,
+    "allow_partial",
+)
 
 
 def _manifest(text):
@@ -646,6 +972,7 @@ def _manifest(text):
         (d / "a.bin").write_bytes(bytes(64))
         (d / "manifest.json").write_text(text)
         return memcomp.open_dumps(d, block_bytes=32)
+
     return run
 
 
@@ -657,14 +984,19 @@ for _id, _text, _match in [
     ("name-missing", '{"datasets": [{"file": "a.bin"}]}', r"'datasets\[0\]' must have"),
 ]:
     case(f"open_dumps-manifest-{_id}", _manifest(_text), ValueError, _match)
-case("open_dumps-manifest-good", _manifest('{"datasets": [{"file": "a.bin", "name": "x"}]}'),
-     check=lambda ds: [d.name for d in ds] == ["x"] and ds[0].n_blocks == 2)
+case(
+    "open_dumps-manifest-good",
+    _manifest('{"datasets": [{"file": "a.bin", "name": "x"}]}'),
+    check=lambda ds: [d.name for d in ds] == ["x"] and ds[0].n_blocks == 2,
+)
+
 
 def _safetensors(header: bytes, data: bytes = bytes(64)):
     def run(c):
         p = c / f"st_{abs(hash(header))}.safetensors"
         p.write_bytes(struct.pack("<Q", len(header)) + header + data)
         return memcomp.open_dumps(p, block_bytes=32)
+
     return run
 
 
@@ -677,8 +1009,11 @@ for _id, _head, _match in [
     ("offsets-missing", b'{"t": {"dtype": "U8", "shape": [64]}}', "no valid data_offsets"),
 ]:
     case(f"open_dumps-safetensors-{_id}", _safetensors(_head), ValueError, _match)
-case("open_dumps-safetensors-good", _safetensors(b'{"t": {"dtype": "U8", "shape": [64], "data_offsets": [0, 64]}}'),
-     check=lambda ds: [d.name for d in ds] == ["t"] and ds[0].n_blocks == 2)
+case(
+    "open_dumps-safetensors-good",
+    _safetensors(b'{"t": {"dtype": "U8", "shape": [64], "data_offsets": [0, 64]}}'),
+    check=lambda ds: [d.name for d in ds] == ["t"] and ds[0].n_blocks == 2,
+)
 
 # ---- Encoded files and bytes ----------------------------------------------------------------------------
 for _file, _exc, _match in [
@@ -706,10 +1041,17 @@ for _file, _exc, _match in [
     ("emptydir", IsADirectoryError, "emptydir"),
 ]:
     case(f"encoded-load-{_file}", lambda c, f=_file: Encoded.load(c / f), _exc, _match)
-case("encoded-load-directory-offset-past-end", lambda c: Encoded.load(c / "bad_directory.npz"), CorruptStreamError,
-     "bad_directory.npz")
-case("encoded-load-good", lambda c: memcomp.get_codec("bdi").decode(Encoded.load(c / "good.npz")),
-     check=lambda x: np.array_equal(x, B32[:64]))
+case(
+    "encoded-load-directory-offset-past-end",
+    lambda c: Encoded.load(c / "bad_directory.npz"),
+    CorruptStreamError,
+    "bad_directory.npz",
+)
+case(
+    "encoded-load-good",
+    lambda c: memcomp.get_codec("bdi").decode(Encoded.load(c / "good.npz")),
+    check=lambda x: np.array_equal(x, B32[:64]),
+)
 
 _GOOD = memcomp.get_codec("bdi").encode(B32[:64]).to_bytes()
 _HEAD = list(_BYTES_HEADER.unpack_from(_GOOD))
@@ -722,7 +1064,7 @@ def _header(**changes):
     return _BYTES_HEADER.pack(*[h[k] for k in names])
 
 
-_BODY = _GOOD[_BYTES_HEADER.size:]
+_BODY = _GOOD[_BYTES_HEADER.size :]
 _CONFIG = _BODY[: _HEAD[8]]
 for _id, _data, _exc, _match in [
     ("str", "abc", TypeError, "bytes-like"),
@@ -736,31 +1078,59 @@ for _id, _data, _exc, _match in [
     ("flags", _header(flags=64) + _BODY, CorruptStreamError, "malformed encoded bytes"),
     ("width", _header(lw=3) + _BODY, CorruptStreamError, "malformed encoded bytes"),
     ("config-not-json", _header(n_text=4, n=0, n_data=0, lw=0, tw=0) + b"{x}]", CorruptStreamError, "not valid JSON"),
-    ("config-deep", _header(n_text=20000, n=0, n_data=0, lw=0, tw=0) + b"[" * 10000 + b"]" * 10000,
-     CorruptStreamError, "nested too deeply"),
+    (
+        "config-deep",
+        _header(n_text=20000, n=0, n_data=0, lw=0, tw=0) + b"[" * 10000 + b"]" * 10000,
+        CorruptStreamError,
+        "nested too deeply",
+    ),
     ("lengths-need-more-data", _header(n_data=_HEAD[7] - 1) + _BODY[:-1], CorruptStreamError, "the bit lengths need"),
     ("1GB-block-count", _header(n=1 << 30, lw=0, tw=0, n_data=0) + _CONFIG, None, None),
 ]:
     if _exc is None:
-        case(f"encoded-from-bytes-{_id}-takes-no-memory", lambda c, d=_data: Encoded.from_bytes(d),
-             check=lambda e: e.n_blocks == 1 << 30 and e.bit_lengths.strides == (0,))
+        case(
+            f"encoded-from-bytes-{_id}-takes-no-memory",
+            lambda c, d=_data: Encoded.from_bytes(d),
+            check=lambda e: e.n_blocks == 1 << 30 and e.bit_lengths.strides == (0,),
+        )
     else:
         case(f"encoded-from-bytes-{_id}", lambda c, d=_data: Encoded.from_bytes(d), _exc, _match)
-case("encoded-from-bytes-1GB-block-count-decode",
-     lambda c: memcomp.get_codec("bdi").decode(Encoded.from_bytes(_header(n=1 << 40, lw=0, tw=0, n_data=0) + _CONFIG)),
-     ValueError, "more than this machine's memory")
-case("encoded-from-bytes-zero-length-blocks-decode",
-     lambda c: memcomp.get_codec("bdi.gem5").decode(Encoded.from_bytes(
-         memcomp.get_codec("bdi.gem5").encode(np.zeros((4, 32), np.uint8)).to_bytes())),
-     check=lambda x: x.shape == (4, 32) and not x.any())
-case("encoded-from-bytes-other-codec",
-     lambda c: Encoded.from_bytes(_GOOD, memcomp.get_codec("fpc")), ValueError, "encoded by bdi.paper, not fpc.paper")
-case("encoded-from-bytes-no-config", lambda c: Encoded.from_bytes(
-    memcomp.get_codec("bdi").encode(B32[:4]).to_bytes(config=False)), ValueError, "pass codec=")
-case("encoded-from-bytes-non-contiguous", lambda c: Encoded.from_bytes(np.frombuffer(_GOOD * 2, np.uint8)[::2]),
-     ValueError, "not C-contiguous")
-case("encoded-from-bytes-read-only", lambda c: memcomp.get_codec("bdi").decode(Encoded.from_bytes(
-    ro(np.frombuffer(_GOOD, np.uint8)))), check=lambda x: np.array_equal(x, B32[:64]))
+case(
+    "encoded-from-bytes-1GB-block-count-decode",
+    lambda c: memcomp.get_codec("bdi").decode(Encoded.from_bytes(_header(n=1 << 40, lw=0, tw=0, n_data=0) + _CONFIG)),
+    ValueError,
+    "more than this machine's memory",
+)
+case(
+    "encoded-from-bytes-zero-length-blocks-decode",
+    lambda c: memcomp.get_codec("bdi.gem5").decode(
+        Encoded.from_bytes(memcomp.get_codec("bdi.gem5").encode(np.zeros((4, 32), np.uint8)).to_bytes())
+    ),
+    check=lambda x: x.shape == (4, 32) and not x.any(),
+)
+case(
+    "encoded-from-bytes-other-codec",
+    lambda c: Encoded.from_bytes(_GOOD, memcomp.get_codec("fpc")),
+    ValueError,
+    "encoded by bdi.paper, not fpc.paper",
+)
+case(
+    "encoded-from-bytes-no-config",
+    lambda c: Encoded.from_bytes(memcomp.get_codec("bdi").encode(B32[:4]).to_bytes(config=False)),
+    ValueError,
+    "pass codec=",
+)
+case(
+    "encoded-from-bytes-non-contiguous",
+    lambda c: Encoded.from_bytes(np.frombuffer(_GOOD * 2, np.uint8)[::2]),
+    ValueError,
+    "not C-contiguous",
+)
+case(
+    "encoded-from-bytes-read-only",
+    lambda c: memcomp.get_codec("bdi").decode(Encoded.from_bytes(ro(np.frombuffer(_GOOD, np.uint8)))),
+    check=lambda x: np.array_equal(x, B32[:64]),
+)
 
 
 # ---- numcodecs and zarr -------------------------------------------------------------------------------
@@ -779,19 +1149,39 @@ case("numcodecs-accounting-only", lambda c: MemcompCodec("bdi.cmu"), ValueError,
 case("numcodecs-unfitted", lambda c: MemcompCodec("e2mc"), ValueError, "has no model")
 case("numcodecs-truncated", lambda c: _MC.decode(_ENC[:-3]), CorruptStreamError, "CRC-32")
 case("numcodecs-header-only", lambda c: _MC.decode(_ENC[:20]), CorruptStreamError, "shorter than the 25 B header")
-case("numcodecs-flipped-byte-count", lambda c: _MC.decode(_ENC[:6] + bytes([_ENC[6] ^ 1]) + _ENC[7:]),
-     CorruptStreamError, "CRC-32")
-case("numcodecs-version-1-still-read", lambda c: _MC.decode(_v1(_ENC)),
-     check=lambda x: x.tobytes() == RAW[:1000].tobytes())
-case("numcodecs-version-1-corrupt-count", lambda c: _MC.decode(_v1(_ENC)[:5] + struct.pack("<Q", 10 ** 9)
-                                                               + _v1(_ENC)[13:]), CorruptStreamError, "corrupt header")
-case("numcodecs-version-9", lambda c: _MC.decode(_ENC[:4] + b"\x09" + _ENC[5:]), CorruptStreamError,
-     "unsupported format version 9")
+case(
+    "numcodecs-flipped-byte-count",
+    lambda c: _MC.decode(_ENC[:6] + bytes([_ENC[6] ^ 1]) + _ENC[7:]),
+    CorruptStreamError,
+    "CRC-32",
+)
+case(
+    "numcodecs-version-1-still-read",
+    lambda c: _MC.decode(_v1(_ENC)),
+    check=lambda x: x.tobytes() == RAW[:1000].tobytes(),
+)
+case(
+    "numcodecs-version-1-corrupt-count",
+    lambda c: _MC.decode(_v1(_ENC)[:5] + struct.pack("<Q", 10**9) + _v1(_ENC)[13:]),
+    CorruptStreamError,
+    "corrupt header",
+)
+case(
+    "numcodecs-version-9",
+    lambda c: _MC.decode(_ENC[:4] + b"\x09" + _ENC[5:]),
+    CorruptStreamError,
+    "unsupported format version 9",
+)
 case("numcodecs-out-wrong-size", lambda c: _MC.decode(_ENC, out=np.empty(10, np.uint8)), ValueError, "out has 10 B")
-case("zarr-decode-bounded-by-chunk", lambda c: _MC._decode(_ENC, None, 999), CorruptStreamError, "the chunk holds 999 B")
+case(
+    "zarr-decode-bounded-by-chunk", lambda c: _MC._decode(_ENC, None, 999), CorruptStreamError, "the chunk holds 999 B"
+)
 case("zarr-decode-within-chunk", lambda c: _MC._decode(_ENC, None, 1000), check=lambda x: x.nbytes == 1000)
-case("numcodecs-read-only-input", lambda c: _MC.decode(_MC.encode(ro(RAW[:1000]))),
-     check=lambda x: x.tobytes() == RAW[:1000].tobytes())
+case(
+    "numcodecs-read-only-input",
+    lambda c: _MC.decode(_MC.encode(ro(RAW[:1000]))),
+    check=lambda x: x.tobytes() == RAW[:1000].tobytes(),
+)
 
 
 # ---- command line ------------------------------------------------------------------------------------
@@ -799,6 +1189,7 @@ def cli(*argv, out=None):
     def run(c):
         args = [str(a).format(d=c) for a in argv]
         return main(args, out=out or io.StringIO())
+
     return run
 
 
@@ -820,26 +1211,46 @@ def _interrupted(c, monkeypatch=None):
 
 _D = "{d}/dump.bin"
 case("cli-ok", cli("compare", _D, "--block", "32", "--codecs", "bdi"), check=lambda rc: rc == 0)
-case("cli-table-names-in-codecs", cli("compare", _D, "--block", "32", "--codecs",
-                                      "fpc.paper(endian=big),bestof(bdi.paper,fpc.paper(endian=big))"),
-     check=lambda rc: rc == 0)
+case(
+    "cli-table-names-in-codecs",
+    cli("compare", _D, "--block", "32", "--codecs", "fpc.paper(endian=big),bestof(bdi.paper,fpc.paper(endian=big))"),
+    check=lambda rc: rc == 0,
+)
 case("cli-empty-directory", cli("compare", "{d}/emptydir", "--block", "32"), check=lambda rc: rc == 2)
 case("cli-missing-dump", cli("compare", "{d}/missing.bin"), check=lambda rc: rc == 2)
-case("cli-output-is-directory", cli("compare", _D, "--block", "32", "--codecs", "bdi", "-o", "{d}"),
-     check=lambda rc: rc == 2)
-case("cli-output-disk-full", cli("compare", _D, "--block", "32", "--codecs", "bdi", "-o", "/dev/full"),
-     check=lambda rc: rc == 2)
+case(
+    "cli-output-is-directory",
+    cli("compare", _D, "--block", "32", "--codecs", "bdi", "-o", "{d}"),
+    check=lambda rc: rc == 2,
+)
+case(
+    "cli-output-disk-full",
+    cli("compare", _D, "--block", "32", "--codecs", "bdi", "-o", "/dev/full"),
+    check=lambda rc: rc == 2,
+)
 case("cli-broken-pipe", cli("codecs", out=_ClosedPipe()), check=lambda rc: rc == 141)
 case("cli-interrupted", _interrupted, check=lambda rc: rc == 130)
 case("cli-unknown-codec", cli("compare", _D, "--block", "32", "--codecs", "nope"), check=lambda rc: rc == 2)
-case("cli-unbalanced-codec-name", cli("compare", _D, "--block", "32", "--codecs", "fpc.paper(endian=big"),
-     check=lambda rc: rc == 2)
-case("cli-model-directory", cli("compare", _D, "--block", "32", "--codecs", "e2mc", "--model", "{d}/emptydir"),
-     check=lambda rc: rc == 2)
-case("cli-model-missing", cli("compare", _D, "--block", "32", "--codecs", "e2mc", "--model", "{d}/nope.json"),
-     check=lambda rc: rc == 2)
-case("cli-model-malformed", cli("compare", _D, "--block", "32", "--codecs", "mpc", "--model", "{d}/mpc_deep.json"),
-     check=lambda rc: rc == 2)
+case(
+    "cli-unbalanced-codec-name",
+    cli("compare", _D, "--block", "32", "--codecs", "fpc.paper(endian=big"),
+    check=lambda rc: rc == 2,
+)
+case(
+    "cli-model-directory",
+    cli("compare", _D, "--block", "32", "--codecs", "e2mc", "--model", "{d}/emptydir"),
+    check=lambda rc: rc == 2,
+)
+case(
+    "cli-model-missing",
+    cli("compare", _D, "--block", "32", "--codecs", "e2mc", "--model", "{d}/nope.json"),
+    check=lambda rc: rc == 2,
+)
+case(
+    "cli-model-malformed",
+    cli("compare", _D, "--block", "32", "--codecs", "mpc", "--model", "{d}/mpc_deep.json"),
+    check=lambda rc: rc == 2,
+)
 case("cli-odd-dump", cli("compare", "{d}/odd.bin", "--block", "32"), check=lambda rc: rc == 2)
 case("cli-block-48", cli("compare", _D, "--block", "48"), SystemExit, "2")
 case("cli-block-float", cli("compare", _D, "--block", "32.7"), SystemExit, "2")
@@ -863,11 +1274,12 @@ def test_bad_input(fn, exc, match, check, ctx):
 
 
 def test_cli_errors_are_one_line_without_traceback(ctx, capsys):
-    for argv in (["compare", str(ctx / "dump.bin"), "--block", "32", "-o", "/dev/full"],
-                 ["compare", str(ctx / "dump.bin"), "--block", "32", "-o", str(ctx)],
-                 ["compare", str(ctx / "emptydir"), "--block", "32"],
-                 ["compare", str(ctx / "dump.bin"), "--block", "32", "--codecs", "mpc", "--model",
-                  str(ctx / "mpc_deep.json")]):
+    for argv in (
+        ["compare", str(ctx / "dump.bin"), "--block", "32", "-o", "/dev/full"],
+        ["compare", str(ctx / "dump.bin"), "--block", "32", "-o", str(ctx)],
+        ["compare", str(ctx / "emptydir"), "--block", "32"],
+        ["compare", str(ctx / "dump.bin"), "--block", "32", "--codecs", "mpc", "--model", str(ctx / "mpc_deep.json")],
+    ):
         assert main(argv, out=io.StringIO()) == 2
         err = capsys.readouterr().err
         assert err.startswith("memcomp: error: ") and err.count("\n") == 1 and "Traceback" not in err, err

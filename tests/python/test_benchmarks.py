@@ -1,4 +1,5 @@
 """The benchmark scripts run to the end on every codec (figures are printed, never asserted)."""
+
 import os
 import subprocess
 import sys
@@ -10,8 +11,23 @@ BENCH = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks")
 
 def test_bench_codecs_all_skips_what_a_codec_does_not_support():
     """It used to stop with rc 1 at mpc.cal22_rtl at 128 B, never measuring the codecs after it."""
-    r = subprocess.run([sys.executable, os.path.join(BENCH, "bench_codecs.py"), "--codecs", "all", "--mib", "1",
-                        "--sizes", "128", "--repeat", "1"], capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(BENCH, "bench_codecs.py"),
+            "--codecs",
+            "all",
+            "--mib",
+            "1",
+            "--sizes",
+            "128",
+            "--repeat",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     for name in memcomp.codec_names():
@@ -21,8 +37,21 @@ def test_bench_codecs_all_skips_what_a_codec_does_not_support():
 
 
 def test_bench_dask_runs_and_checks_dask_equals_serial():
-    r = subprocess.run([sys.executable, os.path.join(BENCH, "bench_dask.py"), "--mib", "4", "--codecs", "bdi,fpc,e2mc",
-                        "--workers", "2"], capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(BENCH, "bench_dask.py"),
+            "--mib",
+            "4",
+            "--codecs",
+            "bdi,fpc,e2mc",
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     assert "dask results equal the serial ones: yes" in r.stdout
     rows = {ln.split()[0]: ln.split()[1:] for ln in r.stdout.splitlines() if ln.startswith(("compare", "entropy"))}
@@ -31,13 +60,26 @@ def test_bench_dask_runs_and_checks_dask_equals_serial():
 
 def test_bench_streaming_reports_peak_rss_and_throughput_of_each_analysis():
     """A tiny run: a 8 MiB sparse dump, 4x a 2 MiB ceiling (the figures are printed, not asserted)."""
-    r = subprocess.run([sys.executable, os.path.join(BENCH, "bench_streaming.py"), "--ceiling-mib", "2", "--factor",
-                        "4", "--chunk-blocks", "1024"], capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(BENCH, "bench_streaming.py"),
+            "--ceiling-mib",
+            "2",
+            "--factor",
+            "4",
+            "--chunk-blocks",
+            "1024",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("dump: 8 MiB (4x the ceiling)") and "RSS ceiling 2 MiB" in lines[0]
     for name in ("compare", "entropy.table", "entropy 4-16"):
         row = [ln for ln in lines if ln.startswith(name + " ")]
         assert row and "failed" not in row[0], (name, r.stdout)
-        gbs, base, peak = (float(v) for v in row[0][len(name):].split()[:3])
+        gbs, base, peak = (float(v) for v in row[0][len(name) :].split()[:3])
         assert gbs > 0 and peak >= base > 0

@@ -196,8 +196,10 @@ def test_as_blocks_rejects_non_arrays(data, hint):
         as_blocks(data, 16)
 
 
-@pytest.mark.parametrize("make", [bytes, bytearray, lambda n: memoryview(bytearray(n)),
-                                  lambda n: __import__("array").array("I", [0]) * (n // 4)])
+@pytest.mark.parametrize(
+    "make",
+    [bytes, bytearray, lambda n: memoryview(bytearray(n)), lambda n: __import__("array").array("I", [0]) * (n // 4)],
+)
 def test_as_blocks_views_buffer_protocol_objects(make):
     """Objects with the buffer protocol are viewed in place (no copy): writes show through."""
     data = make(64)

@@ -1,5 +1,6 @@
 """BPC (SPEC 1.5): golden vectors (tests/golden/bpc.json) and the plain-Python oracle
 (oracles_bpc.py) against the C++ codec, sizes and stream bytes, for every preset and block size."""
+
 import json
 import os
 from pathlib import Path
@@ -19,8 +20,13 @@ FIELDS = ("mode", "payload", "meta", "header", "tag")
 
 
 def records(sizes, i):
-    return {"mode": int(sizes.mode[i]), "payload": int(sizes.payload_bits[i]), "meta": int(sizes.meta_bits[i]),
-            "header": int(sizes.header_bits[i]), "tag": int(sizes.tag_bits[i])}
+    return {
+        "mode": int(sizes.mode[i]),
+        "payload": int(sizes.payload_bits[i]),
+        "meta": int(sizes.meta_bits[i]),
+        "header": int(sizes.header_bits[i]),
+        "tag": int(sizes.tag_bits[i]),
+    }
 
 
 def bits_of(data: bytes, n: int) -> str:
@@ -54,8 +60,14 @@ def test_golden(case, exp):
     assert blk[0].tobytes() == b"".join(int(w, 16).to_bytes(4, "little") for w in case["words"])
     codec = memcomp.get_codec(exp["preset"], **exp.get("options", {}))
     s = codec.measure(blk)
-    got = {"payload_bits": int(s.payload_bits[0]), "meta_bits": int(s.meta_bits[0]), "header_bits": int(s.header_bits[0]),
-           "tag_bits": int(s.tag_bits[0]), "mode": int(s.mode[0]), "bits": int(s.size_bits[0])}
+    got = {
+        "payload_bits": int(s.payload_bits[0]),
+        "meta_bits": int(s.meta_bits[0]),
+        "header_bits": int(s.header_bits[0]),
+        "tag_bits": int(s.tag_bits[0]),
+        "mode": int(s.mode[0]),
+        "bits": int(s.size_bits[0]),
+    }
     assert got == {k: exp[k] for k in got}
     bits, rec = O.bpc_encode(blk[0].tobytes(), **{**O.PRESETS[exp["preset"]], **exp.get("options", {})})
     assert rec["payload"] == exp["payload_bits"] and rec["meta"] == exp["meta_bits"]
@@ -84,9 +96,16 @@ def test_presets_registered():
     assert rows.loc["bpc.isca16", "default"] and rows.loc["bpc.isca16", "exact"]
     assert not rows.loc["bpc.skku", "exact"] and rows.loc["bpc.liu", "exact"]
     assert memcomp.get_codec("bpc.liu").modes == {0: "delta", 1: "rows"}
-    assert memcomp.get_codec("bpc").options == {"endian": "little", "code_map": "ebpc", "delta_bits": 33,
-                                                "base": "coded", "alt_mode": "none", "precedence": "kim",
-                                                "words": "signed", "fields": "width"}
+    assert memcomp.get_codec("bpc").options == {
+        "endian": "little",
+        "code_map": "ebpc",
+        "delta_bits": 33,
+        "base": "coded",
+        "alt_mode": "none",
+        "precedence": "kim",
+        "words": "signed",
+        "fields": "width",
+    }
 
 
 # --- oracle --------------------------------------------------------------------------------------
@@ -113,7 +132,9 @@ OPTION_VARIANTS = [
 @pytest.mark.parametrize("block_bytes", [16, 32, 64, 256])
 @pytest.mark.parametrize("name,options", OPTION_VARIANTS, ids=[f"{n}{o}" for n, o in OPTION_VARIANTS])
 def test_option_variants_match_oracle(name, options, block_bytes):
-    blocks = np.ascontiguousarray(np.concatenate([adversarial(block_bytes, seed=3), realistic(block_bytes, 1 << 13, seed=3)]))
+    blocks = np.ascontiguousarray(
+        np.concatenate([adversarial(block_bytes, seed=3), realistic(block_bytes, 1 << 13, seed=3)])
+    )
     compare(name, blocks, **options)
 
 
@@ -121,7 +142,9 @@ def test_skku_differs_only_in_the_base():
     blocks = np.concatenate([adversarial(32), realistic(32, 1 << 14)])
     a, b = memcomp.get_codec("bpc.skku").measure(blocks), memcomp.get_codec("bpc.isca16").measure(blocks)
     w0 = blocks[:, :4].copy().view("<i4")[:, 0].astype(np.int64)
-    base = np.select([w0 == 0, np.abs(w0 + 0.5) < 8, np.abs(w0 + 0.5) < 128, np.abs(w0 + 0.5) < 32768], [3, 7, 11, 19], 33)
+    base = np.select(
+        [w0 == 0, np.abs(w0 + 0.5) < 8, np.abs(w0 + 0.5) < 128, np.abs(w0 + 0.5) < 32768], [3, 7, 11, 19], 33
+    )
     assert np.array_equal(a.size_bits.astype(np.int64) - 7, b.size_bits.astype(np.int64) - base)
     assert (a.size_bits != b.size_bits).any()
     with pytest.raises(ValueError, match="accounting-only"):
@@ -160,8 +183,14 @@ def test_corrupt_streams_raise_or_decode(name):
                 length = int(rng.integers(0, n))  # truncation always fails
             else:
                 data[int(rng.integers(0, len(data)))] ^= 1 << int(rng.integers(0, 8))
-            one = memcomp.Encoded(enc.config, 32, np.frombuffer(bytes(data), np.uint8), np.zeros(1, np.uint64),
-                                  np.array([length], np.uint32), np.zeros(1, np.uint32))
+            one = memcomp.Encoded(
+                enc.config,
+                32,
+                np.frombuffer(bytes(data), np.uint8),
+                np.zeros(1, np.uint64),
+                np.array([length], np.uint32),
+                np.zeros(1, np.uint32),
+            )
             if trial == 0:
                 with pytest.raises(memcomp.CorruptStreamError):
                     codec.decode(one)

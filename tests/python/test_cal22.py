@@ -1,6 +1,7 @@
 """Presets that reproduce the MPC authors' compressor tool (scalable-arch/CAL_22-MPC): golden lines
 worked out by hand (tests/golden/cal22.json) and per-line sizes equal to a plain-Python reading of
 the tool (oracles_cal22.py) on adversarial, random and realistic lines."""
+
 import json
 import os
 import struct
@@ -19,8 +20,9 @@ GOLDEN = json.loads(Path(os.path.join(os.path.dirname(__file__), "..", "golden",
 def _lines(block_bytes, seed=0):
     rng = np.random.default_rng(seed)
     rand = rng.integers(0, 256, (300, block_bytes), dtype=np.uint8) & rng.integers(0, 256, (300, 1), dtype=np.uint8)
-    return np.ascontiguousarray(np.concatenate([adversarial(block_bytes, seed), realistic(block_bytes, 1 << 17, seed),
-                                                rand]))
+    return np.ascontiguousarray(
+        np.concatenate([adversarial(block_bytes, seed), realistic(block_bytes, 1 << 17, seed), rand])
+    )
 
 
 @pytest.mark.parametrize("case", GOLDEN["bdi.cal22"], ids=lambda c: c["mode"] + ":" + c["hex"][:8])
@@ -73,7 +75,8 @@ def test_sc2_golden_heap_tree_ties_and_misses():
     table = c.model["tables"][0]
     assert {str(s): n for s, n in zip(table["symbols"], table["lengths"])} == g["lengths"]
     assert _spec_lengths({int(k): v for k, v in g["train_words"].items()}) == {
-        int(k): v for k, v in g["spec_tree_lengths"].items()}  # where the two trees differ
+        int(k): v for k, v in g["spec_tree_lengths"].items()
+    }  # where the two trees differ
     probe = np.frombuffer(struct.pack("<4I", 31, 32, 17, 99), np.uint8).reshape(1, 16)
     assert int(c.measure(probe).size_bits[0]) == 1 + 2 + 3 + g["miss_bits"]
     tie = memcomp.get_codec("sc2.cal22", mfv=g["tie_mfv"]).fit(_words_blocks(g["tie_train_words"]))
@@ -84,7 +87,7 @@ def test_sc2_fits_on_the_tools_sample():
     """The first max(10^4, min(N/100, 10^6)) lines train the table; a word seen only later is a miss."""
     n = 20000
     early = np.full((n, 4), 0xA, "<u4")
-    early[O.sc2_sample_lines(n):] = 0xB
+    early[O.sc2_sample_lines(n) :] = 0xB
     c = memcomp.get_codec("sc2.cal22").fit(early.view(np.uint8))
     assert c.model["tables"][0]["symbols"] == [0xA]
     s = c.measure(early.view(np.uint8)).size_bits

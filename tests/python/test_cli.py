@@ -1,5 +1,6 @@
 """The memcomp command line: every subcommand, on the bundled sample and on dump files, its output
 formats, and bad input (exit code 2 with one line naming the flag)."""
+
 import io
 import json
 import subprocess
@@ -76,8 +77,9 @@ def test_train_mpc_then_compare_with_the_model(dumps, tmp_path):
     model = tmp_path / "m.json"
     rc, text = run("train-mpc", str(dumps), "-o", str(model))
     assert rc == 0 and "wrote" in text and model.exists()
-    rc, text = run("compare", str(dumps / "k0.bin"), "--block", "32", "--codecs", "mpc,bdi", "--model", str(model),
-                   "--csv")
+    rc, text = run(
+        "compare", str(dumps / "k0.bin"), "--block", "32", "--codecs", "mpc,bdi", "--model", str(model), "--csv"
+    )
     df = pd.read_csv(io.StringIO(text)).set_index("codec")
     assert rc == 0 and df.filter(like="mpc", axis=0)["model"].iloc[0] == "given"
     blocks = memcomp.open_dump(dumps / "k0.bin", 32).blocks
@@ -108,13 +110,17 @@ def test_report_is_one_self_contained_page(tmp_path):
     rc, _ = run("report", *SMALL, "--codecs", "bdi,fpc,e2mc", "-o", str(out))
     page = out.read_text()
     assert rc == 0 and page.startswith("<!doctype html>") and page.count("<img") == 3
-    assert "data:image/png;base64," in page and "src=\"http" not in page
+    assert "data:image/png;base64," in page and 'src="http' not in page
     assert "bdi.paper" in page and "Entropy bounds" in page
 
 
 def test_console_script_entry_point():
-    r = subprocess.run([sys.executable, "-m", "memcomp", "compare", "--codecs", "zca", "--sample-bytes", "8192"],
-                       capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "memcomp", "compare", "--codecs", "zca", "--sample-bytes", "8192"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "zca.paper" in r.stdout and r.stderr == ""  # quiet: no progress bar when not a terminal
 
 
@@ -127,29 +133,32 @@ def test_help_teaches():
 
 
 # ---------------------------------------------------------------------------------------- errors
-@pytest.mark.parametrize("argv, flag", [
-    (["compare", "--codecs", "nope"], "--codecs"),
-    (["compare", "--policy", "cap+xx"], "--policy"),
-    (["compare", "--sample-bytes", "100"], "--sample-bytes"),
-    (["compare", "--mag", "0"], "--mag"),
-    (["compare", "--threads", "0"], "--threads"),
-    (["compare", "--chunk-blocks", "-3"], "--chunk-blocks"),
-    (["compare", "--offset", "-1"], "--offset"),
-    (["compare", "--length", "1.5G"], "--length"),
-    (["compare", "--max-bytes", "4X"], "--max-bytes"),
-    (["compare", "--block", "48"], "--block"),
-    (["compare", "--codecs", "mpc", "--block", "64"], "--block"),
-    (["compare", "--codecs", "bdi", "--model", "/nonexistent/m.json"], "--model"),
-    (["entropy", "--symbol-bits", "12"], "--symbol-bits"),
-    (["toggles", "--energy", "hbm9"], "--energy"),
-    (["toggles", "--channel", "noc", "--energy", "ddr4"], "--energy"),
-    (["slc", "--variants", "best"], "--variants"),
-    (["slc", "--mags", "48"], "--mags"),
-    (["train-mpc", "--block", "16", "-o", "/tmp/x.json"], "--block"),
-    (["report", "-o", "report.txt"], "-o"),
-    (["compare", "--format", "parquet"], "-o"),
-    (["compare", "/nonexistent/dump.bin"], "/nonexistent/dump.bin"),
-])
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["compare", "--codecs", "nope"], "--codecs"),
+        (["compare", "--policy", "cap+xx"], "--policy"),
+        (["compare", "--sample-bytes", "100"], "--sample-bytes"),
+        (["compare", "--mag", "0"], "--mag"),
+        (["compare", "--threads", "0"], "--threads"),
+        (["compare", "--chunk-blocks", "-3"], "--chunk-blocks"),
+        (["compare", "--offset", "-1"], "--offset"),
+        (["compare", "--length", "1.5G"], "--length"),
+        (["compare", "--max-bytes", "4X"], "--max-bytes"),
+        (["compare", "--block", "48"], "--block"),
+        (["compare", "--codecs", "mpc", "--block", "64"], "--block"),
+        (["compare", "--codecs", "bdi", "--model", "/nonexistent/m.json"], "--model"),
+        (["entropy", "--symbol-bits", "12"], "--symbol-bits"),
+        (["toggles", "--energy", "hbm9"], "--energy"),
+        (["toggles", "--channel", "noc", "--energy", "ddr4"], "--energy"),
+        (["slc", "--variants", "best"], "--variants"),
+        (["slc", "--mags", "48"], "--mags"),
+        (["train-mpc", "--block", "16", "-o", "/tmp/x.json"], "--block"),
+        (["report", "-o", "report.txt"], "-o"),
+        (["compare", "--format", "parquet"], "-o"),
+        (["compare", "/nonexistent/dump.bin"], "/nonexistent/dump.bin"),
+    ],
+)
 def test_every_error_names_the_flag(argv, flag, capsys):
     if "--sample-bytes" not in argv:
         argv = argv + ["--sample-bytes", "4096"]

@@ -1,4 +1,5 @@
 """Codec contracts for every registered codec and preset (DESIGN "Contracts", SPEC 0.7)."""
+
 import json
 
 import numpy as np
@@ -167,7 +168,15 @@ def test_sizes_are_frozen_and_readonly():
     with pytest.raises(ValueError):
         s.size_bits[0] = 1
     df = s.to_frame()
-    assert list(df.columns) == ["size_bits", "payload_bits", "meta_bits", "header_bits", "tag_bits", "mode", "mode_name"]
+    assert list(df.columns) == [
+        "size_bits",
+        "payload_bits",
+        "meta_bits",
+        "header_bits",
+        "tag_bits",
+        "mode",
+        "mode_name",
+    ]
     assert df["mode_name"].iloc[0] == "zeros"
 
 
@@ -251,8 +260,14 @@ def test_decode_rejects_corrupt_streams():
     enc = c.encode(blocks)
 
     def with_(**kw):
-        fields = dict(config=enc.config, block_bytes=enc.block_bytes, data=enc.data, bit_offsets=enc.bit_offsets,
-                      bit_lengths=enc.bit_lengths, tags=enc.tags)
+        fields = dict(
+            config=enc.config,
+            block_bytes=enc.block_bytes,
+            data=enc.data,
+            bit_offsets=enc.bit_offsets,
+            bit_lengths=enc.bit_lengths,
+            tags=enc.tags,
+        )
         fields.update(kw)
         return memcomp.Encoded(**fields)
 
@@ -293,15 +308,29 @@ def test_encoded_load_rejects_malformed_files(tmp_path):
         memcomp.Encoded.load(tmp_path / "missing.npz")
     enc = memcomp.get_codec("bdi").encode(adversarial(32))
     r = tmp_path / "bad_cfg.npz"
-    np.savez(r, format=np.array("memcomp.encoded/1"), config=np.array(json.dumps({"preset": "nope"})),
-             block_bytes=np.array(32), data=enc.data, bit_offsets=enc.bit_offsets, bit_lengths=enc.bit_lengths,
-             tags=enc.tags)
+    np.savez(
+        r,
+        format=np.array("memcomp.encoded/1"),
+        config=np.array(json.dumps({"preset": "nope"})),
+        block_bytes=np.array(32),
+        data=enc.data,
+        bit_offsets=enc.bit_offsets,
+        bit_lengths=enc.bit_lengths,
+        tags=enc.tags,
+    )
     with pytest.raises(ValueError, match="unknown codec"):
         memcomp.Encoded.load(r)
     s = tmp_path / "bad_dtype.npz"
-    np.savez(s, format=np.array("memcomp.encoded/1"), config=np.array(json.dumps(enc.config)),
-             block_bytes=np.array(32), data=enc.data, bit_offsets=enc.bit_offsets.astype(np.int32),
-             bit_lengths=enc.bit_lengths, tags=enc.tags)
+    np.savez(
+        s,
+        format=np.array("memcomp.encoded/1"),
+        config=np.array(json.dumps(enc.config)),
+        block_bytes=np.array(32),
+        data=enc.data,
+        bit_offsets=enc.bit_offsets.astype(np.int32),
+        bit_lengths=enc.bit_lengths,
+        tags=enc.tags,
+    )
     with pytest.raises(ValueError, match="bit_offsets"):
         memcomp.Encoded.load(s)
 

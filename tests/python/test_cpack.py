@@ -1,5 +1,6 @@
 """C-Pack (SPEC 1.4, W6): golden vectors (tests/golden/cpack.json) and the plain-Python oracle
 (oracles_cpack.py) against the C++ codec: sizes, codes, indices and stream bits, every preset."""
+
 import json
 import os
 from pathlib import Path
@@ -26,16 +27,20 @@ def stream_of(enc, i):
 
 
 def record(s, i):
-    return {"mode": int(s.mode[i]), "payload": int(s.payload_bits[i]), "meta": int(s.meta_bits[i]),
-            "header": int(s.header_bits[i]), "tag": int(s.tag_bits[i])}
+    return {
+        "mode": int(s.mode[i]),
+        "payload": int(s.payload_bits[i]),
+        "meta": int(s.meta_bits[i]),
+        "header": int(s.header_bits[i]),
+        "tag": int(s.tag_bits[i]),
+    }
 
 
 # --- golden --------------------------------------------------------------------------------------
 CASES = [(c, e) for c in GOLDEN["cases"] for e in c["expected"]]
 
 
-@pytest.mark.parametrize("case,exp", CASES,
-                         ids=[f"{c['id']}-{e['preset']}{e.get('options', '')}" for c, e in CASES])
+@pytest.mark.parametrize("case,exp", CASES, ids=[f"{c['id']}-{e['preset']}{e.get('options', '')}" for c, e in CASES])
 def test_golden(case, exp):
     blk = one(case["block"])
     assert blk.shape[1] == case["block_bytes"]
@@ -44,7 +49,10 @@ def test_golden(case, exp):
     codec = memcomp.get_codec(exp["preset"], **opts)
     s = codec.measure(blk)
     assert (int(s.payload_bits[0]), int(s.meta_bits[0]), int(s.size_bits[0])) == (
-        exp["payload_bits"], exp["meta_bits"], exp["bits"])
+        exp["payload_bits"],
+        exp["meta_bits"],
+        exp["bits"],
+    )
     assert int(s.header_bits[0]) == 0 and int(s.tag_bits[0]) == 0 and int(s.mode[0]) == 0
     # the oracle reproduces the hand-derived trace
     trace = O.CPackOracle(exp["preset"].split(".")[1], **opts).trace(blk[0].tobytes())
@@ -103,9 +111,13 @@ def compare(name, blocks, style="best", **opts):
     enc = codec.encode(blocks) if codec.exact else None
     for i, blk in enumerate(blocks):
         trace = oracle.trace(blk.tobytes())
-        want = {"mode": 0, "header": 0, "tag": 0,
-                "meta": sum(len(O.CODES[c][0]) for c, _, _ in trace),
-                "payload": sum(O.CODES[c][1] for c, _, _ in trace)}
+        want = {
+            "mode": 0,
+            "header": 0,
+            "tag": 0,
+            "meta": sum(len(O.CODES[c][0]) for c, _, _ in trace),
+            "payload": sum(O.CODES[c][1] for c, _, _ in trace),
+        }
         assert record(s, i) == want, f"{name} {opts} block {i}: {blk.tobytes().hex()}"
         if enc is not None:
             assert stream_of(enc, i) == O.stream_bits(trace), f"{name} {opts} block {i} stream"
@@ -146,12 +158,32 @@ def test_option_combinations_match_oracle(opts, block_bytes):
 
 
 # a small vocabulary of words sharing upper bytes: every code and many dictionary hits
-WORDS = st.sampled_from([0, 0x7F, 0xFF, 0x100, 0xABCD, 0x12345678, 0x123456AB, 0x1234ABCD, 0x12340000,
-                         0xDEADBEEF, 0xDEAD0000, 0x78563412, 0xAB563412, 0x00001234, 0x00010000])
+WORDS = st.sampled_from(
+    [
+        0,
+        0x7F,
+        0xFF,
+        0x100,
+        0xABCD,
+        0x12345678,
+        0x123456AB,
+        0x1234ABCD,
+        0x12340000,
+        0xDEADBEEF,
+        0xDEAD0000,
+        0x78563412,
+        0xAB563412,
+        0x00001234,
+        0x00010000,
+    ]
+)
 
 
-@given(st.sampled_from([16, 32, 64, 128, 256]).flatmap(
-    lambda b: st.lists(st.lists(WORDS, min_size=b // 4, max_size=b // 4), min_size=1, max_size=4)))
+@given(
+    st.sampled_from([16, 32, 64, 128, 256]).flatmap(
+        lambda b: st.lists(st.lists(WORDS, min_size=b // 4, max_size=b // 4), min_size=1, max_size=4)
+    )
+)
 def test_hypothesis_vocabulary_blocks(rows):
     blocks = np.array([[b for w in row for b in w.to_bytes(4, "little")] for row in rows], np.uint8)
     for preset in PRESETS:
@@ -160,12 +192,12 @@ def test_hypothesis_vocabulary_blocks(rows):
 
 # --- statefulness (skku) ---------------------------------------------------------------------------
 def test_skku_carries_the_dictionary_across_blocks_and_resets_per_batch():
-    x = one("10203040" "11203040" "12203040" "13203040" "14203040" "15203040" "16203040" "17203040")
+    x = one("1020304011203040122030401320304014203040152030401620304017203040")
     codec = memcomp.get_codec("cpack.skku")
     assert codec.stateful and codec.exact
     pair = np.concatenate([x, x])
     first = codec.measure(pair).size_bits.tolist()
-    assert first == [8 * 34, 8 * 6]                     # the second copy finds every word
+    assert first == [8 * 34, 8 * 6]  # the second copy finds every word
     assert codec.measure(pair).size_bits.tolist() == first  # a new batch starts from the zeros
     assert codec.measure(x).size_bits.tolist() == [8 * 34]
     assert memcomp.get_codec("cpack.schreiber").measure(pair).size_bits.tolist() == [8 * 34, 8 * 34]
@@ -204,18 +236,23 @@ def test_invalid_option_combinations():
 # --- corrupt streams -------------------------------------------------------------------------------
 def encoded(codec, bits: str, block_bytes: int):
     data = int(bits.ljust(-(-len(bits) // 8) * 8, "0"), 2).to_bytes(-(-len(bits) // 8), "big") if bits else b""
-    return memcomp.Encoded(config=codec.get_config(), block_bytes=block_bytes,
-                           data=np.frombuffer(data, np.uint8).copy(), bit_offsets=np.zeros(1, np.uint64),
-                           bit_lengths=np.array([len(bits)], np.uint32), tags=np.zeros(1, np.uint32))
+    return memcomp.Encoded(
+        config=codec.get_config(),
+        block_bytes=block_bytes,
+        data=np.frombuffer(data, np.uint8).copy(),
+        bit_offsets=np.zeros(1, np.uint64),
+        bit_lengths=np.array([len(bits)], np.uint32),
+        tags=np.zeros(1, np.uint32),
+    )
 
 
 def test_decoder_rejects_empty_slots_undefined_code_and_truncation():
     codec = memcomp.get_codec("cpack")
     with pytest.raises(memcomp.CorruptStreamError, match="empty dictionary slot"):
-        codec.decode(encoded(codec, "100000" + "00" * 3, 16))          # mmmm of slot 0, nothing pushed
+        codec.decode(encoded(codec, "100000" + "00" * 3, 16))  # mmmm of slot 0, nothing pushed
     lit = "01" + "0" * 32
     with pytest.raises(memcomp.CorruptStreamError, match="empty dictionary slot"):
-        codec.decode(encoded(codec, lit + "100001" + "00" * 2, 16))    # slot 1 after one push
+        codec.decode(encoded(codec, lit + "100001" + "00" * 2, 16))  # slot 1 after one push
     assert codec.decode(encoded(codec, lit + "100000" + "00" * 2, 16)).tolist() == [[0] * 16]
     with pytest.raises(memcomp.CorruptStreamError, match="1111"):
         codec.decode(encoded(codec, "1111" + "00" * 3, 16))
@@ -252,6 +289,7 @@ def test_resumed_skku_chunk_decodes_alone_and_after_save_load(tmp_path):
     with pytest.raises(ValueError, match="entry state"):
         memcomp.Encoded.load(tmp_path / "old.npz")
     import dataclasses
+
     with pytest.raises(ValueError, match="entry state"):
         fresh.decode(dataclasses.replace(second, entry_state=None))
     bad = second.entry_state.copy()

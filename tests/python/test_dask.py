@@ -1,6 +1,7 @@
 """memcomp.dask on a distributed LocalCluster (2 worker processes) gives exactly the serial
 results: compare, entropy tables, toggles and MPC training over the bundled sample, a multi-file
 dump (raw, npy, npz, gz) and dask arrays; the command line's --dask; the core releases the GIL."""
+
 import gzip
 import os
 import subprocess
@@ -27,8 +28,12 @@ SMALL = 1 << 20  # bytes per part: several parts per dataset
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
@@ -70,22 +75,31 @@ def test_multi_file_dump_equals_serial(client, multi, block):
     dumps = open_dumps(multi, block_bytes=block, allow_partial=True)
     assert {d.format for d in dumps} >= {"raw", "npy", "npz", "gzip"} and len(dumps) == 5
     codecs = ["bdi", "fpc", "e2mc", "cpack.skku"] + (["mpc"] if block == 32 else [])
-    pd.testing.assert_frame_equal(md.compare(str(multi), codecs, block_bytes=block, allow_partial=True,
-                                             partition_bytes=SMALL // 4),
-                                  serial(report.compare, open_dumps(multi, block_bytes=block, allow_partial=True),
-                                         codecs))
-    pd.testing.assert_frame_equal(md.entropy_table(str(multi / "*"), block_bytes=block, allow_partial=True,
-                                                   partition_bytes=SMALL // 4),
-                                  serial(entropy.table, open_dumps(multi / "*", block_bytes=block, allow_partial=True)))
+    pd.testing.assert_frame_equal(
+        md.compare(str(multi), codecs, block_bytes=block, allow_partial=True, partition_bytes=SMALL // 4),
+        serial(report.compare, open_dumps(multi, block_bytes=block, allow_partial=True), codecs),
+    )
+    pd.testing.assert_frame_equal(
+        md.entropy_table(str(multi / "*"), block_bytes=block, allow_partial=True, partition_bytes=SMALL // 4),
+        serial(entropy.table, open_dumps(multi / "*", block_bytes=block, allow_partial=True)),
+    )
     pd.testing.assert_frame_equal(
         md.toggles_compare(open_dumps(multi, block_bytes=block, allow_partial=True), ["bdi", "fpc"], dbi="dc"),
-        serial(toggles.compare, open_dumps(multi, block_bytes=block, allow_partial=True), ["bdi", "fpc"], dbi="dc"))
+        serial(toggles.compare, open_dumps(multi, block_bytes=block, allow_partial=True), ["bdi", "fpc"], dbi="dc"),
+    )
 
 
-@pytest.mark.parametrize("bus", [
-    {}, {"channel": "noc"}, {"channel": "noc", "mode": "isolated", "ec": "ec1"}, {"dbi": "ac"},
-    {"dbi": "dc", "ec": "ec2", "ec_ratio": "bits"}, {"dbi": "ac", "ec": "ec2", "idle": "low", "energy": "lpddr4"},
-])
+@pytest.mark.parametrize(
+    "bus",
+    [
+        {},
+        {"channel": "noc"},
+        {"channel": "noc", "mode": "isolated", "ec": "ec1"},
+        {"dbi": "ac"},
+        {"dbi": "dc", "ec": "ec2", "ec_ratio": "bits"},
+        {"dbi": "ac", "ec": "ec2", "idle": "low", "energy": "lpddr4"},
+    ],
+)
 def test_toggles_parts_join_into_the_serial_result(client, sample_file, bus):
     d = open_dump(sample_file, 128)
     codecs = ["bdi", "fpc", "cpack", "fpc.mc", "e2mc"]
@@ -111,8 +125,7 @@ def test_toggles_parts_counted_again_when_the_warm_up_misses(sample_file, monkey
     monkeypatch.setattr(md, "_toggle_part", spy)
     with dask.config.set(scheduler="sync"):
         # runs of zero blocks longer than the warm-up send nothing, so the states before them stay
-        got = md.toggles_compare(d, ["bdi", "fpc"], dbi="ac", ec="ec2", bu=bu, partition_bytes=SMALL,
-                                 warmup_blocks=64)
+        got = md.toggles_compare(d, ["bdi", "fpc"], dbi="ac", ec="ec2", bu=bu, partition_bytes=SMALL, warmup_blocks=64)
         pd.testing.assert_frame_equal(got, want)
         assert 0 < sum(calls) < len(d) // (SMALL // 128)
         calls.clear()
@@ -241,7 +254,9 @@ def test_cli_dask_local_cluster_on_the_bundled_sample(tmp_path):
 def test_train_mpc_cli_dask(client, sample_file, tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     assert main(["train-mpc", str(sample_file), "-o", str(a), "--block", "128"]) == 0
-    assert main(["train-mpc", str(sample_file), "-o", str(b), "--block", "128", "--dask", client.scheduler.address]) == 0
+    assert (
+        main(["train-mpc", str(sample_file), "-o", str(b), "--block", "128", "--dask", client.scheduler.address]) == 0
+    )
     assert mpc.MPCModel.load(a).data == mpc.MPCModel.load(b).data
 
 
@@ -282,8 +297,10 @@ def test_two_python_threads_measure_at_once_identically():
     codecs = [memcomp.get_codec("bpc"), memcomp.get_codec("fpc")]
     want = [c.measure(blocks, threads=1).size_bits for c in codecs]
     out = [None, None]
-    ts = [threading.Thread(target=lambda i=i: out.__setitem__(i, codecs[i].measure(blocks, threads=1).size_bits))
-          for i in range(2)]
+    ts = [
+        threading.Thread(target=lambda i=i: out.__setitem__(i, codecs[i].measure(blocks, threads=1).size_bits))
+        for i in range(2)
+    ]
     for t in ts:
         t.start()
     for t in ts:

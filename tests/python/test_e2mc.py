@@ -1,4 +1,5 @@
 """E2MC and SC2 (P1; SPEC 1.8-1.10) against a plain-Python oracle built from the fitted model."""
+
 import math
 
 import numpy as np
@@ -59,10 +60,19 @@ def oracle(codec, block):
 
 
 CONFIGS = [
-    dict(symbol_bits=16), dict(symbol_bits=16, mag=1), dict(symbol_bits=16, mag=16), dict(symbol_bits=8, mag=4),
-    dict(symbol_bits=16, mag=24), dict(symbol_bits=16, pdw=1), dict(symbol_bits=16, pdw=8, mfv=64),
-    dict(symbol_bits=32), dict(symbol_bits=8), dict(symbol_bits=8, per_position=False), dict(symbol_bits=4, pdw=2),
-    dict(symbol_bits=16, limit="package_merge", max_len=12), dict(symbol_bits=16, limit="drop", max_len=10),
+    dict(symbol_bits=16),
+    dict(symbol_bits=16, mag=1),
+    dict(symbol_bits=16, mag=16),
+    dict(symbol_bits=8, mag=4),
+    dict(symbol_bits=16, mag=24),
+    dict(symbol_bits=16, pdw=1),
+    dict(symbol_bits=16, pdw=8, mfv=64),
+    dict(symbol_bits=32),
+    dict(symbol_bits=8),
+    dict(symbol_bits=8, per_position=False),
+    dict(symbol_bits=4, pdw=2),
+    dict(symbol_bits=16, limit="package_merge", max_len=12),
+    dict(symbol_bits=16, limit="drop", max_len=10),
 ]
 
 
@@ -97,7 +107,7 @@ def test_many_bursts_measure_equals_encode(B, mag):
     comp = s.mode != RAW
     assert np.array_equal(s.mode[comp], bursts[comp])
     assert (s.size_bits[~comp] == 8 * B).all()
-    assert ((bursts[comp] >= 15).any()), "the data must reach the old mode-15 collision"
+    assert (bursts[comp] >= 15).any(), "the data must reach the old mode-15 collision"
     assert set(codec.modes) >= {RAW, *map(int, s.mode)}
     tb = int(s.tag_bits[0])
     assert (enc.tags[~comp] == (1 << tb) - 1).all() and (enc.tags[comp] == bursts[comp] - 1).all()

@@ -1,5 +1,6 @@
 """Bus energy in joules (memcomp.energy): linear in the counts, per block and in totals, presets
 with their sources, validation, and what toggles.compare / scatter report."""
+
 import numpy as np
 import pytest
 
@@ -30,8 +31,10 @@ def test_energy_is_the_linear_combination_of_the_counts():
     low = m.replace(idle="low")
     r2 = T.count(blocks, channel="dram", dbi="dc", idle="low")
     c2 = {k: v.astype(np.float64) for k, v in r2.columns.items()}
-    assert np.allclose(r2.energy_pj(low), 1.5 * c2["toggles"] + 2.0 * c2["ones"] + 0.25 * (c2["pin_t01"] + c2["pin_t10"])
-                       + 0.5 * c2["pin_ones"])
+    assert np.allclose(
+        r2.energy_pj(low),
+        1.5 * c2["toggles"] + 2.0 * c2["ones"] + 0.25 * (c2["pin_t01"] + c2["pin_t10"]) + 0.5 * c2["pin_ones"],
+    )
     noc = E.EnergyModel("wire", "noc", toggle_pj=0.1)
     rn = T.count(blocks, channel="noc")
     assert np.allclose(rn.energy_pj(noc), 0.1 * rn.columns["toggles"])
@@ -52,8 +55,12 @@ def test_compare_reports_joules_next_to_the_counts():
     assert df["energy_pj"].iloc[0] == pytest.approx(m.energy_pj(sent.stats.counts))
     ddr4 = T.compare(blocks, ["bdi"], channel="dram", energy="ddr4")
     assert (ddr4["energy_model"] == "ddr4").all()
-    custom = T.compare(blocks, ["bdi"], channel="dram", energy={"name": "mine", "channel": "dram", "toggle_pj": 1.0,
-                                                              "level_pj": 0.0, "idle": "high"})
+    custom = T.compare(
+        blocks,
+        ["bdi"],
+        channel="dram",
+        energy={"name": "mine", "channel": "dram", "toggle_pj": 1.0, "level_pj": 0.0, "idle": "high"},
+    )
     assert custom["energy_pj"].iloc[0] == pytest.approx(custom["toggles"].iloc[0])
     noc = T.compare(blocks, ["bdi"], channel="noc")
     assert (noc["energy_model"] == "noc").all()

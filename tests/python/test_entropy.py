@@ -1,4 +1,5 @@
 """Entropy bounds (SPEC 3) against a plain NumPy oracle; statistics as mergeable partial results."""
+
 import math
 import pickle
 
@@ -134,8 +135,12 @@ def test_hypothesis_entropy_bounds(data):
 
 def test_topk_sketch():
     rng = np.random.default_rng(0)
-    words = np.concatenate([np.repeat(np.arange(20, dtype=np.uint32), rng.integers(50, 500, 20)),
-                            rng.integers(0, 2**32, 5000, dtype=np.uint32)])
+    words = np.concatenate(
+        [
+            np.repeat(np.arange(20, dtype=np.uint32), rng.integers(50, 500, 20)),
+            rng.integers(0, 2**32, 5000, dtype=np.uint32),
+        ]
+    )
     rng.shuffle(words)
     words = words[: len(words) // 4 * 4]
     blocks = memcomp.as_blocks(words, 16)

@@ -1,5 +1,6 @@
 """Fibonacci codec (SPEC 1.14, W15): golden vectors (tests/golden/fibonacci.json) and the
 plain-Python oracle (oracles_fib.py) against the C++ codec, sizes and stream bytes."""
+
 import json
 import os
 from pathlib import Path
@@ -26,8 +27,13 @@ def compare(blocks, **options):
     enc = codec.encode(blocks)
     for i, blk in enumerate(blocks):
         bits, want = OF.fib_encode(blk.tobytes(), **options)
-        got = {"mode": int(s.mode[i]), "payload": int(s.payload_bits[i]), "meta": int(s.meta_bits[i]),
-               "header": int(s.header_bits[i]), "tag": int(s.tag_bits[i])}
+        got = {
+            "mode": int(s.mode[i]),
+            "payload": int(s.payload_bits[i]),
+            "meta": int(s.meta_bits[i]),
+            "header": int(s.header_bits[i]),
+            "tag": int(s.tag_bits[i]),
+        }
         assert got == want, f"block {i}: {blk.tobytes().hex()}"
         assert enc.block_stream(i) == OF.to_bytes(bits), f"block {i} stream"
     assert np.array_equal(codec.decode(enc), blocks)
@@ -108,26 +114,39 @@ def test_limits():
 
 def _encoded(c, bits, block_bytes):
     data = np.frombuffer(OF.to_bytes(bits) or b"\0", np.uint8)
-    return memcomp.Encoded(c.get_config(), block_bytes, data, np.zeros(1, np.uint64),
-                           np.array([len(bits)], np.uint32), np.zeros(1, np.uint32))
+    return memcomp.Encoded(
+        c.get_config(),
+        block_bytes,
+        data,
+        np.zeros(1, np.uint64),
+        np.array([len(bits)], np.uint32),
+        np.zeros(1, np.uint32),
+    )
 
 
 def test_decode_rejects_bad_streams():
     c = memcomp.get_codec("fib")
     z = "0" * 32
     assert np.array_equal(c.decode(_encoded(c, z + "11" + "0011" + "1011", 16)), block_of([0, 0, 1, 0xFFFFFFFF]))
-    for bad, why in [(z + "0" * 12, "truncated"),             # the stream ends inside a codeword
-                     (z + "0" * 60 + "111111", "no terminator"),  # 47 bits without a terminator
-                     (z + "0" * 41 + "1010" + "1" + "1111", "> 2\\^32"),  # F47 + F45 + F43
-                     (z + "11" * 3 + "0", "trailing"),
-                     (z[:20], "truncated")]:                  # no first word
+    for bad, why in [
+        (z + "0" * 12, "truncated"),  # the stream ends inside a codeword
+        (z + "0" * 60 + "111111", "no terminator"),  # 47 bits without a terminator
+        (z + "0" * 41 + "1010" + "1" + "1111", "> 2\\^32"),  # F47 + F45 + F43
+        (z + "11" * 3 + "0", "trailing"),
+        (z[:20], "truncated"),
+    ]:  # no first word
         with pytest.raises(memcomp.CorruptStreamError, match=why):
             c.decode(_encoded(c, bad, 16))
 
 
-@given(st.sampled_from(memcomp.VALID_BLOCK_BYTES).flatmap(
-    lambda b: st.tuples(st.integers(0, 2**32 - 1),
-                        st.lists(st.integers(-(2**31), 2**31 - 1) | st.integers(-40, 40), min_size=b // 4, max_size=b // 4))))
+@given(
+    st.sampled_from(memcomp.VALID_BLOCK_BYTES).flatmap(
+        lambda b: st.tuples(
+            st.integers(0, 2**32 - 1),
+            st.lists(st.integers(-(2**31), 2**31 - 1) | st.integers(-40, 40), min_size=b // 4, max_size=b // 4),
+        )
+    )
+)
 def test_hypothesis_matches_oracle(t):
     base, deltas = t
     words, w = [], base

@@ -1,5 +1,6 @@
 """Dump formats (memcomp.io): raw, .npy traces, .npz, safetensors, ONNX initializers, directories
 and globs, custom readers, provenance; in-memory DLPack tensors; the PyTorch capture helper."""
+
 import json
 import struct
 
@@ -13,8 +14,11 @@ from memcomp import io as mio
 def write_safetensors(path, tensors):
     head, data, off = {"__metadata__": {"format": "pt"}}, b"", 0
     for k, v in tensors.items():
-        head[k] = {"dtype": {np.float32: "F32", np.int8: "I8"}[v.dtype.type], "shape": list(v.shape),
-                   "data_offsets": [off, off + v.nbytes]}
+        head[k] = {
+            "dtype": {np.float32: "F32", np.int8: "I8"}[v.dtype.type],
+            "shape": list(v.shape),
+            "data_offsets": [off, off + v.nbytes],
+        }
         data += v.tobytes()
         off += v.nbytes
     h = json.dumps(head).encode()
@@ -32,17 +36,27 @@ def test_safetensors_one_dataset_per_tensor_mapped_in_file_order(tmp_path):
     assert np.array_equal(ds[0].blocks.reshape(-1), w.view(np.uint8).reshape(-1))
     assert ds[1].n_blocks == 0 and ds[1].dropped_bytes == 12
     assert np.array_equal(ds[2].blocks.reshape(-1), q.view(np.uint8))
-    assert ds[0].provenance() == {"dataset": "layer.weight", "file": str(tmp_path / "m.safetensors"),
-                                  "format": "safetensors", "offset_begin": base, "offset_end": base + 256,
-                                  "block_bytes": 32}
+    assert ds[0].provenance() == {
+        "dataset": "layer.weight",
+        "file": str(tmp_path / "m.safetensors"),
+        "format": "safetensors",
+        "offset_begin": base,
+        "offset_end": base + 256,
+        "block_bytes": 32,
+    }
     assert not ds[0].blocks.flags.writeable
 
 
-@pytest.mark.parametrize("content, match", [(b"\x01", "header length"), (struct.pack("<Q", 10**9) + b"{}", "exceeds"),
-                                            (struct.pack("<Q", 2) + b"{x", "not valid JSON"),
-                                            (struct.pack("<Q", 2) + b"[]", "JSON object"),
-                                            (struct.pack("<Q", 32) + b'{"t": {"data_offsets": [0, 99]}}',
-                                             "outside")])
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        (b"\x01", "header length"),
+        (struct.pack("<Q", 10**9) + b"{}", "exceeds"),
+        (struct.pack("<Q", 2) + b"{x", "not valid JSON"),
+        (struct.pack("<Q", 2) + b"[]", "JSON object"),
+        (struct.pack("<Q", 32) + b'{"t": {"data_offsets": [0, 99]}}', "outside"),
+    ],
+)
 def test_malformed_safetensors_raise(tmp_path, content, match):
     p = tmp_path / "bad.safetensors"
     p.write_bytes(content)
@@ -78,9 +92,10 @@ def test_directories_globs_and_custom_readers(tmp_path):
     def halves(path, block_bytes, allow_partial):  # a reader that splits a file in two datasets
         data = path.read_bytes()
         h = len(data) // 2
-        return [mio.dump_from_bytes(data[:h], block_bytes, path=path, name=f"{path.stem}:a", format="halves"),
-                mio.dump_from_bytes(data[h:], block_bytes, path=path, name=f"{path.stem}:b", format="halves",
-                                    offset=h)]
+        return [
+            mio.dump_from_bytes(data[:h], block_bytes, path=path, name=f"{path.stem}:a", format="halves"),
+            mio.dump_from_bytes(data[h:], block_bytes, path=path, name=f"{path.stem}:b", format="halves", offset=h),
+        ]
 
     memcomp.register_reader(".halves", halves)
     memcomp.save_dump(tmp_path / "x.halves", np.arange(128, dtype=np.uint8))
@@ -97,9 +112,13 @@ def test_onnx_initializers(tmp_path):
 
     w = np.arange(32, dtype=np.float32).reshape(4, 8)
     node = helper.make_node("MatMul", ["x", "w"], ["y"])
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 4])],
-                              [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 8])],
-                              initializer=[numpy_helper.from_array(w, "w")])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 8])],
+        initializer=[numpy_helper.from_array(w, "w")],
+    )
     onnx.save(helper.make_model(graph), str(tmp_path / "m.onnx"))
     (d,) = memcomp.open_dumps(tmp_path / "m.onnx", block_bytes=32)
     assert d.name == "w" and d.format == "onnx" and np.array_equal(d.blocks.reshape(-1), w.view(np.uint8).reshape(-1))
@@ -124,8 +143,9 @@ def test_torch_tensors_and_capture(tmp_path):
     with pytest.raises(TypeError, match="torch.int16"):
         memcomp.as_blocks(torch.zeros(16, dtype=torch.bfloat16), 32)
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Flatten(),
-                                torch.nn.Linear(8 * 6 * 6, 16))
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(8 * 6 * 6, 16)
+    )
     x = torch.randn(4, 3, 8, 8)
     path = capture.torch_model(model, x, tmp_path / "cap")
     manifest = json.loads((path / "manifest.json").read_text())
@@ -136,10 +156,12 @@ def test_torch_tensors_and_capture(tmp_path):
     ds = memcomp.open_dumps(path, block_bytes=32)
     assert [d.name for d in ds] == names
     conv = model[0].weight.detach().numpy()
-    assert np.array_equal(np.concatenate([ds[0].blocks.reshape(-1), np.zeros(0, np.uint8)])[:ds[0].nbytes],
-                          conv.view(np.uint8).reshape(-1)[:ds[0].nbytes])
+    assert np.array_equal(
+        np.concatenate([ds[0].blocks.reshape(-1), np.zeros(0, np.uint8)])[: ds[0].nbytes],
+        conv.view(np.uint8).reshape(-1)[: ds[0].nbytes],
+    )
     relu = model[1](model[0](x)).detach().numpy()
-    assert np.array_equal(ds[5].blocks.reshape(-1), relu.view(np.uint8).reshape(-1)[:ds[5].nbytes])
+    assert np.array_equal(ds[5].blocks.reshape(-1), relu.view(np.uint8).reshape(-1)[: ds[5].nbytes])
     blocks = np.concatenate([d.blocks for d in ds])
     m = memcomp.mpc.train(blocks)  # "train MPC on captured dumps" on a real network
     assert m.codec().measure(blocks).cr() > 1.0

@@ -1,4 +1,5 @@
 """FVC (SPEC 1.7), fitted models (SPEC 0.7 item 5) and their files."""
+
 import collections
 import json
 
@@ -35,8 +36,7 @@ def test_fit_and_sizes_match_oracle(preset, k, c, block_bytes):
     assert np.array_equal(s.meta_bits, np.full(len(blocks), c * block_bytes // 4))
 
 
-@given(st.lists(st.sampled_from([0, 1, 7, 0xFFFFFFFF, 0x3F800000, 12345]), min_size=8, max_size=64),
-       st.integers(1, 9))
+@given(st.lists(st.sampled_from([0, 1, 7, 0xFFFFFFFF, 0x3F800000, 12345]), min_size=8, max_size=64), st.integers(1, 9))
 def test_hypothesis_fit_roundtrip(words, k):
     words = (words * 8)[: len(words) // 4 * 4 or 4]
     arr = np.array(words, dtype="<u4")

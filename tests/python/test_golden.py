@@ -1,4 +1,5 @@
 """Golden vectors (tests/golden/, SPEC §4 worked examples) against the real codecs and metrics."""
+
 import json
 import os
 from fractions import Fraction
@@ -89,7 +90,10 @@ def test_fpc_blocks(case):
     for preset, want in case["expected"].items():
         s = memcomp.get_codec(preset).measure(blk)
         assert (int(s.payload_bits[0]), int(s.meta_bits[0]), int(s.size_bits[0])) == (
-            want["payload"], want["meta"], want["bits"]), preset
+            want["payload"],
+            want["meta"],
+            want["bits"],
+        ), preset
 
 
 M = load("metrics_w2_w3_w16.json")

@@ -1,4 +1,5 @@
 """Best-of hybrids (SPEC 1.15): per-block selection with the selector counted."""
+
 import numpy as np
 import pytest
 
@@ -26,7 +27,9 @@ def test_keys_and_selectors_roundtrip(key, selector):
     enc = c.encode(blocks)
     assert np.array_equal(enc.bit_lengths, s.size_bits)
     assert np.array_equal(c.decode(enc), blocks)
-    members = [memcomp.get_codec(n).measure(blocks).size_bits.astype(np.int64) for n in ("zca", "bdi.kim", "fpc", "zrep")]
+    members = [
+        memcomp.get_codec(n).measure(blocks).size_bits.astype(np.int64) for n in ("zca", "bdi.kim", "fpc", "zrep")
+    ]
     policy = {"bits": "none", "mag": "mag(32)", "pow2": "pow2"}[key]
     keys = np.stack([memcomp.charge(m.astype(np.uint32), 64, policy).astype(np.int64) for m in members])
     if key == "pow2":
@@ -81,6 +84,7 @@ def test_hycomp_fits_its_sc2_member():
 
 # ------------------------------------------------------------------ every member pair, every selector
 
+
 def _exact_members(block_bytes):
     """Every exact, stateless preset defined for the block size, data-driven ones fitted."""
     train = realistic(block_bytes, 1 << 16)
@@ -102,7 +106,7 @@ def test_every_member_pair_roundtrips(block_bytes):
     assert {"e2mc", "sc2", "bdi", "fpc"} <= {m.codec_id for m in members}
     blocks = np.concatenate([all_kinds(block_bytes)[::7], realistic(block_bytes, 1 << 15, seed=3)])
     for i, a in enumerate(members):
-        for b in members[i + 1:] + [a]:
+        for b in members[i + 1 :] + [a]:
             for selector in ("inband", "tag"):
                 pair = [b, a] if selector == "tag" else [a, b]
                 c = memcomp.get_codec("bestof", members=pair, selector=selector)

@@ -78,7 +78,7 @@ def test_raw_offset_not_aligned_to_pages(tmp_path):
     data = _pattern(5000 + 3)
     save_dump(path, data)
     dump = open_dump(path, 16, offset=4099, allow_partial=True)
-    assert dump.blocks.tobytes() == data[4099:4099 + dump.nbytes].tobytes()
+    assert dump.blocks.tobytes() == data[4099 : 4099 + dump.nbytes].tobytes()
     assert dump.n_blocks == (5003 - 4099) // 16
     assert dump.dropped_bytes == (5003 - 4099) % 16
 
@@ -374,9 +374,7 @@ def test_repr(tmp_path):
     path = tmp_path / "dump.bin"
     save_dump(path, _pattern(512))
     text = repr(open_dump(path, 64, offset=256))
-    assert text == (
-        f"Dump({str(path)!r}, block_bytes=64, n_blocks=4, format='raw', offset=256)"
-    )
+    assert text == (f"Dump({str(path)!r}, block_bytes=64, n_blocks=4, format='raw', offset=256)")
 
 
 def test_views_outlive_close(tmp_path):

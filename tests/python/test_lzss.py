@@ -1,5 +1,6 @@
 """Block-local LZSS (SPEC 1.13): golden vectors (tests/golden/lzss.json) and the naive plain-Python
 oracle (oracles_lzss.py) against the C++ codec: sizes, tokens and stream bits."""
+
 import json
 import os
 from pathlib import Path
@@ -14,8 +15,14 @@ import oracles_lzss as O
 from blockgen import adversarial, realistic
 
 GOLDEN = json.loads(Path(os.path.join(os.path.dirname(__file__), "..", "golden", "lzss.json")).read_text())
-OPTIONS = [{}, {"token_bytes": 4}, {"min_match": 2}, {"min_match": 5, "length_bits": 3},
-           {"length_bits": 2}, {"token_bytes": 4, "min_match": 2, "length_bits": 3}]
+OPTIONS = [
+    {},
+    {"token_bytes": 4},
+    {"min_match": 2},
+    {"min_match": 5, "length_bits": 3},
+    {"length_bits": 2},
+    {"token_bytes": 4, "min_match": 2, "length_bits": 3},
+]
 
 
 def bits_of(data: bytes, n: int) -> str:
@@ -27,8 +34,13 @@ def as_tokens(toks):
 
 
 def record(s, i):
-    return {"mode": int(s.mode[i]), "payload": int(s.payload_bits[i]), "meta": int(s.meta_bits[i]),
-            "header": int(s.header_bits[i]), "tag": int(s.tag_bits[i])}
+    return {
+        "mode": int(s.mode[i]),
+        "payload": int(s.payload_bits[i]),
+        "meta": int(s.meta_bits[i]),
+        "header": int(s.header_bits[i]),
+        "tag": int(s.tag_bits[i]),
+    }
 
 
 # --- golden --------------------------------------------------------------------------------------
@@ -55,7 +67,7 @@ def test_literal_only_blocks_cost_9_bits_per_byte():
         rng = np.random.default_rng(b)
         while True:  # random bytes without a repeated 3-byte string
             r = rng.integers(0, 256, b, dtype=np.uint8)
-            grams = [r[i:i + 3].tobytes() for i in range(b - 2)]
+            grams = [r[i : i + 3].tobytes() for i in range(b - 2)]
             if len(set(grams)) == len(grams):
                 break
         assert int(memcomp.get_codec("lzss").measure(r.reshape(1, b)).size_bits[0]) == 9 * b
@@ -95,9 +107,13 @@ def test_options_match_oracle(opts, block_bytes):
 
 
 # Blocks from a tiny alphabet: long overlapping matches, many equal-length candidates (ties).
-@given(st.sampled_from([16, 32, 64, 128, 256]).flatmap(
-    lambda b: st.tuples(st.just(b), st.lists(st.sampled_from(b"ab\x00"), min_size=b, max_size=b),
-                        st.sampled_from(OPTIONS))))
+@given(
+    st.sampled_from([16, 32, 64, 128, 256]).flatmap(
+        lambda b: st.tuples(
+            st.just(b), st.lists(st.sampled_from(b"ab\x00"), min_size=b, max_size=b), st.sampled_from(OPTIONS)
+        )
+    )
+)
 def test_hypothesis_small_alphabet(case):
     b, data, opts = case
     compare(np.array([data], np.uint8), **opts)
@@ -130,9 +146,14 @@ def test_options_and_defaults():
 def encoded(codec, bits: str, block_bytes: int):
     n = -(-len(bits) // 8)
     data = int(bits.ljust(8 * n, "0"), 2).to_bytes(n, "big") if bits else b""
-    return memcomp.Encoded(config=codec.get_config(), block_bytes=block_bytes,
-                           data=np.frombuffer(data, np.uint8).copy(), bit_offsets=np.zeros(1, np.uint64),
-                           bit_lengths=np.array([len(bits)], np.uint32), tags=np.zeros(1, np.uint32))
+    return memcomp.Encoded(
+        config=codec.get_config(),
+        block_bytes=block_bytes,
+        data=np.frombuffer(data, np.uint8).copy(),
+        bit_offsets=np.zeros(1, np.uint64),
+        bit_lengths=np.array([len(bits)], np.uint32),
+        tags=np.zeros(1, np.uint32),
+    )
 
 
 def test_decoder_rejects_bad_distance_length_and_truncation():

@@ -1,4 +1,5 @@
 """Metrics layer (SPEC 0.6): policies, SizeStats as a mergeable partial result, CR at MAG."""
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -9,8 +10,20 @@ import oracles as O
 from blockgen import realistic
 from memcomp.metrics import SizeStats, mag_policy, split_policy
 
-POLICIES = ["none", "cap", "threshold(0.5)", "bytes", "segments(8)", "mag(32)", "mag(32,0)", "pow2", "pow2(8)",
-            "cap+mag(32)", "threshold(0.99)+bytes", "cap+pow2(4)"]
+POLICIES = [
+    "none",
+    "cap",
+    "threshold(0.5)",
+    "bytes",
+    "segments(8)",
+    "mag(32)",
+    "mag(32,0)",
+    "pow2",
+    "pow2(8)",
+    "cap+mag(32)",
+    "threshold(0.99)+bytes",
+    "cap+pow2(4)",
+]
 
 
 def oracle_policy(p):

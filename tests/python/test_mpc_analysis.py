@@ -1,5 +1,6 @@
 """MPC analysis and training (SPEC 1.12, 3; W12) against plain NumPy oracles and
 tests/golden/mpc_analysis.json."""
+
 import itertools
 import json
 import math
@@ -108,8 +109,9 @@ def test_ratio_entropy_matches_oracle_bytes(zeros, quantiser, signed):
 
 
 @pytest.mark.parametrize("elem_bytes", [2, 4])
-@pytest.mark.parametrize("zeros,quantiser,signed", [("buckets", "floor", False), ("exclude", "round", True),
-                                                    ("as_one", "floor", True)])
+@pytest.mark.parametrize(
+    "zeros,quantiser,signed", [("buckets", "floor", False), ("exclude", "round", True), ("as_one", "floor", True)]
+)
 def test_ratio_entropy_matches_oracle_wide(elem_bytes, zeros, quantiser, signed):
     x = small_blocks(150, 32, 2, zero_frac=0.4)
     re = mpc.ratio_entropy(x, zeros=zeros, quantiser=quantiser, signed=signed, elem_bytes=elem_bytes)
@@ -132,11 +134,15 @@ def test_buckets_all_byte_pairs_and_golden():
         got = memcomp._core.ratio_buckets(np.array([c[0]], np.uint64), np.array([c[1]], np.uint64), "buckets", "round")
         assert got[0] == 3 + c[2] + 8
     for c in GOLDEN["buckets"]:
-        got = memcomp._core.ratio_buckets(np.array([c["a"]], np.uint64), np.array([c["b"]], np.uint64), c["zeros"],
-                                          c["quantiser"], c["signed"], 1)
+        got = memcomp._core.ratio_buckets(
+            np.array([c["a"]], np.uint64), np.array([c["b"]], np.uint64), c["zeros"], c["quantiser"], c["signed"], 1
+        )
         assert got[0] == c["bucket"]
     for c in GOLDEN["layouts"]:
-        assert memcomp._core.ratio_layout("buckets", c["quantiser"], c["signed"], c["elem_bytes"])["buckets"] == c["buckets"]
+        assert (
+            memcomp._core.ratio_layout("buckets", c["quantiser"], c["signed"], c["elem_bytes"])["buckets"]
+            == c["buckets"]
+        )
     assert mpc.ratio_entropy(small_blocks(10, 32, 0)).counts.shape == (32, 32, 19)  # 19 symbols for bytes
 
 
@@ -219,8 +225,9 @@ def typed_arrays(nbytes=1 << 15, seed=0):
     n1, n2, n4, n8 = nbytes, nbytes // 2, nbytes // 4, nbytes // 8
     f32 = lambda x: np.asarray(x, np.float32)  # noqa: E731
     px = nbytes // 4
-    rgba = np.stack([np.clip(_smooth(rng, px, 0, 255, 4), 0, 255) for _ in range(3)] + [np.full(px, 255.0)],
-                    1).astype(np.uint8)
+    rgba = np.stack([np.clip(_smooth(rng, px, 0, 255, 4), 0, 255) for _ in range(3)] + [np.full(px, 255.0)], 1).astype(
+        np.uint8
+    )
     arrays = {
         "fp32 normal": (f32(rng.normal(0, 1, n4)), 3),
         "fp32 uniform": (f32(rng.uniform(0, 1, n4)), 3),
@@ -233,8 +240,10 @@ def typed_arrays(nbytes=1 << 15, seed=0):
         "fp16 relu": (np.maximum(rng.normal(0, 1, n2), 0).astype(np.float16), 1),
         "bf16 weights": (_bf16(rng.normal(0, 0.02, n2)), 1),
         "bf16 relu": (_bf16(np.maximum(rng.normal(0, 1, n2), 0)), 1),
-        "int16 audio": (np.clip(3000 * np.sin(np.arange(n2) / 20) + rng.normal(0, 300, n2), -32768,
-                                32767).astype(np.int16), 1),
+        "int16 audio": (
+            np.clip(3000 * np.sin(np.arange(n2) / 20) + rng.normal(0, 300, n2), -32768, 32767).astype(np.int16),
+            1,
+        ),
         "int16 small": (rng.integers(-300, 300, n2).astype(np.int16), 1),
         "int8 weights": (np.clip(np.round(rng.normal(0, 30, n1)), -128, 127).astype(np.int8), 0),
         "int8 relu": (np.clip(np.round(np.maximum(rng.normal(0, 20, n1), 0)), 0, 127).astype(np.int8), 0),
@@ -500,7 +509,9 @@ def test_train_labels_and_fallback(sample_blocks):
     assert set(fb) == {"bool_int8", "int16", "int32_64", "fp64"}
     m5 = model.module(5)
     for c in (2, 3, 4, 6):  # fallback = trained on all kept blocks = the fp32 group here
-        assert {k: v for k, v in model.module(c).items() if k != "class"} == {k: v for k, v in m5.items() if k != "class"}
+        assert {k: v for k, v in model.module(c).items() if k != "class"} == {
+            k: v for k, v in m5.items() if k != "class"
+        }
 
 
 def test_train_bad_inputs(sample_blocks):

@@ -1,5 +1,6 @@
 """MPC codec (P3; SPEC 1.12, W7) against a plain-Python oracle written from the SPEC, plus the
 opt-in conformance test against the authors' RTL stimulus (MEMCOMP_MPC_RTL_DIR)."""
+
 import json
 import os
 from pathlib import Path
@@ -92,16 +93,16 @@ def oracle_stream(model, b, select="rtl"):
 
 def stream_strings(enc):
     bits = np.unpackbits(enc.data)
-    return [
-        "".join(map(str, bits[int(o) : int(o) + int(n)])) for o, n in zip(enc.bit_offsets, enc.bit_lengths)
-    ]
+    return ["".join(map(str, bits[int(o) : int(o) + int(n)])) for o, n in zip(enc.bit_offsets, enc.bit_lengths)]
 
 
 # ---- tests -----------------------------------------------------------------------------------
 
 
 def blocks32():
-    return np.concatenate([adversarial(32), realistic(32, 1 << 16), np.random.default_rng(1).integers(0, 256, (200, 32), dtype=np.uint8)])
+    return np.concatenate(
+        [adversarial(32), realistic(32, 1 << 16), np.random.default_rng(1).integers(0, 256, (200, 32), dtype=np.uint8)]
+    )
 
 
 def roundtrip(codec, blocks):
@@ -186,10 +187,22 @@ def test_random_model_roundtrip():
         for k, j in enumerate(order):
             base[j] = root if k == 0 else order[int(rng.integers(k))]
         cells = rng.permutation(256)
-        mods.append(dict(cls=cls, root=root, base=base, shift=rng.integers(-8, 9, 32).tolist(),
-                         scan_row=(cells // 32).tolist(), scan_col=(cells % 32).tolist()))
-    model = {"format": "memcomp.model/1", "codec": "mpc", "version": 1,
-             "modules": [{"class": m.pop("cls"), **m} for m in mods]}
+        mods.append(
+            dict(
+                cls=cls,
+                root=root,
+                base=base,
+                shift=rng.integers(-8, 9, 32).tolist(),
+                scan_row=(cells // 32).tolist(),
+                scan_col=(cells % 32).tolist(),
+            )
+        )
+    model = {
+        "format": "memcomp.model/1",
+        "codec": "mpc",
+        "version": 1,
+        "modules": [{"class": m.pop("cls"), **m} for m in mods],
+    }
     c = memcomp.get_codec(PRESET, model=json.dumps(model))
     s, enc = roundtrip(c, blocks32())
     streams = stream_strings(enc)
@@ -207,8 +220,13 @@ def bad(edit):
     "edit, msg",
     [
         (lambda m: m["modules"][0]["base"].__setitem__(0, 1) or m["modules"][0]["base"].__setitem__(1, 0), "cycle"),
-        (lambda m: m["modules"][1]["scan_col"].__setitem__(1, m["modules"][1]["scan_col"][0])
-         or m["modules"][1]["scan_row"].__setitem__(1, m["modules"][1]["scan_row"][0]), "permutation"),
+        (
+            lambda m: (
+                m["modules"][1]["scan_col"].__setitem__(1, m["modules"][1]["scan_col"][0])
+                or m["modules"][1]["scan_row"].__setitem__(1, m["modules"][1]["scan_row"][0])
+            ),
+            "permutation",
+        ),
         (lambda m: m["modules"][2]["shift"].__setitem__(3, 9), "shift"),
         (lambda m: m["modules"][4].__setitem__("class", 2), "two modules"),
         (lambda m: m.__setitem__("version", 9), "version"),
@@ -233,11 +251,15 @@ def test_only_32_byte_blocks():
 RTL_DIR = os.environ.get("MEMCOMP_MPC_RTL_DIR")
 
 
-@pytest.mark.skipif(not RTL_DIR, reason="set MEMCOMP_MPC_RTL_DIR to the CAL_22-MPC_RTL stimulus directory "
-                    "(compressor/sim/tb/stimulus/stimulus_compressor) to run the RTL conformance test")
+@pytest.mark.skipif(
+    not RTL_DIR,
+    reason="set MEMCOMP_MPC_RTL_DIR to the CAL_22-MPC_RTL stimulus directory "
+    "(compressor/sim/tb/stimulus/stimulus_compressor) to run the RTL conformance test",
+)
 def test_rtl_stimulus_conformance():
     """All 10,002 sizes, the class counts and the total of SPEC 1.12; every codeword too when
     data_o.txt is present (sizes alone need only data_i.txt and size_o.txt)."""
+
     def lines(name):
         with open(os.path.join(RTL_DIR, name)) as f:
             return [x.strip() for x in f if x.strip()]

@@ -1,5 +1,6 @@
 """The notebooks in notebooks/ run top to bottom on the bundled sample (nbclient), each ending with
 its figure, and are committed without outputs."""
+
 import glob
 import os
 
@@ -13,7 +14,11 @@ NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "*.ipynb")))
 
 def test_the_four_notebooks_exist():
     assert [os.path.basename(p) for p in NOTEBOOKS] == [
-        "01_explore_a_dump.ipynb", "02_train_mpc.ipynb", "03_bus_energy.ipynb", "04_slc.ipynb"]
+        "01_explore_a_dump.ipynb",
+        "02_train_mpc.ipynb",
+        "03_bus_energy.ipynb",
+        "04_slc.ipynb",
+    ]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)

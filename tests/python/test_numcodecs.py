@@ -7,6 +7,7 @@ decode); data-driven codecs travel with their model in the config; corrupt or tr
 raise ValueError and never crash; zarr v3 arrays reopen in a fresh interpreter through the
 ``zarr.codecs`` entry point alone.
 """
+
 import dataclasses
 import importlib.metadata
 import json
@@ -50,8 +51,9 @@ SAMPLE = memcomp.workloads.sample_dump(1 << 16, seed=3)
 
 
 def test_the_preset_lists_cover_what_they_should():
-    assert {"bdi.paper", "fpc.paper", "cpack.paper", "cpack.skku", "bpc.isca16", "lzss.block",
-            "mpc.cal22_rtl"} <= set(EXACT)
+    assert {"bdi.paper", "fpc.paper", "cpack.paper", "cpack.skku", "bpc.isca16", "lzss.block", "mpc.cal22_rtl"} <= set(
+        EXACT
+    )
     assert {"e2mc.paper", "sc2.paper", "fvc.paper"} <= set(DATA_DRIVEN)
     assert {"slc.opt", "slc.pred", "slc.simp"} <= set(LOSSY)
     assert {"bdi.cmu", "fpc.skku", "cpack.gem5", "bpc.skku", "fvc.gem5", "sc2.kim"} <= set(ACCOUNTING)
@@ -90,10 +92,10 @@ def check_round_trip(mc: MemcompCodec, x: np.ndarray) -> bytes:
     assert isinstance(enc, bytes)
     n_blocks = -(-len(raw) // B)
     assert HEADER.unpack_from(enc)[:5] == (b"MCNC", 2, len(raw), n_blocks, B)
-    assert HEADER.unpack_from(enc)[5] == zlib.crc32(enc[HEADER.size:], zlib.crc32(enc[:HEADER_V1.size]))
+    assert HEADER.unpack_from(enc)[5] == zlib.crc32(enc[HEADER.size :], zlib.crc32(enc[: HEADER_V1.size]))
     padded = np.zeros(n_blocks * B, np.uint8)
     padded[: len(raw)] = np.frombuffer(raw, np.uint8)
-    assert enc[HEADER.size:] == fresh(mc).encode(padded.reshape(n_blocks, B)).to_bytes(config=False)
+    assert enc[HEADER.size :] == fresh(mc).encode(padded.reshape(n_blocks, B)).to_bytes(config=False)
 
     dec = mc.decode(enc)
     assert isinstance(dec, np.ndarray) and dec.dtype == np.uint8 and dec.shape == (len(raw),)
@@ -118,8 +120,9 @@ def arrays(draw, max_side: int = 8):
     count = int(np.prod(shape))
     kind = draw(st.sampled_from(["bytes", "zeros", "small", "ramp"]))
     if kind == "bytes":
-        flat = np.frombuffer(draw(st.binary(min_size=count * dtype.itemsize, max_size=count * dtype.itemsize)),
-                             np.uint8).view(dtype)
+        flat = np.frombuffer(
+            draw(st.binary(min_size=count * dtype.itemsize, max_size=count * dtype.itemsize)), np.uint8
+        ).view(dtype)
     elif kind == "zeros":
         flat = np.zeros(count, dtype)
     elif kind == "small":
@@ -191,6 +194,7 @@ def test_decode_into_preallocated_out():
 
 
 # --- data-driven codecs ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name,B", FIT_PAIRS)
 def test_fitted_codec_travels_with_its_model_in_the_config(name, B):
@@ -272,15 +276,17 @@ def test_unsupported_block_sizes_and_bad_arguments_are_refused():
 
 # --- configs, registry, entry points ------------------------------------------------------------
 
+
 def test_config_round_trips_through_json_for_every_accepted_preset():
     codecs = [numcodec(*p) for p in PAIRS] + [fitted_numcodec(*p) for p in FIT_PAIRS]
-    codecs += [MemcompCodec("fpc", block_bytes=32, options={"endian": "big"}),
-               MemcompCodec("bdi.paper", block_bytes=128, options={"endian": "big"})]
+    codecs += [
+        MemcompCodec("fpc", block_bytes=32, options={"endian": "big"}),
+        MemcompCodec("bdi.paper", block_bytes=128, options={"endian": "big"}),
+    ]
     for mc in codecs:
         cfg = json.loads(json.dumps(mc.get_config()))
         assert cfg == mc.get_config()
-        for again in (MemcompCodec.from_config(cfg), numcodecs.get_codec(cfg),
-                      numcodecs.registry.get_codec(dict(cfg))):
+        for again in (MemcompCodec.from_config(cfg), numcodecs.get_codec(cfg), numcodecs.registry.get_codec(dict(cfg))):
             assert type(again) is MemcompCodec
             assert again == mc and again.get_config() == cfg and again.block_bytes == mc.block_bytes
             assert again.codec == mc.codec
@@ -307,8 +313,9 @@ def test_entry_points_are_declared():
 
 def run_fresh(code: str, cwd) -> str:
     """Runs ``code`` in a fresh interpreter; returns its stdout."""
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                       timeout=300, cwd=str(cwd))
+    r = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300, cwd=str(cwd)
+    )
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -317,14 +324,17 @@ def test_numcodecs_finds_the_codec_through_its_entry_point_alone(tmp_path):
     x = SAMPLE[:3001]
     np.save(tmp_path / "x.npy", x)
     (tmp_path / "enc.bin").write_bytes(numcodec("fpc.paper", 64).encode(x))
-    out = run_fresh("""
+    out = run_fresh(
+        """
         import sys, numpy as np, numcodecs
         assert not any(m.startswith("memcomp") for m in sys.modules)
         c = numcodecs.get_codec({"id": "memcomp", "codec": "fpc.paper", "block_bytes": 64})
         assert type(c).__module__ == "memcomp.numcodecs"
         assert c.decode(open("enc.bin", "rb").read()).tobytes() == np.load("x.npy").tobytes()
         print("ok")
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert out.strip() == "ok"
 
 
@@ -339,6 +349,7 @@ def test_pickle():
 
 # --- stateful codecs ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", [n for n in EXACT if get_codec(n).stateful])
 def test_stateful_codec_encodes_every_chunk_on_its_own(name):
     mc = MemcompCodec(name, block_bytes=32)
@@ -352,10 +363,12 @@ def test_stateful_codec_encodes_every_chunk_on_its_own(name):
     assert MemcompCodec(name, block_bytes=32).decode(eb).tobytes() == b.tobytes()
     assert mc.decode(eb).tobytes() == b.tobytes() and mc.decode(ea).tobytes() == a.tobytes()
     # the stream records the state encode started from: the initial one, for every chunk
-    assert Encoded.from_bytes(ea[HEADER.size:], mc.codec).entry_state.tobytes() == \
-        Encoded.from_bytes(eb[HEADER.size:], mc.codec).entry_state.tobytes()
+    assert (
+        Encoded.from_bytes(ea[HEADER.size :], mc.codec).entry_state.tobytes()
+        == Encoded.from_bytes(eb[HEADER.size :], mc.codec).entry_state.tobytes()
+    )
     # concurrent encodes and decodes (zarr runs codecs in threads) give the same bytes
-    chunks = [SAMPLE[i * 3000:(i + 1) * 3000 + i] for i in range(12)]
+    chunks = [SAMPLE[i * 3000 : (i + 1) * 3000 + i] for i in range(12)]
     expect = [mc.encode(c) for c in chunks]
     with ThreadPoolExecutor(4) as pool:
         for _ in range(3):
@@ -364,6 +377,7 @@ def test_stateful_codec_encodes_every_chunk_on_its_own(name):
 
 
 # --- corrupt and truncated input ---------------------------------------------------------------
+
 
 def test_corrupt_stream_error_is_a_value_error():
     assert issubclass(CorruptStreamError, ValueError)
@@ -389,7 +403,7 @@ def test_wrong_magic_version_block_size_and_header():
     x = SAMPLE[:1000]
     enc = mc.encode(x)
     _, _, nbytes, n_blocks, B, _ = HEADER.unpack_from(enc)
-    body = enc[HEADER.size:]
+    body = enc[HEADER.size :]
 
     def bad(head_fields, match):  # version 1 headers (no CRC), so each check is reached
         with pytest.raises(ValueError, match=match):
@@ -410,7 +424,7 @@ def test_wrong_magic_version_block_size_and_header():
     with pytest.raises(ValueError, match="not memcomp encoded bytes"):  # the inner stream's magic
         mc.decode(HEADER_V1.pack(b"MCNC", 1, nbytes, n_blocks, B) + b"XXXX" + body[4:])
     with pytest.raises(CorruptStreamError, match="CRC-32 mismatch"):  # the same under a version 2 header
-        mc.decode(enc[:HEADER.size] + b"XXXX" + body[4:])
+        mc.decode(enc[: HEADER.size] + b"XXXX" + body[4:])
     # a stream of another codec under a valid header
     other = numcodec("fpc.paper", 64).encode(x)
     with pytest.raises(ValueError):
@@ -422,7 +436,7 @@ def test_flipped_block_count_of_zero_length_blocks_is_caught_before_allocating()
     block count: a flipped high bit of it used to allocate up to tens of GiB (MemoryError)."""
     mc = numcodec("bdi.gem5", 128)
     enc = mc.encode(np.zeros(512, np.uint8))
-    enc = HEADER_V1.pack(*HEADER.unpack_from(enc)[:5]) + enc[HEADER.size:]  # version 1: no CRC to catch it first
+    enc = HEADER_V1.pack(*HEADER.unpack_from(enc)[:5]) + enc[HEADER.size :]  # version 1: no CRC to catch it first
     inner_count = HEADER_V1.size + 12  # MCEN, version, flags, 2 widths, block bytes, then the block count
     assert struct.unpack_from("<Q", enc, inner_count)[0] == 4
     for byte in range(8):
@@ -450,7 +464,7 @@ def test_random_byte_flips_never_crash(name):
         bb[pos] ^= int(rng.integers(1, 256))
         with pytest.raises(ValueError):
             mc.decode(bytes(bb))
-    enc = HEADER_V1.pack(*HEADER.unpack_from(enc)[:5]) + enc[HEADER.size:]
+    enc = HEADER_V1.pack(*HEADER.unpack_from(enc)[:5]) + enc[HEADER.size :]
     positions = list(range(HEADER_V1.size + 40)) + list(rng.integers(0, len(enc), 60))
     for pos in positions:
         bb = bytearray(enc)
@@ -480,16 +494,19 @@ def test_garbage_after_a_valid_header_never_crashes():
 
 # --- Encoded.to_bytes / from_bytes -------------------------------------------------------------
 
+
 def encoded(name="fpc.paper", B=64, n=4096) -> Encoded:
     return get_codec(name).encode(memcomp.as_blocks(SAMPLE[:n], B))
 
 
 def same(a: Encoded, b: Encoded) -> bool:
-    return (a.config == b.config and a.block_bytes == b.block_bytes
-            and all(np.array_equal(getattr(a, f), getattr(b, f))
-                    for f in ("data", "bit_offsets", "bit_lengths", "tags"))
-            and (a.entry_state is None) == (b.entry_state is None)
-            and (a.entry_state is None or np.array_equal(a.entry_state, b.entry_state)))
+    return (
+        a.config == b.config
+        and a.block_bytes == b.block_bytes
+        and all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("data", "bit_offsets", "bit_lengths", "tags"))
+        and (a.entry_state is None) == (b.entry_state is None)
+        and (a.entry_state is None or np.array_equal(a.entry_state, b.entry_state))
+    )
 
 
 @pytest.mark.parametrize("name", ["fpc.paper", "bdi.paper", "cpack.skku", "zca.paper", "lzss.block", "bestof.bdi_fpc"])
@@ -499,10 +516,15 @@ def test_encoded_bytes_round_trip_with_and_without_config(name):
     e = codec.encode(blocks)
     with_cfg, without = e.to_bytes(), e.to_bytes(config=False)
     assert len(with_cfg) > len(without)
-    for back in (Encoded.from_bytes(with_cfg), Encoded.from_bytes(with_cfg, codec),
-                 Encoded.from_bytes(with_cfg, codec.get_config()), Encoded.from_bytes(without, codec),
-                 Encoded.from_bytes(without, codec.get_config()), Encoded.from_bytes(bytearray(without), codec),
-                 Encoded.from_bytes(memoryview(with_cfg))):
+    for back in (
+        Encoded.from_bytes(with_cfg),
+        Encoded.from_bytes(with_cfg, codec),
+        Encoded.from_bytes(with_cfg, codec.get_config()),
+        Encoded.from_bytes(without, codec),
+        Encoded.from_bytes(without, codec.get_config()),
+        Encoded.from_bytes(bytearray(without), codec),
+        Encoded.from_bytes(memoryview(with_cfg)),
+    ):
         assert same(back, e)
         assert not back.data.flags.writeable
         assert np.array_equal(codec.decode(back), blocks)
@@ -528,8 +550,7 @@ def test_encoded_bytes_with_offsets_not_back_to_back():
         parts.append(b"\xaa\xbb\xcc" + s)
         offsets.append(8 * (at + 3))
         at += 3 + len(s)
-    g = dataclasses.replace(e, data=np.frombuffer(b"".join(parts), np.uint8),
-                            bit_offsets=np.array(offsets, np.uint64))
+    g = dataclasses.replace(e, data=np.frombuffer(b"".join(parts), np.uint8), bit_offsets=np.array(offsets, np.uint64))
     codec = get_codec("fpc.paper")
     blocks = codec.decode(e)
     assert np.array_equal(codec.decode(g), blocks)
@@ -570,6 +591,7 @@ def test_encoded_bytes_edge_cases_and_corruption():
 
 # --- zarr v3 -----------------------------------------------------------------------------------
 
+
 def zarr_codec_entry(path) -> dict:
     meta = json.loads((path / "zarr.json").read_text())
     (entry,) = [c for c in meta["codecs"] if c["name"].endswith("memcomp")]
@@ -586,8 +608,11 @@ ZARR_CASES = [  # dtype, shape, chunks (chunk bytes are no multiple of block_byt
 def zarr_data(dtype, shape):
     n = int(np.prod(shape))
     if dtype == "float32":
-        return np.frombuffer(memcomp.workloads.generate("fp32_weights", 4 * (-(-n // 64) * 64)), np.float32)[:n] \
-            .reshape(shape).copy()
+        return (
+            np.frombuffer(memcomp.workloads.generate("fp32_weights", 4 * (-(-n // 64) * 64)), np.float32)[:n]
+            .reshape(shape)
+            .copy()
+        )
     return (np.arange(n, dtype=np.int64) % 300 - 150).astype(np.int16).reshape(shape)
 
 
@@ -608,7 +633,8 @@ def test_zarr_local_store_round_trip_and_reopen_in_a_fresh_process(tmp_path, dty
     chunk_file = next(p for p in (path / "c").rglob("*") if p.is_file())
     assert chunk_file.read_bytes()[:4] == b"MCNC"
     np.save(tmp_path / "x.npy", x)
-    out = run_fresh(f"""
+    out = run_fresh(
+        f"""
         import sys, numpy as np, zarr
         assert not any(m.startswith("memcomp") for m in sys.modules)
         z = zarr.open_array({str(path)!r})
@@ -616,7 +642,9 @@ def test_zarr_local_store_round_trip_and_reopen_in_a_fresh_process(tmp_path, dty
         assert z[...].tobytes() == np.load("x.npy").tobytes()
         z[1:3] = 7  # and writes
         print(z.compressors[0].to_dict()["configuration"]["codec"])
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert out.strip() == mc.codec.preset
     y = x.copy()
     y[1:3] = 7
@@ -626,8 +654,14 @@ def test_zarr_local_store_round_trip_and_reopen_in_a_fresh_process(tmp_path, dty
 @pytest.mark.parametrize("dtype,shape,chunks,mc", ZARR_CASES)
 def test_zarr_memory_store_round_trip(dtype, shape, chunks, mc):
     store = MemoryStore()
-    z = zarr.create_array(store, name="arr", shape=shape, dtype=dtype, chunks=chunks,
-                          compressors=[MemcompZarrCodec(mc.codec, block_bytes=mc.block_bytes)])
+    z = zarr.create_array(
+        store,
+        name="arr",
+        shape=shape,
+        dtype=dtype,
+        chunks=chunks,
+        compressors=[MemcompZarrCodec(mc.codec, block_bytes=mc.block_bytes)],
+    )
     x = zarr_data(dtype, shape)
     z[...] = x
     assert z[...].tobytes() == x.tobytes()
@@ -643,19 +677,27 @@ def test_zarr_fitted_data_driven_codec_round_trips_with_its_model(tmp_path):
     path = tmp_path / "fitted.zarr"
     x = np.frombuffer(memcomp.workloads.generate("fp32_activations", 1 << 16), np.float32)[:16000].reshape(160, 100)
     codec = get_codec("e2mc").fit(memcomp.as_blocks(x.view(np.uint8).reshape(-1), 128))
-    z = zarr.create_array(LocalStore(path), shape=x.shape, dtype="float32", chunks=(33, 17),
-                          compressors=[MemcompZarrCodec(codec, block_bytes=128)])
+    z = zarr.create_array(
+        LocalStore(path),
+        shape=x.shape,
+        dtype="float32",
+        chunks=(33, 17),
+        compressors=[MemcompZarrCodec(codec, block_bytes=128)],
+    )
     z[...] = x
     entry = zarr_codec_entry(path)
     assert entry["configuration"]["model"] == codec.model.data
     assert entry["configuration"]["codec"] == "e2mc.paper"
     np.save(tmp_path / "x.npy", x)
-    out = run_fresh(f"""
+    out = run_fresh(
+        f"""
         import numpy as np, zarr
         z = zarr.open_array({str(path)!r})
         assert z[...].tobytes() == np.load("x.npy").tobytes()
         print("ok")
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert out.strip() == "ok"
 
 
@@ -678,12 +720,25 @@ def test_zarr_codec_dict_round_trip_and_refusals():
 
 # --- the benchmark script ----------------------------------------------------------------------
 
+
 def test_bench_numcodecs_runs_with_a_tiny_size():
     bench = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "bench_numcodecs.py")
-    r = subprocess.run([sys.executable, bench, "--mib", "1", "--chunk-kib", "128", "--repeat", "1"],
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [sys.executable, bench, "--mib", "1", "--chunk-kib", "128", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     names = {ln.split()[0] for ln in r.stdout.splitlines() if ln.strip()}
-    for want in ("memcomp:bdi.paper", "memcomp:fpc.paper", "memcomp:cpack.paper", "memcomp:bpc.isca16",
-                 "memcomp:e2mc.paper", "blosc:lz4", "blosc:zstd", "zstd:1"):
+    for want in (
+        "memcomp:bdi.paper",
+        "memcomp:fpc.paper",
+        "memcomp:cpack.paper",
+        "memcomp:bpc.isca16",
+        "memcomp:e2mc.paper",
+        "blosc:lz4",
+        "blosc:zstd",
+        "zstd:1",
+    ):
         assert want in names, r.stdout

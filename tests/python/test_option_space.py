@@ -2,6 +2,7 @@
 sizes and data): measure(x).size_bits == encode(x).bit_lengths, decode(encode(x)) == x and the
 stream within max_compressed_bits. The option domains come from the codecs themselves
 (_core.option_space records what each option reader accepts), so a new option is covered."""
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -39,22 +40,29 @@ def _value(data, key, d):
     if "values" in d:
         return data.draw(st.sampled_from(d["values"]), label=key)
     lo, hi = d["lo"], d["hi"]
-    return data.draw(st.one_of(st.sampled_from([lo, hi]), st.integers(lo, min(hi, lo + 40)), st.integers(lo, hi)),
-                     label=key)
+    return data.draw(
+        st.one_of(st.sampled_from([lo, hi]), st.integers(lo, min(hi, lo + 40)), st.integers(lo, hi)), label=key
+    )
 
 
 def _blocks(data, B):
     seed = data.draw(st.integers(0, 2**16), label="seed")
     rng = np.random.default_rng(seed)
-    kinds = [adversarial(B, seed)[rng.permutation(len(adversarial(B, seed)))[:60]],
-             realistic(B, max(1 << 12, 8 * B), seed=seed % 7)[:60],
-             (rng.integers(0, 256, (20, B), dtype=np.uint8) & rng.integers(0, 256, (20, 1), dtype=np.uint8))]
+    kinds = [
+        adversarial(B, seed)[rng.permutation(len(adversarial(B, seed)))[:60]],
+        realistic(B, max(1 << 12, 8 * B), seed=seed % 7)[:60],
+        (rng.integers(0, 256, (20, B), dtype=np.uint8) & rng.integers(0, 256, (20, 1), dtype=np.uint8)),
+    ]
     return np.ascontiguousarray(np.concatenate(kinds))
 
 
 @pytest.mark.parametrize("preset", EXACT)
 @given(data=st.data())
-@settings(max_examples=int(__import__("os").environ.get("MEMCOMP_OPTION_EXAMPLES", 20)), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=int(__import__("os").environ.get("MEMCOMP_OPTION_EXAMPLES", 20)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 def test_every_option_combination_roundtrips(preset, data):
     space = _core.option_space(preset)
     opts = {}

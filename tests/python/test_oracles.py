@@ -51,8 +51,7 @@ def test_bdi_w4_golden(case):
     blk = bytes.fromhex(case["block"])
     assert len(blk) == case["block_bytes"]
     got = O.bdi_size(blk, "paper")
-    assert got == rec(case["mode"], case["payload_bits"], case["meta_bits"],
-                      case["header_bits"], case["tag_bits"])
+    assert got == rec(case["mode"], case["payload_bits"], case["meta_bits"], case["header_bits"], case["tag_bits"])
     assert O.inband(got) == case["inband_bits"]
     # ndarray input gives the same answer
     assert O.bdi_size(np.frombuffer(blk, dtype=np.uint8), "paper") == got
@@ -96,11 +95,11 @@ def test_bdi_w4_blocks_rebuilt():
 def test_bdi_w4_first_bytes_by_hand():
     c = {x["id"]: x for x in BDI_W4["cases"]}
     # 0x1122334455667700 little-endian, then +3
-    assert c["W4/32/B8D1"]["block"][:32] == "0077665544332211" "0377665544332211"
+    assert c["W4/32/B8D1"]["block"][:32] == "00776655443322110377665544332211"
     # 0x80000000, 0x80000005
-    assert c["W4/32/B4D1"]["block"][:16] == "00000080" "05000080"
+    assert c["W4/32/B4D1"]["block"][:16] == "0000008005000080"
     # 0x8000, 0x8003
-    assert c["W4/32/B2D1"]["block"][:8] == "0080" "0380"
+    assert c["W4/32/B2D1"]["block"][:8] == "00800380"
     # 11, 48, 85, 122
     assert c["W4/32/raw"]["block"][:8] == "0b30557a"
 
@@ -209,13 +208,19 @@ FPC = load("fpc_w5.json")
 TOTAL = {"001": 7, "010": 11, "011": 19, "100": 19, "101": 19, "110": 11, "111": 35}
 
 W5_TEXT = [  # SPEC §4 W5, verbatim
-    ("00000005", "001", 7), ("FFFFFFF9", "001", 7), ("FFFFFFFF", "001", 7),
-    ("0000007F", "010", 11), ("FFFFFF80", "010", 11),
-    ("00000080", "011", 19), ("00001234", "011", 19),
+    ("00000005", "001", 7),
+    ("FFFFFFF9", "001", 7),
+    ("FFFFFFFF", "001", 7),
+    ("0000007F", "010", 11),
+    ("FFFFFF80", "010", 11),
+    ("00000080", "011", 19),
+    ("00001234", "011", 19),
     ("12340000", "100", 19),
-    ("007F0012", "101", 19), ("FF80FFFF", "101", 19),
+    ("007F0012", "101", 19),
+    ("FF80FFFF", "101", 19),
     ("ABABABAB", "110", 11),
-    ("00FF00FF", "111", 35), ("12345678", "111", 35),
+    ("00FF00FF", "111", 35),
+    ("12345678", "111", 35),
 ]
 
 

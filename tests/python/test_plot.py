@@ -1,5 +1,6 @@
 """memcomp.plot renders every figure from the analyses' own tables (Agg backend) and draws what the
 tables say: points at the table's values, bars of its heights, cells of its shares, labels."""
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -63,7 +64,9 @@ def test_cr_bars_with_bounds(blocks):
 
 
 def test_above_mag_heatmap():
-    _, above = memcomp.mag_study(memcomp.workloads.sample_dump(1 << 17), ["bdi", "fpc"], block_sizes=(128,), mags=(32, 64))
+    _, above = memcomp.mag_study(
+        memcomp.workloads.sample_dump(1 << 17), ["bdi", "fpc"], block_sizes=(128,), mags=(32, 64)
+    )
     with pytest.raises(ValueError, match="one MAG"):
         plot.above_mag_heatmap(above)
     sel = above[above.mag == 32]

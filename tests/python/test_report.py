@@ -1,4 +1,5 @@
 """memcomp.compare: the long-form comparison table."""
+
 import json
 
 import numpy as np
@@ -13,9 +14,26 @@ def test_compare_table_values():
     blocks = realistic(128, 1 << 20)
     df = memcomp.compare(blocks, ["bdi", "fpc.cmu", "zca"], mag=32, oracle=False)
     assert list(df["codec"]) == ["bdi.paper", "fpc.cmu", "zca.paper"]
-    assert set(df.columns) >= {"codec", "family", "preset", "exact", "block_bytes", "blocks", "raw_bits", "inband_bits",
-                               "tag_bits", "policy", "charged_bits", "cr", "mag", "cr_mag", "share_32B", "share_64B",
-                               "share_96B", "share_128B"}
+    assert set(df.columns) >= {
+        "codec",
+        "family",
+        "preset",
+        "exact",
+        "block_bytes",
+        "blocks",
+        "raw_bits",
+        "inband_bits",
+        "tag_bits",
+        "policy",
+        "charged_bits",
+        "cr",
+        "mag",
+        "cr_mag",
+        "share_32B",
+        "share_64B",
+        "share_96B",
+        "share_128B",
+    }
     for _, row in df.iterrows():
         c = memcomp.get_codec(row["codec"])
         s = c.measure(blocks)
@@ -48,7 +66,8 @@ def test_compare_chunked_and_dump_match_whole(tmp_path):
         from_dump = memcomp.compare(dump, "all", chunk_blocks=5000, progress=lambda d, t: seen.append((d, t)))
     src = ["dataset", "file", "format", "offset_begin", "offset_end"]
     assert from_dump[src].drop_duplicates().to_dict("records") == [
-        {"dataset": "dump.bin", "file": str(p), "format": "raw", "offset_begin": 0, "offset_end": len(data)}]
+        {"dataset": "dump.bin", "file": str(p), "format": "raw", "offset_begin": 0, "offset_end": len(data)}
+    ]
     pd.testing.assert_frame_equal(whole, from_dump.drop(columns=src))
     assert seen[-1] == (len(blocks), len(blocks)) and len(seen) == -(-len(blocks) // 5000)
 
@@ -110,7 +129,8 @@ def test_breakdown_per_mode():
             assert r["meta_bits"] == s.meta_bits[sel].sum() and r["header_bits"] == s.header_bits[sel].sum()
             assert r["mode_name"] == c.modes[r["mode"]]
     assert set(df.loc[df.codec == "bestof.bdi_fpc", "mode_name"]) <= {
-        f"{m}:{n}" for m in ("bdi.paper", "fpc.paper") for n in list(memcomp.get_codec(m).modes.values())}
+        f"{m}:{n}" for m in ("bdi.paper", "fpc.paper") for n in list(memcomp.get_codec(m).modes.values())
+    }
 
 
 def test_compare_bad_input():
@@ -141,8 +161,18 @@ _CHUNKED = {
 
 
 @pytest.mark.parametrize("fn", sorted(_CHUNKED))
-@pytest.mark.parametrize("bad, error", [(0, ValueError), (-1, ValueError), (-(2**40), ValueError),
-                                        (2.0, TypeError), ("8", TypeError), (True, TypeError), (None, TypeError)])
+@pytest.mark.parametrize(
+    "bad, error",
+    [
+        (0, ValueError),
+        (-1, ValueError),
+        (-(2**40), ValueError),
+        (2.0, TypeError),
+        ("8", TypeError),
+        (True, TypeError),
+        (None, TypeError),
+    ],
+)
 def test_chunk_blocks_is_validated_in_one_place(fn, bad, error):
     """A non-positive or non-integer chunk_blocks used to analyse nothing (0 blocks, CR inf) or
     fail with a bare AssertionError / range() error; every streamed analysis now says what to pass."""
@@ -206,8 +236,7 @@ def test_rows_carry_provenance():
     assert memcomp.Codec.from_config(cfg) == memcomp.get_codec("bdi.gem5")
     assert json.loads(df["config"].iloc[1])["model"].startswith("sha256:")
     t = memcomp.toggles.compare(blocks, ["bdi"], channel="dram", dbi="dc", ec="ec2")
-    for col in ("memcomp_version", "config", "block_bytes", "mag", "bus_channel", "bus_dbi", "bus_bits",
-                "ec_alpha"):
+    for col in ("memcomp_version", "config", "block_bytes", "mag", "bus_channel", "bus_dbi", "bus_bits", "ec_alpha"):
         assert col in t.columns, col
     assert (t["bus_dbi"] == "dc").all() and t["ec_alpha"].iloc[1] == 1.0
     e = memcomp.entropy.table(blocks, [8, 16])

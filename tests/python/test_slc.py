@@ -1,6 +1,7 @@
 """SLC (P4; SPEC 1.11): a real lossy codec on the E2MC machinery. Golden W13, decisions against a
 brute-force oracle (oracles_slc.py) on random code lengths, the lossless/lossy contract, the
 variants, threshold 0 = E2MC, corrupt streams, bad parameters, quality metrics and the study API."""
+
 import contextlib
 import dataclasses
 import json
@@ -23,9 +24,14 @@ GOLDEN = json.loads(Path(os.path.join(os.path.dirname(__file__), "..", "golden",
 
 def model_of(lengths, esc_len=1, sl=16, first=1000):
     """An E2MC model coding value first + i with lengths[i] bits."""
-    return {"format": "memcomp.model/1", "codec": "e2mc", "sl": sl, "positions": 1, "max_len": 20,
-            "tables": [{"symbols": [first + i for i in range(len(lengths))], "lengths": list(lengths),
-                        "esc_len": esc_len}]}
+    return {
+        "format": "memcomp.model/1",
+        "codec": "e2mc",
+        "sl": sl,
+        "positions": 1,
+        "max_len": 20,
+        "tables": [{"symbols": [first + i for i in range(len(lengths))], "lengths": list(lengths), "esc_len": esc_len}],
+    }
 
 
 def block_of(values, dtype="<u2"):
@@ -57,9 +63,9 @@ def test_w13(variant):
     if variant == "opt":
         assert int(s.header_bits[0]) == 32 + want["pad"]
     d = c.decode(enc)[0].view("<u2")
-    kept = np.r_[0:want["ss"], want["ss"] + want["len"]:64]
+    kept = np.r_[0 : want["ss"], want["ss"] + want["len"] : 64]
     assert np.array_equal(d[kept], 1000 + kept)
-    cut = d[want["ss"]:want["ss"] + want["len"]]
+    cut = d[want["ss"] : want["ss"] + want["len"]]
     if variant == "simp":
         assert (cut == 0).all()
     else:  # the first kept word (symbols 2k, 2k+1 after the run) copied word by word
@@ -68,16 +74,27 @@ def test_w13(variant):
 
 
 # ------------------------------------------------------------------------------- brute-force oracle
-@given(st.integers(0, 2**32 - 1), st.sampled_from(["simp", "pred", "opt"]), st.sampled_from([8, 16, 32]),
-       st.booleans(), st.sampled_from([1, 2, 4]))
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["simp", "pred", "opt"]),
+    st.sampled_from([8, 16, 32]),
+    st.booleans(),
+    st.sampled_from([1, 2, 4]),
+)
 @settings(max_examples=120, deadline=None)
 def test_decisions_equal_brute_force(seed, variant, threshold, compact, pdw):
     """On random code-length vectors the codec's mode, size, header and node are those of an
     exhaustive search over every candidate node (P4 §III-D rules, SPEC 1.11 order)."""
     rng = np.random.default_rng(seed)
     lengths = rng.integers(6, 21, 96)  # Kraft <= 96 / 64 * 2^-6 < 1/2 beside a 1-bit ESC
-    c = memcomp.get_codec("slc", variant=variant, threshold_bytes=threshold, compact_lossless=compact, pdw=pdw,
-                          model=model_of(lengths.tolist()))
+    c = memcomp.get_codec(
+        "slc",
+        variant=variant,
+        threshold_bytes=threshold,
+        compact_lossless=compact,
+        pdw=pdw,
+        model=model_of(lengths.tolist()),
+    )
     picks = rng.integers(0, 96, (40, 64))
     x = np.ascontiguousarray((1000 + picks).astype("<u2").view(np.uint8).reshape(40, 128))
     s, enc = c.measure(x), c.encode(x)
@@ -91,7 +108,7 @@ def test_decisions_equal_brute_force(seed, variant, threshold, compact, pdw):
             assert int(s.header_bits[i]) == want["header"], i
         if want["mode"] == "lossy":
             assert header(enc, i) == (1, want["ss"], want["len"])
-            assert int(memcomp.charge(s.size_bits[i:i + 1], 128, "mag(32)")[0]) == want["budget"]
+            assert int(memcomp.charge(s.size_bits[i : i + 1], 128, "mag(32)")[0]) == want["budget"]
 
 
 # ---------------------------------------------------------------------------------- the contract
@@ -121,8 +138,9 @@ def test_lossless_blocks_exact_lossy_blocks_fit_their_budget(fp32):
     assert np.array_equal(charged[lossy], budget)
     assert (charged[lossy] < memcomp.charge(ll.size_bits, 128, "mag(32)")[lossy]).all()
     assert (comp.size_bits[lossy] - budget <= 8 * 16).all()  # at most the threshold above it
-    assert np.array_equal(memcomp.charge(s.size_bits, 128, "mag(32)")[~lossy],
-                          memcomp.charge(ll.size_bits, 128, "mag(32)")[~lossy])
+    assert np.array_equal(
+        memcomp.charge(s.size_bits, 128, "mag(32)")[~lossy], memcomp.charge(ll.size_bits, 128, "mag(32)")[~lossy]
+    )
 
 
 def test_variants_differ_only_where_they_should(fp32):
@@ -156,7 +174,10 @@ def test_header_is_iii_g():
     # 1 + 21 pointer bits; segment 1 ends at 230 bits, padded to 232: header 24, 832 - 8
     assert (int(compact.header_bits[0]), int(compact.size_bits[0])) == (24, 824)
     e = memcomp.get_codec("e2mc", model=model, mag=16).measure(x)
-    assert (int(e.header_bits[0]), int(e.size_bits[0])) == (24, 824)  # E2MC: 21 + a 3-bit pad: the mode bit fits the pad
+    assert (int(e.header_bits[0]), int(e.size_bits[0])) == (
+        24,
+        824,
+    )  # E2MC: 21 + a 3-bit pad: the mode bit fits the pad
     for sl, B, ss_bits in ((4, 64, 7), (8, 32, 5), (32, 256, 6), (16, 16, 3)):
         c = memcomp.get_codec("slc", symbol_bits=sl, pdw=1, mag=min(32, B)).fit(realistic(B, 1 << 14))
         s = c.measure(realistic(B, 1 << 12), approximable=np.zeros((1 << 12) // B, bool))
@@ -254,14 +275,14 @@ def test_quality_metrics_match_numpy():
     q = slc.quality(ob, ab, np.float32)
     err = a.astype(np.float64) - o
     assert q["mre"] == pytest.approx(np.mean(np.abs(err) / np.abs(o.astype(np.float64))))
-    assert q["nrmse"] == pytest.approx(np.sqrt(np.mean(err ** 2)) / (o.max() - o.min()))
-    assert q["psnr"] == pytest.approx(10 * np.log10(float(o.max() - o.min()) ** 2 / np.mean(err ** 2)))
+    assert q["nrmse"] == pytest.approx(np.sqrt(np.mean(err**2)) / (o.max() - o.min()))
+    assert q["psnr"] == pytest.approx(10 * np.log10(float(o.max() - o.min()) ** 2 / np.mean(err**2)))
     assert q["max_abs_error"] == pytest.approx(np.abs(err).max()) and q["changed"] == np.mean(err != 0)
     img = rng.integers(0, 256, 4096, dtype=np.uint8)
     img2 = img.copy()
     img2[:10] ^= 1
     qi = slc.quality(memcomp.as_blocks(img, 128), memcomp.as_blocks(img2, 128), np.uint8)
-    assert qi["psnr"] == pytest.approx(10 * np.log10(255 ** 2 / (10 / 4096)))
+    assert qi["psnr"] == pytest.approx(10 * np.log10(255**2 / (10 / 4096)))
     bf = (o.view(np.uint32) >> 16).astype(np.uint16)
     qb = slc.quality(memcomp.as_blocks(bf, 128), memcomp.as_blocks(bf, 128), "bfloat16")
     assert qb["mre"] == 0 and qb["psnr"] == math.inf
@@ -334,11 +355,13 @@ def pd_isna(v):
 # ------------------------------------------------------------------------------------ MAG study
 def test_mag_study_tables():
     data = memcomp.workloads.sample_dump(1 << 18)
-    t, h = memcomp.mag_study(data, ["bdi", "fpc", "cpack", "bpc", "e2mc", "mpc"], block_sizes=(32, 64, 128),
-                             mags=(16, 32, 64))
+    t, h = memcomp.mag_study(
+        data, ["bdi", "fpc", "cpack", "bpc", "e2mc", "mpc"], block_sizes=(32, 64, 128), mags=(16, 32, 64)
+    )
     assert set(t["block_bytes"]) == {32, 64, 128} and set(t["mag"]) == {16, 32, 64}
-    assert "mpc.cal22_rtl" in set(t.loc[t.block_bytes == 32, "codec"]) and \
-        "mpc.cal22_rtl" not in set(t.loc[t.block_bytes == 128, "codec"])
+    assert "mpc.cal22_rtl" in set(t.loc[t.block_bytes == 32, "codec"]) and "mpc.cal22_rtl" not in set(
+        t.loc[t.block_bytes == 128, "codec"]
+    )
     for _, g in t.groupby(["codec", "block_bytes"]):
         assert g["cr"].nunique() == 1  # raw CR does not depend on the MAG (P4 §V-C)
         assert (g.sort_values("mag")["cr_mag"].diff().dropna() <= 1e-12).all()  # larger MAG, lower CR

@@ -1,6 +1,7 @@
 """Streaming (issue 13): every analysis runs over a mapped dump or a stream in chunks, partial
 results merge by addition, so the chunk size never changes an answer; memory stays a few chunks
 whatever the dump's size. Checked against the in-memory serial answer (the array, one call)."""
+
 import bz2
 import gzip
 import io
@@ -66,8 +67,9 @@ def numeric(df):
 # ------------------------------------------------------------------------- chunk-size invariance
 ANALYSES = {
     "compare": lambda x, **k: memcomp.compare(x, ("bdi", "fpc", "cpack", "e2mc"), **k),
-    "compare_oracle_all": lambda x, **k: memcomp.compare(x, ("bdi", "fpc.mc", "bpc.skku", "zca"), oracle="all",
-                                                         mag=64, policy="cap+mag(64)", **k),
+    "compare_oracle_all": lambda x, **k: memcomp.compare(
+        x, ("bdi", "fpc.mc", "bpc.skku", "zca"), oracle="all", mag=64, policy="cap+mag(64)", **k
+    ),
     "breakdown": lambda x, **k: memcomp.breakdown(x, ("bdi", "fpc"), **k),
     "entropy_table": lambda x, **k: entropy.table(x, **k),
     "toggles": lambda x, **k: toggles.compare(x, ("bdi", "fpc.mc", "cpack"), ec="ec2", **k),
@@ -130,7 +132,7 @@ def test_32_bit_histograms_merge_in_batches_with_exact_counts():
     for chunk in (1, 13, 4096):
         got = entropy.histogram(arr, 32, chunk_blocks=chunk)
         assert np.array_equal(got.values, values) and np.array_equal(got.counts, counts) and got.total == words.size
-    parts = [entropy.histogram(arr[i:i + 5000], 32) for i in range(0, len(arr), 5000)]
+    parts = [entropy.histogram(arr[i : i + 5000], 32) for i in range(0, len(arr), 5000)]
     total = sum(parts[1:], parts[0])
     assert np.array_equal(total.values, values) and np.array_equal(total.counts, counts)
 
@@ -171,8 +173,12 @@ def test_empty_dumps_give_the_empty_array_answers(tmp_path):
 def write_compressed(path, payload):
     import zstandard
 
-    openers = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress,
-               ".zst": lambda b: zstandard.ZstdCompressor().compress(b)}
+    openers = {
+        ".gz": gzip.compress,
+        ".bz2": bz2.compress,
+        ".xz": lzma.compress,
+        ".zst": lambda b: zstandard.ZstdCompressor().compress(b),
+    }
     path.write_bytes(openers[path.suffix](payload))
     return path
 
@@ -192,8 +198,11 @@ def test_compressed_dumps_are_read_directly(suffix, data, raw, tmp_path):
     assert s.n_blocks == mapped.n_blocks and (got["offset_end"] == data.nbytes).all()
     with pytest.raises(ValueError, match="read already"):
         entropy.table(s)
-    for fn in (lambda x: entropy.table(x, chunk_blocks=333), lambda x: toggles.compare(x, ("bdi", "fpc")),
-               lambda x: memcomp.mag_study(x, ("bdi", "e2mc"))[1]):
+    for fn in (
+        lambda x: entropy.table(x, chunk_blocks=333),
+        lambda x: toggles.compare(x, ("bdi", "fpc")),
+        lambda x: memcomp.mag_study(x, ("bdi", "e2mc"))[1],
+    ):
         pd.testing.assert_frame_equal(numeric(fn(memcomp.open_dump(path, B))), numeric(fn(mapped)))
 
 
@@ -283,8 +292,9 @@ def test_proc_files_are_streamed(tmp_path):
     table = entropy.table(status, (8,))
     assert status.n_blocks > 0 and 0 <= status.dropped_bytes < 16 and table["symbols"][0] == 16 * status.n_blocks
     # a /proc file whose content stays the same while the process runs: compared with a copy
-    path = next(p for p in ("/proc/self/environ", "/proc/self/cmdline", "/proc/version")
-                if len(Path(p).read_bytes()) >= 48)
+    path = next(
+        p for p in ("/proc/self/environ", "/proc/self/cmdline", "/proc/version") if len(Path(p).read_bytes()) >= 48
+    )
     content = Path(path).read_bytes()
     copy = tmp_path / "copy.bin"
     copy.write_bytes(content[: len(content) // 16 * 16])
@@ -384,8 +394,9 @@ def test_resident_size_stays_bounded_over_a_dump_larger_than_the_budget(tmp_path
     size = 8 * ceiling  # a dump 8 times larger (2 GiB, sparse with data pages: fast to measure)
     path = tmp_path / "sparse.bin"
     try:
-        r = subprocess.run([sys.executable, "-c", RSS, str(path), str(size), "4096"], capture_output=True,
-                           text=True, timeout=600)
+        r = subprocess.run(
+            [sys.executable, "-c", RSS, str(path), str(size), "4096"], capture_output=True, text=True, timeout=600
+        )
     finally:
         path.unlink(missing_ok=True)
     assert r.returncode == 0, r.stderr
@@ -409,8 +420,9 @@ def test_data_driven_codecs_are_fitted_on_a_bounded_deterministic_sample(data, r
     def config(codec):  # the config column (fitted model as a digest) of a codec
         return memcomp.compare(arr[:8], codec)["config"][0]
 
-    sampled, headed, offline = (config(memcomp.get_codec("e2mc").fit(x))
-                                for x in (np.ascontiguousarray(arr[idx]), arr[: fit // B], arr))
+    sampled, headed, offline = (
+        config(memcomp.get_codec("e2mc").fit(x)) for x in (np.ascontiguousarray(arr[idx]), arr[: fit // B], arr)
+    )
     assert len({sampled, headed, offline}) == 3
 
     def e2mc(df):
@@ -448,11 +460,13 @@ def test_cli_offset_and_length_analyse_part_of_a_dump(flag, data, raw):
 
     def run(*argv):
         out = io.StringIO()
-        assert cli.main([*argv, str(raw), "--block", "128", "--offset", str(offset), flag, str(length),
-                         "--csv"], out=out) == 0
+        assert (
+            cli.main([*argv, str(raw), "--block", "128", "--offset", str(offset), flag, str(length), "--csv"], out=out)
+            == 0
+        )
         return pd.read_csv(io.StringIO(out.getvalue()))
 
-    part = memcomp.as_blocks(data[offset:offset + length], B)
+    part = memcomp.as_blocks(data[offset : offset + length], B)
     got = run("compare", "--codecs", "bdi,fpc,e2mc")
     want = memcomp.compare(part, ("bdi", "fpc", "e2mc"))
     assert (got["offset_begin"] == offset).all() and (got["offset_end"] == offset + length).all()
@@ -469,7 +483,7 @@ def test_cli_offset_and_length_analyse_part_of_a_dump(flag, data, raw):
 def test_open_dump_length_is_the_same_as_slicing(data, raw):
     for offset, length in ((0, 0), (128, 128), (1000, 50 * B), (0, len(data))):
         d = memcomp.open_dump(raw, B, offset=offset, length=length)
-        assert np.array_equal(d.blocks.reshape(-1), data[offset:offset + length])
+        assert np.array_equal(d.blocks.reshape(-1), data[offset : offset + length])
     with pytest.raises(ValueError, match="read as a stream"):
         memcomp.open_dump("/proc/self/status", 16, offset=16)
 
@@ -496,8 +510,9 @@ def test_raw_parts_pickle_as_a_reopen_of_their_byte_range(data, raw):
     assert np.array_equal(np.concatenate(list(pp.chunks(1))), pp.blocks)
     # partial results of parts add up to the whole
     halves = [entropy.table_stats(d.part(a, b)) for a, b in ((0, 1000), (1000, len(d)))]
-    pd.testing.assert_frame_equal(entropy.table_from_stats(halves[0] + halves[1]),
-                                  entropy.table_from_stats(entropy.table_stats(d)))
+    pd.testing.assert_frame_equal(
+        entropy.table_from_stats(halves[0] + halves[1]), entropy.table_from_stats(entropy.table_stats(d))
+    )
 
 
 def test_npy_parts_count_offsets_from_the_array_data(data, tmp_path):
@@ -569,25 +584,41 @@ def test_slc_sweep_streams_the_report_compress_gives(data, tmp_path):
     x = memcomp.as_blocks(memcomp.workloads.generate("fp32_activations", 128 << 10, seed=1), B)
     model = memcomp.get_codec("e2mc").fit(x).model
     mask = np.arange(len(x)) % 3 != 0
-    df = slc.sweep(x, thresholds=(0, 16), mags=(32, 64), variants=("simp", "opt"), model=model, approximable=mask,
-                   chunk_blocks=100)
+    df = slc.sweep(
+        x, thresholds=(0, 16), mags=(32, 64), variants=("simp", "opt"), model=model, approximable=mask, chunk_blocks=100
+    )
     assert len(df) == 8 and set(df["model"]) == {"given"}
     for _, row in df.iterrows():
-        rep = slc.compress(x, model, threshold_bytes=row.threshold_bytes, mag=row.mag, variant=row.variant,
-                           approximable=mask).report
+        rep = slc.compress(
+            x, model, threshold_bytes=row.threshold_bytes, mag=row.mag, variant=row.variant, approximable=mask
+        ).report
         for k, v in rep.items():
             if isinstance(v, float) and k in ("mre", "nrmse", "psnr"):  # sums: exact here, float in compress
                 assert row[k] == pytest.approx(v, rel=1e-12), k
             else:
                 assert row[k] == v, k
     gz = write_compressed(tmp_path / "x.gz", x.tobytes())
-    streamed = slc.sweep(memcomp.open_dump(gz, B), thresholds=(16,), mags=(32,), variants=("opt",), model=model,
-                         approximable=mask, chunk_blocks=333)
-    pd.testing.assert_frame_equal(numeric(streamed), numeric(df[(df.threshold_bytes == 16) & (df.mag == 32) &
-                                                                (df.variant == "opt")]))
+    streamed = slc.sweep(
+        memcomp.open_dump(gz, B),
+        thresholds=(16,),
+        mags=(32,),
+        variants=("opt",),
+        model=model,
+        approximable=mask,
+        chunk_blocks=333,
+    )
+    pd.testing.assert_frame_equal(
+        numeric(streamed), numeric(df[(df.threshold_bytes == 16) & (df.mag == 32) & (df.variant == "opt")])
+    )
     with pytest.raises(ValueError, match="one entry per block"):
-        slc.sweep(memcomp.open_dump(gz, B), thresholds=(16,), mags=(32,), variants=("opt",), model=model,
-                  approximable=mask[:-1])
+        slc.sweep(
+            memcomp.open_dump(gz, B),
+            thresholds=(16,),
+            mags=(32,),
+            variants=("opt",),
+            model=model,
+            approximable=mask[:-1],
+        )
     with pytest.raises(TypeError, match="read as a stream"):
         slc.compress(memcomp.open_dump(gz, B), model)  # compress returns every block: not a streamed analysis
 

@@ -5,6 +5,7 @@ signature, a second check compares every stubbed function's parameter names and 
 signature line pybind11 writes into its docstring. Regenerate the stub after changing a binding:
 ``pybind11-stubgen memcomp._core -o python --numpy-array-use-type-var``.
 """
+
 import ast
 import os
 import re
@@ -22,8 +23,12 @@ ALLOWLIST = os.path.join(os.path.dirname(__file__), "stubtest_allowlist.txt")
 
 def test_stubtest_finds_no_drift():
     pytest.importorskip("mypy")
-    r = subprocess.run([sys.executable, "-m", "mypy.stubtest", "memcomp._core", "--allowlist", ALLOWLIST],
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "memcomp._core", "--allowlist", ALLOWLIST],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -36,7 +41,8 @@ def _stub_functions():
         elif isinstance(node, ast.ClassDef):
             for sub in node.body:
                 if isinstance(sub, ast.FunctionDef) and not any(
-                        isinstance(d, ast.Name) and d.id == "property" for d in sub.decorator_list):
+                    isinstance(d, ast.Name) and d.id == "property" for d in sub.decorator_list
+                ):
                     yield f"{node.name}.{sub.name}", sub, node.name
 
 
@@ -84,6 +90,9 @@ def test_stub_parameters_match_the_binding(qualname):
 
 
 def test_every_runtime_function_is_checked():
-    names = {n for n in dir(_core) if callable(getattr(_core, n)) and not n.startswith("_")
-             and not isinstance(getattr(_core, n), type)}
+    names = {
+        n
+        for n in dir(_core)
+        if callable(getattr(_core, n)) and not n.startswith("_") and not isinstance(getattr(_core, n), type)
+    }
     assert names <= set(FUNCTIONS)

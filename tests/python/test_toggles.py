@@ -1,6 +1,7 @@
 """memcomp.toggles: bus energy (SPEC 2) against a NumPy bit-level oracle, the worked examples
 W8/W8b/W8c/W9/W10 (tests/golden/toggles.json), the Energy Control property and Metadata
 Consolidation round trips."""
+
 import json
 import pathlib
 
@@ -25,8 +26,19 @@ def _units(stream_bits: np.ndarray, width: int, n_units: int, pad: str, prev: np
     return bits.reshape(n_units, width)
 
 
-def oracle(streams, *, channel="noc", flit_bytes=32, bus_bits=32, burst_length=8, pad="zero", mode="stream",
-           init=0, idle="high", dbi=None):
+def oracle(
+    streams,
+    *,
+    channel="noc",
+    flit_bytes=32,
+    bus_bits=32,
+    burst_length=8,
+    pad="zero",
+    mode="stream",
+    init=0,
+    idle="high",
+    dbi=None,
+):
     """Per-transfer dicts of toggles, t01, t10, zeros, ones, units, pin counts (dbi None or dc)."""
     noc = channel == "noc"
     width = 8 * flit_bytes if noc else bus_bits
@@ -39,8 +51,19 @@ def oracle(streams, *, channel="noc", flit_bytes=32, bus_bits=32, burst_length=8
     for i, s in enumerate(streams):
         if mode == "isolated":
             state, pins, is_idle = start.copy(), start_pins.copy(), True
-        r = dict(toggles=0, t01=0, t10=0, zeros=0, ones=0, units=0, pin_zeros=0, pin_ones=0, pin_t01=0, pin_t10=0,
-                 inversions=0)
+        r = dict(
+            toggles=0,
+            t01=0,
+            t10=0,
+            zeros=0,
+            ones=0,
+            units=0,
+            pin_zeros=0,
+            pin_ones=0,
+            pin_t01=0,
+            pin_t10=0,
+            inversions=0,
+        )
         if s.size:
             n = -(-s.size // width)
             r["units"] = n
@@ -129,7 +152,9 @@ def test_noc_toggles_match_numpy_oracle(blocks, flit_bytes, pad, mode):
 @pytest.mark.parametrize("idle", ["high", "low"])
 @pytest.mark.parametrize("mode", ["stream", "isolated"])
 def test_dram_zeros_match_numpy_oracle(blocks, bus_bits, dbi, idle, mode):
-    bus = dict(channel="dram", bus_bits=bus_bits, dbi=dbi, idle=idle, mode=mode, pad="hold" if bus_bits == 16 else "zero")
+    bus = dict(
+        channel="dram", bus_bits=bus_bits, dbi=dbi, idle=idle, mode=mode, pad="hold" if bus_bits == 16 else "zero"
+    )
     _check(T.count(blocks, **bus), oracle(raw_bits_of(blocks), **bus), DRAM_KEYS)
     enc = memcomp.get_codec("fpc").encode(blocks)
     got = T.count(enc, **bus)
@@ -144,7 +169,9 @@ def test_stream_state_continues_across_chunks(blocks):
         a = T.count(blocks[:33], close=False, **bus)
         b = T.count(blocks[33:], state=a.state, **bus)
         assert (a.stats + b.stats).counts == whole.stats.counts
-        assert np.concatenate([a.columns["toggles"], b.columns["toggles"]]).tolist() == whole.columns["toggles"].tolist()
+        assert (
+            np.concatenate([a.columns["toggles"], b.columns["toggles"]]).tolist() == whole.columns["toggles"].tolist()
+        )
 
 
 # ---- golden --------------------------------------------------------------------------------------
@@ -220,8 +247,7 @@ def test_energy_control_stream_state_follows_the_form_sent(blocks):
     bus = dict(channel="noc", flit_bytes=8)
     r = T.energy_control(blocks, enc, "ec1", **bus)
     # replay: the sent forms as one stream of transfers give the same per-block toggles
-    sent = [np.unpackbits(b) if not z else s
-            for b, s, z in zip(blocks, stream_bits_of(enc), r.columns["compressed"])]
+    sent = [np.unpackbits(b) if not z else s for b, s, z in zip(blocks, stream_bits_of(enc), r.columns["compressed"])]
     want = oracle(sent, **bus)
     assert r.sent["toggles"].tolist() == [w["toggles"] for w in want]
     assert 0 < r.fraction_compressed < 1
@@ -261,8 +287,9 @@ def test_compare_rows_and_chunking(blocks):
     b = T.compare(blocks, codecs, ec="ec2", chunk_blocks=17)
     num = a.select_dtypes("number").columns
     assert np.allclose(a[num].to_numpy(float), b[num].to_numpy(float), equal_nan=True)
-    assert list(a["codec"]) == [c for c in ("bdi.paper", "fpc.paper", "fpc.mc", "cpack.paper", "cpack.mc")
-                                for _ in range(2)]
+    assert list(a["codec"]) == [
+        c for c in ("bdi.paper", "fpc.paper", "fpc.mc", "cpack.paper", "cpack.mc") for _ in range(2)
+    ]
     assert set(a["ec"]) == {"none", "ec2"}
     fpc = a[(a.codec == "fpc.paper") & (a.ec == "none")].iloc[0]
     s = memcomp.get_codec("fpc").measure(blocks)
@@ -295,19 +322,23 @@ def test_scatter(blocks):
 @pytest.mark.parametrize("base,mc", [("fpc.paper", "fpc.mc"), ("cpack.paper", "cpack.mc")])
 def test_mc_round_trip_same_size(B, base, mc):
     rng = np.random.default_rng(B)
-    x = np.vstack([
-        rng.integers(0, 256, size=(30, B), dtype=np.uint8),
-        rng.integers(-9, 9, size=(30, B // 4), dtype=np.int32).view(np.uint8).reshape(30, B),
-        np.zeros((3, B), dtype=np.uint8),
-    ])
+    x = np.vstack(
+        [
+            rng.integers(0, 256, size=(30, B), dtype=np.uint8),
+            rng.integers(-9, 9, size=(30, B // 4), dtype=np.int32).view(np.uint8).reshape(30, B),
+            np.zeros((3, B), dtype=np.uint8),
+        ]
+    )
     a, b = memcomp.get_codec(base), memcomp.get_codec(mc)
     assert b.options["layout"] == "mc" and a.options["layout"] == "interleaved"
     ea, eb = a.encode(x), b.encode(x)
     assert ea.bit_lengths.tolist() == eb.bit_lengths.tolist()
     assert b.decode(eb).tobytes() == x.tobytes()
     assert b.measure(x).size_bits.tolist() == eb.bit_lengths.tolist()
-    assert memcomp.get_codec(base, layout="mc") == memcomp.get_codec(mc) or \
-        memcomp.get_codec(base, layout="mc").options == b.options
+    assert (
+        memcomp.get_codec(base, layout="mc") == memcomp.get_codec(mc)
+        or memcomp.get_codec(base, layout="mc").options == b.options
+    )
 
 
 def test_mc_presets_registered():
@@ -370,9 +401,15 @@ def test_state_from_another_bus_is_refused():
     blocks = memcomp.as_blocks(np.arange(256, dtype=np.uint8), 32)
     r = T.count(blocks, channel="dram", bus_bits=32)
     T.count(blocks, channel="dram", bus_bits=32, state=r.state)  # the same bus: fine
-    for other in (dict(channel="noc"), dict(channel="dram", bus_bits=64), dict(channel="dram", idle="low"),
-                  dict(channel="dram", dbi="dc"), dict(channel="dram", burst_length=4), dict(channel="dram", pad="one"),
-                  dict(channel="dram", mode="isolated")):  # every option: a state continues only its own bus
+    for other in (
+        dict(channel="noc"),
+        dict(channel="dram", bus_bits=64),
+        dict(channel="dram", idle="low"),
+        dict(channel="dram", dbi="dc"),
+        dict(channel="dram", burst_length=4),
+        dict(channel="dram", pad="one"),
+        dict(channel="dram", mode="isolated"),
+    ):  # every option: a state continues only its own bus
         with pytest.raises(ValueError, match="another bus configuration"):
             T.count(blocks, state=r.state, **other)
 
@@ -392,15 +429,18 @@ def test_ec_ratio_units_is_the_papers_and_bits_separates_ec1_from_ec2():
     enc = memcomp.get_codec("cpack").encode(blocks)
     full = {r: T.energy_control(blocks, enc, "ec2", channel="dram", ratio=r) for r in ("units", "bits")}
     units = full["units"].columns
-    assert np.array_equal(units["cr"], np.where(units["units_comp"] > 0,
-                                                units["units_raw"] / np.maximum(units["units_comp"], 1), np.inf))
+    assert np.array_equal(
+        units["cr"], np.where(units["units_comp"] > 0, units["units_raw"] / np.maximum(units["units_comp"], 1), np.inf)
+    )
     assert set(np.unique(units["cr"][np.isfinite(units["cr"])])) <= {0.8, 1.0, 128 / 96, 2.0, 4.0}
     bits = full["bits"].columns
     assert np.allclose(bits["cr"], np.where(enc.bit_lengths > 0, 1024 / np.maximum(enc.bit_lengths, 1), np.inf))
     differ = {}
     for r in ("units", "bits"):
-        d = [T.energy_control(blocks, enc, k, channel="dram", ratio=r, per_block=False).columns["compressed"]
-             for k in ("ec1", "ec2")]
+        d = [
+            T.energy_control(blocks, enc, k, channel="dram", ratio=r, per_block=False).columns["compressed"]
+            for k in ("ec1", "ec2")
+        ]
         differ[r] = int((d[0] != d[1]).sum())
         assert (d[0] <= d[1]).all()  # EC1 never compresses where EC2 does not
     assert differ["units"] == 0 and differ["bits"] > 0

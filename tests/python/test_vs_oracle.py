@@ -1,4 +1,5 @@
 """The C++ codecs against the independent plain-Python oracles (oracles.py) on small inputs."""
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -22,8 +23,13 @@ def compare(name, oracle, blocks):
     s = memcomp.get_codec(name).measure(blocks)
     for i, blk in enumerate(blocks):
         want = oracle(blk.tobytes())
-        got = {"mode": int(s.mode[i]), "payload": int(s.payload_bits[i]), "meta": int(s.meta_bits[i]),
-               "header": int(s.header_bits[i]), "tag": int(s.tag_bits[i])}
+        got = {
+            "mode": int(s.mode[i]),
+            "payload": int(s.payload_bits[i]),
+            "meta": int(s.meta_bits[i]),
+            "header": int(s.header_bits[i]),
+            "tag": int(s.tag_bits[i]),
+        }
         assert got == {k: want[k] for k in got}, f"{name} block {i}: {blk.tobytes().hex()}"
 
 
@@ -37,12 +43,14 @@ def test_matches_oracle(name, oracle, block_bytes):
 def narrow_blocks(block_bytes):
     """Blocks of k-byte elements near a common base: where BDI/FPC corner cases live."""
     k = st.sampled_from([1, 2, 4, 8])
-    return k.flatmap(lambda k: st.tuples(
-        st.just(k),
-        st.integers(0, 2 ** (8 * k) - 1),
-        st.lists(st.integers(-(2 ** 17), 2 ** 17), min_size=block_bytes // k, max_size=block_bytes // k),
-        st.lists(st.booleans(), min_size=block_bytes // k, max_size=block_bytes // k),
-    )).map(lambda t: _build(block_bytes, *t))
+    return k.flatmap(
+        lambda k: st.tuples(
+            st.just(k),
+            st.integers(0, 2 ** (8 * k) - 1),
+            st.lists(st.integers(-(2**17), 2**17), min_size=block_bytes // k, max_size=block_bytes // k),
+            st.lists(st.booleans(), min_size=block_bytes // k, max_size=block_bytes // k),
+        )
+    ).map(lambda t: _build(block_bytes, *t))
 
 
 def _build(block_bytes, k, base, deltas, immediate):

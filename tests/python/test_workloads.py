@@ -80,9 +80,7 @@ def test_workloads_differ_from_each_other():
 
 
 def test_numpy_integer_seed_and_size_are_accepted():
-    assert np.array_equal(
-        generate("records", np.int64(1024), seed=np.uint8(3)), generate("records", 1024, 3)
-    )
+    assert np.array_equal(generate("records", np.int64(1024), seed=np.uint8(3)), generate("records", 1024, 3))
 
 
 def test_byte_identical_in_a_fresh_interpreter():
@@ -94,12 +92,8 @@ def test_byte_identical_in_a_fresh_interpreter():
         "print(hashlib.sha256(sample_dump(65536, 7).tobytes()).hexdigest())\n"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    result = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
-    )
-    expected = [
-        hashlib.sha256(generate(name, 16384, 7).tobytes()).hexdigest() for name in WORKLOADS
-    ]
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    expected = [hashlib.sha256(generate(name, 16384, 7).tobytes()).hexdigest() for name in WORKLOADS]
     expected.append(hashlib.sha256(sample_dump(65536, 7).tobytes()).hexdigest())
     assert result.stdout.split() == expected
 
