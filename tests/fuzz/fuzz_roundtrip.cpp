@@ -32,7 +32,8 @@ const std::vector<std::pair<std::string, OptionDomain>>& domains(std::size_t k) 
 OptionValue pick(const OptionDomain& d, std::uint8_t v) {
   if (d.kind == "bool") return (v & 1) != 0;
   if (d.kind == "choice") return d.choices[v % d.choices.size()];
-  if (d.kind == "int" && !d.choices.empty()) return static_cast<std::int64_t>(std::stoll(d.choices[v % d.choices.size()]));
+  if (d.kind == "int" && !d.choices.empty())
+    return static_cast<std::int64_t>(std::stoll(d.choices[v % d.choices.size()]));
   if (d.kind == "int") {
     const double span = d.hi - d.lo;  // small domains: every value; large ones: edges and spread
     if (span < 256)
