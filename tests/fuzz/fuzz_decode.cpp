@@ -76,7 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::vector<std::uint8_t> state;
   if (flags & 2) {
-    const std::size_t k = std::min<std::size_t>(in.u16(), in.rest_size());
+    const std::size_t want = in.u16();  // read before rest_size(): argument order is unspecified
+    const std::size_t k = std::min(want, in.rest_size());
     state.assign(in.rest(), in.rest() + k);
     in.skip(k);
   }
