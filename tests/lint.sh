@@ -11,7 +11,8 @@
 #   tests/lint.sh cpp       # clang-format + clang-tidy only
 # clang-format and clang-tidy are pinned to LLVM 14 (Debian bookworm's): other versions lay code
 # out differently and have other checks. Missing tools are installed: clang-format-14 and
-# clang-tidy-14 with apt (as root, or with passwordless sudo), ruff and mypy with pip.
+# clang-tidy-14 with apt (as root, or with passwordless sudo), ruff, mypy and the extension's
+# build requirements (pybind11, cmeel-eigen) with pip.
 # The C++ part takes about 3 CPU minutes (clang-tidy on the bindings most of it): 1.5 to 3.5 min
 # on 2 cores, depending on what else runs.
 set -euo pipefail
@@ -80,6 +81,9 @@ if [ "$WHAT" != python ]; then
 
   tidy_dir=build/tidy
   mkdir -p build
+  # the extension's build requirements, for a compile_commands.json that covers the bindings
+  "$PY" -c "import pybind11, cmeel" > /dev/null 2>&1 ||
+    { echo "== pip install pybind11 cmeel-eigen" && "$PY" -m pip install --quiet "pybind11>=2.12" "cmeel-eigen>=3.4"; }
   # CMake keeps the compiler of the first configure: start over if that was not clang.
   if [ -f "$tidy_dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang' "$tidy_dir/CMakeCache.txt"; then
     rm -rf "$tidy_dir"
