@@ -1,5 +1,6 @@
 """The benchmark scripts run to the end on every codec (figures are printed, never asserted)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -83,3 +84,22 @@ def test_bench_streaming_reports_peak_rss_and_throughput_of_each_analysis():
         assert row and "failed" not in row[0], (name, r.stdout)
         gbs, base, peak = (float(v) for v in row[0][len(name) :].split()[:3])
         assert gbs > 0 and peak >= base > 0
+
+
+def test_bench_all_prints_every_path_and_writes_json(tmp_path):
+    out = tmp_path / "bench.json"
+    r = subprocess.run(
+        [sys.executable, os.path.join(BENCH, "bench_all.py"), "--mib", "1", "--repeat", "1", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(out.read_text())["rows"]
+    speed = [x for x in rows if "gbs_1" in x]
+    assert {x["path"].split()[0] for x in speed} == {"measure", "enc+dec", "32-bit"} and len(speed) == 16
+    assert all(x["gbs_1"] > 0 and x["gbs_2"] > 0 and x["path"] in r.stdout for x in speed)
+    assert [x["path"] for x in rows if "overhead_pct" in x] == [
+        "EC overhead bdi.paper 32 B",
+        "EC overhead fpc.paper 32 B",
+    ]

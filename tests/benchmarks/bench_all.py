@@ -1,0 +1,145 @@
+"""Every hot path in one table: GB/s of input at 1 and 2 threads, the 2-thread scaling, and the
+ratio to the machine's limits over the same bytes (memcpy, and a read-only scan) and to the plain
+NumPy way where one exists. Reported, never asserted; --json for tracking across commits:
+
+    python tests/benchmarks/bench_all.py [--mib 64] [--repeat 3] [--only bdi,fpc] [--json out.json]
+
+Paths: codec measure (BDI 32/128 B, FPC 32 B, C-Pack paper/skku 32 B, BPC 128 B, E2MC16/SC2
+128 B, MPC 32 B), encode+decode (BDI, FPC, C-Pack 32 B; BPC, Fibonacci, E2MC16 128 B), Energy
+Control on top of encode (BDI, FPC: overhead in %), and exact 32-bit symbol counting. Data-driven
+codecs are fitted on the first 1/16 of the data (not timed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+import memcomp
+from memcomp import toggles
+
+sys.path.insert(0, os.path.dirname(__file__))
+import numpy_reference  # noqa: E402
+from timing import best_of  # noqa: E402
+
+THREADS = (1, 2)
+
+
+def _codec(name: str, blocks: np.ndarray) -> memcomp.Codec:
+    c = memcomp.get_codec(name)
+    return c.fit(blocks[: max(1, len(blocks) // 16)]) if c.requires_fit else c
+
+
+def paths(data: np.ndarray) -> Dict[str, tuple]:
+    """name -> (run(threads), numpy reference or None), each over all of ``data``."""
+    b32, b128 = memcomp.as_blocks(data, 32), memcomp.as_blocks(data, 128)
+    out: Dict[str, tuple] = {}
+
+    def measure(name: str, blocks: np.ndarray, ref: Optional[Callable] = None) -> None:
+        c = _codec(name, blocks)
+        out[f"measure {c.preset} {blocks.shape[1]} B"] = (lambda t: c.measure(blocks, threads=t), ref)
+
+    def roundtrip(name: str, blocks: np.ndarray) -> None:
+        c = _codec(name, blocks)
+        out[f"enc+dec {c.preset} {blocks.shape[1]} B"] = (
+            lambda t: c.decode(c.encode(blocks, threads=t), threads=t),
+            None,
+        )
+
+    measure("bdi.paper", b32, lambda: numpy_reference.bdi_paper_bits(b32))
+    measure("bdi.paper", b128, lambda: numpy_reference.bdi_paper_bits(b128))
+    measure("fpc.paper", b32, lambda: numpy_reference.fpc_paper_bits(b32))
+    measure("cpack.paper", b32)
+    measure("cpack.skku", b32)
+    measure("bpc.isca16", b128)
+    measure("e2mc.paper", b128)
+    measure("sc2.paper", b128)
+    measure("mpc.cal22_rtl", b32)
+    for name, blocks in (
+        ("bdi.paper", b32),
+        ("fpc.paper", b32),
+        ("cpack.paper", b32),
+        ("bpc.isca16", b128),
+        ("fib.ours", b128),
+        ("e2mc.paper", b128),
+    ):
+        roundtrip(name, blocks)
+    out["32-bit exact symbol counts"] = (
+        lambda t: memcomp.entropy.histogram(b128, 32, threads=t),
+        lambda: np.unique(data.view("<u4"), return_counts=True),
+    )
+    return out
+
+
+def ec_overhead(data: np.ndarray, repeat: int) -> List[dict]:
+    """Energy Control on top of encode, one thread: (encode + EC - encode) / encode."""
+    rows = []
+    blocks = memcomp.as_blocks(data, 32)
+    for name in ("bdi.paper", "fpc.paper"):
+        c = memcomp.get_codec(name)
+        t_enc = best_of(lambda: c.encode(blocks, threads=1), repeat)
+        t_both = best_of(
+            lambda: toggles.energy_control(blocks, c.encode(blocks, threads=1), "ec2", per_block=False), repeat
+        )
+        rows.append({"path": f"EC overhead {name} 32 B", "overhead_pct": 100 * (t_both - t_enc) / t_enc})
+    return rows
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mib", type=int, default=64, help="MiB of sample data (default 64)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default=None, help="comma-separated words: run only paths naming one")
+    ap.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    args = ap.parse_args(argv)
+
+    data = memcomp.workloads.sample_dump(args.mib << 20, seed=0)
+    gb = data.nbytes / 1e9
+    dst = np.empty_like(data)
+    memcpy = gb / best_of(lambda: np.copyto(dst, data), args.repeat)
+    words = data.view(np.uint64)
+    scan = gb / best_of(lambda: np.bitwise_or.reduce(words), args.repeat)  # reads every byte once
+    print(
+        f"sample dump: {args.mib} MiB, {os.cpu_count()} hardware threads; "
+        f"memcpy {memcpy:.2f} GB/s, read-only scan {scan:.2f} GB/s"
+    )
+    head = f"{'path':<34}{'1 thr':>8}{'2 thr':>8}{'scale':>7}{'/memcpy':>9}{'/scan':>7}{'numpy':>8}{'/numpy':>8}"
+    print(head + "   (GB/s)")
+    rows: List[dict] = []
+    only = None if args.only is None else args.only.split(",")
+    for name, (run, ref) in paths(data).items():
+        if only and not any(w in name for w in only):
+            continue
+        gbs = {t: gb / best_of(lambda t=t: run(t), args.repeat) for t in THREADS}
+        ref_gbs = gb / best_of(ref, 1) if ref else float("nan")
+        row = {
+            "path": name,
+            "gbs_1": gbs[1],
+            "gbs_2": gbs[2],
+            "scaling": gbs[2] / gbs[1],
+            "vs_memcpy": gbs[1] / memcpy,
+            "vs_scan": gbs[1] / scan,
+            "numpy_gbs": ref_gbs,
+            "vs_numpy": gbs[1] / ref_gbs if ref else float("nan"),
+        }
+        rows.append(row)
+        print(
+            f"{name:<34}{gbs[1]:>8.2f}{gbs[2]:>8.2f}{row['scaling']:>6.2f}x{row['vs_memcpy']:>9.2f}"
+            f"{row['vs_scan']:>7.2f}{ref_gbs:>8.2f}{row['vs_numpy']:>8.2f}"
+        )
+    if not only or any("EC" in w for w in only):
+        for r in ec_overhead(data[: min(data.nbytes, 8 << 20)], args.repeat):
+            rows.append(r)
+            print(f"{r['path']:<34}{r['overhead_pct']:>7.1f}% on top of encode (1 thread)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"mib": args.mib, "memcpy_gbs": memcpy, "scan_gbs": scan, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
