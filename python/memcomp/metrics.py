@@ -159,9 +159,12 @@ class SizeStats:
         return total
 
     def cr(self, policy: Optional[str] = None, count_tag: bool = False) -> float:
-        """Raw CR = sum(8B) / sum(charged bits), a ratio of sums (SPEC 0.6); inf for 0 bits."""
+        """Raw CR = sum(8B) / sum(charged bits), a ratio of sums (SPEC 0.6); inf for 0 bits, NaN
+        for no blocks (0 / 0, as SLC's reports)."""
         charged = self.charged_bits(policy, count_tag)
-        return float("inf") if charged == 0 else self.raw_bits / charged
+        if charged == 0:
+            return float("nan") if self.raw_bits == 0 else float("inf")
+        return self.raw_bits / charged
 
     def cr_mag(self, mag: int = 32, u_min: int = 1, policy: Optional[str] = None) -> float:
         """CR at memory access granularity ``mag`` bytes (P1 §V), after the policy's fallback."""
