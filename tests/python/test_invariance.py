@@ -669,3 +669,22 @@ def test_results_do_not_depend_on_where_blocks_live(name, x32, x128, tmp_path):
             buf = bytearray(shift) + enc.to_bytes()
             back = memcomp.Encoded.from_bytes(memoryview(buf)[shift:])
             assert np.array_equal(c.decode(back), c.decode(enc)), (name, shift)
+
+
+def _fork_child(x):
+    codec = memcomp.get_codec("bdi.paper")
+    return codec.measure(x, threads=2).size_bits.tolist(), codec.decode(codec.encode(x, threads=2), threads=2).tobytes()
+
+
+def test_forked_child_starts_its_own_pool(x32):
+    """The core's threads live in a pool started once per process: a child forked after the parent
+    used it (multiprocessing, Dask's process workers) starts its own, and threaded calls there
+    return what the parent's do."""
+    import multiprocessing as mp
+
+    codec = memcomp.get_codec("bdi.paper")
+    want = codec.measure(x32, threads=2).size_bits.tolist()  # the parent's pool now runs
+    with cf.ProcessPoolExecutor(2, mp_context=mp.get_context("fork")) as pool:
+        got = list(pool.map(_fork_child, [x32, x32[::-1].copy()]))
+    assert got[0] == (want, x32.tobytes())
+    assert got[1][0] == codec.measure(x32[::-1].copy(), threads=1).size_bits.tolist()
