@@ -1,6 +1,7 @@
 // memcomp bindings: the _core extension module. Each area registers itself here.
 #include "common.hpp"
 #include "memcomp/core/error.hpp"
+#include "memcomp/core/simd.hpp"
 
 namespace memcomp::bindings {
 void register_codecs(py::module_& m);
@@ -19,4 +20,8 @@ PYBIND11_MODULE(_core, m) {
   memcomp::bindings::register_entropy(m);
   memcomp::bindings::register_mpc(m);
   memcomp::bindings::register_toggles(m);
+  m.def("set_simd", &memcomp::set_simd, py::arg("enabled"),
+        "Turns the SIMD fast paths on (default, where the CPU has them) or off (the scalar reference).");
+  m.def("simd_enabled", &memcomp::simd_enabled, "False after set_simd(False) or with MEMCOMP_SIMD=0.");
+  m.def("simd_avx2", &memcomp::simd_avx2, "True when the AVX2 fast paths run (the CPU has AVX2, SIMD on).");
 }

@@ -22,6 +22,11 @@
 
 #include "memcomp/analysis/metrics.hpp"
 #include "memcomp/codecs/families.hpp"
+#include "memcomp/core/simd.hpp"
+
+#if defined(MEMCOMP_X86_SIMD)
+#include <immintrin.h>
+#endif
 
 namespace memcomp {
 namespace {
@@ -34,6 +39,85 @@ struct Delta {
 };
 constexpr Delta kDeltas[] = {{2, 8, 1}, {3, 8, 2}, {4, 8, 4}, {5, 4, 1}, {6, 4, 2}, {7, 2, 1}};
 inline const Delta* find_delta(int id) { return id >= 2 && id <= 7 ? &kDeltas[id - 2] : nullptr; }
+
+#if defined(MEMCOMP_X86_SIMD)
+// AVX2 classification (run-time dispatched; equal to BDI::choose bit for bit, see the tests).
+// A 32-byte register holds 32/k elements of k bytes. Per (k, d) candidate: the lanes that are
+// not immediates (outside the signed d-byte range), the first of them is the base, and the
+// candidate fits iff every such lane's wrapped difference from the base is in range too.
+#define MEMCOMP_AVX2 __attribute__((target("avx2")))
+namespace bdi_avx2 {
+
+template <unsigned K>
+MEMCOMP_AVX2 inline __m256i set1(std::uint64_t v) {
+  if constexpr (K == 8)
+    return _mm256_set1_epi64x(static_cast<long long>(v));
+  else if constexpr (K == 4)
+    return _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(v)));
+  else
+    return _mm256_set1_epi16(static_cast<short>(static_cast<std::uint16_t>(v)));
+}
+template <unsigned K>
+MEMCOMP_AVX2 inline __m256i gt(__m256i a, __m256i b) {
+  if constexpr (K == 8)
+    return _mm256_cmpgt_epi64(a, b);
+  else if constexpr (K == 4)
+    return _mm256_cmpgt_epi32(a, b);
+  else
+    return _mm256_cmpgt_epi16(a, b);
+}
+template <unsigned K>
+MEMCOMP_AVX2 inline __m256i sub(__m256i a, __m256i b) {
+  if constexpr (K == 8)
+    return _mm256_sub_epi64(a, b);
+  else if constexpr (K == 4)
+    return _mm256_sub_epi32(a, b);
+  else
+    return _mm256_sub_epi16(a, b);
+}
+// Lanes (all ones) whose signed value lies outside the d-byte range: [-h-1, h] for the signed
+// fit, [-h, h] for the symmetric one, h = 2^(8d-1) - 1. The signed test folds negative x onto
+// ~x (x ^ sign), which is in [0, h] iff x is in range: one compare.
+template <unsigned K, bool Sym>
+MEMCOMP_AVX2 inline __m256i outside(__m256i x, __m256i h, __m256i neg_h) {
+  if constexpr (Sym) {
+    return _mm256_or_si256(gt<K>(x, h), gt<K>(neg_h, x));
+  } else {
+    const __m256i sign = gt<K>(_mm256_setzero_si256(), x);
+    return gt<K>(_mm256_xor_si256(x, sign), h);
+  }
+}
+
+template <std::size_t B, unsigned K, bool Sym, bool Big>
+MEMCOMP_AVX2 inline unsigned candidate_fits(const __m256i (&x)[B / 32], const std::uint8_t* blk, unsigned d) {
+  constexpr std::size_t R = B / 32;
+  const std::uint64_t hv = (std::uint64_t{1} << (8 * d - 1)) - 1;
+  const __m256i h = set1<K>(hv), neg_h = set1<K>(~hv + 1);
+  __m256i bad[R];
+  std::size_t first = B;  // byte offset of the base: the first lane that is not an immediate
+  for (std::size_t r = R; r-- > 0;) {
+    bad[r] = outside<K, Sym>(x[r], h, neg_h);
+    const auto m = static_cast<unsigned>(_mm256_movemask_epi8(bad[r]));
+    first = m ? 32 * r + static_cast<std::size_t>(__builtin_ctz(m)) : first;
+  }
+  first = first == B ? 0 : first;  // no base: no lane is tested against it
+  const __m256i base = set1<K>(load_k(blk + first, K, Big ? Endian::big : Endian::little));
+  __m256i acc = _mm256_setzero_si256();
+  for (std::size_t r = 0; r < R; ++r)
+    acc = _mm256_or_si256(acc, _mm256_and_si256(bad[r], outside<K, Sym>(sub<K>(x[r], base), h, neg_h)));
+  return static_cast<unsigned>(_mm256_testz_si256(acc, acc));
+}
+
+// Lanes of K bytes read as big-endian numbers: reverse the bytes of each lane.
+template <unsigned K>
+MEMCOMP_AVX2 inline __m256i swap_lanes(__m256i v) {
+  alignas(32) std::uint8_t idx[32];
+  for (unsigned i = 0; i < 32; ++i) idx[i] = static_cast<std::uint8_t>((i & 15u & ~(K - 1)) + (K - 1 - (i & (K - 1))));
+  return _mm256_shuffle_epi8(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(idx)));
+}
+
+}  // namespace bdi_avx2
+#endif
 
 enum class Ext { sign, zero };                     // sub-64-bit immediates: sign- or zero-extended
 enum class Fit { signed_, symmetric, magnitude };  // range a d-byte delta must lie in
@@ -79,6 +163,7 @@ class BDI final : public CodecImpl<BDI> {
     if (c_.order == "cmu") order_ = {kRaw, kZero, kRep8, 2, 3, 4, kRep4, 5, 6, 7};
     enc_bits_ = c_.encoding == EncBits::inband ? 4u : 0u;
     for (std::size_t i = 0; i < 5; ++i) ranked_[i] = rank(std::size_t{16} << i);
+    prepare_fast();
   }
 
   Options options() const override {
@@ -115,6 +200,17 @@ class BDI final : public CodecImpl<BDI> {
 
   SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override { return breakdown(choose(blk, b), b); }
 
+ protected:
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
+                     const SizeColumns& out) const override {
+#if defined(MEMCOMP_X86_SIMD)
+    const std::size_t si = ceil_log2(blocks.block_bytes) - 4;
+    if (measure_avx2_[si] && simd_avx2()) return (this->*measure_avx2_[si])(blocks, begin, end, out);
+#endif
+    CodecImpl<BDI>::measure_range(blocks, begin, end, out);
+  }
+
+ public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
     const int id = choose(blk, b);
     if (c_.encoding == EncBits::inband) w.write(static_cast<std::uint64_t>(id), 4);
@@ -292,6 +388,10 @@ class BDI final : public CodecImpl<BDI> {
   // of the narrow base), so the widest delta of each element size is tried first: if it fails,
   // every candidate of that size is skipped.
   int choose(const std::uint8_t* blk, std::size_t b) const {
+#if defined(MEMCOMP_X86_SIMD)
+    const std::size_t si = ceil_log2(b) - 4;
+    if (choose_avx2_[si] && simd_avx2()) return (this->*choose_avx2_[si])(blk);
+#endif
     unsigned tried = 0, alive = 0;  // bit k: widest delta of element size k tried / fits
     for (int id : ranked_[static_cast<std::size_t>(ceil_log2(b)) - 4]) {
       const Delta* x = find_delta(id);
@@ -309,10 +409,99 @@ class BDI final : public CodecImpl<BDI> {
     return kRaw;
   }
 
+  // The fast paths: each block size's ranking as bit positions (the winner is the lowest set bit
+  // of a block's candidate mask), its sizes per encoding id, and the AVX2 kernels where the
+  // configuration has them (sign-extended immediates, signed or symmetric fit, B >= 32).
+  struct Ranking {
+    std::uint8_t pos[16];  // bit of encoding id; 31 for ids the ranking leaves out
+    std::int8_t ids[32];   // encoding id of bit
+  };
+  void prepare_fast() {
+    static constexpr int kIds[] = {kZero, kRep8, 2, 3, 4, 5, 6, 7, kRep4, kRaw};
+    for (std::size_t si = 0; si < 5; ++si) {
+      const std::size_t b = std::size_t{16} << si;
+      for (int id : kIds) sizes_[si][static_cast<std::size_t>(id)] = breakdown(id, b);
+      Ranking& r = ranking_[si];
+      std::fill(std::begin(r.pos), std::end(r.pos), std::uint8_t{31});
+      std::fill(std::begin(r.ids), std::end(r.ids), std::int8_t{kRaw});
+      std::uint8_t p = 0;
+      for (int id : ranked_[si]) {
+        r.pos[id] = p;
+        r.ids[p++] = static_cast<std::int8_t>(id);
+      }
+      if (r.pos[kRaw] == 31) r.pos[kRaw] = p;  // raw always fits: the last resort
+    }
+#if defined(MEMCOMP_X86_SIMD)
+    if (c_.immediates != Ext::sign || c_.delta_fit == Fit::magnitude) return;
+    set_kernels<32>(1);
+    set_kernels<64>(2);
+    set_kernels<128>(3);
+    set_kernels<256>(4);
+#endif
+  }
+
+#if defined(MEMCOMP_X86_SIMD)
+  using MeasureFn = void (BDI::*)(const BlockView&, std::size_t, std::size_t, const SizeColumns&) const;
+  using ChooseFn = int (BDI::*)(const std::uint8_t*) const;
+
+  template <std::size_t B>
+  void set_kernels(std::size_t si) {
+    const bool sym = c_.delta_fit == Fit::symmetric, big = c_.endian == Endian::big;
+    measure_avx2_[si] = sym ? (big ? &BDI::measure_avx2<B, true, true> : &BDI::measure_avx2<B, true, false>)
+                            : (big ? &BDI::measure_avx2<B, false, true> : &BDI::measure_avx2<B, false, false>);
+    choose_avx2_[si] = sym ? (big ? &BDI::choose_avx2<B, true, true> : &BDI::choose_avx2<B, true, false>)
+                           : (big ? &BDI::choose_avx2<B, false, true> : &BDI::choose_avx2<B, false, false>);
+  }
+
+  template <std::size_t B, bool Sym, bool Big>
+  MEMCOMP_AVX2 int choose_avx2(const std::uint8_t* blk) const {
+    using namespace bdi_avx2;
+    constexpr std::size_t R = B / 32;
+    const Ranking& f = ranking_[ceil_log2(B) - 4];
+    __m256i v[R], x8[R], x4[R], x2[R];
+    __m256i any = _mm256_setzero_si256(), same8 = _mm256_set1_epi8(-1), same4 = same8;
+    const __m256i e8 = _mm256_permute4x64_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)), 0);
+    const __m256i e4 = _mm256_broadcastd_epi32(_mm256_castsi256_si128(e8));
+    for (std::size_t r = 0; r < R; ++r) {
+      v[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
+      any = _mm256_or_si256(any, v[r]);
+      same8 = _mm256_and_si256(same8, _mm256_cmpeq_epi64(v[r], e8));
+      same4 = _mm256_and_si256(same4, _mm256_cmpeq_epi32(v[r], e4));
+      x8[r] = Big ? swap_lanes<8>(v[r]) : v[r];
+      x4[r] = Big ? swap_lanes<4>(v[r]) : v[r];
+      x2[r] = Big ? swap_lanes<2>(v[r]) : v[r];
+    }
+    unsigned cand = 1u << f.pos[kRaw];
+    cand |= static_cast<unsigned>(_mm256_testz_si256(any, any)) << f.pos[kZero];
+    cand |= static_cast<unsigned>(_mm256_movemask_epi8(same8) == -1) << f.pos[kRep8];
+    cand |= static_cast<unsigned>(_mm256_movemask_epi8(same4) == -1) << f.pos[kRep4];
+    cand |= bdi_avx2::candidate_fits<B, 8, Sym, Big>(x8, blk, 1) << f.pos[2];
+    cand |= bdi_avx2::candidate_fits<B, 8, Sym, Big>(x8, blk, 2) << f.pos[3];
+    cand |= bdi_avx2::candidate_fits<B, 8, Sym, Big>(x8, blk, 4) << f.pos[4];
+    cand |= bdi_avx2::candidate_fits<B, 4, Sym, Big>(x4, blk, 1) << f.pos[5];
+    cand |= bdi_avx2::candidate_fits<B, 4, Sym, Big>(x4, blk, 2) << f.pos[6];
+    cand |= bdi_avx2::candidate_fits<B, 2, Sym, Big>(x2, blk, 1) << f.pos[7];
+    return f.ids[__builtin_ctz(cand)];
+  }
+
+  template <std::size_t B, bool Sym, bool Big>
+  MEMCOMP_AVX2 void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                 const SizeColumns& out) const {
+    const auto& sizes = sizes_[ceil_log2(B) - 4];
+    for (std::size_t i = begin; i < end; ++i)
+      out.set(i, sizes[static_cast<std::size_t>(choose_avx2<B, Sym, Big>(blocks.block(i)))]);
+  }
+
+  MeasureFn measure_avx2_[5] = {};
+  ChooseFn choose_avx2_[5] = {};
+#endif
+
   Config c_;
   std::vector<int> order_;
   std::vector<int> ranked_[5];  // per block size 16, 32, 64, 128, 256 B
   unsigned enc_bits_ = 0;
+  Ranking ranking_[5];
+  SizeBreakdown sizes_[5][16];
 };
 
 std::unique_ptr<Codec> make_bdi(const Options& o) { return std::make_unique<BDI>(o); }

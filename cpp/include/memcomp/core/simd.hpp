@@ -1,0 +1,21 @@
+// memcomp core: run-time dispatch to the SIMD fast paths. Each fast path equals its portable
+// scalar reference bit for bit (the tests compare them with the switch off); the build never
+// assumes an instruction set (no -march=native), the CPU is asked at run time.
+#pragma once
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define MEMCOMP_X86_SIMD 1  // __attribute__((target("avx2"))) kernels, chosen at run time
+#endif
+
+namespace memcomp {
+
+/// True when fast paths may use AVX2: the CPU has it and set_simd(false) was not called
+/// (nor the environment variable MEMCOMP_SIMD=0 set at load time).
+bool simd_avx2() noexcept;
+/// True when fast paths may use SSSE3 (under the same switch).
+bool simd_ssse3() noexcept;
+/// Turns every SIMD fast path on (default, where the CPU has it) or off (the scalar reference).
+void set_simd(bool enabled) noexcept;
+bool simd_enabled() noexcept;
+
+}  // namespace memcomp
