@@ -48,8 +48,7 @@ def boundary_blocks(B, seed):
                 if rng.random() < 0.5:
                     vals[0] = base  # the base first, or after some immediates
                 u = (vals & np.uint64((1 << (8 * k)) - 1 if k < 8 else (1 << 64) - 1)).astype(f"<u{k}")
-                for order in ("<", ">"):
-                    out.append(np.frombuffer(u.astype(f"{order}u{k}").tobytes(), np.uint8))
+                out.extend(np.frombuffer(u.astype(f"{order}u{k}").tobytes(), np.uint8) for order in "<>")
     return np.stack(out)
 
 
