@@ -46,10 +46,11 @@ inline const Delta* find_delta(int id) { return id >= 2 && id <= 7 ? &kDeltas[id
 // not immediates (outside the signed d-byte range), the first of them is the base, and the
 // candidate fits iff every such lane's wrapped difference from the base is in range too.
 #define MEMCOMP_AVX2 __attribute__((target("avx2")))
+#define MEMCOMP_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
 namespace bdi_avx2 {
 
 template <unsigned K>
-MEMCOMP_AVX2 inline __m256i set1(std::uint64_t v) {
+MEMCOMP_AVX2_INLINE __m256i set1(std::uint64_t v) {
   if constexpr (K == 8)
     return _mm256_set1_epi64x(static_cast<long long>(v));
   else if constexpr (K == 4)
@@ -58,7 +59,7 @@ MEMCOMP_AVX2 inline __m256i set1(std::uint64_t v) {
     return _mm256_set1_epi16(static_cast<short>(static_cast<std::uint16_t>(v)));
 }
 template <unsigned K>
-MEMCOMP_AVX2 inline __m256i gt(__m256i a, __m256i b) {
+MEMCOMP_AVX2_INLINE __m256i gt(__m256i a, __m256i b) {
   if constexpr (K == 8)
     return _mm256_cmpgt_epi64(a, b);
   else if constexpr (K == 4)
@@ -67,7 +68,7 @@ MEMCOMP_AVX2 inline __m256i gt(__m256i a, __m256i b) {
     return _mm256_cmpgt_epi16(a, b);
 }
 template <unsigned K>
-MEMCOMP_AVX2 inline __m256i sub(__m256i a, __m256i b) {
+MEMCOMP_AVX2_INLINE __m256i sub(__m256i a, __m256i b) {
   if constexpr (K == 8)
     return _mm256_sub_epi64(a, b);
   else if constexpr (K == 4)
@@ -79,7 +80,7 @@ MEMCOMP_AVX2 inline __m256i sub(__m256i a, __m256i b) {
 // fit, [-h, h] for the symmetric one, h = 2^(8d-1) - 1. The signed test folds negative x onto
 // ~x (x ^ sign), which is in [0, h] iff x is in range: one compare.
 template <unsigned K, bool Sym>
-MEMCOMP_AVX2 inline __m256i outside(__m256i x, __m256i h, __m256i neg_h) {
+MEMCOMP_AVX2_INLINE __m256i outside(__m256i x, __m256i h, __m256i neg_h) {
   if constexpr (Sym) {
     return _mm256_or_si256(gt<K>(x, h), gt<K>(neg_h, x));
   } else {
@@ -88,19 +89,22 @@ MEMCOMP_AVX2 inline __m256i outside(__m256i x, __m256i h, __m256i neg_h) {
   }
 }
 
-template <std::size_t B, unsigned K, bool Sym, bool Big>
-MEMCOMP_AVX2 inline unsigned candidate_fits(const __m256i (&x)[B / 32], const std::uint8_t* blk, unsigned d) {
-  constexpr std::size_t R = B / 32;
-  const std::uint64_t hv = (std::uint64_t{1} << (8 * d - 1)) - 1;
+template <std::size_t B, unsigned K, unsigned D, bool Sym, bool Big>
+MEMCOMP_AVX2_INLINE unsigned candidate_fits(const __m256i (&x)[B / 32], const std::uint8_t* blk) {
+  constexpr std::size_t R = B / 32, W = (B + 63) / 64;
+  constexpr std::uint64_t hv = (std::uint64_t{1} << (8 * D - 1)) - 1;
   const __m256i h = set1<K>(hv), neg_h = set1<K>(~hv + 1);
   __m256i bad[R];
-  std::size_t first = B;  // byte offset of the base: the first lane that is not an immediate
-  for (std::size_t r = R; r-- > 0;) {
+  std::uint64_t m[W] = {};
+  for (std::size_t r = 0; r < R; ++r) {
     bad[r] = outside<K, Sym>(x[r], h, neg_h);
-    const auto m = static_cast<unsigned>(_mm256_movemask_epi8(bad[r]));
-    first = m ? 32 * r + static_cast<std::size_t>(__builtin_ctz(m)) : first;
+    m[r / 2] |= std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(bad[r]))} << (32 * (r % 2));
   }
-  first = first == B ? 0 : first;  // no base: no lane is tested against it
+  // The base is the first lane that is not an immediate; without one, the last lane stands in
+  // (no lane is tested against it).
+  m[W - 1] |= std::uint64_t{1} << ((B - K) % 64);
+  std::size_t first = 0;
+  for (std::size_t w = W; w-- > 0;) first = m[w] ? 64 * w + static_cast<std::size_t>(__builtin_ctzll(m[w])) : first;
   const __m256i base = set1<K>(load_k(blk + first, K, Big ? Endian::big : Endian::little));
   __m256i acc = _mm256_setzero_si256();
   for (std::size_t r = 0; r < R; ++r)
@@ -110,7 +114,7 @@ MEMCOMP_AVX2 inline unsigned candidate_fits(const __m256i (&x)[B / 32], const st
 
 // Lanes of K bytes read as big-endian numbers: reverse the bytes of each lane.
 template <unsigned K>
-MEMCOMP_AVX2 inline __m256i swap_lanes(__m256i v) {
+MEMCOMP_AVX2_INLINE __m256i swap_lanes(__m256i v) {
   alignas(32) std::uint8_t idx[32];
   for (unsigned i = 0; i < 32; ++i) idx[i] = static_cast<std::uint8_t>((i & 15u & ~(K - 1)) + (K - 1 - (i & (K - 1))));
   return _mm256_shuffle_epi8(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(idx)));
@@ -409,27 +413,25 @@ class BDI final : public CodecImpl<BDI> {
     return kRaw;
   }
 
-  // The fast paths: each block size's ranking as bit positions (the winner is the lowest set bit
-  // of a block's candidate mask), its sizes per encoding id, and the AVX2 kernels where the
-  // configuration has them (sign-extended immediates, signed or symmetric fit, B >= 32).
-  struct Ranking {
-    std::uint8_t pos[16];  // bit of encoding id; 31 for ids the ranking leaves out
-    std::int8_t ids[32];   // encoding id of bit
-  };
+  // The fast paths: a block's candidates as a 9-bit mask (bit i: encoding id i, bit 8: rep4), the
+  // winner of every mask per block size from the ranking, the sizes per encoding id, and the
+  // AVX2 kernels where the configuration has them (sign-extended immediates, signed or
+  // symmetric fit, B >= 32).
   void prepare_fast() {
     static constexpr int kIds[] = {kZero, kRep8, 2, 3, 4, 5, 6, 7, kRep4, kRaw};
     for (std::size_t si = 0; si < 5; ++si) {
       const std::size_t b = std::size_t{16} << si;
       for (int id : kIds) sizes_[si][static_cast<std::size_t>(id)] = breakdown(id, b);
-      Ranking& r = ranking_[si];
-      std::fill(std::begin(r.pos), std::end(r.pos), std::uint8_t{31});
-      std::fill(std::begin(r.ids), std::end(r.ids), std::int8_t{kRaw});
-      std::uint8_t p = 0;
-      for (int id : ranked_[si]) {
-        r.pos[id] = p;
-        r.ids[p++] = static_cast<std::int8_t>(id);
+      for (unsigned mask = 0; mask < 512; ++mask) {
+        std::int8_t w = kRaw;  // raw always fits: the last resort
+        for (int id : ranked_[si]) {
+          if (id == kRaw || (mask >> (id == kRep4 ? 8 : id)) & 1u) {
+            w = static_cast<std::int8_t>(id);
+            break;
+          }
+        }
+        winner_[si][mask] = w;
       }
-      if (r.pos[kRaw] == 31) r.pos[kRaw] = p;  // raw always fits: the last resort
     }
 #if defined(MEMCOMP_X86_SIMD)
     if (c_.immediates != Ext::sign || c_.delta_fit == Fit::magnitude) return;
@@ -455,9 +457,13 @@ class BDI final : public CodecImpl<BDI> {
 
   template <std::size_t B, bool Sym, bool Big>
   MEMCOMP_AVX2 int choose_avx2(const std::uint8_t* blk) const {
+    return classify_avx2<B, Sym, Big>(blk);
+  }
+
+  template <std::size_t B, bool Sym, bool Big>
+  MEMCOMP_AVX2_INLINE int classify_avx2(const std::uint8_t* blk) const {
     using namespace bdi_avx2;
     constexpr std::size_t R = B / 32;
-    const Ranking& f = ranking_[ceil_log2(B) - 4];
     __m256i v[R], x8[R], x4[R], x2[R];
     __m256i any = _mm256_setzero_si256(), same8 = _mm256_set1_epi8(-1), same4 = same8;
     const __m256i e8 = _mm256_permute4x64_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)), 0);
@@ -471,25 +477,30 @@ class BDI final : public CodecImpl<BDI> {
       x4[r] = Big ? swap_lanes<4>(v[r]) : v[r];
       x2[r] = Big ? swap_lanes<2>(v[r]) : v[r];
     }
-    unsigned cand = 1u << f.pos[kRaw];
-    cand |= static_cast<unsigned>(_mm256_testz_si256(any, any)) << f.pos[kZero];
-    cand |= static_cast<unsigned>(_mm256_movemask_epi8(same8) == -1) << f.pos[kRep8];
-    cand |= static_cast<unsigned>(_mm256_movemask_epi8(same4) == -1) << f.pos[kRep4];
-    cand |= bdi_avx2::candidate_fits<B, 8, Sym, Big>(x8, blk, 1) << f.pos[2];
-    cand |= bdi_avx2::candidate_fits<B, 8, Sym, Big>(x8, blk, 2) << f.pos[3];
-    cand |= bdi_avx2::candidate_fits<B, 8, Sym, Big>(x8, blk, 4) << f.pos[4];
-    cand |= bdi_avx2::candidate_fits<B, 4, Sym, Big>(x4, blk, 1) << f.pos[5];
-    cand |= bdi_avx2::candidate_fits<B, 4, Sym, Big>(x4, blk, 2) << f.pos[6];
-    cand |= bdi_avx2::candidate_fits<B, 2, Sym, Big>(x2, blk, 1) << f.pos[7];
-    return f.ids[__builtin_ctz(cand)];
+    unsigned cand = static_cast<unsigned>(_mm256_testz_si256(any, any));
+    cand |= static_cast<unsigned>(_mm256_movemask_epi8(same8) == -1) << kRep8;
+    cand |= static_cast<unsigned>(_mm256_movemask_epi8(same4) == -1) << 8;
+    cand |= bdi_avx2::candidate_fits<B, 8, 1, Sym, Big>(x8, blk) << 2;
+    cand |= bdi_avx2::candidate_fits<B, 8, 2, Sym, Big>(x8, blk) << 3;
+    cand |= bdi_avx2::candidate_fits<B, 8, 4, Sym, Big>(x8, blk) << 4;
+    cand |= bdi_avx2::candidate_fits<B, 4, 1, Sym, Big>(x4, blk) << 5;
+    cand |= bdi_avx2::candidate_fits<B, 4, 2, Sym, Big>(x4, blk) << 6;
+    cand |= bdi_avx2::candidate_fits<B, 2, 1, Sym, Big>(x2, blk) << 7;
+    return winner_[ceil_log2(B) - 4][cand];
   }
 
   template <std::size_t B, bool Sym, bool Big>
   MEMCOMP_AVX2 void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
                                  const SizeColumns& out) const {
     const auto& sizes = sizes_[ceil_log2(B) - 4];
-    for (std::size_t i = begin; i < end; ++i)
-      out.set(i, sizes[static_cast<std::size_t>(choose_avx2<B, Sym, Big>(blocks.block(i)))]);
+    std::size_t i = begin;
+    for (; i + 2 <= end; i += 2) {  // two independent blocks in flight: their dependency chains overlap
+      const int a = classify_avx2<B, Sym, Big>(blocks.block(i));
+      const int b = classify_avx2<B, Sym, Big>(blocks.block(i + 1));
+      out.set(i, sizes[static_cast<std::size_t>(a)]);
+      out.set(i + 1, sizes[static_cast<std::size_t>(b)]);
+    }
+    for (; i < end; ++i) out.set(i, sizes[static_cast<std::size_t>(classify_avx2<B, Sym, Big>(blocks.block(i)))]);
   }
 
   MeasureFn measure_avx2_[5] = {};
@@ -500,7 +511,7 @@ class BDI final : public CodecImpl<BDI> {
   std::vector<int> order_;
   std::vector<int> ranked_[5];  // per block size 16, 32, 64, 128, 256 B
   unsigned enc_bits_ = 0;
-  Ranking ranking_[5];
+  std::int8_t winner_[5][512];  // per block size: the encoding id that wins a candidate mask
   SizeBreakdown sizes_[5][16];
 };
 
