@@ -228,19 +228,30 @@ class BDI final : public CodecImpl<BDI> {
     } else {
       const Delta& x = *find_delta(id);
       const std::size_t n = b / x.k;
-      std::uint64_t v[128];
-      for (std::size_t i = 0; i < n; ++i) v[i] = load_k(blk + i * x.k, x.k, c_.endian);
+      std::uint64_t v[128], mask[2] = {0, 0};  // mask bit i (MSB first): element i is explicit
       int base = -1;
       for (std::size_t i = 0; i < n; ++i) {
+        v[i] = load_k(blk + i * x.k, x.k, c_.endian);
         const bool explicit_base = !immediate(v[i], x.k, x.d);
         if (explicit_base && base < 0) base = static_cast<int>(i);
-        w.write(explicit_base ? 1u : 0u, 1);
+        mask[i / 64] |= std::uint64_t{explicit_base} << (63 - i % 64);
+      }
+      for (std::size_t i = 0; i < n; i += 64) {
+        const unsigned bits = static_cast<unsigned>(std::min<std::size_t>(64, n - i));
+        w.write(mask[i / 64] >> (64 - bits), bits);
       }
       const std::uint64_t bv = base < 0 ? 0 : v[base];
       w.write(bv, 8 * x.k);
-      for (std::size_t i = 0; i < n; ++i) {
-        const bool explicit_base = !immediate(v[i], x.k, x.d);
-        w.write(explicit_base ? v[i] - bv : v[i], 8 * x.d);
+      // The deltas, packed 64 bits at a time (8d divides 64).
+      const unsigned dbits = 8 * x.d, per_word = 64 / dbits;
+      for (std::size_t i = 0; i < n; i += per_word) {
+        std::uint64_t word = 0;
+        const std::size_t m = std::min<std::size_t>(per_word, n - i);
+        for (std::size_t j = i; j < i + m; ++j) {
+          const bool explicit_base = (mask[j / 64] >> (63 - j % 64)) & 1u;
+          word = (word << (dbits % 64)) | ((explicit_base ? v[j] - bv : v[j]) & low_mask(dbits));
+        }
+        w.write(word, static_cast<unsigned>(m * dbits));
       }
     }
     return c_.encoding == EncBits::tag ? static_cast<std::uint32_t>(id) : 0u;
@@ -259,13 +270,22 @@ class BDI final : public CodecImpl<BDI> {
       in.read_bytes(out, b);
     } else if (const Delta* x = find_delta(id)) {
       const std::size_t n = b / x->k;
-      std::uint64_t mask[2] = {0, 0};
-      for (std::size_t i = 0; i < n; ++i) mask[i / 64] |= in.read(1) << (i % 64);
+      std::uint64_t mask[2] = {0, 0};  // bit i (MSB first): element i is explicit
+      for (std::size_t i = 0; i < n; i += 64) {
+        const unsigned bits = static_cast<unsigned>(std::min<std::size_t>(64, n - i));
+        mask[i / 64] = in.read(bits) << (64 - bits);
+      }
       const std::uint64_t bv = in.read(8 * x->k);
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint64_t delta = static_cast<std::uint64_t>(sign_extend(in.read(8 * x->d), 8 * x->d));
-        const bool explicit_base = (mask[i / 64] >> (i % 64)) & 1u;
-        store_k(out + i * x->k, explicit_base ? bv + delta : delta, x->k, c_.endian);
+      const unsigned dbits = 8 * x->d, per_word = 64 / dbits;
+      for (std::size_t i = 0; i < n; i += per_word) {
+        const std::size_t m = std::min<std::size_t>(per_word, n - i);
+        const std::uint64_t word = in.read(static_cast<unsigned>(m * dbits));
+        for (std::size_t j = i; j < i + m; ++j) {
+          const std::uint64_t field = (word >> (dbits * (i + m - 1 - j))) & low_mask(dbits);
+          const auto delta = static_cast<std::uint64_t>(sign_extend(field, dbits));
+          const bool explicit_base = (mask[j / 64] >> (63 - j % 64)) & 1u;
+          store_k(out + j * x->k, explicit_base ? bv + delta : delta, x->k, c_.endian);
+        }
       }
     } else {
       throw corrupt_stream("bdi encoding " + std::to_string(id) + " is not defined");

@@ -88,8 +88,9 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
   std::unique_lock<std::mutex> lock;
   threads = batch_threads(threads, resume, lock);
   if (stateful()) enc.entry_state = save_state();
-  // One pass: every worker encodes its range into its own buffer (block streams start on byte
-  // boundaries, offsets relative to the buffer); the buffers are then joined in order.
+  // Every worker encodes its range into its own buffer (block streams start on byte boundaries,
+  // offsets relative to the buffer); one range is the result as is, several are then joined in
+  // order, each worker copying its own part into place.
   std::mutex mu;
   std::vector<std::pair<std::size_t, ByteBuffer>> parts;
   parallel_for(n, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
@@ -112,17 +113,18 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
     enc.data = std::move(parts[0].second);
     return enc;
   }
-  std::size_t total = 0;
-  for (const auto& p : parts) total += p.second.size();
-  enc.data.resize(total);
-  std::size_t at = 0;
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    const std::size_t b = parts[k].first, e = k + 1 < parts.size() ? parts[k + 1].first : n;
-    if (!parts[k].second.empty())  // all-zero-bit parts have no bytes (and data() may be null)
-      std::memcpy(enc.data.data() + at, parts[k].second.data(), parts[k].second.size());
-    for (std::size_t i = b; i < e; ++i) enc.bit_offsets[i] += 8 * at;
-    at += parts[k].second.size();
-  }
+  std::vector<std::size_t> at(parts.size() + 1, 0);
+  for (std::size_t k = 0; k < parts.size(); ++k) at[k + 1] = at[k] + parts[k].second.size();
+  enc.data.resize(at.back());
+  parallel_for(parts.size(), threads, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t k = first; k < last; ++k) {
+      const std::size_t b = parts[k].first, e = k + 1 < parts.size() ? parts[k + 1].first : n;
+      if (!parts[k].second.empty())  // all-zero-bit parts have no bytes (and data() may be null)
+        std::memcpy(enc.data.data() + at[k], parts[k].second.data(), parts[k].second.size());
+      for (std::size_t i = b; i < e; ++i) enc.bit_offsets[i] += 8 * at[k];
+      ByteBuffer().swap(parts[k].second);
+    }
+  });
   return enc;
 }
 
@@ -132,16 +134,19 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads,
   if (!exact()) not_decodable();
   const std::uint64_t max_bits = max_compressed_bits(enc.block_bytes);
   const std::uint64_t total_bits = std::uint64_t{enc.data_bytes} * 8;
-  for (std::size_t i = 0; i < enc.n_blocks; ++i) {
-    const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];
-    if (len > max_bits)
-      throw corrupt_stream("block " + std::to_string(i) + ": stream length " + std::to_string(len) +
-                           " bits exceeds the codec's maximum of " + std::to_string(max_bits));
-    if (off > total_bits || len > total_bits - off)
-      throw corrupt_stream("block " + std::to_string(i) + ": bits [" + std::to_string(off) + ", " +
-                           std::to_string(off + len) + ") lie outside the " + std::to_string(enc.data_bytes) +
-                           "-byte buffer");
-  }
+  // Every block's bits lie in the buffer before any is decoded (the first bad block is named).
+  parallel_for(enc.n_blocks, threads, 4 * kMinChunk, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];
+      if (len > max_bits)
+        throw corrupt_stream("block " + std::to_string(i) + ": stream length " + std::to_string(len) +
+                             " bits exceeds the codec's maximum of " + std::to_string(max_bits));
+      if (off > total_bits || len > total_bits - off)
+        throw corrupt_stream("block " + std::to_string(i) + ": bits [" + std::to_string(off) + ", " +
+                             std::to_string(off + len) + ") lie outside the " + std::to_string(enc.data_bytes) +
+                             "-byte buffer");
+    }
+  });
   std::unique_lock<std::mutex> lock;
   const bool given = enc.entry_state != nullptr;
   threads = batch_threads(threads, resume || given, lock);

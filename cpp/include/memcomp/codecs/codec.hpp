@@ -15,6 +15,7 @@
 
 #include "memcomp/core/bitstream.hpp"
 #include "memcomp/core/blocks.hpp"
+#include "memcomp/core/memory.hpp"
 #include "memcomp/core/options.hpp"
 #include "memcomp/core/size.hpp"
 
@@ -25,34 +26,14 @@ struct ModeName {
   std::string name;
 };
 
-/// Allocator that leaves new elements uninitialised (resize of a byte buffer costs no memset).
-template <class T>
-struct uninitialized_allocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = uninitialized_allocator<U>;
-  };
-  using std::allocator<T>::allocator;
-  template <class U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
-using ByteBuffer = std::vector<std::uint8_t, uninitialized_allocator<std::uint8_t>>;
-
 /// Streams of n blocks in one buffer. Block i occupies bits
 /// [bit_offsets[i], bit_offsets[i] + bit_lengths[i]); every block starts on a byte boundary.
 struct EncodedBlocks {
   std::size_t block_bytes = 0;
   ByteBuffer data;
-  std::vector<std::uint64_t> bit_offsets;
-  std::vector<std::uint32_t> bit_lengths;
-  std::vector<std::uint32_t> tags;  ///< tag-side values the decoder needs (encoding ids, flags)
+  PodVector<std::uint64_t> bit_offsets;
+  PodVector<std::uint32_t> bit_lengths;
+  PodVector<std::uint32_t> tags;  ///< tag-side values the decoder needs (encoding ids, flags)
   /// A stateful codec's state at the start of the batch (Codec::save_state); empty otherwise.
   /// Decoding starts from it, so a resumed chunk decodes on its own.
   std::vector<std::uint8_t> entry_state;
