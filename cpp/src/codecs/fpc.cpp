@@ -20,6 +20,11 @@
 // `skku` (one 6-bit token per maximal zero run, accounting-only) and `cmu` (the CMU-SAFARI
 // byte approximation, accounting-only).
 #include "memcomp/codecs/families.hpp"
+#include "memcomp/core/simd.hpp"
+
+#if defined(MEMCOMP_X86_SIMD)
+#include <immintrin.h>
+#endif
 
 namespace memcomp {
 namespace {
@@ -52,6 +57,36 @@ inline unsigned pattern_bits(std::uint32_t w) {
   const bool rep = w == (w & 0xFFu) * 0x01010101u;
   return s4 ? 4u : s8 ? 8u : (s16 || low0 || halves) ? 16u : rep ? 8u : 32u;
 }
+
+#if defined(MEMCOMP_X86_SIMD)
+#define MEMCOMP_AVX2 __attribute__((target("avx2")))
+#define MEMCOMP_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
+namespace fpc_avx2 {
+
+// pattern_bits of 8 words at once (zero words: 0), and their zero mask (bit i: word i is zero).
+MEMCOMP_AVX2_INLINE __m256i word_bits(__m256i w, unsigned& zero) {
+  const __m256i z = _mm256_setzero_si256();
+  const __m256i m = _mm256_xor_si256(w, _mm256_srai_epi32(w, 31));  // |w| folded: w in [-h-1, h] iff m <= h
+  const __m256i s4 = _mm256_cmpgt_epi32(_mm256_set1_epi32(8), m);
+  const __m256i s8 = _mm256_cmpgt_epi32(_mm256_set1_epi32(128), m);
+  const __m256i s16 = _mm256_cmpgt_epi32(_mm256_set1_epi32(32768), m);
+  const __m256i low0 = _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0xFFFF)), z);
+  const __m256i m16 = _mm256_xor_si256(w, _mm256_srai_epi16(w, 15));  // each halfword a signed byte
+  const __m256i halves = _mm256_cmpeq_epi32(_mm256_cmpgt_epi16(_mm256_set1_epi16(128), m16), _mm256_set1_epi32(-1));
+  const __m256i low_byte = _mm256_shuffle_epi8(w, _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
+                                                                   0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12));
+  const __m256i rep = _mm256_cmpeq_epi32(w, low_byte);
+  const __m256i is0 = _mm256_cmpeq_epi32(w, z);
+  zero = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(is0)));
+  __m256i bits = _mm256_blendv_epi8(_mm256_set1_epi32(32), _mm256_set1_epi32(8), rep);
+  bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(16), _mm256_or_si256(_mm256_or_si256(s16, low0), halves));
+  bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(8), s8);
+  bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(4), s4);
+  return _mm256_andnot_si256(is0, bits);
+}
+
+}  // namespace fpc_avx2
+#endif
 
 // CMU-SAFARI FPCCompress bytes of one word (|x| tests on int32, halves unsigned).
 inline unsigned cmu_bytes(std::uint32_t w) {
@@ -115,6 +150,83 @@ class FPC final : public CodecImpl<FPC> {
     return s;
   }
 
+#if defined(MEMCOMP_X86_SIMD)
+ protected:
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
+                     const SizeColumns& out) const override {
+    if (!cmu_ && blocks.block_bytes >= 32 && simd_avx2()) {
+      const bool big = endian_ == Endian::big;
+      switch (blocks.block_bytes) {
+        case 32:
+          return big ? measure_avx2<32, true>(blocks, begin, end, out)
+                     : measure_avx2<32, false>(blocks, begin, end, out);
+        case 64:
+          return big ? measure_avx2<64, true>(blocks, begin, end, out)
+                     : measure_avx2<64, false>(blocks, begin, end, out);
+        case 128:
+          return big ? measure_avx2<128, true>(blocks, begin, end, out)
+                     : measure_avx2<128, false>(blocks, begin, end, out);
+        default:
+          return big ? measure_avx2<256, true>(blocks, begin, end, out)
+                     : measure_avx2<256, false>(blocks, begin, end, out);
+      }
+    }
+    CodecImpl<FPC>::measure_range(blocks, begin, end, out);
+  }
+
+ private:
+  // The scalar measure's sums with 8 words per register: payload bits of the non-zero words,
+  // and the zero tokens from the block's zero mask (a token opens where a zero run starts and,
+  // for bounded runs, every 8 words into it).
+  template <std::size_t B, bool Big>
+  MEMCOMP_AVX2 void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                 const SizeColumns& out) const {
+    constexpr std::size_t R = B / 32, n = B / 4;
+    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                          11, 10, 9, 8, 15, 14, 13, 12);
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint8_t* blk = blocks.block(i);
+      __m256i sum = _mm256_setzero_si256();
+      std::uint64_t zero = 0;
+      for (std::size_t r = 0; r < R; ++r) {
+        __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
+        if (Big) w = _mm256_shuffle_epi8(w, swap);
+        unsigned z = 0;
+        sum = _mm256_add_epi32(sum, fpc_avx2::word_bits(w, z));
+        zero |= std::uint64_t{z} << (8 * r);
+      }
+      __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+      s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4E));
+      s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
+      const auto payload = static_cast<std::uint32_t>(_mm_cvtsi128_si32(s4));
+      const std::uint64_t opens = zero_tokens<n>(zero);
+      const auto zt = static_cast<std::uint32_t>(__builtin_popcountll(opens));
+      const auto nz = static_cast<std::uint32_t>(n - static_cast<std::size_t>(__builtin_popcountll(zero)));
+      SizeBreakdown s;
+      s.payload = payload + 3 * zt;
+      s.meta = 3 * (nz + zt);
+      out.set(i, s);
+    }
+  }
+#endif
+
+  // Words that open a zero-run token (bit i: word i), from the zero mask of n <= 64 words.
+  template <std::size_t N>
+  std::uint64_t zero_tokens(std::uint64_t z) const {
+    std::uint64_t open = z & ~(z << 1);  // run starts
+    if (unbounded_ || N <= 8) return open;
+    std::uint64_t w = z & (z << 1);
+    w &= w << 2;
+    w &= w << 4;  // bit i: words i-7..i all zero
+    std::uint64_t cur = open;
+    for (std::size_t m = 8; m < N; m += 8) {  // a run that reached word i-8 from a token reaches i
+      cur = (cur << 8) & w;
+      open |= cur;
+    }
+    return open;
+  }
+
+ public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
     const std::size_t n = b / 4;
     Tokens t;
