@@ -119,5 +119,8 @@ def test_every_option_combination_equals_the_scalar_reference(preset, data):
     assume(sizes)
     B = data.draw(st.sampled_from(sizes), label="block_bytes")
     if codec.requires_fit:
-        codec = codec.fit(realistic(B, 1 << 14, seed=1))
+        try:
+            codec = codec.fit(realistic(B, 1 << 14, seed=1))
+        except ValueError:
+            assume(False)  # options no model fits (e.g. max_len below the code's depth), with a message
     _assert_same(codec, _blocks(data, B))

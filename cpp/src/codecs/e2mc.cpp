@@ -74,8 +74,8 @@ class E2MC final : public CodecImpl<E2MC> {
     max_len_ = ml < 0 ? default_max_len(sl_) : ml == 0 ? huffman::kMaxCodeLen : static_cast<unsigned>(ml);
     max_len_opt_ = ml;  // -1: P1's limit for the symbol length; 0: unlimited (capped at 32)
     limit_ = huffman::parse_limit_method(r.get_choice("limit", "floor", {"floor", "package_merge", "drop"}));
-    per_position_ = r.get_bool("per_position", true);  // one table per position for SL 4/8
-    positions_ = per_position_ && sl_ <= 8 ? 32 / sl_ : 1;
+    per_position_ = r.get_bool("per_position", true);       // one table per position for SL 4/8
+    positions_ = per_position_ && sl_ <= 8 ? 32 / sl_ : 1;  // a power of two: position = index & (positions - 1)
     pdw_ = static_cast<unsigned>(r.get_int("pdw", 4, 1, 8));
     if (pdw_ & (pdw_ - 1)) throw invalid_argument(family_ + ": pdw must be 1, 2, 4 or 8");
     mag_ = static_cast<unsigned>(r.get_int("mag", 32, 1, 4096));
@@ -280,11 +280,11 @@ class E2MC final : public CodecImpl<E2MC> {
   }
 
  private:
-  const CanonicalCode& table(std::size_t i) const { return tables_[i % positions_]; }
+  const CanonicalCode& table(std::size_t i) const { return tables_[i & (positions_ - 1)]; }
 
   // Bits of symbol value v at index i (SC2's kim preset: a hit costs its code, a miss 1 + SL).
   unsigned cost(std::uint32_t v, std::size_t i) const {
-    if (!lut_.empty()) return lut_[(i % positions_) << sl_ | v];
+    if (!lut_.empty()) return lut_[(i & (positions_ - 1)) << sl_ | v];
     const CanonicalCode& t = table(i);
     if (flag_miss_) {
       const auto cw = t.code_of(v);
@@ -347,14 +347,27 @@ class E2MC final : public CodecImpl<E2MC> {
     std::uint8_t c[512];  // bits of every symbol (S <= 512), kept only when a block may go lossy
     const bool keep = lossy() && approximable;
     with_symbol_bits(sl_, [&](auto SL) {
-      for (unsigned k = 0; k < pdw_; ++k) {
-        std::uint32_t sum = 0;
-        for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) {
-          const unsigned bits = cost(symbol_at<SL()>(blk, i, endian_), i);
-          if (keep) c[i] = static_cast<std::uint8_t>(bits);
-          sum += bits;
+      // Each segment's bits: a dense table per position, or one table's lookup (no position).
+      auto segments = [&](auto bits_of) {
+        for (unsigned k = 0; k < pdw_; ++k) {
+          std::uint32_t sum = 0;
+          for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) {
+            const unsigned bits = bits_of(symbol_at<SL()>(blk, i, endian_), i);
+            if (keep) c[i] = static_cast<std::uint8_t>(bits);
+            sum += bits;
+          }
+          p.seg[k] = sum;
         }
-        p.seg[k] = sum;
+      };
+      if (!lut_.empty()) {
+        const std::uint8_t* lut = lut_.data();
+        const std::size_t pm = positions_ - 1;
+        segments([&](std::uint32_t v, std::size_t i) -> unsigned { return lut[(i & pm) << sl_ | v]; });
+      } else if (positions_ == 1 && !flag_miss_) {
+        const CanonicalCode& t = tables_[0];
+        segments([&](std::uint32_t v, std::size_t) { return t.symbol_bits(v); });
+      } else {
+        segments([&](std::uint32_t v, std::size_t i) { return cost(v, i); });
       }
     });
     p.head = head_bits(b, false);

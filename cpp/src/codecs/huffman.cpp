@@ -443,15 +443,20 @@ CanonicalCode::CanonicalCode(unsigned sl, std::vector<Entry> entries) {
     dense_.assign(static_cast<std::size_t>(esc) + 1, Codeword{});
     for (std::size_t i = 0; i < n; ++i) dense_[keys_[i]] = Codeword{codes_[i], lens_[i]};
   } else {
+    if (n >= (std::size_t{1} << kIndexBits) - 1)
+      throw invalid_argument("a canonical code over " + std::to_string(sl) + "-bit symbols may hold at most " +
+                             std::to_string((std::size_t{1} << kIndexBits) - 2) + " codewords, not " +
+                             std::to_string(n));
+    // At most 1/8 full: a lookup, hit or miss (ESC), probes ~1.1 slots of 8 bytes.
     unsigned bits = 4;
-    while ((std::size_t{1} << bits) < 2 * n) ++bits;
-    hash_.assign(std::size_t{1} << bits, Slot{});
+    while ((std::size_t{1} << bits) < 8 * n) ++bits;
+    hash_.assign(std::size_t{1} << bits, 0);
     hash_shift_ = 64 - bits;
     const std::size_t mask = hash_.size() - 1;
     for (std::size_t i = 0; i < n; ++i) {
       std::size_t s = slot(keys_[i]);
-      while (hash_[s].cw.len != 0) s = (s + 1) & mask;
-      hash_[s] = Slot{keys_[i], Codeword{codes_[i], lens_[i]}};
+      while (hash_[s] != 0) s = (s + 1) & mask;
+      hash_[s] = keys_[i] << kIndexBits | (i + 1);
     }
   }
   esc_ = code_of(esc);

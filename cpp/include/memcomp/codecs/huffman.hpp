@@ -159,8 +159,12 @@ class CanonicalCode {
     if (hash_.empty()) return Codeword{};
     const std::size_t mask = hash_.size() - 1;
     for (std::size_t i = slot(key);; i = (i + 1) & mask) {
-      const Slot& s = hash_[i];
-      if (s.cw.len == 0 || s.key == key) return s.cw;
+      const std::uint64_t s = hash_[i];
+      if (s == 0) return Codeword{};
+      if ((s >> kIndexBits) == key) {
+        const std::size_t at = (s & low_mask(kIndexBits)) - 1;
+        return Codeword{codes_[at], lens_[at]};
+      }
     }
   }
   bool contains(std::uint64_t key) const noexcept { return code_of(key).len != 0; }
@@ -232,10 +236,7 @@ class CanonicalCode {
   friend bool operator!=(const CanonicalCode& a, const CanonicalCode& b) { return !(a == b); }
 
  private:
-  struct Slot {
-    std::uint64_t key = 0;
-    Codeword cw;
-  };
+  static constexpr unsigned kIndexBits = 22;  // hash slot: key << 22 | (canonical index + 1); 0 = empty
   struct LutEntry {
     std::uint32_t index = 0;
     std::uint8_t len = 0;  // 0: no codeword starts with these bits; kLongCode: a longer code does
@@ -266,8 +267,8 @@ class CanonicalCode {
   std::uint64_t first_code_[kMaxCodeLen + 2] = {};
   std::uint32_t first_index_[kMaxCodeLen + 2] = {};
   Codeword esc_;
-  std::vector<Codeword> dense_;  // key -> codeword, for sl <= kDenseBits
-  std::vector<Slot> hash_;       // open addressing, power-of-two size, at most half full
+  std::vector<Codeword> dense_;      // key -> codeword, for sl <= kDenseBits
+  std::vector<std::uint64_t> hash_;  // open addressing, power-of-two size, at most 1/8 full
   unsigned hash_shift_ = 64;
   unsigned lut_bits_ = 0;
   std::vector<LutEntry> lut_;  // first lut_bits_ bits -> codeword
