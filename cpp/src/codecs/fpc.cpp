@@ -47,6 +47,26 @@ inline unsigned pattern(std::uint32_t w) {
   return 7;
 }
 
+// Token (prefix, then field) of a non-zero word and its length, without branches on the pattern.
+inline std::uint64_t token_of(std::uint32_t w, unsigned& len) {
+  const std::uint32_t u = w;
+  const bool s4 = u + 8u < 16u, s8 = u + 128u < 256u, s16 = u + 32768u < 65536u;
+  const bool low0 = (w & 0xFFFFu) == 0;
+  const bool halves = ((w + 0x00800000u) & 0xFF000000u) == 0 && ((w + 0x80u) & 0xFF00u) == 0;
+  const bool rep = w == (w & 0xFFu) * 0x01010101u;
+  unsigned p = rep ? 6u : 7u;
+  p = halves ? 5u : p;
+  p = low0 ? 4u : p;
+  p = s16 ? 3u : p;
+  p = s8 ? 2u : p;
+  p = s4 ? 1u : p;
+  std::uint32_t f = p == 4 ? w >> 16 : w;
+  f = p == 5 ? ((w >> 16) & 0xFFu) << 8 | (w & 0xFFu) : f;
+  const unsigned bits = kPayload[p];
+  len = 3 + bits;
+  return std::uint64_t{p} << bits | (f & low_mask(bits));
+}
+
 // Payload bits of a non-zero word, without branches on the pattern.
 inline unsigned pattern_bits(std::uint32_t w) {
   const auto s = static_cast<std::int32_t>(w);
@@ -229,6 +249,26 @@ class FPC final : public CodecImpl<FPC> {
  public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
     const std::size_t n = b / 4;
+    if (!mc_) {  // interleaved: every token goes out as it is formed
+      unsigned run = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
+        if (w == 0) {
+          if (++run == 8) {
+            out.write(7, 6);  // prefix 000, run - 1 = 7
+            run = 0;
+          }
+          continue;
+        }
+        if (run) out.write(run - 1, 6);
+        run = 0;
+        unsigned len = 0;
+        const std::uint64_t tok = token_of(w, len);
+        out.write(tok, len);
+      }
+      if (run) out.write(run - 1, 6);
+      return 0;
+    }
     Tokens t;
     unsigned run = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -260,9 +300,10 @@ class FPC final : public CodecImpl<FPC> {
     if (mc_) return decode_mc(in, out, n);
     std::size_t i = 0;
     while (i < n) {
-      const auto p = static_cast<unsigned>(in.read(3));
-      const auto f = static_cast<std::uint32_t>(in.read(kPayload[p]));
-      i = put_token(p, f, out, i, n);
+      const std::uint64_t head = in.peek(35);  // a whole token: 3 prefix bits and up to 32 field bits
+      const auto p = static_cast<unsigned>(head >> 32);
+      in.skip(3 + kPayload[p]);
+      i = put_token(p, static_cast<std::uint32_t>((head >> (32 - kPayload[p])) & low_mask(kPayload[p])), out, i, n);
     }
   }
 

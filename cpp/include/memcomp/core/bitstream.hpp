@@ -21,8 +21,7 @@ class BitWriter {
   /// Appends the low `nbits` (0..64) bits of `value`; higher bits of value are ignored.
   /// Throws std::length_error past the capacity, invalid_argument for nbits > 64.
   void write(std::uint64_t value, unsigned nbits) {
-    if (nbits > 64) throw invalid_argument("BitWriter::write: nbits must be <= 64");
-    if (nbits > capacity_ - pos_) throw std::length_error("BitWriter: capacity exceeded");
+    if (nbits > 64 || nbits > capacity_ - pos_) overflow(nbits);
     if (nbits > 32) {
       put(value >> 32, nbits - 32);
       put(value & 0xFFFFFFFFu, 32);
@@ -35,7 +34,7 @@ class BitWriter {
 
   /// Appends n bytes in memory order (the raw-data convention of SPEC 0.3).
   void write_bytes(const std::uint8_t* p, std::size_t n) {
-    if (8 * n > capacity_ - pos_) throw std::length_error("BitWriter: capacity exceeded");
+    if (8 * n > capacity_ - pos_) overflow(0);
     if ((nacc_ & 7) == 0) {  // byte-aligned: drain whole pending bytes, then copy straight through
       drain_bytes();
       std::memcpy(data_ + byte_, p, n);
@@ -63,6 +62,10 @@ class BitWriter {
   }
 
  private:
+  [[noreturn, gnu::cold, gnu::noinline]] static void overflow(unsigned nbits) {
+    if (nbits > 64) throw invalid_argument("BitWriter::write: nbits must be <= 64");
+    throw std::length_error("BitWriter: capacity exceeded");
+  }
   // acc_ holds nacc_ (< 32) pending bits at its top; whole 32-bit words go out as they fill.
   void put(std::uint64_t value, unsigned nbits) noexcept {  // REQUIRES nbits <= 32
     if (nbits == 0) return;
@@ -107,12 +110,7 @@ class BitReader {
 
   /// Reads an n-bit field (n in 0..64), MSB first.
   std::uint64_t read(unsigned nbits) {
-    if (nbits > 64) throw invalid_argument("BitReader::read: nbits must be <= 64");
-    if (nbits > end_ - pos_) {
-      throw corrupt_stream("truncated stream: a " + std::to_string(nbits) + "-bit field at bit " +
-                           std::to_string(pos_ - begin_) + " runs past the end (" + std::to_string(end_ - begin_) +
-                           " bits)");
-    }
+    if (nbits > 64 || nbits > end_ - pos_) past_end(nbits);
     if (nbits > 56) {
       const std::uint64_t hi = get(nbits - 32);
       return (hi << 32) | get(32);
@@ -122,12 +120,20 @@ class BitReader {
 
   bool read_bit() { return read(1) != 0; }
 
+  /// The next n bits (n <= 56) without consuming them; bits past the stream's end read as 0.
+  std::uint64_t peek(unsigned nbits) const noexcept {
+    const std::size_t avail = end_ - pos_;
+    if (nbits <= avail) return get_at(pos_, nbits);
+    return avail ? get_at(pos_, static_cast<unsigned>(avail)) << (nbits - avail) : 0;
+  }
+  /// Consumes n bits (after a peek); throws corrupt_stream past the end like read.
+  void skip(unsigned nbits) {
+    if (nbits > end_ - pos_) past_end(nbits);
+    pos_ += nbits;
+  }
+
   void read_bytes(std::uint8_t* out, std::size_t n) {
-    if (8 * n > end_ - pos_) {
-      throw corrupt_stream("truncated stream: " + std::to_string(n) + " raw bytes at bit " +
-                           std::to_string(pos_ - begin_) + " run past the end (" + std::to_string(end_ - begin_) +
-                           " bits)");
-    }
+    if (8 * n > end_ - pos_) past_end_bytes(n);
     std::size_t i = 0;
     if ((pos_ & 7) == 0) {  // byte-aligned: copy straight through
       std::memcpy(out, data_ + (pos_ >> 3), n);
@@ -144,21 +150,45 @@ class BitReader {
   std::size_t size() const noexcept { return end_ - begin_; }
 
  private:
+  [[noreturn, gnu::cold, gnu::noinline]] void past_end(unsigned nbits) const {
+    if (nbits > 64) throw invalid_argument("BitReader::read: nbits must be <= 64");
+    throw corrupt_stream("truncated stream: a " + std::to_string(nbits) + "-bit field at bit " +
+                         std::to_string(pos_ - begin_) + " runs past the end (" + std::to_string(end_ - begin_) +
+                         " bits)");
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void past_end_bytes(std::size_t n) const {
+    throw corrupt_stream("truncated stream: " + std::to_string(n) + " raw bytes at bit " +
+                         std::to_string(pos_ - begin_) + " run past the end (" + std::to_string(end_ - begin_) +
+                         " bits)");
+  }
   // REQUIRES: nbits <= 56 and pos_ + nbits <= end_.
   std::uint64_t get(unsigned nbits) noexcept {
+    const std::uint64_t v = get_at(pos_, nbits);
+    pos_ += nbits;
+    return v;
+  }
+  // Bits [at, at + nbits) of the buffer. REQUIRES: nbits <= 56 and at + nbits <= end_.
+  // (GCC's -Warray-bounds cannot see that the 8-byte load only runs below limit_.)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#endif
+  std::uint64_t get_at(std::size_t at, unsigned nbits) const noexcept {
     if (nbits == 0) return 0;
-    const std::size_t byte = pos_ >> 3;
-    const unsigned off = static_cast<unsigned>(pos_ & 7);
-    const std::size_t need = (off + nbits + 7) >> 3;
+    const std::size_t byte = at >> 3;
+    const unsigned off = static_cast<unsigned>(at & 7);
     std::uint64_t w = 0;
     if (byte + 8 <= limit_) {
       w = load<std::uint64_t>(data_ + byte, Endian::big);
     } else {
+      const std::size_t need = (off + nbits + 7) >> 3;
       for (std::size_t i = 0; i < need; ++i) w |= std::uint64_t{data_[byte + i]} << (56 - 8 * i);
     }
-    pos_ += nbits;
     return (w << off) >> (64 - nbits);
   }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
   const std::uint8_t* data_;
   std::size_t pos_;
