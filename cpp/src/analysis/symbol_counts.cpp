@@ -1,8 +1,28 @@
 // memcomp analysis: exact 32-bit value counts as sorted (value, count) runs.
+//
+// add_words in three steps, each over `threads` threads:
+//  1. plan: a sample of the words sets value buckets (ranges of 16-bit prefixes) of about
+//     kBucketTarget words each; a prefix that alone holds kDenseMin words is a bucket of its own;
+//  2. scatter: each thread drops repeats of the previous word (runs go to a side list of extra
+//     counts) and appends every other word to its bucket, in blocks of an arena of its own;
+//  3. count: each thread takes a range of buckets in value order and counts each one: a dense
+//     65536-entry table for a one-prefix bucket with many words, otherwise an LSD radix sort of
+//     the low bits in cache and a run-length pass. The side counts are folded in on the way out.
+// The counts are exact whatever the plan and the thread count, so the result never depends on
+// either; a poor plan (a sample unlike the rest) only costs time (a bucket sorted out of cache).
 #include "memcomp/analysis/symbol_counts.hpp"
 
 #include <algorithm>
 #include <array>
+#include <cstring>
+#include <memory>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "memcomp/core/error.hpp"
 #include "memcomp/core/parallel.hpp"
@@ -10,51 +30,447 @@
 namespace memcomp {
 
 namespace {
-// Stable LSD radix sort of v[lo, hi) on bits [0, 24) in 12-bit digits (the bucket fits in cache).
-void sort_low24(std::uint32_t* v, std::uint32_t* tmp, std::size_t n) {
-  for (unsigned shift = 0; shift < 24; shift += 12) {
-    std::array<std::uint32_t, 4096> start{};
-    for (std::size_t i = 0; i < n; ++i) ++start[(v[i] >> shift) & 4095u];
-    std::uint32_t sum = 0;
-    for (auto& c : start) {
-      const std::uint32_t x = c;
-      c = sum;
-      sum += x;
+
+using Item = ValueCounts32::Item;
+
+constexpr std::size_t kSliceWords = std::size_t{1} << 30;  // per pass; keeps every count below 2^32
+constexpr std::size_t kPlanMin = std::size_t{1} << 16;     // fewer words: one bucket, no sample
+constexpr std::size_t kSampleRuns = 1024, kSampleRunWords = 64;
+constexpr double kBucketTarget = 48 << 10;  // words per sorted bucket: keys and scratch fit in L2
+constexpr double kDenseMin = 12 << 10;      // expected words that make a prefix a dense bucket
+constexpr std::size_t kDenseUse = 4096;     // actual words a one-prefix bucket needs to count densely
+constexpr std::size_t kMaxBuckets = 1536;   // scatter destinations
+constexpr unsigned kMaxDigitBits = 11;      // LSD digit width limit (2048 counters)
+constexpr std::size_t kSmallSort = 128;     // fewer words in a bucket: std::sort
+constexpr std::size_t kBlockWords = 2048;   // arena block of a bucket
+
+// The big scratch buffers are written once each; 2 MiB pages make that first touch several
+// times cheaper than 4 KiB faults (which cost more than the writes themselves).
+void advise_huge(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t kHuge = std::uintptr_t{1} << 21;
+  if (bytes < 2 * kHuge) return;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t lo = (a + kHuge - 1) & ~(kHuge - 1), hi = (a + bytes) & ~(kHuge - 1);
+  if (hi > lo) madvise(static_cast<char*>(p) + (lo - a), hi - lo, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+/// An uninitialized buffer of n elements: its pages are touched only where it is written.
+template <class T>
+std::unique_ptr<T[]> raw_buffer(std::size_t n) {
+  std::unique_ptr<T[]> p(new T[n]);
+  advise_huge(p.get(), n * sizeof(T));
+  return p;
+}
+
+void reserve_items(std::vector<Item>& v, std::size_t n) {
+  if (n <= v.capacity()) return;
+  const bool fresh = v.empty();
+  v.reserve(n);
+  if (fresh) advise_huge(v.data(), n * sizeof(Item));
+}
+
+// ---- plan ---------------------------------------------------------------------------------------
+
+/// Buckets b = [lo[b], lo[b + 1]) of 16-bit prefixes, in value order, and the bucket of each prefix.
+struct Plan {
+  std::vector<std::uint32_t> lo;
+  std::vector<std::uint16_t> bucket_of;
+  std::size_t buckets() const { return lo.size() - 1; }
+};
+
+Plan one_bucket() {
+  Plan plan;
+  plan.lo = {0, 65536};
+  plan.bucket_of.assign(65536, 0);
+  return plan;
+}
+
+template <Endian E>
+Plan make_plan(const std::uint8_t* src, std::size_t n) {
+  if (n < kPlanMin) return one_bucket();
+  // Runs of words spread evenly over the input, repeats dropped as the scatter drops them.
+  std::vector<std::uint32_t> est(65536);
+  const std::size_t runs = std::min(kSampleRuns, n / kSampleRunWords);
+  for (std::size_t r = 0; r < runs; ++r) {
+    const std::uint8_t* p = src + 4 * ((n - kSampleRunWords) * r / (runs - 1));
+    std::uint32_t prev = ~load<std::uint32_t>(p, E);
+    for (std::size_t i = 0; i < kSampleRunWords; ++i) {
+      const std::uint32_t v = load<std::uint32_t>(p + 4 * i, E);
+      est[v >> 16] += v != prev;
+      prev = v;
     }
-    for (std::size_t i = 0; i < n; ++i) tmp[start[(v[i] >> shift) & 4095u]++] = v[i];
-    std::copy(tmp, tmp + n, v);
+  }
+  const double scale = static_cast<double>(n) / static_cast<double>(runs * kSampleRunWords);
+  for (double grow = 1;; grow *= 2) {
+    Plan plan;
+    plan.bucket_of.resize(65536);
+    double acc = 0;
+    bool open = false;
+    for (std::uint32_t p = 0; p < 65536; ++p) {
+      const double e = est[p] * scale;
+      if (e >= kDenseMin * grow) {
+        plan.lo.push_back(p);
+        open = false;
+      } else {
+        if (open && acc + e > kBucketTarget * grow) open = false;
+        if (!open) {
+          plan.lo.push_back(p);
+          acc = 0;
+          open = true;
+        }
+        acc += e;
+      }
+      plan.bucket_of[p] = static_cast<std::uint16_t>(plan.lo.size() - 1);
+    }
+    plan.lo.push_back(65536);
+    if (plan.buckets() <= kMaxBuckets) return plan;
   }
 }
-}  // namespace
 
-void count_runs(std::vector<std::uint32_t>& v, std::vector<ValueCounts32::Item>& out) {
-  // One MSD pass on the top byte, then each of the 256 buckets (cache-sized for typical chunks)
-  // is sorted on its low 24 bits and run-length counted.
-  std::vector<std::uint32_t> tmp(v.size());
-  std::array<std::size_t, 257> start{};
-  for (std::uint32_t x : v) ++start[(x >> 24) + 1];
-  for (std::size_t b = 1; b <= 256; ++b) start[b] += start[b - 1];
-  std::array<std::size_t, 256> at{};
-  std::copy(start.begin(), start.end() - 1, at.begin());
-  for (std::uint32_t x : v) tmp[at[x >> 24]++] = x;
-  v.swap(tmp);
-  out.reserve(out.size() + v.size() / 2);
-  for (std::size_t b = 0; b < 256; ++b) {
-    const std::size_t lo = start[b], hi = start[b + 1];
-    if (hi - lo > 1) sort_low24(v.data() + lo, tmp.data(), hi - lo);
-    for (std::size_t i = lo; i < hi;) {
+// ---- scatter ------------------------------------------------------------------------------------
+
+constexpr std::size_t kLineWords = 16;  // one 64-byte cache line
+
+struct alignas(64) Line {
+  std::uint32_t w[kLineWords];
+};
+
+/// Copies one line to memory around the caches (a scatter to hundreds of buckets otherwise waits
+/// on a read-for-ownership of every destination line).
+inline void stream_line(std::uint32_t* dst, const std::uint32_t* src) {
+#if defined(__SSE2__)
+  for (std::size_t i = 0; i < kLineWords; i += 4)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_load_si128(reinterpret_cast<const __m128i*>(src + i)));
+#else
+  std::memcpy(dst, src, kLineWords * sizeof(std::uint32_t));
+#endif
+}
+
+/// One thread's share of the input, by bucket: blocks of kBlockWords words in its own arena, and
+/// the runs it dropped, folded to (value, extra count) by value.
+struct Part {
+  std::unique_ptr<std::uint32_t[]> arena_mem;
+  std::uint32_t* arena = nullptr;                 // next free block
+  std::vector<std::uint32_t*> blk, end, limit;    // per bucket: its current block, next word, block end
+  std::vector<std::vector<std::uint32_t*>> full;  // per bucket: its full blocks, in order
+  std::vector<Item> extras;
+
+  std::uint32_t* next_block(std::size_t b) {
+    if (blk[b]) full[b].push_back(blk[b]);
+    blk[b] = arena;
+    arena += kBlockWords;
+    limit[b] = arena;
+    return blk[b];
+  }
+  std::size_t words(std::size_t b) const {
+    return full[b].size() * kBlockWords + static_cast<std::size_t>(end[b] - blk[b]);
+  }
+};
+
+/// Sorts x by its high 32 bits (LSD radix, 8-bit digits) and appends (high, sum of low) per value.
+void fold_runs(std::uint64_t* x, std::size_t n, std::vector<Item>& out) {
+  if (n == 0) return;
+  std::unique_ptr<std::uint64_t[]> tmp;
+  if (n < 256) {
+    std::sort(x, x + n);
+  } else {
+    tmp.reset(new std::uint64_t[n]);
+    std::uint64_t *a = x, *b = tmp.get();
+    std::array<std::array<std::size_t, 256>, 4> h{};
+    for (std::size_t i = 0; i < n; ++i)
+      for (unsigned d = 0; d < 4; ++d) ++h[d][(x[i] >> (32 + 8 * d)) & 255u];
+    for (unsigned d = 0; d < 4; ++d) {
+      if (h[d][(a[0] >> (32 + 8 * d)) & 255u] == n) continue;  // one digit value: in order
+      std::size_t sum = 0;
+      for (auto& c : h[d]) {
+        const std::size_t t = c;
+        c = sum;
+        sum += t;
+      }
+      for (std::size_t i = 0; i < n; ++i) b[h[d][(a[i] >> (32 + 8 * d)) & 255u]++] = a[i];
+      std::swap(a, b);
+    }
+    x = a;
+  }
+  for (std::size_t i = 0; i < n;) {
+    const auto v = static_cast<std::uint32_t>(x[i] >> 32);
+    std::uint64_t c = 0;
+    for (; i < n && static_cast<std::uint32_t>(x[i] >> 32) == v; ++i) c += x[i] & 0xFFFFFFFFu;
+    out.emplace_back(v, c);
+  }
+}
+
+/// Bit k set where word k of the 8 at p equals the word before it (p[-1] is readable).
+inline unsigned repeats8(const std::uint8_t* p) {
+#if defined(__SSE2__)
+  const auto* q = reinterpret_cast<const __m128i*>(p);
+  const auto* r = reinterpret_cast<const __m128i*>(p - 4);
+  const __m128i lo = _mm_cmpeq_epi32(_mm_loadu_si128(q), _mm_loadu_si128(r));
+  const __m128i hi = _mm_cmpeq_epi32(_mm_loadu_si128(q + 1), _mm_loadu_si128(r + 1));
+  return static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(lo)) | _mm_movemask_ps(_mm_castsi128_ps(hi)) << 4);
+#else
+  unsigned m = 0;
+  for (unsigned k = 0; k < 8; ++k) m |= static_cast<unsigned>(std::memcmp(p + 4 * k, p + 4 * k - 4, 4) == 0) << k;
+  return m;
+#endif
+}
+
+/// Appends words to their buckets' lines, writing each line out when it fills.
+class Scatterer {
+ public:
+  Scatterer(const Plan& plan, Part& part)
+      : part_(part), bucket_of_(plan.bucket_of.data()), lines_(plan.buckets()), cur_(plan.buckets()) {
+    for (std::size_t b = 0; b < lines_.size(); ++b) cur_[b] = lines_[b].w;
+    last_p_ = cur_[0];
+  }
+
+  /// Appends v, or only rewrites the slot it would take if `hold` (a repeat, counted elsewhere).
+  void put(std::uint32_t v, bool hold = false) {
+    const std::size_t b = bucket_of_[v >> 16];
+    // The last bucket's fill pointer stays in a register: consecutive words of one bucket then
+    // wait on no store-to-load forwarding (its slot is written back for the next bucket's load).
+    std::uint32_t* q = cur_[b];
+    cur_[last_b_] = last_p_;
+    std::uint32_t* p = b == last_b_ ? last_p_ : q;
+    *p = v;
+    p += !hold;
+    if (((reinterpret_cast<std::uintptr_t>(p) & 63) | hold) == 0) {  // the line just filled up
+      p -= kLineWords;
+      std::uint32_t* d = part_.end[b];
+      if (d == part_.limit[b]) d = part_.next_block(b);
+      stream_line(d, p);
+      part_.end[b] = d + kLineWords;
+    }
+    last_b_ = b;
+    last_p_ = p;
+  }
+
+  /// Writes out the partial lines (after the last put).
+  void finish() {
+    cur_[last_b_] = last_p_;
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+    for (std::size_t b = 0; b < lines_.size(); ++b) {
+      const auto k = static_cast<std::size_t>(cur_[b] - lines_[b].w);
+      if (k == 0) continue;
+      std::uint32_t* d = part_.end[b];
+      if (d == part_.limit[b]) d = part_.next_block(b);
+      std::copy(lines_[b].w, lines_[b].w + k, d);
+      part_.end[b] = d + k;
+    }
+  }
+
+ private:
+  Part& part_;
+  const std::uint16_t* bucket_of_;
+  std::vector<Line> lines_;  // one line per bucket, in cache
+  std::vector<std::uint32_t*> cur_;
+  std::size_t last_b_ = 0;
+  std::uint32_t* last_p_ = nullptr;
+};
+
+template <Endian E>
+void scatter(const std::uint8_t* src, std::size_t n, const Plan& plan, Part& part) {
+  const std::size_t nb = plan.buckets();
+  // Every block but the last of each bucket is full.
+  const std::size_t blocks = n / kBlockWords + nb + 1;
+  part.arena_mem = raw_buffer<std::uint32_t>(blocks * kBlockWords + kLineWords);
+  const auto at = reinterpret_cast<std::uintptr_t>(part.arena_mem.get());
+  part.arena = part.arena_mem.get() + (64 - at % 64) % 64 / sizeof(std::uint32_t);
+  part.blk.assign(nb, nullptr);
+  part.end.assign(nb, nullptr);
+  part.limit.assign(nb, nullptr);
+  part.full.assign(nb, {});
+  // Runs of 2+ equal words: (value << 32 | words after the first), at most n / 2 of them.
+  std::unique_ptr<std::uint64_t[]> side(new std::uint64_t[n / 2 + 2]);
+  std::size_t s = 0;
+  Scatterer out(plan, part);
+  std::uint32_t prev = load<std::uint32_t>(src, E), run = 0;
+  out.put(prev);
+  // One word with its repeat flag, branch-free: the side slot is rewritten until a run ends.
+  auto step = [&](std::uint32_t v, bool repeat) {
+    side[s] = std::uint64_t{prev} << 32 | run;
+    s += !repeat & (run != 0);
+    run = repeat ? run + 1 : 0;
+    out.put(v, repeat);
+    prev = v;
+  };
+  std::size_t i = 1;
+  for (; i + 8 <= n; i += 8) {
+    const std::uint8_t* p = src + 4 * i;
+    const unsigned rep = repeats8(p);
+    if (rep == 0) {  // eight new words: the common case
+      if (run) {
+        side[s++] = std::uint64_t{prev} << 32 | run;
+        run = 0;
+      }
+      for (unsigned k = 0; k < 8; ++k) out.put(load<std::uint32_t>(p + 4 * k, E));
+      prev = load<std::uint32_t>(p + 28, E);
+    } else if (rep == 0xFFu) {  // the run goes on
+      run += 8;
+    } else {
+      for (unsigned k = 0; k < 8; ++k) step(load<std::uint32_t>(p + 4 * k, E), (rep >> k) & 1u);
+    }
+  }
+  for (; i < n; ++i) {
+    const std::uint32_t v = load<std::uint32_t>(src + 4 * i, E);
+    step(v, v == prev);
+  }
+  side[s] = std::uint64_t{prev} << 32 | run;
+  s += run != 0;
+  out.finish();
+  fold_runs(side.get(), s, part.extras);
+}
+
+// ---- count --------------------------------------------------------------------------------------
+
+/// The words of one bucket: contiguous pieces from every thread's blocks.
+struct Piece {
+  const std::uint32_t* p;
+  std::size_t n;
+};
+
+void pieces_of(const std::vector<Part>& parts, std::size_t b, std::vector<Piece>& out) {
+  out.clear();
+  for (const Part& part : parts) {
+    for (const std::uint32_t* f : part.full[b]) out.push_back({f, kBlockWords});
+    if (part.end[b] != part.blk[b]) out.push_back({part.blk[b], static_cast<std::size_t>(part.end[b] - part.blk[b])});
+  }
+}
+
+/// Emits (value, count) with the bucket's side counts added, in value order.
+class Emitter {
+ public:
+  Emitter(std::vector<Item>& out, const Item* x, const Item* x_end) : out_(out), x_(x), x_end_(x_end) {}
+  void operator()(std::uint32_t v, std::uint64_t c) {
+    if (x_ != x_end_ && x_->first == v) c += (x_++)->second;
+    out_.emplace_back(v, c);
+  }
+
+ private:
+  std::vector<Item>& out_;
+  const Item* x_;
+  const Item* x_end_;
+};
+
+/// Per-thread scratch of the count step.
+struct Counter {
+  std::vector<std::uint32_t> keys, spare;  // sort keys and their ping-pong buffer
+  std::unique_ptr<std::uint32_t[]> dense;  // 65536 counters, zero between buckets
+  std::vector<Piece> pieces;
+
+  void count_dense(std::uint32_t prefix, Emitter& emit) {
+    if (!dense) {
+      dense.reset(new std::uint32_t[65536]);
+      std::fill(dense.get(), dense.get() + 65536, 0u);
+    }
+    std::uint32_t* c = dense.get();
+    for (const Piece& pc : pieces)
+      for (std::size_t i = 0; i < pc.n; ++i) ++c[pc.p[i] & 0xFFFFu];
+    const std::uint32_t base = prefix << 16;
+    for (std::uint32_t lo = 0; lo < 65536; lo += 4) {
+      std::uint64_t any[2];
+      std::memcpy(any, c + lo, sizeof(any));
+      if ((any[0] | any[1]) == 0) continue;
+      for (std::uint32_t j = lo; j < lo + 4; ++j) {
+        if (c[j]) emit(base | j, c[j]);
+        c[j] = 0;
+      }
+    }
+  }
+
+  template <unsigned P>
+  void sort_keys(std::size_t m, std::uint32_t base, unsigned width) {
+    const std::uint32_t mask = (1u << width) - 1;
+    std::array<std::array<std::uint32_t, std::size_t{1} << kMaxDigitBits>, P> h;
+    for (auto& hd : h) std::fill_n(hd.data(), mask + 1, 0u);
+    std::uint32_t* k = keys.data();
+    for (const Piece& pc : pieces) {
+      for (std::size_t i = 0; i < pc.n; ++i) {
+        const std::uint32_t x = pc.p[i] - base;
+        *k++ = x;
+        for (unsigned d = 0; d < P; ++d) ++h[d][(x >> (d * width)) & mask];
+      }
+    }
+    std::uint32_t *from = keys.data(), *to = spare.data();
+    for (unsigned d = 0; d < P; ++d) {
+      const unsigned shift = d * width;
+      if (h[d][(from[0] >> shift) & mask] == m) continue;  // one digit value: already in order
+      std::uint32_t sum = 0;
+      for (std::uint32_t j = 0; j <= mask; ++j) {
+        const std::uint32_t t = h[d][j];
+        h[d][j] = sum;
+        sum += t;
+      }
+      for (std::size_t i = 0; i < m; ++i) to[h[d][(from[i] >> shift) & mask]++] = from[i];
+      std::swap(from, to);
+    }
+    if (from != keys.data()) keys.swap(spare);
+  }
+
+  void count_sorted(std::size_t m, std::uint32_t lo_prefix, std::uint32_t span, Emitter& emit) {
+    if (keys.size() < m) {
+      keys.resize(m);
+      spare.resize(m);
+    }
+    const std::uint32_t base = lo_prefix << 16;
+    if (m < kSmallSort) {
+      std::uint32_t* k = keys.data();
+      for (const Piece& pc : pieces) k = std::copy(pc.p, pc.p + pc.n, k);
+      std::sort(keys.data(), k);
+      for (std::size_t i = 0; i < m;) {
+        std::size_t j = i + 1;
+        while (j < m && keys[j] == keys[i]) ++j;
+        emit(keys[i], j - i);
+        i = j;
+      }
+      return;
+    }
+    const unsigned bits = 16 + ceil_log2(span);
+    const unsigned passes = (bits + kMaxDigitBits - 1) / kMaxDigitBits;
+    const unsigned width = (bits + passes - 1) / passes;
+    switch (passes) {
+      case 2: sort_keys<2>(m, base, width); break;
+      default: sort_keys<3>(m, base, width); break;
+    }
+    const std::uint32_t* k = keys.data();
+    for (std::size_t i = 0; i < m;) {
       std::size_t j = i + 1;
-      while (j < hi && v[j] == v[i]) ++j;
-      out.emplace_back(v[i], j - i);
+      while (j < m && k[j] == k[i]) ++j;
+      emit(k[i] + base, j - i);
       i = j;
     }
   }
+
+  void count_bucket(const std::vector<Part>& parts, const Plan& plan, std::size_t b, Emitter& emit) {
+    pieces_of(parts, b, pieces);
+    std::size_t m = 0;
+    for (const Piece& pc : pieces) m += pc.n;
+    if (m == 0) return;
+    const std::uint32_t lo = plan.lo[b], span = plan.lo[b + 1] - lo;
+    if (span == 1 && m >= kDenseUse) {
+      count_dense(lo, emit);
+    } else {
+      count_sorted(m, lo, span, emit);
+    }
+  }
+};
+
+std::size_t bucket_words(const std::vector<Part>& parts, std::size_t b) {
+  std::size_t m = 0;
+  for (const Part& part : parts) m += part.words(b);
+  return m;
 }
 
-namespace {
-std::vector<ValueCounts32::Item> merge_runs(const std::vector<ValueCounts32::Item>& a,
-                                            const std::vector<ValueCounts32::Item>& b) {
-  std::vector<ValueCounts32::Item> out;
+/// Merges two lists of (value, count) by value, adding the counts of a value in both.
+std::vector<Item> merge_runs(const std::vector<Item>& a, const std::vector<Item>& b) {
+  std::vector<Item> out;
   out.reserve(a.size() + b.size());
   std::size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
@@ -70,7 +486,74 @@ std::vector<ValueCounts32::Item> merge_runs(const std::vector<ValueCounts32::Ite
   }
   return out;
 }
+
+template <Endian E>
+std::vector<Item> count_slice(const std::uint8_t* src, std::size_t n, unsigned threads) {
+  const Plan plan = make_plan<E>(src, n);
+  const std::size_t nb = plan.buckets();
+  std::vector<Part> parts(threads);
+  parallel_for(threads, static_cast<int>(threads), 1, [&](std::size_t tb, std::size_t te) {
+    for (std::size_t t = tb; t < te; ++t) {
+      const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+      scatter<E>(src + 4 * lo, hi - lo, plan, parts[t]);
+    }
+  });
+  std::vector<Item> extras;
+  for (Part& part : parts) extras = extras.empty() ? std::move(part.extras) : merge_runs(extras, part.extras);
+
+  // Bucket ranges of about equal work per thread, in value order.
+  std::vector<std::size_t> words(nb), cut(threads + 1, nb);
+  std::size_t total = 0;
+  for (std::size_t b = 0; b < nb; ++b) total += words[b] = bucket_words(parts, b);
+  cut[0] = 0;
+  for (std::size_t b = 0, t = 1, acc = 0; b < nb && t < threads; ++b) {
+    acc += words[b];
+    while (t < threads && acc * threads >= total * t) cut[t++] = b + 1;
+  }
+  std::vector<std::vector<Item>> out(threads);
+  parallel_for(threads, static_cast<int>(threads), 1, [&](std::size_t tb, std::size_t te) {
+    for (std::size_t t = tb; t < te; ++t) {
+      std::size_t m = 0;
+      for (std::size_t b = cut[t]; b < cut[t + 1]; ++b) m += words[b];
+      if (t == 0) m = total;  // the other threads' items are appended to thread 0's
+      reserve_items(out[t], m);
+      if (cut[t] == cut[t + 1]) continue;
+      const std::uint32_t v0 = plan.lo[cut[t]] << 16;
+      const Item* x = std::lower_bound(extras.data(), extras.data() + extras.size(), Item{v0, 0});
+      Emitter emit(out[t], x, extras.data() + extras.size());
+      Counter counter;
+      for (std::size_t b = cut[t]; b < cut[t + 1]; ++b) counter.count_bucket(parts, plan, b, emit);
+    }
+  });
+  for (std::size_t t = 1; t < threads; ++t) out[0].insert(out[0].end(), out[t].begin(), out[t].end());
+  return std::move(out[0]);
+}
+
+/// Counts n words at src, one slice of at most kSliceWords at a time.
+std::vector<Item> count_words(const std::uint8_t* src, std::size_t n, Endian endian, unsigned threads) {
+  std::vector<Item> all;
+  for (std::size_t at = 0; at < n; at += kSliceWords) {
+    const std::size_t k = std::min(kSliceWords, n - at);
+    const unsigned t = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(k / 65536 + 1)));
+    std::vector<Item> run = endian == Endian::little ? count_slice<Endian::little>(src + 4 * at, k, t)
+                                                     : count_slice<Endian::big>(src + 4 * at, k, t);
+    all = all.empty() ? std::move(run) : merge_runs(all, run);
+  }
+  return all;
+}
+
 }  // namespace
+
+void count_runs(std::vector<std::uint32_t>& v, std::vector<ValueCounts32::Item>& out) {
+  if (v.empty()) return;
+  const Endian host = detail::host_is_little() ? Endian::little : Endian::big;
+  std::vector<Item> run = count_words(reinterpret_cast<const std::uint8_t*>(v.data()), v.size(), host, 1);
+  if (out.empty()) {
+    out = std::move(run);
+  } else {
+    out.insert(out.end(), run.begin(), run.end());
+  }
+}
 
 void ValueCounts32::merge_sorted(const std::vector<Item>& run) {
   if (items_ref().empty()) {
@@ -93,7 +576,7 @@ const std::vector<ValueCounts32::Item>& ValueCounts32::items_ref() const {
     std::vector<Item> run;
     count_runs(pending_, run);
     pending_.clear();
-    items_ = merge_runs(items_, run);
+    items_ = items_.empty() ? std::move(run) : merge_runs(items_, run);
   }
   return items_;
 }
@@ -113,18 +596,7 @@ void ValueCounts32::add_words(const BlockView& blocks, Endian endian, int thread
   if (blocks.block_bytes % 4) throw invalid_argument("32-bit words need a block size that is a multiple of 4");
   const std::size_t words = blocks.n_blocks * blocks.block_bytes / 4;
   if (words == 0) return;
-  const unsigned t =
-      std::max(1u, std::min<unsigned>(resolve_threads(threads), static_cast<unsigned>(words / 65536 + 1)));
-  std::vector<std::vector<Item>> parts(t);
-  parallel_for(t, static_cast<int>(t), 1, [&](std::size_t b, std::size_t e) {
-    for (std::size_t p = b; p < e; ++p) {
-      const std::size_t lo = words * p / t, hi = words * (p + 1) / t;
-      std::vector<std::uint32_t> v(hi - lo);
-      for (std::size_t w = lo; w < hi; ++w) v[w - lo] = load<std::uint32_t>(blocks.data + 4 * w, endian);
-      count_runs(v, parts[p]);
-    }
-  });
-  for (auto& p : parts) merge_sorted(std::move(p));
+  merge_sorted(count_words(blocks.data, words, endian, resolve_threads(threads)));
   total_ += words;
 }
 

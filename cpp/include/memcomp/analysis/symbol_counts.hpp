@@ -1,8 +1,10 @@
 // memcomp analysis: exact counts of 32-bit values, a mergeable partial result (DESIGN "Analyses
 // are monoids"). Frequent-value tables (FVC, SC2, E2MC's MFV tables) are fitted from it.
-// Counts live as (value, count) runs sorted by value: new words are radix-sorted and
-// run-length counted, then merged linearly, which stays fast for dumps with millions of distinct
-// values (a hash table there is bound by cache misses).
+// Counts live as (value, count) runs sorted by value. add_words drops repeats of the previous
+// word, scatters the rest into value buckets planned from a sample (16-bit prefix ranges) and
+// counts each bucket in cache: a dense table for a crowded prefix, else an LSD radix sort and a
+// run-length pass. That stays fast for dumps with millions of distinct values (a hash table there
+// is bound by cache misses), and the counts never depend on the plan or the thread count.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -43,7 +45,7 @@ class ValueCounts32 {
   std::uint64_t total_ = 0;
 };
 
-/// Sorts values ascending (radix: top byte first, then 12-bit digits) and appends (value, count) runs.
+/// Appends the (value, count) runs of `values` by ascending value (values is left as it was).
 void count_runs(std::vector<std::uint32_t>& values, std::vector<ValueCounts32::Item>& out);
 
 }  // namespace memcomp
