@@ -54,16 +54,39 @@ inline unsigned fib_len(std::uint64_t n) {
   return kT.lo[L] + static_cast<unsigned>(n >= kT.t1[L]) + static_cast<unsigned>(n >= kT.t2[L]);
 }
 
-/// The codeword of n as a field of fib_len(n) bits (first stream bit = the F2 coefficient):
-/// greedy from the top, one step per Zeckendorf term.
+// Zeckendorf terms of every n < 2^13 (terms F(2)..F(20)): bit 20 - k for the term F(k).
+constexpr unsigned kLowBits = 13, kLowTop = 20;
+struct LowCodes {
+  std::uint32_t v[std::size_t{1} << kLowBits] = {};
+};
+constexpr LowCodes make_low_codes() {
+  LowCodes t;
+  for (std::uint64_t n = 1; n < (std::uint64_t{1} << kLowBits); ++n) {
+    std::uint64_t r = n;
+    unsigned k = kLowTop;
+    std::uint32_t bits = 0;
+    for (; r != 0; --k)
+      if (kT.F[k] <= r) {
+        bits |= 1u << (kLowTop - k);
+        r -= kT.F[k];
+      }
+    t.v[n] = bits;
+  }
+  return t;
+}
+constexpr LowCodes kLow = make_low_codes();
+
+/// The codeword of n as a field of fib_len(n) bits (first stream bit = the F2 coefficient): the
+/// term F(k) sits at field bit len - k + 1. Greedy from the top down to 2^13, then one lookup.
 inline std::uint64_t fib_code(std::uint64_t n, unsigned len) {
   std::uint64_t code = 1;  // the terminating 1 is the field's last bit
-  while (n != 0) {
-    const unsigned k = fib_len(n);  // the largest term of n is F(k), at field bit len - k + 1
+  while (n >> kLowBits) {
+    const unsigned k = fib_len(n);  // the largest term of n is F(k)
     code |= std::uint64_t{1} << (len - k + 1);
     n -= kT.F[k];
   }
-  return code;
+  const std::uint64_t low = kLow.v[n];  // terms F(k), k <= 20 < len + 1: bit 20 - k -> len + 1 - k
+  return code | (len + 1 >= kLowTop ? low << (len + 1 - kLowTop) : low >> (kLowTop - len - 1));
 }
 
 inline std::uint32_t zigzag(std::uint32_t cur, std::uint32_t prev) {
