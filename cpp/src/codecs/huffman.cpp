@@ -516,7 +516,7 @@ std::uint32_t CanonicalCode::first_index(unsigned l) const {
   return first_index_[l];
 }
 
-std::uint64_t CanonicalCode::decode(BitReader& in) const {
+std::uint64_t CanonicalCode::decode_slow(BitReader& in) const {
   if (keys_.empty()) throw invalid_argument("huffman code: decode with an empty code");
   const unsigned t = lut_bits_;
   const std::size_t left = in.remaining();
@@ -542,14 +542,17 @@ std::uint64_t CanonicalCode::decode(BitReader& in) const {
                          std::to_string(in.position()) + " runs past the end");
   }
   const std::size_t start = in.position();
-  in = probe;
   // Canonical decoding past the table (P1 §III-F): a length-l code c is valid iff
   // first_code[l] <= c < first_code[l] + count[l]; its De-LUT index is c - offset[l].
-  std::uint64_t code = prefix;
+  const std::uint64_t bits = in.peek(max_len_);  // zeros past the end
   for (unsigned l = t + 1; l <= max_len_; ++l) {
-    code = (code << 1) | in.read(1);
+    if (l > in.remaining()) in.skip(l);  // the stream ends inside the codeword: throws
+    const std::uint64_t code = bits >> (max_len_ - l);
     const std::uint64_t d = code - first_code_[l];
-    if (d < count_[l]) return keys_[first_index_[l] + d];
+    if (d < count_[l]) {
+      in.skip(l);  // throws if the codeword runs past the end
+      return keys_[first_index_[l] + d];
+    }
   }
   throw corrupt_stream("huffman: the bits at bit " + std::to_string(start) + " are no codeword");
 }

@@ -188,7 +188,18 @@ class CanonicalCode {
   /// Reads one codeword and returns its key (possibly esc_key()). Throws corrupt_stream if the
   /// bits are no codeword (possible when kraft() < 1) or the stream ends inside a codeword; it
   /// never reads past the reader's end.
-  std::uint64_t decode(BitReader& in) const;
+  std::uint64_t decode(BitReader& in) const {
+    // Fast path: a codeword of at most lut_bits_ bits that lies inside the stream (peek pads
+    // with zeros past the end, so the length check decides).
+    if (!lut_.empty()) {
+      const LutEntry e = lut_[static_cast<std::size_t>(in.peek(lut_bits_))];
+      if (e.len != 0 && e.len != kLongCode && e.len <= in.remaining()) {
+        in.skip(e.len);
+        return keys_[e.index];
+      }
+    }
+    return decode_slow(in);
+  }
 
   /// Bits a value (< 2^sl) costs: its code length, or ESC's + sl. Throws invalid_argument if the
   /// value is out of range or has no codeword and there is no ESC.
@@ -256,6 +267,8 @@ class CanonicalCode {
     return cw;
   }
   [[noreturn]] void unencodable(std::uint64_t value) const;
+  // decode() past the table: longer codewords, and every error.
+  std::uint64_t decode_slow(BitReader& in) const;
 
   unsigned sl_ = 0;
   unsigned max_len_ = 0, min_len_ = 0;
