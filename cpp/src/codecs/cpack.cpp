@@ -45,6 +45,12 @@
 #include <algorithm>
 
 #include "memcomp/codecs/families.hpp"
+#include "memcomp/core/simd.hpp"
+
+#if defined(MEMCOMP_X86_SIMD)
+#include <immintrin.h>
+#define MEMCOMP_AVX2 __attribute__((target("avx2")))
+#endif
 
 namespace memcomp {
 namespace {
@@ -149,6 +155,17 @@ inline void push(Dictionary& d, std::uint32_t w, unsigned p) {
   d.e[s] ^= (d.e[s] ^ w) & (0u - p);
   d.count += p & grows;
 }
+
+#if defined(MEMCOMP_X86_SIMD)
+struct SlotSel {  // per target: all-ones in the slots a push writes (0..15: one, 16: none, 17: all)
+  alignas(32) std::int32_t m[18][16];
+  constexpr SlotSel() : m{} {
+    for (unsigned t = 0; t < 18; ++t)
+      for (unsigned j = 0; j < 16; ++j) m[t][j] = t == j || t == 17 ? -1 : 0;
+  }
+};
+static constexpr SlotSel kSlotSel{};
+#endif
 
 /// One block being measured.
 struct Lane {
@@ -267,6 +284,9 @@ class CPack final : public CodecImpl<CPack> {
  protected:
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
                      const SizeColumns& out) const override {
+#if defined(MEMCOMP_X86_SIMD)
+    if (dict_ != Dict::block && blocks.block_bytes >= 16 && simd_avx2()) return measure_avx2(blocks, begin, end, out);
+#endif
     if (persistent_) {  // one dictionary, block after block (a stateful batch is one range)
       for (std::size_t i = begin; i < end; ++i) {
         const std::uint8_t* blk = blocks.block(i);
@@ -390,6 +410,123 @@ class CPack final : public CodecImpl<CPack> {
       out[l].meta = lane[l].meta;
     }
   }
+
+#if defined(MEMCOMP_X86_SIMD)
+  // The 16-slot dictionaries (fifo, deque, fill) with AVX2: a lane's dictionary lives in two
+  // registers, a search is three compares per register (bits 31..0, 31..8, 31..16 of word ^
+  // entry), a push is a blend at its slot. The same codes, pushes and final dictionary as
+  // measure_k (whose slot filling it mirrors), so a persistent state is shared between the two.
+  struct VLane {
+    __m256i e0, e1;  // slots 0..7, 8..15
+    std::uint32_t count, wp, payload, meta;
+  };
+
+  template <Dict K, bool Zeros>
+  MEMCOMP_AVX2 static void step(VLane& x, std::uint32_t w, std::uint32_t push_keys) {
+    const __m256i wv = _mm256_set1_epi32(static_cast<int>(w));
+    // The smallest word ^ entry over the 16 slots (unsigned), then its leading zero bytes.
+    __m256i m = _mm256_min_epu32(_mm256_xor_si256(x.e0, wv), _mm256_xor_si256(x.e1, wv));
+    m = _mm256_min_epu32(m, _mm256_permute2x128_si256(m, m, 1));
+    m = _mm256_min_epu32(m, _mm256_shuffle_epi32(m, 0x4E));
+    m = _mm256_min_epu32(m, _mm256_shuffle_epi32(m, 0xB1));
+    unsigned lm = lz_bytes(static_cast<std::uint32_t>(_mm256_cvtsi256_si32(m)));
+    if constexpr (!Zeros) lm = x.count ? lm : 0u;  // no pushed word yet: no entry
+    const unsigned k = 5 * lm + lz_bytes(w);
+    x.payload += kKeys.payload[k];
+    x.meta += kKeys.meta[k];
+    unsigned p = (push_keys >> k) & 1u, s;
+    const unsigned grows = static_cast<unsigned>(x.count < kSlots);
+    if constexpr (K == Dict::fill) {
+      p &= grows;
+      s = x.count % kSlots;
+    } else {
+      s = x.wp;
+      x.wp = (s + p) % kSlots;
+    }
+    // The slots w is written to: s when pushed, none (16) otherwise; with no pushed word yet,
+    // all of them (17: measure_k fills the empty dictionary's slots with the first word).
+    const unsigned at = !Zeros && x.count == 0 ? 17u : p ? s : 16u;
+    const auto* sel = reinterpret_cast<const __m256i*>(kSlotSel.m[at]);
+    x.e0 = _mm256_blendv_epi8(x.e0, wv, _mm256_load_si256(sel));
+    x.e1 = _mm256_blendv_epi8(x.e1, wv, _mm256_load_si256(sel + 1));
+    x.count += p & grows;
+  }
+
+  template <Dict K, bool Zeros, std::size_t L>
+  MEMCOMP_AVX2 void lanes_avx2(const std::uint8_t* const* blk, std::size_t b, SizeBreakdown* out,
+                               Dictionary* st) const {
+    const std::size_t n = b / 4;
+    const std::uint32_t push_keys = push_keys_;
+    const Endian endian = endian_;
+    VLane lane[L];
+    for (std::size_t l = 0; l < L; ++l) {
+      Dictionary d;
+      if (st) {
+        d = *st;
+      } else {
+        init(d);
+        std::fill(d.e + (zeros_ ? kSlots : 0), d.e + kSlots, 0u);  // unread until the first push fills them
+      }
+      lane[l].e0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d.e));
+      lane[l].e1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d.e + 8));
+      lane[l].count = d.count;
+      lane[l].wp = d.wp;
+      lane[l].payload = lane[l].meta = 0;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t l = 0; l < L; ++l)
+        step<K, Zeros>(lane[l], load<std::uint32_t>(blk[l] + 4 * i, endian), push_keys);
+    if (st) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(st->e), lane[0].e0);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(st->e + 8), lane[0].e1);
+      st->count = lane[0].count;
+      st->wp = lane[0].wp;
+    }
+    for (std::size_t l = 0; l < L; ++l) {
+      out[l] = SizeBreakdown{};
+      out[l].payload = lane[l].payload;
+      out[l].meta = lane[l].meta;
+    }
+  }
+
+  template <Dict K, bool Zeros>
+  MEMCOMP_AVX2 void range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
+                               const SizeColumns& out) const {
+    const std::size_t b = blocks.block_bytes;
+    std::size_t i = begin;
+    if (persistent_) {  // one dictionary, block after block
+      for (; i < end; ++i) {
+        const std::uint8_t* blk = blocks.block(i);
+        SizeBreakdown s;
+        lanes_avx2<K, Zeros, 1>(&blk, b, &s, &state_);
+        out.set(i, s);
+      }
+      return;
+    }
+    for (; i + 4 <= end; i += 4) {  // four independent blocks: their dependency chains overlap
+      const std::uint8_t* blk[4] = {blocks.block(i), blocks.block(i + 1), blocks.block(i + 2), blocks.block(i + 3)};
+      SizeBreakdown s[4];
+      lanes_avx2<K, Zeros, 4>(blk, b, s, nullptr);
+      for (std::size_t l = 0; l < 4; ++l) out.set(i + l, s[l]);
+    }
+    for (; i < end; ++i) {
+      const std::uint8_t* blk = blocks.block(i);
+      SizeBreakdown s;
+      lanes_avx2<K, Zeros, 1>(&blk, b, &s, nullptr);
+      out.set(i, s);
+    }
+  }
+
+  void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const {
+    if (zeros_) {
+      if (dict_ == Dict::fifo) return range_avx2<Dict::fifo, true>(blocks, begin, end, out);
+      return range_avx2<Dict::deque, true>(blocks, begin, end, out);
+    }
+    if (dict_ == Dict::fifo) return range_avx2<Dict::fifo, false>(blocks, begin, end, out);
+    if (dict_ == Dict::deque) return range_avx2<Dict::deque, false>(blocks, begin, end, out);
+    return range_avx2<Dict::fill, false>(blocks, begin, end, out);
+  }
+#endif
 
   /// An empty dictionary, or 16 zero entries.
   void init(Dictionary& d) const {
