@@ -134,14 +134,14 @@ Plan make_plan(const std::uint8_t* src, std::size_t n) {
 
 // ---- scatter ------------------------------------------------------------------------------------
 
-constexpr std::size_t kLineWords = 16;  // one 64-byte cache line
+constexpr std::size_t kLineBytes = 128, kLineWords = kLineBytes / 4;  // a bucket's buffer: two lines
 
-struct alignas(64) Line {
+struct alignas(kLineBytes) Line {
   std::uint32_t w[kLineWords];
 };
 
-/// Copies one line to memory around the caches (a scatter to hundreds of buckets otherwise waits
-/// on a read-for-ownership of every destination line).
+/// Copies a bucket's buffer to memory around the caches (a scatter to hundreds of buckets
+/// otherwise waits on a read-for-ownership of every destination line).
 inline void stream_line(std::uint32_t* dst, const std::uint32_t* src) {
 #if defined(__SSE2__)
   for (std::size_t i = 0; i < kLineWords; i += 4)
@@ -220,7 +220,7 @@ inline unsigned repeats8(const std::uint8_t* p) {
 #endif
 }
 
-/// Appends words to their buckets' lines, writing each line out when it fills.
+/// Appends words to their buckets' buffers, writing each buffer out when it fills.
 class Scatterer {
  public:
   Scatterer(const Plan& plan, Part& part)
@@ -239,7 +239,7 @@ class Scatterer {
     std::uint32_t* p = b == last_b_ ? last_p_ : q;
     *p = v;
     p += !hold;
-    if (((reinterpret_cast<std::uintptr_t>(p) & 63) | hold) == 0) {  // the line just filled up
+    if (((reinterpret_cast<std::uintptr_t>(p) & (kLineBytes - 1)) | hold) == 0) {  // the buffer is full
       p -= kLineWords;
       std::uint32_t* d = part_.end[b];
       if (d == part_.limit[b]) d = part_.next_block(b);
@@ -269,7 +269,7 @@ class Scatterer {
  private:
   Part& part_;
   const std::uint16_t* bucket_of_;
-  std::vector<Line> lines_;  // one line per bucket, in cache
+  std::vector<Line> lines_;  // one buffer per bucket, in cache
   std::vector<std::uint32_t*> cur_;
   std::size_t last_b_ = 0;
   std::uint32_t* last_p_ = nullptr;
@@ -287,8 +287,10 @@ void scatter(const std::uint8_t* src, std::size_t n, const Plan& plan, Part& par
   part.end.assign(nb, nullptr);
   part.limit.assign(nb, nullptr);
   part.full.assign(nb, {});
-  // Runs of 2+ equal words: (value << 32 | words after the first), at most n / 2 of them.
-  std::unique_ptr<std::uint64_t[]> side(new std::uint64_t[n / 2 + 2]);
+  // Runs of 2+ equal words as (value << 32 | words after the first), gathered a chunk at a time.
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  std::unique_ptr<std::uint64_t[]> side(new std::uint64_t[kChunk / 2 + 2]);
+  std::vector<std::uint64_t> runs;
   std::size_t s = 0;
   Scatterer out(plan, part);
   std::uint32_t prev = load<std::uint32_t>(src, E), run = 0;
@@ -301,31 +303,34 @@ void scatter(const std::uint8_t* src, std::size_t n, const Plan& plan, Part& par
     out.put(v, repeat);
     prev = v;
   };
-  std::size_t i = 1;
-  for (; i + 8 <= n; i += 8) {
-    const std::uint8_t* p = src + 4 * i;
-    const unsigned rep = repeats8(p);
-    if (rep == 0) {  // eight new words: the common case
-      if (run) {
-        side[s++] = std::uint64_t{prev} << 32 | run;
-        run = 0;
+  for (std::size_t i = 1; i < n;) {
+    const std::size_t stop = std::min(n, i + kChunk);
+    for (; i + 8 <= stop; i += 8) {
+      const std::uint8_t* p = src + 4 * i;
+      const unsigned rep = repeats8(p);
+      if (rep == 0) {  // eight new words: the common case
+        if (run) {
+          side[s++] = std::uint64_t{prev} << 32 | run;
+          run = 0;
+        }
+        for (unsigned k = 0; k < 8; ++k) out.put(load<std::uint32_t>(p + 4 * k, E));
+        prev = load<std::uint32_t>(p + 28, E);
+      } else if (rep == 0xFFu) {  // the run goes on
+        run += 8;
+      } else {
+        for (unsigned k = 0; k < 8; ++k) step(load<std::uint32_t>(p + 4 * k, E), (rep >> k) & 1u);
       }
-      for (unsigned k = 0; k < 8; ++k) out.put(load<std::uint32_t>(p + 4 * k, E));
-      prev = load<std::uint32_t>(p + 28, E);
-    } else if (rep == 0xFFu) {  // the run goes on
-      run += 8;
-    } else {
-      for (unsigned k = 0; k < 8; ++k) step(load<std::uint32_t>(p + 4 * k, E), (rep >> k) & 1u);
     }
+    for (; i < stop; ++i) {
+      const std::uint32_t v = load<std::uint32_t>(src + 4 * i, E);
+      step(v, v == prev);
+    }
+    runs.insert(runs.end(), side.get(), side.get() + s);
+    s = 0;
   }
-  for (; i < n; ++i) {
-    const std::uint32_t v = load<std::uint32_t>(src + 4 * i, E);
-    step(v, v == prev);
-  }
-  side[s] = std::uint64_t{prev} << 32 | run;
-  s += run != 0;
+  if (run) runs.push_back(std::uint64_t{prev} << 32 | run);
   out.finish();
-  fold_runs(side.get(), s, part.extras);
+  fold_runs(runs.data(), runs.size(), part.extras);
 }
 
 // ---- count --------------------------------------------------------------------------------------
@@ -385,33 +390,49 @@ struct Counter {
     }
   }
 
+  /// Sorts the bucket's words less `base` into keys (LSD radix, P digits of `width` bits): one
+  /// pass counts every digit, the first scatter reads the bucket's blocks.
   template <unsigned P>
   void sort_keys(std::size_t m, std::uint32_t base, unsigned width) {
     const std::uint32_t mask = (1u << width) - 1;
     std::array<std::array<std::uint32_t, std::size_t{1} << kMaxDigitBits>, P> h;
     for (auto& hd : h) std::fill_n(hd.data(), mask + 1, 0u);
-    std::uint32_t* k = keys.data();
     for (const Piece& pc : pieces) {
       for (std::size_t i = 0; i < pc.n; ++i) {
         const std::uint32_t x = pc.p[i] - base;
-        *k++ = x;
         for (unsigned d = 0; d < P; ++d) ++h[d][(x >> (d * width)) & mask];
       }
     }
-    std::uint32_t *from = keys.data(), *to = spare.data();
+    const std::uint32_t any = pieces[0].p[0] - base;
+    std::uint32_t *from = nullptr, *to = keys.data();
     for (unsigned d = 0; d < P; ++d) {
       const unsigned shift = d * width;
-      if (h[d][(from[0] >> shift) & mask] == m) continue;  // one digit value: already in order
+      if (h[d][(any >> shift) & mask] == m) continue;  // one digit value: already in order
       std::uint32_t sum = 0;
       for (std::uint32_t j = 0; j <= mask; ++j) {
         const std::uint32_t t = h[d][j];
         h[d][j] = sum;
         sum += t;
       }
-      for (std::size_t i = 0; i < m; ++i) to[h[d][(from[i] >> shift) & mask]++] = from[i];
-      std::swap(from, to);
+      std::uint32_t* hd = h[d].data();
+      if (!from) {
+        for (const Piece& pc : pieces) {
+          for (std::size_t i = 0; i < pc.n; ++i) {
+            const std::uint32_t x = pc.p[i] - base;
+            to[hd[(x >> shift) & mask]++] = x;
+          }
+        }
+      } else {
+        for (std::size_t i = 0; i < m; ++i) to[hd[(from[i] >> shift) & mask]++] = from[i];
+      }
+      from = to;
+      to = to == keys.data() ? spare.data() : keys.data();
     }
-    if (from != keys.data()) keys.swap(spare);
+    if (!from) {  // every word of the bucket is the same
+      std::fill_n(keys.data(), m, any);
+    } else if (from != keys.data()) {
+      keys.swap(spare);
+    }
   }
 
   void count_sorted(std::size_t m, std::uint32_t lo_prefix, std::uint32_t span, Emitter& emit) {
@@ -501,10 +522,14 @@ std::vector<Item> count_slice(const std::uint8_t* src, std::size_t n, unsigned t
   std::vector<Item> extras;
   for (Part& part : parts) extras = extras.empty() ? std::move(part.extras) : merge_runs(extras, part.extras);
 
-  // Bucket ranges of about equal work per thread, in value order.
-  std::vector<std::size_t> words(nb), cut(threads + 1, nb);
-  std::size_t total = 0;
-  for (std::size_t b = 0; b < nb; ++b) total += words[b] = bucket_words(parts, b);
+  // Bucket ranges of about equal work per thread, in value order; room for as many values as
+  // each bucket can hold (its words, and no more than its prefixes span).
+  std::vector<std::size_t> words(nb), room(nb), cut(threads + 1, nb);
+  std::size_t total = 0, total_room = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    total += words[b] = bucket_words(parts, b);
+    total_room += room[b] = std::min<std::size_t>(words[b], std::size_t{plan.lo[b + 1] - plan.lo[b]} << 16);
+  }
   cut[0] = 0;
   for (std::size_t b = 0, t = 1, acc = 0; b < nb && t < threads; ++b) {
     acc += words[b];
@@ -514,8 +539,8 @@ std::vector<Item> count_slice(const std::uint8_t* src, std::size_t n, unsigned t
   parallel_for(threads, static_cast<int>(threads), 1, [&](std::size_t tb, std::size_t te) {
     for (std::size_t t = tb; t < te; ++t) {
       std::size_t m = 0;
-      for (std::size_t b = cut[t]; b < cut[t + 1]; ++b) m += words[b];
-      if (t == 0) m = total;  // the other threads' items are appended to thread 0's
+      for (std::size_t b = cut[t]; b < cut[t + 1]; ++b) m += room[b];
+      if (t == 0) m = total_room;  // the other threads' items are appended to thread 0's
       reserve_items(out[t], m);
       if (cut[t] == cut[t + 1]) continue;
       const std::uint32_t v0 = plan.lo[cut[t]] << 16;
