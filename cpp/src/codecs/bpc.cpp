@@ -50,6 +50,11 @@
 #include <string>
 
 #include "memcomp/codecs/families.hpp"
+#include "memcomp/core/simd.hpp"
+
+#if defined(MEMCOMP_X86_SIMD)
+#include <immintrin.h>
+#endif
 
 namespace memcomp {
 namespace {
@@ -166,8 +171,36 @@ inline std::uint64_t transpose8(std::uint64_t x) {
   return x ^ t ^ (t << 28);
 }
 
+#if defined(MEMCOMP_X86_SIMD)
+// out[c] bit r = in[r] bit c for a 32x32 bit matrix: a byte transpose (row r's byte k to byte r
+// of register k), then 8 movemasks per register, each taking the top bit of every byte.
+__attribute__((target("avx2"))) void transpose32_avx2(const std::uint32_t* in, std::uint32_t* out) {
+  const __m256i group = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9, 13,
+                                         2, 6, 10, 14, 3, 7, 11, 15);
+  __m256i r[4];
+  for (int k = 0; k < 4; ++k)
+    r[k] = _mm256_shuffle_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * k)), group);
+  // Dword k of each 128-bit lane holds byte k of that lane's 4 rows; a 4x4 dword transpose per
+  // lane gathers them, and a dword permutation puts the rows in order.
+  const __m256i a0 = _mm256_unpacklo_epi32(r[0], r[1]), a1 = _mm256_unpackhi_epi32(r[0], r[1]);
+  const __m256i a2 = _mm256_unpacklo_epi32(r[2], r[3]), a3 = _mm256_unpackhi_epi32(r[2], r[3]);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  const __m256i t[4] = {_mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(a0, a2), order),
+                        _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(a0, a2), order),
+                        _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(a1, a3), order),
+                        _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(a1, a3), order)};
+  for (int k = 0; k < 4; ++k) {
+    __m256i v = t[k];
+    for (int j = 7; j >= 0; --j) {
+      out[8 * k + j] = static_cast<std::uint32_t>(_mm256_movemask_epi8(v));
+      v = _mm256_add_epi8(v, v);
+    }
+  }
+}
+#endif
+
 // cols[c] bit r = rows[r] bit c for r < R <= 64 and c < C <= 64, through 8x8 tiles.
-void transpose_bits(const std::uint64_t* rows, unsigned R, unsigned C, std::uint64_t* cols) {
+void transpose_bits_tiles(const std::uint64_t* rows, unsigned R, unsigned C, std::uint64_t* cols) {
   alignas(8) std::uint8_t t[64][8] = {};  // t[c][g]: column c of rows 8g..8g+7
   for (unsigned g = 0; 8 * g < R; ++g) {
     std::uint64_t rr[8];
@@ -180,6 +213,28 @@ void transpose_bits(const std::uint64_t* rows, unsigned R, unsigned C, std::uint
     }
   }
   for (unsigned c = 0; c < C; ++c) cols[c] = load<std::uint64_t>(t[c], Endian::little);
+}
+
+// cols[c] bit r = rows[r] bit c for r < R <= 64 and c < C <= 64 (rows' bits from C on are 0).
+// Up to 33 x 33 (BPC's planes of blocks up to 128 B) it goes through the 32x32 AVX2 transpose,
+// with bit and row 32 apart.
+void transpose_bits(const std::uint64_t* rows, unsigned R, unsigned C, std::uint64_t* cols) {
+#if defined(MEMCOMP_X86_SIMD)
+  if (R <= 33 && C <= 33 && simd_avx2()) {
+    std::uint32_t lo[32] = {}, t[32];
+    std::uint64_t top = 0;  // column 32
+    for (unsigned r = 0; r < R && r < 32; ++r) {
+      lo[r] = static_cast<std::uint32_t>(rows[r]);
+      top |= ((rows[r] >> 32) & 1u) << r;
+    }
+    transpose32_avx2(lo, t);
+    const std::uint64_t last = R == 33 ? rows[32] : 0;  // row 32: bit 32 of every column
+    for (unsigned c = 0; c < C && c < 32; ++c) cols[c] = std::uint64_t{t[c]} | ((last >> c) & 1u) << 32;
+    if (C == 33) cols[32] = top | ((last >> 32) & 1u) << 32;
+    return;
+  }
+#endif
+  transpose_bits_tiles(rows, R, C, cols);
 }
 
 // Bits 0..15 of x to the even bits 0..30.
