@@ -23,8 +23,10 @@ py::dict measure(const Codec& c, const py::array& blocks, const py::object& thre
   v.approximable = approximable_of(approximable, v.n_blocks);
   const int t = thread_count(threads);
   const auto n = static_cast<py::ssize_t>(v.n_blocks);
-  py::array_t<std::uint32_t> bits(n), payload(n), meta(n), header(n), tag(n);
-  py::array_t<std::int16_t> mode(n);
+  auto bits = output_array<std::uint32_t>({n}), payload = output_array<std::uint32_t>({n}),
+       meta = output_array<std::uint32_t>({n}), header = output_array<std::uint32_t>({n}),
+       tag = output_array<std::uint32_t>({n});
+  auto mode = output_array<std::int16_t>({n});
   SizeColumns cols{bits.mutable_data(),   payload.mutable_data(), meta.mutable_data(),
                    header.mutable_data(), tag.mutable_data(),     mode.mutable_data()};
   {
@@ -81,7 +83,7 @@ py::array_t<std::uint8_t> decode(const Codec& c, const py::array& data, const py
     throw invalid_argument(c.preset() + " is stateful: decoding needs the entry state its encode recorded");
   }
   c.check_block_bytes(block_bytes);
-  py::array_t<std::uint8_t> out({static_cast<py::ssize_t>(e.n_blocks), static_cast<py::ssize_t>(block_bytes)});
+  auto out = output_array<std::uint8_t>({static_cast<py::ssize_t>(e.n_blocks), static_cast<py::ssize_t>(block_bytes)});
   std::uint8_t* dst = out.mutable_data();
   {
     py::gil_scoped_release nogil;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memcomp/core/blocks.hpp"
+#include "memcomp/core/memory.hpp"
 #include "memcomp/core/options.hpp"
 
 namespace memcomp::bindings {
@@ -37,6 +38,23 @@ const T* column(const py::array& a, const char* what, std::size_t n = static_cas
     throw py::value_error(std::string(what) + " must have " + std::to_string(n) + " entries, got " +
                           std::to_string(a.shape(0)));
   return static_cast<const T*>(a.data());
+}
+
+/// An uninitialised C-contiguous array on memcomp's batch buffers (memory.hpp: huge pages, and
+/// large buffers reused once freed), for outputs the core writes in full.
+template <class T>
+py::array_t<T> output_array(std::initializer_list<py::ssize_t> shape) {
+  std::size_t n = 1;
+  for (auto d : shape) n *= static_cast<std::size_t>(d);
+  void* p = alloc_buffer(n * sizeof(T));
+  py::capsule owner;
+  try {
+    owner = py::capsule(p, [](void* q) { free_buffer(q); });
+  } catch (...) {
+    free_buffer(p);
+    throw;
+  }
+  return py::array_t<T>(std::vector<py::ssize_t>(shape), static_cast<T*>(p), owner);
 }
 
 /// Moves a vector into a 1-D NumPy array without copying its data.

@@ -1,31 +1,96 @@
-// memcomp core: huge-page backed batch buffers (memory.hpp).
+// memcomp core: huge-page backed batch buffers (memory.hpp), and a small cache of freed ones.
+// A sweep encodes, decodes and measures batch after batch; each fresh 100 MB buffer would cost
+// the kernel a page fault and a page of zeros per 4 KiB (or 2 MiB) before a byte is written. The
+// last few freed large buffers are kept for the next request of a similar size instead.
 #include "memcomp/core/memory.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <mutex>
 
 namespace memcomp {
 namespace {
 constexpr std::size_t kHuge = std::size_t{2} << 20;      // a transparent huge page
 constexpr std::size_t kHugeFrom = std::size_t{4} << 20;  // smaller buffers stay on malloc's heap
+constexpr std::size_t kCacheSlots = 8;
+constexpr std::size_t kCacheBytes = std::size_t{512} << 20;  // at most this much kept idle
+
+struct Block {
+  void* p = nullptr;
+  std::size_t bytes = 0;  // rounded to kHuge
+};
+
+// Freed large buffers (never shared with a forked child: its copy starts empty).
+struct Cache {
+  std::mutex mu;
+  Block slot[kCacheSlots];
+  std::size_t total = 0;
+  pid_t pid = getpid();
+};
+Cache g_cache;
+
+// Every buffer's size sits in the 16 bytes in front of it: a small one's malloc chunk starts
+// there, a large one's allocation a huge page earlier (so the buffer itself is page aligned).
+constexpr std::size_t kHeader = 16;
+std::size_t* header(void* p) { return static_cast<std::size_t*>(static_cast<void*>(static_cast<char*>(p) - kHeader)); }
+
+bool cache_usable() { return g_cache.pid == getpid(); }
 }  // namespace
 
 void* alloc_buffer(std::size_t bytes) {
-  void* p = nullptr;
-  if (bytes >= kHugeFrom) {
-    const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-    p = std::aligned_alloc(kHuge, rounded);
-#if defined(MADV_HUGEPAGE)
-    if (p) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP, plain pages
-#endif
-  } else {
-    p = std::malloc(bytes == 0 ? 1 : bytes);
+  if (bytes < kHugeFrom) {
+    void* base = std::malloc(kHeader + bytes);
+    if (!base) throw std::bad_alloc();
+    void* p = static_cast<char*>(base) + kHeader;
+    *header(p) = bytes;
+    return p;
   }
-  if (!p) throw std::bad_alloc();
+  if (bytes > (std::size_t{1} << 48)) throw std::bad_alloc();
+  const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+  if (cache_usable()) {  // the smallest cached buffer that holds it without wasting half
+    std::lock_guard<std::mutex> lock(g_cache.mu);
+    Block* best = nullptr;
+    for (Block& b : g_cache.slot)
+      if (b.p && b.bytes >= rounded && b.bytes <= 2 * rounded && (!best || b.bytes < best->bytes)) best = &b;
+    if (best) {
+      void* p = best->p;
+      g_cache.total -= best->bytes;
+      *best = Block{};
+      return p;
+    }
+  }
+  void* base = std::aligned_alloc(kHuge, rounded + kHuge);  // a huge page of header, then the buffer
+  if (!base) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+  madvise(static_cast<char*>(base) + kHuge, rounded, MADV_HUGEPAGE);  // advice only: else plain pages
+#endif
+  void* p = static_cast<char*>(base) + kHuge;
+  *header(p) = rounded;
   return p;
 }
 
-void free_buffer(void* p) noexcept { std::free(p); }
+void free_buffer(void* p) noexcept {
+  if (!p) return;
+  const std::size_t bytes = *header(p);
+  if (bytes < kHugeFrom) {
+    std::free(static_cast<char*>(p) - kHeader);
+    return;
+  }
+  if (cache_usable()) {
+    std::lock_guard<std::mutex> lock(g_cache.mu);
+    if (g_cache.total + bytes <= kCacheBytes) {
+      for (Block& b : g_cache.slot) {
+        if (!b.p) {
+          b = Block{p, bytes};
+          g_cache.total += bytes;
+          return;
+        }
+      }
+    }
+  }
+  std::free(static_cast<char*>(p) - kHuge);
+}
 
 }  // namespace memcomp
