@@ -18,10 +18,15 @@ import os
 import sys
 from typing import Callable, Dict, List, Optional
 
-import numpy as np
+# BLAS worker threads spin after a call (the sample generator multiplies matrices); on a small
+# machine they would steal the cores the 2-thread figures need.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import memcomp
-from memcomp import toggles
+import numpy as np  # noqa: E402
+
+import memcomp  # noqa: E402
+from memcomp import toggles  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import numpy_reference  # noqa: E402
