@@ -17,9 +17,6 @@
 #include <cstring>
 #include <memory>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -32,6 +29,7 @@ namespace memcomp {
 namespace {
 
 using Item = ValueCounts32::Item;
+using Table = ValueCounts32::Table;
 
 constexpr std::size_t kSliceWords = std::size_t{1} << 30;  // per pass; keeps every count below 2^32
 constexpr std::size_t kPlanMin = std::size_t{1} << 16;     // fewer words: one bucket, no sample
@@ -44,34 +42,17 @@ constexpr unsigned kMaxDigitBits = 11;      // LSD digit width limit (2048 count
 constexpr std::size_t kSmallSort = 128;     // fewer words in a bucket: std::sort
 constexpr std::size_t kBlockWords = 2048;   // arena block of a bucket
 
-// The big scratch buffers are written once each; 2 MiB pages make that first touch several
-// times cheaper than 4 KiB faults (which cost more than the writes themselves).
-void advise_huge(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::uintptr_t kHuge = std::uintptr_t{1} << 21;
-  if (bytes < 2 * kHuge) return;
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t lo = (a + kHuge - 1) & ~(kHuge - 1), hi = (a + bytes) & ~(kHuge - 1);
-  if (hi > lo) madvise(static_cast<char*>(p) + (lo - a), hi - lo, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
-/// An uninitialized buffer of n elements: its pages are touched only where it is written.
+/// Scratch of the size of the input: a batch buffer (memory.hpp), uninitialised, huge-page
+/// backed and reused by the next call instead of faulted in afresh.
+struct FreeBuffer {
+  void operator()(void* p) const noexcept { free_buffer(p); }
+};
 template <class T>
-std::unique_ptr<T[]> raw_buffer(std::size_t n) {
-  std::unique_ptr<T[]> p(new T[n]);
-  advise_huge(p.get(), n * sizeof(T));
-  return p;
-}
+using Buffer = std::unique_ptr<T[], FreeBuffer>;
 
-void reserve_items(std::vector<Item>& v, std::size_t n) {
-  if (n <= v.capacity()) return;
-  const bool fresh = v.empty();
-  v.reserve(n);
-  if (fresh) advise_huge(v.data(), n * sizeof(Item));
+template <class T>
+Buffer<T> raw_buffer(std::size_t n) {
+  return Buffer<T>(static_cast<T*>(alloc_buffer(n * sizeof(T))));
 }
 
 // ---- plan ---------------------------------------------------------------------------------------
@@ -154,11 +135,11 @@ inline void stream_line(std::uint32_t* dst, const std::uint32_t* src) {
 /// One thread's share of the input, by bucket: blocks of kBlockWords words in its own arena, and
 /// the runs it dropped, folded to (value, extra count) by value.
 struct Part {
-  std::unique_ptr<std::uint32_t[]> arena_mem;
+  Buffer<std::uint32_t> arena_mem;
   std::uint32_t* arena = nullptr;                 // next free block
   std::vector<std::uint32_t*> blk, end, limit;    // per bucket: its current block, next word, block end
   std::vector<std::vector<std::uint32_t*>> full;  // per bucket: its full blocks, in order
-  std::vector<Item> extras;
+  Table extras;
 
   std::uint32_t* next_block(std::size_t b) {
     if (blk[b]) full[b].push_back(blk[b]);
@@ -173,13 +154,13 @@ struct Part {
 };
 
 /// Sorts x by its high 32 bits (LSD radix, 8-bit digits) and appends (high, sum of low) per value.
-void fold_runs(std::uint64_t* x, std::size_t n, std::vector<Item>& out) {
+void fold_runs(std::uint64_t* x, std::size_t n, Table& out) {
   if (n == 0) return;
-  std::unique_ptr<std::uint64_t[]> tmp;
+  Buffer<std::uint64_t> tmp;
   if (n < 256) {
     std::sort(x, x + n);
   } else {
-    tmp.reset(new std::uint64_t[n]);
+    tmp = raw_buffer<std::uint64_t>(n);
     std::uint64_t *a = x, *b = tmp.get();
     std::array<std::array<std::size_t, 256>, 4> h{};
     for (std::size_t i = 0; i < n; ++i)
@@ -349,17 +330,18 @@ void pieces_of(const std::vector<Part>& parts, std::size_t b, std::vector<Piece>
   }
 }
 
-/// Emits (value, count) with the bucket's side counts added, in value order.
+/// Writes (value, count) in value order into a table's room, with the bucket's side counts added.
 class Emitter {
  public:
-  Emitter(std::vector<Item>& out, const Item* x, const Item* x_end) : out_(out), x_(x), x_end_(x_end) {}
+  Emitter(Item* out, const Item* x, const Item* x_end) : out_(out), x_(x), x_end_(x_end) {}
   void operator()(std::uint32_t v, std::uint64_t c) {
     if (x_ != x_end_ && x_->first == v) c += (x_++)->second;
-    out_.emplace_back(v, c);
+    ::new (static_cast<void*>(out_++)) Item(v, c);
   }
+  Item* end() const { return out_; }
 
  private:
-  std::vector<Item>& out_;
+  Item* out_;
   const Item* x_;
   const Item* x_end_;
 };
@@ -490,8 +472,8 @@ std::size_t bucket_words(const std::vector<Part>& parts, std::size_t b) {
 }
 
 /// Merges two lists of (value, count) by value, adding the counts of a value in both.
-std::vector<Item> merge_runs(const std::vector<Item>& a, const std::vector<Item>& b) {
-  std::vector<Item> out;
+Table merge_runs(const Table& a, const Table& b) {
+  Table out;
   out.reserve(a.size() + b.size());
   std::size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
@@ -508,8 +490,23 @@ std::vector<Item> merge_runs(const std::vector<Item>& a, const std::vector<Item>
   return out;
 }
 
+/// Copies parts 1.. of `out` (their first got[t] items) behind the got[0] items of part 0, on
+/// `threads` threads, and trims part 0 to the whole.
+void join(std::vector<Table>& out, const std::vector<std::size_t>& got, unsigned threads) {
+  std::vector<std::size_t> at(out.size() + 1, 0);  // where each part goes
+  for (std::size_t t = 0; t < out.size(); ++t) at[t + 1] = at[t] + got[t];
+  Item* dst = out[0].data();
+  parallel_for(at.back() - got[0], static_cast<int>(threads), std::size_t{1} << 16, [&](std::size_t b, std::size_t e) {
+    for (std::size_t t = 1; t < out.size(); ++t) {  // [b, e) counts from at[1]
+      const std::size_t lo = std::max(b + got[0], at[t]), hi = std::min(e + got[0], at[t + 1]);
+      if (lo < hi) std::copy(out[t].data() + (lo - at[t]), out[t].data() + (hi - at[t]), dst + lo);
+    }
+  });
+  out[0].resize(at.back());
+}
+
 template <Endian E>
-std::vector<Item> count_slice(const std::uint8_t* src, std::size_t n, unsigned threads) {
+Table count_slice(const std::uint8_t* src, std::size_t n, unsigned threads) {
   const Plan plan = make_plan<E>(src, n);
   const std::size_t nb = plan.buckets();
   std::vector<Part> parts(threads);
@@ -519,7 +516,7 @@ std::vector<Item> count_slice(const std::uint8_t* src, std::size_t n, unsigned t
       scatter<E>(src + 4 * lo, hi - lo, plan, parts[t]);
     }
   });
-  std::vector<Item> extras;
+  Table extras;
   for (Part& part : parts) extras = extras.empty() ? std::move(part.extras) : merge_runs(extras, part.extras);
 
   // Bucket ranges of about equal work per thread, in value order; room for as many values as
@@ -535,52 +532,55 @@ std::vector<Item> count_slice(const std::uint8_t* src, std::size_t n, unsigned t
     acc += words[b];
     while (t < threads && acc * threads >= total * t) cut[t++] = b + 1;
   }
-  std::vector<std::vector<Item>> out(threads);
+  // Each thread writes its values in place: thread 0 in the table that is returned (with room
+  // for every thread's), the others in tables of their own, joined after.
+  std::vector<Table> out(threads);
+  std::vector<std::size_t> got(threads, 0);
   parallel_for(threads, static_cast<int>(threads), 1, [&](std::size_t tb, std::size_t te) {
     for (std::size_t t = tb; t < te; ++t) {
       std::size_t m = 0;
       for (std::size_t b = cut[t]; b < cut[t + 1]; ++b) m += room[b];
-      if (t == 0) m = total_room;  // the other threads' items are appended to thread 0's
-      reserve_items(out[t], m);
+      out[t].resize(t == 0 ? total_room : m);  // no initialisation (CountsAllocator)
       if (cut[t] == cut[t + 1]) continue;
       const std::uint32_t v0 = plan.lo[cut[t]] << 16;
       const Item* x = std::lower_bound(extras.data(), extras.data() + extras.size(), Item{v0, 0});
-      Emitter emit(out[t], x, extras.data() + extras.size());
+      Emitter emit(out[t].data(), x, extras.data() + extras.size());
       Counter counter;
       for (std::size_t b = cut[t]; b < cut[t + 1]; ++b) counter.count_bucket(parts, plan, b, emit);
+      got[t] = static_cast<std::size_t>(emit.end() - out[t].data());
     }
   });
-  for (std::size_t t = 1; t < threads; ++t) out[0].insert(out[0].end(), out[t].begin(), out[t].end());
+  join(out, got, threads);
   return std::move(out[0]);
 }
 
 /// Counts n words at src, one slice of at most kSliceWords at a time.
-std::vector<Item> count_words(const std::uint8_t* src, std::size_t n, Endian endian, unsigned threads) {
-  std::vector<Item> all;
+Table count_words(const std::uint8_t* src, std::size_t n, Endian endian, unsigned threads) {
+  Table all;
   for (std::size_t at = 0; at < n; at += kSliceWords) {
     const std::size_t k = std::min(kSliceWords, n - at);
     const unsigned t = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(k / 65536 + 1)));
-    std::vector<Item> run = endian == Endian::little ? count_slice<Endian::little>(src + 4 * at, k, t)
-                                                     : count_slice<Endian::big>(src + 4 * at, k, t);
+    Table run = endian == Endian::little ? count_slice<Endian::little>(src + 4 * at, k, t)
+                                         : count_slice<Endian::big>(src + 4 * at, k, t);
     all = all.empty() ? std::move(run) : merge_runs(all, run);
   }
   return all;
+}
+
+Table count_values(const std::vector<std::uint32_t>& v) {
+  const Endian host = detail::host_is_little() ? Endian::little : Endian::big;
+  return count_words(reinterpret_cast<const std::uint8_t*>(v.data()), v.size(), host, 1);
 }
 
 }  // namespace
 
 void count_runs(std::vector<std::uint32_t>& v, std::vector<ValueCounts32::Item>& out) {
   if (v.empty()) return;
-  const Endian host = detail::host_is_little() ? Endian::little : Endian::big;
-  std::vector<Item> run = count_words(reinterpret_cast<const std::uint8_t*>(v.data()), v.size(), host, 1);
-  if (out.empty()) {
-    out = std::move(run);
-  } else {
-    out.insert(out.end(), run.begin(), run.end());
-  }
+  const Table run = count_values(v);
+  out.insert(out.end(), run.begin(), run.end());
 }
 
-void ValueCounts32::merge_sorted(const std::vector<Item>& run) {
+void ValueCounts32::merge_sorted(const Table& run) {
   if (items_ref().empty()) {
     items_ = run;
     return;
@@ -588,7 +588,7 @@ void ValueCounts32::merge_sorted(const std::vector<Item>& run) {
   items_ = merge_runs(items_, run);
 }
 
-void ValueCounts32::merge_sorted(std::vector<Item>&& run) {
+void ValueCounts32::merge_sorted(Table&& run) {
   if (items_ref().empty()) {
     items_ = std::move(run);
     return;
@@ -596,10 +596,9 @@ void ValueCounts32::merge_sorted(std::vector<Item>&& run) {
   items_ = merge_runs(items_, run);
 }
 
-const std::vector<ValueCounts32::Item>& ValueCounts32::items_ref() const {
+const ValueCounts32::Table& ValueCounts32::items_ref() const {
   if (!pending_.empty()) {
-    std::vector<Item> run;
-    count_runs(pending_, run);
+    Table run = count_values(pending_);
     pending_.clear();
     items_ = items_.empty() ? std::move(run) : merge_runs(items_, run);
   }
@@ -637,7 +636,7 @@ std::uint64_t ValueCounts32::count(std::uint32_t value) const {
 }
 
 std::vector<ValueCounts32::Item> ValueCounts32::top(std::size_t k) const {
-  std::vector<Item> out = items_ref();
+  std::vector<Item> out(items_ref().begin(), items_ref().end());
   auto better = [](const Item& a, const Item& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   };

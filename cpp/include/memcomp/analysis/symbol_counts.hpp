@@ -8,17 +8,52 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <utility>
 #include <vector>
 
 #include "memcomp/core/bits.hpp"
 #include "memcomp/core/blocks.hpp"
+#include "memcomp/core/memory.hpp"
 
 namespace memcomp {
+
+namespace detail {
+/// Storage of count tables: batch buffers (memory.hpp: huge pages, reused once freed), and a
+/// resize that leaves new elements unset, even std::pairs (the counting threads fill their
+/// ranges of the table in place).
+template <class T>
+struct CountsAllocator {
+  using value_type = T;
+  CountsAllocator() noexcept = default;
+  template <class U>
+  CountsAllocator(const CountsAllocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
+  T* allocate(std::size_t n) {
+    if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_alloc();
+    return static_cast<T*>(alloc_buffer(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t) noexcept { free_buffer(p); }
+  template <class U>
+  void construct(U*) noexcept {}
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  template <class U>
+  bool operator==(const CountsAllocator<U>&) const noexcept {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const CountsAllocator<U>&) const noexcept {
+    return false;
+  }
+};
+}  // namespace detail
 
 class ValueCounts32 {
  public:
   using Item = std::pair<std::uint32_t, std::uint64_t>;  // (value, count)
+  using Table = std::vector<Item, detail::CountsAllocator<Item>>;
 
   void add(std::uint32_t value, std::uint64_t count = 1);
   /// Counts every 32-bit word of the blocks (B must be a multiple of 4), over `threads` threads.
@@ -29,18 +64,21 @@ class ValueCounts32 {
   std::uint64_t total() const noexcept { return total_; }
   std::uint64_t count(std::uint32_t value) const;
   /// Every (value, count), by ascending value.
-  std::vector<Item> items() const { return items_ref(); }
+  std::vector<Item> items() const {
+    const Table& t = items_ref();
+    return {t.begin(), t.end()};
+  }
   /// The same without a copy (valid until the next add or merge).
-  const std::vector<Item>& view() const { return items_ref(); }
+  const Table& view() const { return items_ref(); }
   /// The k most frequent values: count descending, ties to the smaller value (SPEC 1.7, 1.8).
   std::vector<Item> top(std::size_t k) const;
 
  private:
-  const std::vector<Item>& items_ref() const;  // folds pending single adds first
-  void merge_sorted(const std::vector<Item>& run);
-  void merge_sorted(std::vector<Item>&& run);
+  const Table& items_ref() const;  // folds pending single adds first
+  void merge_sorted(const Table& run);
+  void merge_sorted(Table&& run);
 
-  mutable std::vector<Item> items_;             // sorted by value, counts > 0
+  mutable Table items_;                         // sorted by value, counts > 0
   mutable std::vector<std::uint32_t> pending_;  // single adds of count 1, not yet folded
   std::uint64_t total_ = 0;
 };
