@@ -254,7 +254,7 @@ class CanonicalCode {
   };
   static constexpr std::uint8_t kLongCode = 0xFF;
   static constexpr unsigned kLutBits = 11;    // decode lookup over the first min(11, max_len) bits
-  static constexpr unsigned kDenseBits = 12;  // code_of is a direct array for sl <= 12
+  static constexpr unsigned kDenseBits = 16;  // code_of is a direct array for sl <= 16
 
   std::size_t slot(std::uint64_t key) const noexcept {
     return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> hash_shift_);
