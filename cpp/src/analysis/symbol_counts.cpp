@@ -231,7 +231,7 @@ class Scatterer {
     last_p_ = p;
   }
 
-  /// Writes out the partial lines (after the last put).
+  /// Writes out the partial buffers (after the last put).
   void finish() {
     cur_[last_b_] = last_p_;
 #if defined(__SSE2__)
@@ -352,7 +352,7 @@ struct Counter {
   std::unique_ptr<std::uint32_t[]> dense;  // 65536 counters, zero between buckets
   std::vector<Piece> pieces;
 
-  void count_dense(std::uint32_t prefix, Emitter& emit) {
+  Emitter count_dense(std::uint32_t prefix, Emitter emit) {
     if (!dense) {
       dense.reset(new std::uint32_t[65536]);
       std::fill(dense.get(), dense.get() + 65536, 0u);
@@ -370,6 +370,7 @@ struct Counter {
         c[j] = 0;
       }
     }
+    return emit;
   }
 
   /// Sorts the bucket's words less `base` into keys (LSD radix, P digits of `width` bits): one
@@ -417,7 +418,7 @@ struct Counter {
     }
   }
 
-  void count_sorted(std::size_t m, std::uint32_t lo_prefix, std::uint32_t span, Emitter& emit) {
+  Emitter count_sorted(std::size_t m, std::uint32_t lo_prefix, std::uint32_t span, Emitter emit) {
     if (keys.size() < m) {
       keys.resize(m);
       spare.resize(m);
@@ -433,7 +434,7 @@ struct Counter {
         emit(keys[i], j - i);
         i = j;
       }
-      return;
+      return emit;
     }
     const unsigned bits = 16 + ceil_log2(span);
     const unsigned passes = (bits + kMaxDigitBits - 1) / kMaxDigitBits;
@@ -449,19 +450,19 @@ struct Counter {
       emit(k[i] + base, j - i);
       i = j;
     }
+    return emit;
   }
 
-  void count_bucket(const std::vector<Part>& parts, const Plan& plan, std::size_t b, Emitter& emit) {
+  /// Counts bucket b; returns the emitter moved past its values (passed by value: it lives in
+  /// registers in the hot loops).
+  Emitter count_bucket(const std::vector<Part>& parts, const Plan& plan, std::size_t b, Emitter emit) {
     pieces_of(parts, b, pieces);
     std::size_t m = 0;
     for (const Piece& pc : pieces) m += pc.n;
-    if (m == 0) return;
+    if (m == 0) return emit;
     const std::uint32_t lo = plan.lo[b], span = plan.lo[b + 1] - lo;
-    if (span == 1 && m >= kDenseUse) {
-      count_dense(lo, emit);
-    } else {
-      count_sorted(m, lo, span, emit);
-    }
+    if (span == 1 && m >= kDenseUse) return count_dense(lo, emit);
+    return count_sorted(m, lo, span, emit);
   }
 };
 
@@ -546,7 +547,7 @@ Table count_slice(const std::uint8_t* src, std::size_t n, unsigned threads) {
       const Item* x = std::lower_bound(extras.data(), extras.data() + extras.size(), Item{v0, 0});
       Emitter emit(out[t].data(), x, extras.data() + extras.size());
       Counter counter;
-      for (std::size_t b = cut[t]; b < cut[t + 1]; ++b) counter.count_bucket(parts, plan, b, emit);
+      for (std::size_t b = cut[t]; b < cut[t + 1]; ++b) emit = counter.count_bucket(parts, plan, b, emit);
       got[t] = static_cast<std::size_t>(emit.end() - out[t].data());
     }
   });
