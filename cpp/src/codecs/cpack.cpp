@@ -158,13 +158,13 @@ inline void push(Dictionary& d, std::uint32_t w, unsigned p) {
 
 #if defined(MEMCOMP_X86_SIMD)
 struct SlotSel {  // per target: all-ones in the slots a push writes (0..15: one, 16: none, 17: all)
-  alignas(32) std::int32_t m[18][16];
-  constexpr SlotSel() : m{} {
+  alignas(32) std::int32_t m[18][16]{};
+  constexpr SlotSel() {
     for (unsigned t = 0; t < 18; ++t)
       for (unsigned j = 0; j < 16; ++j) m[t][j] = t == j || t == 17 ? -1 : 0;
   }
 };
-static constexpr SlotSel kSlotSel{};
+constexpr SlotSel kSlotSel{};
 #endif
 
 /// One block being measured.

@@ -14,8 +14,7 @@
 
 #include "memcomp/core/parallel.hpp"
 
-namespace memcomp {
-namespace detail {
+namespace memcomp::detail {
 namespace {
 
 thread_local bool tls_pool_worker = false;
@@ -33,8 +32,11 @@ class Pool {
   explicit Pool(unsigned workers) : pid_(getpid()) {
     for (unsigned w = 0; w < workers; ++w) std::thread([this] { work(); }).detach();
   }
+  ~Pool() = default;  // never runs: the pool lives for the process
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
+  Pool(Pool&&) = delete;
+  Pool& operator=(Pool&&) = delete;
 
   pid_t pid() const noexcept { return pid_; }
 
@@ -105,5 +107,4 @@ void run_on_pool(std::size_t n, void (*task)(void*, std::size_t), void* ctx) {
   pool().run(job);
 }
 
-}  // namespace detail
-}  // namespace memcomp
+}  // namespace memcomp::detail
