@@ -1,6 +1,7 @@
 // memcomp bindings: the _core extension module. Each area registers itself here.
 #include "common.hpp"
 #include "memcomp/core/error.hpp"
+#include "memcomp/core/memory.hpp"
 #include "memcomp/core/simd.hpp"
 
 namespace memcomp::bindings {
@@ -24,4 +25,6 @@ PYBIND11_MODULE(_core, m) {
         "Turns the SIMD fast paths on (default, where the CPU has them) or off (the scalar reference).");
   m.def("simd_enabled", &memcomp::simd_enabled, "False after set_simd(False) or with MEMCOMP_SIMD=0.");
   m.def("simd_avx2", &memcomp::simd_avx2, "True when the AVX2 fast paths run (the CPU has AVX2, SIMD on).");
+  m.def("release_buffers", &memcomp::release_buffers,
+        "Returns the large output buffers kept for reuse (up to 512 MiB) to the system.");
 }

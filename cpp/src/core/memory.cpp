@@ -93,4 +93,14 @@ void free_buffer(void* p) noexcept {
   std::free(static_cast<char*>(p) - kHuge);
 }
 
+void release_buffers() noexcept {
+  if (!cache_usable()) return;
+  std::lock_guard<std::mutex> lock(g_cache.mu);
+  for (Block& b : g_cache.slot) {
+    if (b.p) std::free(static_cast<char*>(b.p) - kHuge);
+    b = Block{};
+  }
+  g_cache.total = 0;
+}
+
 }  // namespace memcomp

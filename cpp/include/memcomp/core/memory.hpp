@@ -13,8 +13,10 @@ namespace memcomp {
 
 /// malloc-compatible storage of `bytes` bytes (huge-page backed from 4 MiB); throws bad_alloc.
 void* alloc_buffer(std::size_t bytes);
-/// Releases what alloc_buffer returned.
+/// Releases what alloc_buffer returned (a large buffer may be kept for the next request).
 void free_buffer(void* p) noexcept;
+/// Returns every kept buffer to the system.
+void release_buffers() noexcept;
 
 /// Allocator that leaves new elements uninitialised (resize costs no memset) and takes its
 /// storage from alloc_buffer.
