@@ -134,15 +134,16 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
     throw py::type_error("bu must be a number or a float64 array with one entry per block");
   }
   const auto n = static_cast<py::ssize_t>(v.n_blocks);
-  const py::ssize_t m = per_block ? n : 0;  // per-block counts only if asked; the flags always
-  py::array_t<bool> flag(n);
-  py::array_t<double> cr(m);
-  py::array_t<std::uint32_t> t0(m), t1(m), units0(m), units1(m), bits1(m);
-  OutColumns sent(static_cast<std::size_t>(m));
+  py::array_t<bool> flag(n);  // the decisions always; per-block counts only if asked
   EcColumns out;
   static_assert(sizeof(bool) == 1, "bool flags are written as bytes");
   out.compressed = reinterpret_cast<std::uint8_t*>(flag.mutable_data());
+  py::dict cols, sent_arrays;
+  cols["compressed"] = flag;
   if (per_block) {
+    py::array_t<double> cr(n);
+    py::array_t<std::uint32_t> t0(n), t1(n), units0(n), units1(n), bits1(n);
+    OutColumns sent(static_cast<std::size_t>(n));
     out.cr = cr.mutable_data();
     out.t0 = t0.mutable_data();
     out.t1 = t1.mutable_data();
@@ -150,21 +151,18 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
     out.units_comp = units1.mutable_data();
     out.bits_comp = bits1.mutable_data();
     out.sent = sent.cols;
-  }
-  EcTotals t;
-  {
-    py::gil_scoped_release nogil;
-    t = energy_control(c, ec, v, sv, bup, bun, s, &out, close);
-  }
-  py::dict cols;
-  cols["compressed"] = flag;
-  if (per_block) {
     cols["cr"] = cr;
     cols["t0"] = t0;
     cols["t1"] = t1;
     cols["units_raw"] = units0;
     cols["units_comp"] = units1;
     cols["bits_comp"] = bits1;
+    sent_arrays = sent.arrays;
+  }
+  EcTotals t;
+  {
+    py::gil_scoped_release nogil;
+    t = energy_control(c, ec, v, sv, bup, bun, s, &out, close);
   }
   py::dict tot;
   tot["blocks"] = t.blocks;
@@ -174,7 +172,7 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
   tot["raw_units"] = t.raw_units;
   tot["sent_units"] = t.sent_units;
   tot["sent"] = totals(t.sent);
-  return py::make_tuple(cols, per_block ? sent.arrays : py::dict(), tot, state_out(s, c));
+  return py::make_tuple(cols, sent_arrays, tot, state_out(s, c));
 }
 
 py::tuple drive(const py::array& stream, std::uint64_t nbits, const py::dict& bus, const py::object& state) {

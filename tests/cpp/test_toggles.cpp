@@ -14,6 +14,7 @@
 #include "json_lite.hpp"
 #include "memcomp/analysis/toggles.hpp"
 #include "memcomp/codecs/registry.hpp"
+#include "memcomp/core/simd.hpp"
 #include "test_util.hpp"
 
 using namespace memcomp;
@@ -625,4 +626,372 @@ TEST(Toggles, BadInput) {
   EXPECT_THROW(energy_control(c, EcConfig{3, 1.0}, {data.data(), 1, 16}, {data.data(), data.size(), &off2, &len, 1},
                               &bu, 1, s, static_cast<EcBlock*>(nullptr), true),
                invalid_argument);
+}
+
+// ---- Energy Control: the scan (EcPath::best, ::portable) equals the per-block reference ---------
+
+namespace {
+
+/// How a call asks for its output.
+enum class EcOut { blocks, columns, some_columns, flags, none, null };
+constexpr EcOut kEcOuts[] = {EcOut::blocks, EcOut::columns, EcOut::some_columns,
+                             EcOut::flags,  EcOut::none,    EcOut::null};
+
+/// Everything EC hands back over the chunks of one run.
+struct EcRunOut {
+  std::vector<EcTotals> totals;
+  std::vector<WireState> states;  // after each chunk
+  std::vector<EcBlock> blocks;
+  std::vector<std::uint8_t> flags;
+  std::vector<double> cr;
+  std::vector<std::vector<std::uint32_t>> u32;  // t0, t1, units_raw, units_comp, bits_comp, sent.*
+};
+
+/// EC over v and sv in `chunks` consecutive calls (the state carried, the bus closed after the
+/// last only), starting from `start`.
+EcRunOut run_ec(const BusConfig& c, EcConfig ec, EcPath path, const BlockView& v, const StreamsView& sv,
+                const std::vector<double>& bu, bool close, EcOut how, std::size_t chunks, const WireState& start) {
+  ec.path = path;
+  const std::size_t n = v.n_blocks;
+  EcRunOut r;
+  const bool cols = how == EcOut::columns || how == EcOut::some_columns || how == EcOut::flags;
+  if (how == EcOut::blocks) r.blocks.assign(n, EcBlock{});
+  if (cols) r.flags.assign(n, 7);
+  if (how == EcOut::columns || how == EcOut::some_columns) {
+    r.cr.assign(n, -1.0);
+    r.u32.assign(19, std::vector<std::uint32_t>(n, 0xDEADBEEFu));
+  }
+  WireState s = start;
+  for (std::size_t k = 0; k < chunks; ++k) {
+    const std::size_t b = n * k / chunks, e = n * (k + 1) / chunks;
+    const BlockView cv = v.slice(b, e - b);
+    const StreamsView cs{sv.data, sv.data_bytes, sv.bit_offsets + b, sv.bit_lengths + b, e - b};
+    const bool scalar_bu = bu.size() == 1;
+    const double* bp = scalar_bu ? bu.data() : bu.data() + b;
+    const std::size_t bn = scalar_bu ? 1 : e - b;
+    const bool last = close && k + 1 == chunks;
+    EcTotals t;
+    if (how == EcOut::blocks) {
+      t = energy_control(c, ec, cv, cs, bp, bn, s, r.blocks.data() + b, last);
+    } else if (how == EcOut::null) {
+      t = energy_control(c, ec, cv, cs, bp, bn, s, static_cast<const EcColumns*>(nullptr), last);
+    } else {
+      EcColumns o;
+      if (cols) o.compressed = r.flags.data() + b;
+      if (how == EcOut::columns) {
+        o.cr = r.cr.data() + b;
+        o.t0 = r.u32[0].data() + b;
+        o.t1 = r.u32[1].data() + b;
+        o.units_raw = r.u32[2].data() + b;
+        o.units_comp = r.u32[3].data() + b;
+        o.bits_comp = r.u32[4].data() + b;
+        std::size_t j = 5;
+#define MEMCOMP_T(f) o.sent.f = r.u32[j++].data() + b;
+        MEMCOMP_BUS_FIELDS(MEMCOMP_T)
+#undef MEMCOMP_T
+      } else if (how == EcOut::some_columns) {
+        o.t1 = r.u32[1].data() + b;
+        o.sent.energy = r.u32[18].data() + b;
+        o.sent.t01 = r.u32[9].data() + b;
+      }
+      t = energy_control(c, ec, cv, cs, bp, bn, s, &o, last);
+    }
+    r.totals.push_back(t);
+    r.states.push_back(s);
+  }
+  return r;
+}
+
+void expect_same_totals(const BusTotals& a, const BusTotals& b, const std::string& what) {
+#define MEMCOMP_T(f) EXPECT_EQ(a.f, b.f) << what << " field " #f;
+  MEMCOMP_BUS_FIELDS(MEMCOMP_T)
+#undef MEMCOMP_T
+}
+
+void expect_same_state(const WireState& a, const WireState& b, const std::string& what) {
+  EXPECT_TRUE(a.wires == b.wires) << what << " wires";
+  EXPECT_TRUE(a.pins == b.pins) << what << " pins";
+  EXPECT_EQ(a.idle, b.idle) << what << " idle";
+  EXPECT_EQ(a.bus, b.bus) << what << " bus";
+}
+
+void expect_same_run(const EcRunOut& got, const EcRunOut& want, const std::string& what) {
+  ASSERT_EQ(got.totals.size(), want.totals.size()) << what;
+  for (std::size_t k = 0; k < got.totals.size(); ++k) {
+    const EcTotals &a = got.totals[k], &b = want.totals[k];
+    const std::string w = what + " chunk " + std::to_string(k);
+    EXPECT_EQ(a.blocks, b.blocks) << w;
+    EXPECT_EQ(a.compressed, b.compressed) << w;
+    EXPECT_EQ(a.raw_bits, b.raw_bits) << w;
+    EXPECT_EQ(a.sent_bits, b.sent_bits) << w;
+    EXPECT_EQ(a.raw_units, b.raw_units) << w;
+    EXPECT_EQ(a.sent_units, b.sent_units) << w;
+    expect_same_totals(a.sent, b.sent, w);
+    expect_same_state(got.states[k], want.states[k], w);
+  }
+  EXPECT_EQ(got.flags, want.flags) << what << " flags";
+  ASSERT_EQ(got.cr.size(), want.cr.size()) << what;
+  for (std::size_t i = 0; i < got.cr.size(); ++i) EXPECT_EQ(got.cr[i], want.cr[i]) << what << " cr " << i;
+  for (std::size_t j = 0; j < got.u32.size(); ++j) EXPECT_EQ(got.u32[j], want.u32[j]) << what << " column " << j;
+  ASSERT_EQ(got.blocks.size(), want.blocks.size()) << what;
+  for (std::size_t i = 0; i < got.blocks.size(); ++i) {
+    EXPECT_EQ(got.blocks[i].compressed, want.blocks[i].compressed) << what << " block " << i;
+    EXPECT_EQ(got.blocks[i].cr, want.blocks[i].cr) << what << " block " << i;
+    expect_same_counts(got.blocks[i].raw, want.blocks[i].raw, what + " raw block " + std::to_string(i));
+    expect_same_counts(got.blocks[i].comp, want.blocks[i].comp, what + " comp block " + std::to_string(i));
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+/// A wire state with random wires, pins and idle flag (what a C++ caller may hand in).
+WireState random_state(const BusConfig& c, unsigned seed) {
+  std::mt19937 rng(seed);
+  WireState s = initial_state(c);
+  for (auto& w : s.wires) w = static_cast<std::uint8_t>(rng());
+  for (auto& p : s.pins) p = static_cast<std::uint8_t>(rng() % 2);
+  s.idle = rng() % 2 == 0;
+  return s;
+}
+
+/// Lengths on every edge the scan cuts at: empty, one bit, byte and unit edges, the CR threshold
+/// by units and by bits, the block's bits, longer than the block; the data runs out with the
+/// last stream (no slack after it), raw blocks of patterns and random bytes.
+EcCase edge_case(const BusConfig& c, std::size_t B, unsigned seed) {
+  std::mt19937 rng(seed);
+  const std::uint32_t W = c.width_bits, bits = static_cast<std::uint32_t>(8 * B);
+  const std::uint32_t unit = c.channel == Channel::dram ? W * c.burst_length : W;
+  const std::uint32_t raw_units = (bits + unit - 1) / unit;
+  std::vector<std::uint32_t> lens = {0,        1,        7,     8,         9,        W - 1,
+                                     W,        W + 1,    2 * W, 2 * W + 3, unit - 1, unit,
+                                     unit + 1, bits - 1, bits,  bits + 1,  bits + W, 3 * bits + 5};
+  for (std::uint32_t u = 1; u <= raw_units + 1; ++u)
+    for (std::uint32_t d : {0u, 1u, 2u}) {
+      lens.push_back(u * unit - 1 + d);  // at, below and above a unit boundary
+    }
+  EcCase e;
+  const std::uint8_t patterns[] = {0x00, 0xFF, 0xAA, 0x55, 0x0F, 0x80, 0x01};
+  for (std::size_t rep = 0; rep < 3; ++rep)
+    for (std::uint32_t len : lens) {
+      e.comp.offsets.push_back(8 * e.comp.data.size());
+      e.comp.lengths.push_back(len);
+      const int kind = static_cast<int>(rng() % 9);
+      for (std::uint32_t b = 0; b < (len + 7) / 8; ++b)
+        e.comp.data.push_back(kind < 7 ? patterns[kind] : static_cast<std::uint8_t>(rng()));
+      const int rk = static_cast<int>(rng() % 9);
+      for (std::size_t j = 0; j < B; ++j)
+        e.raw.push_back(rk < 7 ? patterns[rk] : static_cast<std::uint8_t>(rng() % (rk == 7 ? 4 : 256)));
+    }
+  // Shuffle the blocks (streams keep their bytes; their order in the buffer stays).
+  std::vector<std::size_t> order(e.comp.lengths.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  EcCase s;
+  s.comp.data = e.comp.data;
+  for (std::size_t i : order) {
+    s.comp.offsets.push_back(e.comp.offsets[i]);
+    s.comp.lengths.push_back(e.comp.lengths[i]);
+    s.raw.insert(s.raw.end(), e.raw.begin() + static_cast<std::ptrdiff_t>(i * B),
+                 e.raw.begin() + static_cast<std::ptrdiff_t>((i + 1) * B));
+  }
+  return s;  // (the buffer ends with the last stream's bytes)
+}
+
+/// Codec streams of adversarial and random blocks (realistic lengths and contents).
+EcCase codec_case(const char* preset, std::size_t B) {
+  EcCase e;
+  e.raw = test::adversarial_blocks(B, 150, 3);
+  const auto codec = make_codec(preset);
+  const EncodedBlocks enc = codec->encode_batch({e.raw.data(), e.raw.size() / B, B}, 1);
+  e.comp.data.assign(enc.data.begin(), enc.data.end());
+  e.comp.offsets.assign(enc.bit_offsets.begin(), enc.bit_offsets.end());
+  e.comp.lengths.assign(enc.bit_lengths.begin(), enc.bit_lengths.end());
+  return e;
+}
+
+/// Every path against the reference on one case, over k, the ratio, close, alpha, bu, output
+/// kinds, chunking and start states.
+void check_ec_paths(const BusConfig& c, const EcCase& e, std::size_t B, unsigned seed, const std::string& what) {
+  const BlockView v = e.view(B);
+  const StreamsView sv = e.comp.view();
+  std::size_t variant = seed;
+  for (unsigned k : {1u, 2u})
+    for (EcRatio ratio : {EcRatio::units, EcRatio::bits})
+      for (bool close : {false, true}) {
+        ++variant;
+        const EcOut how = kEcOuts[variant % 6];
+        const std::size_t chunks = 1 + variant % 3;
+        const double alpha = variant % 4 == 0 ? 1.0 : variant % 4 == 1 ? 0.75 : variant % 4 == 2 ? 2.5 : 1.0;
+        std::vector<double> bu{variant % 2 ? 0.0 : 0.8};
+        if (variant % 3 == 1) {
+          bu.resize(v.n_blocks);
+          for (std::size_t i = 0; i < bu.size(); ++i) bu[i] = static_cast<double>((i * 7 + variant) % 11) / 10.0;
+        }
+        const WireState start = variant % 4 == 3 ? random_state(c, seed + static_cast<unsigned>(variant))
+                                                 : initial_state(c);
+        const EcConfig ec{k, alpha, ratio};
+        const EcRunOut want = run_ec(c, ec, EcPath::reference, v, sv, bu, close, how, chunks, start);
+        for (EcPath path : {EcPath::best, EcPath::portable}) {
+          const std::string w = what + (path == EcPath::best ? " best" : " portable") + " k" + std::to_string(k) +
+                                (ratio == EcRatio::units ? " units" : " bits") + (close ? " close" : " open") +
+                                " out " + std::to_string(static_cast<int>(how)) + " chunks " + std::to_string(chunks) +
+                                " alpha " + std::to_string(alpha) +
+                                (bu.size() == 1 ? " bu " + std::to_string(bu[0]) : " bu per block") +
+                                (variant % 4 == 3 ? " random start" : "");
+          expect_same_run(run_ec(c, ec, path, v, sv, bu, close, how, chunks, start), want, w);
+          if (::testing::Test::HasFailure()) return;
+        }
+      }
+}
+
+}  // namespace
+
+TEST(Toggles, EnergyControlPathsAgreeOnChip) {
+  for (std::size_t B : {32u, 128u, 24u, 8u, 64u})
+    for (unsigned flit : {1u, 3u, 4u, 8u, 16u, 24u, 32u, 64u})
+      for (Pad pad : {Pad::zero, Pad::one, Pad::hold})
+        for (bool isolated : {false, true})
+          for (bool init_ones : {false, true}) {
+            BusConfig c;
+            c.width_bits = 8 * flit;
+            c.pad = pad;
+            c.isolated = isolated;
+            c.init_ones = init_ones;
+            const std::string what = "noc B " + std::to_string(B) + " flit " + std::to_string(flit) + " pad " +
+                                     std::to_string(static_cast<int>(pad)) + (isolated ? " iso" : " stream") +
+                                     (init_ones ? " init 1" : " init 0");
+            const auto seed = static_cast<unsigned>(B * 131 + flit * 7 + static_cast<unsigned>(pad) * 3 + isolated);
+            check_ec_paths(c, ec_case(B, 90, seed), B, seed, what + " random");
+            check_ec_paths(c, edge_case(c, B, seed), B, seed + 1, what + " edges");
+            if (::testing::Test::HasFailure()) return;
+          }
+}
+
+TEST(Toggles, EnergyControlPathsAgreeOnDram) {
+  for (std::size_t B : {32u, 128u, 24u})
+    for (unsigned bus : {8u, 16u, 32u, 64u})
+      for (unsigned bl : {1u, 2u, 8u, 32u})
+        for (Dbi dbi : {Dbi::none, Dbi::dc, Dbi::ac})
+          for (Pad pad : {Pad::zero, Pad::one, Pad::hold})
+            for (bool idle_high : {true, false})
+              for (bool isolated : {false, true}) {
+                if (dbi != Dbi::none && (bl == 2 || bus == 16 || pad == Pad::one)) continue;  // (the reference anyway)
+                BusConfig c;
+                c.channel = Channel::dram;
+                c.width_bits = bus;
+                c.burst_length = bl;
+                c.dbi = dbi;
+                c.pad = pad;
+                c.idle_high = idle_high;
+                c.isolated = isolated;
+                const std::string what = "dram B " + std::to_string(B) + " bus " + std::to_string(bus) + " bl " +
+                                         std::to_string(bl) + " dbi " + std::to_string(static_cast<int>(dbi)) +
+                                         " pad " + std::to_string(static_cast<int>(pad)) +
+                                         (idle_high ? " high" : " low") + (isolated ? " iso" : " stream");
+                const auto seed = static_cast<unsigned>(B * 17 + bus * 5 + bl + static_cast<unsigned>(pad) * 3);
+                check_ec_paths(c, ec_case(B, 70, seed), B, seed, what + " random");
+                check_ec_paths(c, edge_case(c, B, seed), B, seed + 1, what + " edges");
+                if (::testing::Test::HasFailure()) return;
+              }
+}
+
+TEST(Toggles, EnergyControlPathsAgreeOnCodecStreams) {
+  for (std::size_t B : {32u, 64u, 128u})
+    for (const char* preset : {"bdi.paper", "fpc.paper", "cpack.paper", "fpc.mc"}) {
+      const EcCase e = codec_case(preset, B);
+      for (Channel ch : {Channel::noc, Channel::dram})
+        for (unsigned w : {32u, 64u, 256u})
+          for (Pad pad : {Pad::zero, Pad::hold})
+            for (bool isolated : {false, true}) {
+              if (ch == Channel::dram && w > 64) continue;
+              BusConfig c;
+              c.channel = ch;
+              c.width_bits = w;
+              c.pad = pad;
+              c.isolated = isolated;
+              check_ec_paths(c, e, B, static_cast<unsigned>(B + w),
+                             std::string(preset) + " B " + std::to_string(B) +
+                                 (ch == Channel::noc ? " noc " : " dram ") + std::to_string(w) +
+                                 (isolated ? " iso" : " stream"));
+              if (::testing::Test::HasFailure()) return;
+            }
+    }
+}
+
+TEST(Toggles, EnergyControlLongRunsOfRawBlocks) {
+  // Long runs of blocks sent raw whatever the state (the run kernel), broken by empty streams
+  // and by blocks EC decides, at every unit size that divides the block.
+  std::mt19937 rng(5);
+  for (std::size_t B : {32u, 128u}) {
+    const std::size_t n = 3000;
+    EcCase e;
+    e.raw.resize(n * B);
+    for (std::size_t i = 0; i < e.raw.size(); ++i)
+      e.raw[i] = static_cast<std::uint8_t>(i / B % 5 == 0 ? 0 : i / B % 5 == 1 ? rng() & 0x0F : rng());
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto r = rng() % 100;
+      const auto len = static_cast<std::uint32_t>(r < 2 ? 0 : r < 6 ? rng() % (8 * B) : 8 * B + r);
+      e.comp.offsets.push_back(8 * e.comp.data.size());
+      e.comp.lengths.push_back(len);
+      for (std::uint32_t b = 0; b < (len + 7) / 8; ++b) e.comp.data.push_back(static_cast<std::uint8_t>(rng()));
+    }
+    for (unsigned flit : {1u, 2u, 4u, 8u, 16u, 32u, 64u}) {
+      if (B % flit) continue;
+      BusConfig c;
+      c.width_bits = 8 * flit;
+      check_ec_paths(c, e, B, flit, "noc long runs B " + std::to_string(B) + " flit " + std::to_string(flit));
+      if (::testing::Test::HasFailure()) return;
+    }
+    for (unsigned bus : {8u, 32u, 64u}) {
+      BusConfig c;
+      c.channel = Channel::dram;
+      c.width_bits = bus;
+      c.burst_length = 4;
+      check_ec_paths(c, e, B, bus, "dram long runs B " + std::to_string(B) + " bus " + std::to_string(bus));
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+TEST(Toggles, EnergyControlRunKernelsAgree) {
+  std::mt19937 rng(9);
+  std::vector<std::uint8_t> d(5000);
+  for (auto& x : d) x = static_cast<std::uint8_t>(rng() % 3 == 0 ? 0 : rng());
+  for (std::size_t u : {1u, 2u, 3u, 4u, 8u, 16u, 24u, 32u, 64u})
+    for (std::size_t len = u; len <= d.size(); len += len < 300 ? 1 : 97)
+      for (std::size_t start : {0u, 1u, 7u}) {
+        if (start + len > d.size()) continue;
+        std::uint64_t tog0 = 11, ones0 = 13;  // the kernels add to what is there
+        ASSERT_TRUE(detail::ec_run_kernel(0, d.data() + start, len, u, tog0, ones0));
+        std::uint64_t tog_ref = 11, ones_ref = 13;
+        for (std::size_t p = 0; p + u < len; ++p) {
+          tog_ref += static_cast<std::uint64_t>(__builtin_popcount(d[start + p] ^ d[start + p + u]));
+          ones_ref += static_cast<std::uint64_t>(__builtin_popcount(d[start + p + u]));
+        }
+        ASSERT_EQ(tog0, tog_ref) << "u " << u << " len " << len;
+        ASSERT_EQ(ones0, ones_ref) << "u " << u << " len " << len;
+        for (unsigned isa : {1u, 2u}) {
+          std::uint64_t tog = 11, ones = 13;
+          if (!detail::ec_run_kernel(isa, d.data() + start, len, u, tog, ones)) continue;  // not on this CPU
+          ASSERT_EQ(tog, tog_ref) << "isa " << isa << " u " << u << " len " << len;
+          ASSERT_EQ(ones, ones_ref) << "isa " << isa << " u " << u << " len " << len;
+        }
+      }
+  std::uint64_t t = 0, o = 0;
+  EXPECT_FALSE(detail::ec_run_kernel(3, d.data(), 64, 8, t, o));
+}
+
+TEST(Toggles, EnergyControlWithSimdOffIsTheReference) {
+  // The SIMD switch off turns the best path into the reference (its portable equal).
+  const EcCase e = ec_case(32, 200, 77);
+  BusConfig c;
+  const BlockView v = e.view(32);
+  const std::vector<double> bu{0.0};
+  const EcRunOut want =
+      run_ec(c, EcConfig{}, EcPath::reference, v, e.comp.view(), bu, true, EcOut::blocks, 2, initial_state(c));
+  const bool was = simd_enabled();
+  set_simd(false);
+  const EcRunOut got =
+      run_ec(c, EcConfig{}, EcPath::best, v, e.comp.view(), bu, true, EcOut::blocks, 2, initial_state(c));
+  set_simd(was);
+  expect_same_run(got, want, "simd off");
 }

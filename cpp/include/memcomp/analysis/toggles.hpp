@@ -183,10 +183,23 @@ BusTotals bus_count_streams(const BusConfig& c, const StreamsView& streams, Wire
 /// lets EC1 and EC2 differ where whole bursts leave CR at a few values.
 enum class EcRatio : std::uint8_t { units, bits };
 
+/// Which implementation runs EC (every one gives the same result, bit for bit).
+///   best       the sequential scan (one pass over the blocks in order, the state a pointer to the
+///              unit last sent; runs of blocks that are sent raw whatever the state counted as one
+///              stream), with SIMD kernels where the CPU has them; with SIMD switched off
+///              (set_simd(false), MEMCOMP_SIMD=0) the reference, as every fast path's switch does
+///   portable   the sequential scan with portable kernels only
+///   reference  the per-block reference: both forms of every block prepared, decided under both
+///              candidate states, then a scan picks the decision that held
+/// The scan covers buses without DBI (and streams shorter than 2^31 bits); elsewhere every choice
+/// runs the reference.
+enum class EcPath : std::uint8_t { best, portable, reference };
+
 struct EcConfig {
   unsigned k = 2;      ///< 1: ec1 (energy x delay); 2: ec2 (energy x delay^2)
   double alpha = 1.0;  ///< weight of T1
   EcRatio ratio = EcRatio::units;
+  EcPath path = EcPath::best;
 };
 
 /// g = 1 / (1 - BU) for BU > 0.5 (BU clamped to <= 0.99), else 1. Throws for BU outside [0, 1].
@@ -225,5 +238,14 @@ EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView&
                         const double* bu, std::size_t bu_count, WireState& s, EcBlock* out, bool close);
 EcTotals energy_control(const BusConfig& c, const EcConfig& ec, const BlockView& raw, const StreamsView& comp,
                         const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close);
+
+namespace detail {
+/// The EC scan's kernel over a run of raw blocks sent back to back, for tests: adds to tog the
+/// toggles between bytes u apart and to ones the ones of the bytes after the first u, over
+/// d[0, len) (len >= u). isa: 0 portable, 1 AVX2, 2 AVX-512 VPOPCNTDQ; false (nothing added)
+/// where the CPU or the build lacks it.
+bool ec_run_kernel(unsigned isa, const std::uint8_t* d, std::size_t len, std::size_t u, std::uint64_t& tog,
+                   std::uint64_t& ones);
+}  // namespace detail
 
 }  // namespace memcomp
