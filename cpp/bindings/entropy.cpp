@@ -3,6 +3,7 @@
 #include "memcomp/codecs/huffman.hpp"
 
 #include "common.hpp"
+#include "memcomp/core/parallel.hpp"
 
 namespace memcomp::bindings {
 
@@ -31,11 +32,19 @@ py::dict histogram(const py::array& blocks, unsigned sl, bool per_position, cons
     out["counts"] = counts;
   } else {
     const auto& items = h.table().view();
-    py::array_t<std::uint32_t> values(static_cast<py::ssize_t>(items.size()));
-    py::array_t<std::uint64_t> counts(static_cast<py::ssize_t>(items.size()));
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      values.mutable_data()[i] = items[i].first;
-      counts.mutable_data()[i] = items[i].second;
+    const auto n = static_cast<py::ssize_t>(items.size());
+    auto values = output_array<std::uint32_t>({n});
+    auto counts = output_array<std::uint64_t>({n});
+    std::uint32_t* vd = values.mutable_data();
+    std::uint64_t* cd = counts.mutable_data();
+    {
+      py::gil_scoped_release nogil;
+      parallel_for(items.size(), t, std::size_t{1} << 18, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+          vd[i] = items[i].first;
+          cd[i] = items[i].second;
+        }
+      });
     }
     out["values"] = values;
     out["counts"] = counts;
