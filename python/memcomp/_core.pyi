@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'simd_avx2', 'simd_enabled', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -192,6 +192,22 @@ def ratio_entropy_matrix(counts: numpy.ndarray[typing.Any, numpy.dtype[typing.An
 def ratio_layout(zeros: str = 'buckets', quantiser: str = 'floor', signed: bool = False, elem_bytes: typing.SupportsInt | typing.SupportsIndex = 1) -> dict:
     """
     Bucket layout: 0 Z00, 1 Z0x, 2 Zx0, then 3 + q - q_min (+ n_q for a negative sign product).
+    """
+def release_buffers() -> None:
+    """
+    Returns the large output buffers kept for reuse (up to 512 MiB) to the system.
+    """
+def set_simd(enabled: bool) -> None:
+    """
+    Turns the SIMD fast paths on (default, where the CPU has them) or off (the scalar reference).
+    """
+def simd_avx2() -> bool:
+    """
+    True when the AVX2 fast paths run (the CPU has AVX2, SIMD on).
+    """
+def simd_enabled() -> bool:
+    """
+    False after set_simd(False) or with MEMCOMP_SIMD=0.
     """
 def symbol_histogram(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], symbol_bits: typing.SupportsInt | typing.SupportsIndex, per_position: bool = False, endian: str = 'little', threads: typing.Any = None) -> dict:
     """
