@@ -475,7 +475,8 @@ class Codec:
                 "started from), so they cannot be decoded; encode them again"
             )
         fields = encoded._fields()
-        _check_fields("encoded blocks", encoded.block_bytes, fields, self, TypeError)
+        # every block's bits are checked against the data by the core, in parallel, before decoding
+        _check_fields("encoded blocks", encoded.block_bytes, fields, self, TypeError, ranges=False)
         need = encoded.n_blocks * encoded.block_bytes
         if need > _memory_bytes():
             raise ValueError(
@@ -800,12 +801,18 @@ _FIELD_DTYPES = {
 
 
 def _check_fields(
-    where: str, block_bytes: Any, fields: Dict[str, Any], codec: "Codec", type_error: type = CorruptStreamError
+    where: str,
+    block_bytes: Any,
+    fields: Dict[str, Any],
+    codec: "Codec",
+    type_error: type = CorruptStreamError,
+    ranges: bool = True,
 ) -> None:
     """CorruptStreamError naming ``where`` unless the fields of encoded blocks agree: 1-D arrays
-    of the right dtypes, one offset, length and tag per block, every block's bits inside the data
-    and no longer than the codec's longest block, a block size the codec supports. A field of the
-    wrong type raises ``type_error`` (TypeError for an Encoded built in Python)."""
+    of the right dtypes, one offset, length and tag per block, a block size the codec supports,
+    and (``ranges``) every block's bits inside the data and no longer than the codec's longest
+    block. A field of the wrong type raises ``type_error`` (TypeError for an Encoded built in
+    Python)."""
     for k, dt in _FIELD_DTYPES.items():
         a = fields.get(k)
         if a is None:
@@ -826,7 +833,7 @@ def _check_fields(
         longest = codec.max_compressed_bits(int(block_bytes))
     except ValueError as e:
         raise CorruptStreamError(f"{where}: {e}") from None
-    if n:
+    if n and ranges:
         total = np.uint64(8 * fields["data"].shape[0])
         off, length = fields["bit_offsets"], fields["bit_lengths"]
         o, ln = (a[:1] if a.strides[0] == 0 else a for a in (off, length))  # zero-strided: one value for all
