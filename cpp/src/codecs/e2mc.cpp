@@ -253,8 +253,9 @@ class E2MC final : public CodecImpl<E2MC> {
         if (in.read(static_cast<unsigned>(aligned - pos)) != 0)
           throw corrupt_stream(family_ + " non-zero alignment pad");
       }
+      const std::size_t lo = k * n / pdw_, hi = (k + 1) * n / pdw_;
       with_symbol_bits(sl_, [&](auto SL) {
-        for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i)
+        for (std::size_t i = lo; i < hi; ++i)
           if (i < cut || i >= cut + cut_len)
             put_symbol<SL()>(out, i, static_cast<std::uint32_t>(table(i).decode_symbol(in)), endian_);
       });
@@ -349,9 +350,11 @@ class E2MC final : public CodecImpl<E2MC> {
     with_symbol_bits(sl_, [&](auto SL) {
       // Each segment's bits: a dense table per position, or one table's lookup (no position).
       auto segments = [&](auto bits_of) {
-        for (unsigned k = 0; k < pdw_; ++k) {
+        const unsigned pdw = pdw_;
+        for (unsigned k = 0; k < pdw; ++k) {
           std::uint32_t sum = 0;
-          for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i) {
+          const std::size_t lo = k * n / pdw, hi = (k + 1) * n / pdw;  // bounds hoisted: no division per symbol
+          for (std::size_t i = lo; i < hi; ++i) {
             const unsigned bits = bits_of(symbol_at<SL()>(blk, i, endian_), i);
             if (keep) c[i] = static_cast<std::uint8_t>(bits);
             sum += bits;
@@ -449,8 +452,9 @@ class E2MC final : public CodecImpl<E2MC> {
     const std::size_t n = 8 * b / sl_, cut_end = p.cut + p.cut_len;
     for (unsigned k = 0; k < pdw_; ++k) {
       if (k) w.write(0, static_cast<unsigned>((8 - (w.position() - origin) % 8) % 8));
+      const std::size_t lo = k * n / pdw_, hi = (k + 1) * n / pdw_;
       with_symbol_bits(sl_, [&](auto SL) {
-        for (std::size_t i = k * n / pdw_; i < (k + 1) * n / pdw_; ++i)
+        for (std::size_t i = lo; i < hi; ++i)
           if (!p.lossy || i < p.cut || i >= cut_end) put(w, symbol_at<SL()>(blk, i, endian_), i);
       });
     }

@@ -167,6 +167,18 @@ class CanonicalCode {
       }
     }
   }
+  /// code_of(key).len, without a branch on whether the key has a codeword: a hit or an empty
+  /// home slot decides at once; only a key behind another one in its home slot probes on.
+  unsigned length_of(std::uint64_t key) const noexcept {
+    if (!dense_.empty()) return key < dense_.size() ? dense_[key].len : 0u;
+    if (hash_.empty()) return 0;
+    const std::size_t i = slot(key);
+    const std::uint64_t s = hash_[i];
+    const bool hit = s != 0 && (s >> kIndexBits) == key;
+    if (!hit && s != 0) return code_of(key).len;
+    const std::size_t at = hit ? (s & low_mask(kIndexBits)) - 1 : 0;
+    return hit ? lens_[at] : 0u;
+  }
   bool contains(std::uint64_t key) const noexcept { return code_of(key).len != 0; }
   bool has_esc() const noexcept { return esc_.len != 0; }
   /// ESC's codeword (len == 0 if the code has no ESC).
@@ -204,8 +216,10 @@ class CanonicalCode {
   /// Bits a value (< 2^sl) costs: its code length, or ESC's + sl. Throws invalid_argument if the
   /// value is out of range or has no codeword and there is no ESC.
   unsigned symbol_bits(std::uint64_t value) const {
-    const Codeword cw = symbol_code(value);
-    return cw.len == 0 ? esc_.len + sl_ : cw.len;
+    if (value >= esc_key()) unencodable(value);
+    const unsigned len = length_of(value);
+    if (len == 0 && esc_.len == 0) unencodable(value);
+    return len == 0 ? esc_.len + sl_ : len;
   }
   /// Writes a value: its codeword, or ESC's codeword followed by the sl-bit literal (SPEC 1.8).
   /// Throws invalid_argument as symbol_bits does.
