@@ -381,10 +381,75 @@ class BPC final : public CodecImpl<BPC> {
     constexpr std::size_t n = B / 4, m = n - 1;
     constexpr unsigned P = S == Src::delta33 ? 33 : 32;
     RowStats st;
-    for (std::size_t i = 1; i < n; ++i) st.add(row_of(S, w[i], w[i - 1]));
+#if defined(MEMCOMP_X86_SIMD)
+    if (B >= 32 && simd_avx2())
+      st = unsigned_words_ ? row_stats_avx2<B, S, true>(w) : row_stats_avx2<B, S, false>(w);
+    else
+#endif
+      for (std::size_t i = 1; i < n; ++i) st.add(row_of(S, w[i], w[i - 1]));
     if (fixed32_) return st.cost(P, 31, 5, liu_, m == 31 ? st.all : 0);
     return st.cost(P, static_cast<unsigned>(m), ceil_log2(m), liu_, st.all);
   }
+
+#if defined(MEMCOMP_X86_SIMD)
+  // RowStats of rows 1..n-1 with four rows per AVX2 register: each lane gathers the statistics
+  // of its rows, then the lanes merge (a plane has two ones if either part has two, or each has
+  // one; three likewise). Adjacent rows meet within a register and across two. REQUIRES: w
+  // readable for n + 3 words.
+  template <std::size_t B, Src S, bool Unsigned>
+  __attribute__((target("avx2"))) static RowStats row_stats_avx2(const std::uint32_t* w) {
+    constexpr std::size_t n = B / 4;
+    const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi8(-1);
+    const __m256i mask33 = _mm256_set1_epi64x(static_cast<long long>(low_mask(33)));
+    __m256i any = zero, two = zero, three = zero, all = ones, dbp = zero, adj = zero, prev = zero;
+    for (std::size_t i = 1; i < n; i += 4) {
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i));
+      const __m128i p = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i - 1));
+      __m256i u;
+      if constexpr (S == Src::delta33) {
+        u = Unsigned ? _mm256_sub_epi64(_mm256_cvtepu32_epi64(c), _mm256_cvtepu32_epi64(p))
+                     : _mm256_sub_epi64(_mm256_cvtepi32_epi64(c), _mm256_cvtepi32_epi64(p));
+        u = _mm256_and_si256(u, mask33);
+      } else if constexpr (S == Src::delta32) {
+        u = _mm256_cvtepu32_epi64(_mm_sub_epi32(c, p));
+      } else {
+        u = _mm256_cvtepu32_epi64(c);
+      }
+      // Lanes past row n - 1 take no part (all: they count as all ones).
+      const long long left = static_cast<long long>(n - i);
+      const __m256i valid = _mm256_cmpgt_epi64(_mm256_set1_epi64x(left), _mm256_setr_epi64x(0, 1, 2, 3));
+      u = _mm256_and_si256(u, valid);
+      const __m256i e = _mm256_xor_si256(u, _mm256_srli_epi64(u, 1));
+      three = _mm256_or_si256(three, _mm256_and_si256(two, e));
+      two = _mm256_or_si256(two, _mm256_and_si256(any, e));
+      any = _mm256_or_si256(any, e);
+      all = _mm256_and_si256(all, _mm256_or_si256(e, _mm256_andnot_si256(valid, ones)));
+      dbp = _mm256_or_si256(dbp, u);
+      // The row before each lane's: lanes 0..2 of e one lane up, lane 0 from the last register.
+      const __m256i before =
+          _mm256_blend_epi32(_mm256_permute4x64_epi64(e, 0x90), _mm256_permute4x64_epi64(prev, 0xFF), 0x03);
+      adj = _mm256_or_si256(adj, _mm256_and_si256(e, before));
+      prev = e;
+    }
+    alignas(32) std::uint64_t a[4], t2[4], t3[4], al[4], db[4], ad[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(a), any);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(t2), two);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(t3), three);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(al), all);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(db), dbp);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(ad), adj);
+    RowStats st;
+    for (int l = 0; l < 4; ++l) {
+      st.three |= t3[l] | (st.two & a[l]) | (st.any & t2[l]);
+      st.two |= t2[l] | (st.any & a[l]);
+      st.any |= a[l];
+      st.all &= al[l];
+      st.dbp |= db[l];
+      st.adj |= ad[l];
+    }
+    return st;
+  }
+#endif
 
   // alt_mode=rows. Rows of at most 8 bits are transposed into W columns (column c bit k = bit c
   // of row k) and go through the row-domain statistics; wider rows are classified one by one.
@@ -445,7 +510,7 @@ class BPC final : public CodecImpl<BPC> {
   template <std::size_t B>
   SizeBreakdown measure_t(const std::uint8_t* blk) const {
     constexpr std::size_t n = B / 4;
-    std::uint32_t w[n];
+    std::uint32_t w[n + 3] = {};  // 3 words of slack for the vector loads
     for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
     const Cost base = base_cost(w[0], fixed7_);
     Cost c = delta_bits_ == 33 ? delta_cost<B, Src::delta33>(w) : delta_cost<B, Src::delta32>(w);
