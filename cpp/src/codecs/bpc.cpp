@@ -112,7 +112,17 @@ inline Cost base_cost(std::uint32_t w0, bool fixed7) {
 
 // Zero-run symbols of the zero-plane mask z (bit j = DBX[j] == 0): 3 bits for a run of one,
 // 2 + 5 for a longer one.
-inline void add_runs(std::uint64_t z, Cost& c) {
+// Population counts: the portable one above, or the builtin (an instruction only where the
+// function it ends up in is compiled for popcnt: see cost_popcnt).
+struct PortablePop {
+  unsigned operator()(std::uint64_t x) const { return popcount(x); }
+};
+struct BuiltinPop {
+  unsigned operator()(std::uint64_t x) const { return static_cast<unsigned>(__builtin_popcountll(x)); }
+};
+
+template <class Pop = PortablePop>
+inline void add_runs(std::uint64_t z, Cost& c, Pop popcount = {}) {
   const std::uint64_t starts = z & ~(z << 1);
   const unsigned runs = popcount(starts), ones = popcount(starts & ~(z >> 1));
   c.meta += 3 * ones + 2 * (runs - ones);
@@ -136,7 +146,8 @@ struct RowStats {
     dbp |= u;
   }
   // Symbol bits of the planes; pb = position bits, ones = the planes that equal 2^m - 1.
-  Cost cost(unsigned P, unsigned W, unsigned pb, bool liu, std::uint64_t ones) const {
+  template <class Pop = PortablePop>
+  Cost cost(unsigned P, unsigned W, unsigned pb, bool liu, std::uint64_t ones, Pop popcount = {}) const {
     const std::uint64_t full = low_mask(P), nz = any;
     const std::uint64_t c1 = any & ~two, c2 = (two & ~three) & adj, dz = nz & ~dbp;
     std::uint64_t s, pr, on, d;
@@ -156,10 +167,18 @@ struct RowStats {
     const unsigned npos = popcount(s | pr), nraw = popcount(raw);
     c.meta = 5 * popcount(coded) + nraw;
     c.payload = pb * npos + W * nraw;
-    add_runs(full & ~nz, c);
+    add_runs(full & ~nz, c, popcount);
     return c;
   }
 };
+
+#if defined(MEMCOMP_X86_SIMD)
+// RowStats::cost with the popcnt instruction (flatten: the builtin expands inside this function).
+__attribute__((target("popcnt"), flatten)) Cost cost_popcnt(const RowStats& st, unsigned P, unsigned W, unsigned pb,
+                                                            bool liu, std::uint64_t ones) {
+  return st.cost(P, W, pb, liu, ones, BuiltinPop{});
+}
+#endif
 
 // 8x8 bit matrix in a uint64 (bit 8r + c = row r, column c) -> its transpose.
 inline std::uint64_t transpose8(std::uint64_t x) {
@@ -382,11 +401,13 @@ class BPC final : public CodecImpl<BPC> {
     constexpr unsigned P = S == Src::delta33 ? 33 : 32;
     RowStats st;
 #if defined(MEMCOMP_X86_SIMD)
-    if (B >= 32 && simd_avx2())
+    if (B >= 32 && simd_avx2()) {
       st = unsigned_words_ ? row_stats_avx2<B, S, true>(w) : row_stats_avx2<B, S, false>(w);
-    else
+      if (fixed32_) return cost_popcnt(st, P, 31, 5, liu_, m == 31 ? st.all : 0);
+      return cost_popcnt(st, P, static_cast<unsigned>(m), ceil_log2(m), liu_, st.all);
+    }
 #endif
-      for (std::size_t i = 1; i < n; ++i) st.add(row_of(S, w[i], w[i - 1]));
+    for (std::size_t i = 1; i < n; ++i) st.add(row_of(S, w[i], w[i - 1]));
     if (fixed32_) return st.cost(P, 31, 5, liu_, m == 31 ? st.all : 0);
     return st.cost(P, static_cast<unsigned>(m), ceil_log2(m), liu_, st.all);
   }

@@ -9,7 +9,7 @@
 
 namespace memcomp {
 
-/// True when fast paths may use AVX2: the CPU has it and set_simd(false) was not called
+/// True when fast paths may use AVX2 and POPCNT: the CPU has them and set_simd(false) was not called
 /// (nor the environment variable MEMCOMP_SIMD=0 set at load time).
 bool simd_avx2() noexcept;
 /// True when fast paths may use SSSE3 (under the same switch).
