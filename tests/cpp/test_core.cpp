@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -26,30 +25,6 @@ TEST(ParallelFor, EveryIndexOnceForAnySplit) {
         });
         for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << n << " " << threads << " " << min_chunk;
       }
-    }
-  }
-}
-
-TEST(ParallelFor, SplitRangesCoverOnceOnAtMostThreadsThreads) {
-  for (unsigned split : {1u, 2u, 4u, 16u}) {
-    for (int threads : {2, 3, 8}) {
-      const std::size_t n = 10000;
-      std::vector<std::atomic<int>> hits(n);
-      std::atomic<int> running{0}, most{0};
-      parallel_for(
-          n, threads, 100,
-          [&](std::size_t b, std::size_t e) {
-            const int now = ++running;
-            int seen = most.load();
-            while (now > seen && !most.compare_exchange_weak(seen, now)) {
-            }
-            for (std::size_t i = b; i < e; ++i) hits[i].fetch_add(1);
-            std::this_thread::sleep_for(std::chrono::microseconds(200));
-            --running;
-          },
-          split);
-      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << split << " " << threads;
-      EXPECT_LE(most.load(), threads) << split;
     }
   }
 }

@@ -15,10 +15,7 @@ namespace memcomp {
 
 namespace {
 constexpr std::size_t kMinChunk = 4096;  // blocks per thread before another thread pays off
-// Ranges per thread in the batch loops: a dump's regions differ in cost (zero pages next to
-// incompressible ones), so threads claim a few smaller ranges each instead of one half.
-constexpr unsigned kSplit = 4;
-}  // namespace
+}
 
 std::uint32_t Codec::encode(const std::uint8_t*, std::size_t, BitWriter&) const { not_decodable(); }
 
@@ -72,9 +69,8 @@ void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int t
   if (blocks.n_blocks) require_model();  // no blocks need no model (an empty dump's table row)
   std::unique_lock<std::mutex> lock;
   threads = batch_threads(threads, resume, lock);
-  parallel_for(
-      blocks.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) { measure_range(blocks, b, e, out); },
-      kSplit);
+  parallel_for(blocks.n_blocks, threads, kMinChunk,
+               [&](std::size_t b, std::size_t e) { measure_range(blocks, b, e, out); });
 }
 
 EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool resume) const {
@@ -97,24 +93,21 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
   // order, each worker copying its own part into place.
   std::mutex mu;
   std::vector<std::pair<std::size_t, ByteBuffer>> parts;
-  parallel_for(
-      n, threads, kMinChunk,
-      [&](std::size_t b, std::size_t e) {
-        ByteBuffer buf((e - b) * max_bytes);
-        std::size_t at = 0;
-        for (std::size_t i = b; i < e; ++i) {
-          BitWriter w(buf.data() + at, 8 * max_bytes);
-          enc.tags[i] = encode_block(blocks, i, w);
-          const std::size_t bits = w.finish();
-          enc.bit_offsets[i] = 8 * at;
-          enc.bit_lengths[i] = static_cast<std::uint32_t>(bits);
-          at += (bits + 7) / 8;
-        }
-        buf.resize(at);
-        std::lock_guard<std::mutex> join(mu);
-        parts.emplace_back(b, std::move(buf));
-      },
-      kSplit);
+  parallel_for(n, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
+    ByteBuffer buf((e - b) * max_bytes);
+    std::size_t at = 0;
+    for (std::size_t i = b; i < e; ++i) {
+      BitWriter w(buf.data() + at, 8 * max_bytes);
+      enc.tags[i] = encode_block(blocks, i, w);
+      const std::size_t bits = w.finish();
+      enc.bit_offsets[i] = 8 * at;
+      enc.bit_lengths[i] = static_cast<std::uint32_t>(bits);
+      at += (bits + 7) / 8;
+    }
+    buf.resize(at);
+    std::lock_guard<std::mutex> join(mu);
+    parts.emplace_back(b, std::move(buf));
+  });
   std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   if (parts.size() == 1) {
     enc.data = std::move(parts[0].second);
@@ -161,22 +154,19 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads,
     load_state(enc.entry_state, enc.entry_state_bytes);
   else if (given)
     Codec::load_state(enc.entry_state, enc.entry_state_bytes);
-  parallel_for(
-      enc.n_blocks, threads, kMinChunk,
-      [&](std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e; ++i) {
-          const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];
-          BitReader r(enc.data, static_cast<std::size_t>(off), static_cast<std::size_t>(off + len), enc.data_bytes);
-          try {
-            decode(r, enc.tags[i], out + i * enc.block_bytes, enc.block_bytes);
-            if (r.remaining() != 0)
-              throw corrupt_stream(std::to_string(r.remaining()) + " trailing bits after the last field");
-          } catch (const corrupt_stream& err) {
-            throw corrupt_stream(preset_ + " block " + std::to_string(i) + ": " + err.what());
-          }
-        }
-      },
-      kSplit);
+  parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];
+      BitReader r(enc.data, static_cast<std::size_t>(off), static_cast<std::size_t>(off + len), enc.data_bytes);
+      try {
+        decode(r, enc.tags[i], out + i * enc.block_bytes, enc.block_bytes);
+        if (r.remaining() != 0)
+          throw corrupt_stream(std::to_string(r.remaining()) + " trailing bits after the last field");
+      } catch (const corrupt_stream& err) {
+        throw corrupt_stream(preset_ + " block " + std::to_string(i) + ": " + err.what());
+      }
+    }
+  });
 }
 
 }  // namespace memcomp

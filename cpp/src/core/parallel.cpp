@@ -23,10 +23,8 @@ struct Job {
   void (*task)(void*, std::size_t);
   void* ctx;
   std::size_t n;
-  unsigned max_helpers;  // workers that may run its tasks at once (beside the caller)
-  std::size_t next = 0;  // first unclaimed task (the rest guarded by the pool's mutex)
-  std::size_t done = 0;  // tasks returned
-  unsigned helpers = 0;  // workers running one of its tasks now
+  std::size_t next = 0;  // first unclaimed task (guarded by the pool's mutex)
+  std::size_t done = 0;  // tasks returned (guarded by the pool's mutex)
 };
 
 class Pool {
@@ -65,23 +63,12 @@ class Pool {
     if (++job.done == job.n) done_cv_.notify_all();
   }
 
-  // The oldest queued job that may take another worker, or null.
-  Job* open_job() const noexcept {
-    for (Job* j : queue_)
-      if (j->helpers < j->max_helpers) return j;
-    return nullptr;
-  }
-
   void work() {
     tls_pool_worker = true;
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      Job* job = nullptr;
-      work_cv_.wait(lock, [&] { return (job = open_job()) != nullptr; });
-      ++job->helpers;
-      run_one(*job, lock);
-      --job->helpers;         // still under the lock taken after the task: its caller cannot have returned
-      work_cv_.notify_one();  // a worker held back by the job's limit may take its next task
+      work_cv_.wait(lock, [&] { return !queue_.empty(); });
+      run_one(*queue_.front(), lock);
     }
   }
 
@@ -111,12 +98,12 @@ Pool& pool() {
 
 }  // namespace
 
-void run_on_pool(std::size_t n, unsigned threads, void (*task)(void*, std::size_t), void* ctx) {
-  if (tls_pool_worker || threads <= 1) {
+void run_on_pool(std::size_t n, void (*task)(void*, std::size_t), void* ctx) {
+  if (tls_pool_worker) {
     for (std::size_t i = 0; i < n; ++i) task(ctx, i);
     return;
   }
-  Job job{task, ctx, n, threads - 1};
+  Job job{task, ctx, n};
   pool().run(job);
 }
 

@@ -17,36 +17,33 @@ inline unsigned resolve_threads(int threads) {
 }
 
 namespace detail {
-/// Runs task(ctx, 0) ... task(ctx, n - 1) on the calling thread and the process-wide pool, on at
-/// most `threads` threads at once; tasks are claimed in order as threads free up. The workers
-/// are started once, on first use, one per hardware thread but the caller's, and live for the
-/// process; a forked child starts its own. Returns when every task has returned. A call from
-/// inside a pool task runs its tasks on the calling thread, so nesting never waits on itself.
-/// Tasks must not throw.
-void run_on_pool(std::size_t n, unsigned threads, void (*task)(void*, std::size_t), void* ctx);
+/// Runs task(ctx, 0) ... task(ctx, n - 1) on the calling thread and the process-wide pool (its
+/// workers are started once, on first use, one per hardware thread but the caller's, and live
+/// for the process; a forked child starts its own). Returns when every task has returned. A
+/// call from inside a pool task runs its tasks on the calling thread, so nesting never waits on
+/// itself. Tasks must not throw.
+void run_on_pool(std::size_t n, void (*task)(void*, std::size_t), void* ctx);
 }  // namespace detail
 
-/// Calls fn(begin, end) over [0, n) on at most `threads` threads of the persistent pool, in
-/// contiguous ranges of at least `min_chunk` items: one per thread, or with `split` > 1 up to
-/// `split` per thread, claimed as threads free up (so a thread that drew cheap items takes more).
-/// The first exception thrown by any range (in range order) is rethrown in the caller.
+/// Calls fn(begin, end) over [0, n) split into at most `threads` contiguous ranges of at least
+/// `min_chunk` items, on the persistent pool. The first exception thrown by any range (in range
+/// order) is rethrown in the caller.
 template <class Fn>
-void parallel_for(std::size_t n, int threads, std::size_t min_chunk, Fn&& fn, unsigned split = 1) {
+void parallel_for(std::size_t n, int threads, std::size_t min_chunk, Fn&& fn) {
   if (n == 0) return;
-  const std::size_t most = std::max<std::size_t>(1, n / std::max<std::size_t>(1, min_chunk));
-  const std::size_t t = std::min<std::size_t>(resolve_threads(threads), most);
+  const std::size_t t = std::min<std::size_t>(resolve_threads(threads),
+                                              std::max<std::size_t>(1, n / std::max<std::size_t>(1, min_chunk)));
   if (t <= 1) {
     fn(std::size_t{0}, n);
     return;
   }
-  const std::size_t ranges = std::min<std::size_t>(most, t * std::max(1u, split));
   struct Ctx {
     Fn* fn;
     std::size_t n, step;
     std::vector<std::exception_ptr> errors;
-  } ctx{&fn, n, (n + ranges - 1) / ranges, std::vector<std::exception_ptr>(ranges)};
+  } ctx{&fn, n, (n + t - 1) / t, std::vector<std::exception_ptr>(t)};
   detail::run_on_pool(
-      ranges, static_cast<unsigned>(t),
+      t,
       [](void* p, std::size_t w) {
         auto& c = *static_cast<Ctx*>(p);
         const std::size_t b = w * c.step, e = std::min(c.n, b + c.step);
