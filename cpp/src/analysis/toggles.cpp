@@ -672,6 +672,33 @@ struct EcView {
   bool idle = true;
 };
 
+/// log2(d) for a power of two, else -1.
+int shift_of(std::uint64_t d) {
+  int sh = 0;
+  while ((std::uint64_t{1} << sh) < d) ++sh;
+  return (std::uint64_t{1} << sh) == d ? sh : -1;
+}
+/// x / d, by a shift when d is a power of two (sh = shift_of(d) >= 0).
+MEMCOMP_INLINE std::uint64_t div_by(std::uint64_t x, std::uint64_t d, int sh) { return sh >= 0 ? x >> sh : x / d; }
+
+/// The wire units a transfer of nbits stream bits takes: `full` whole beats of w bits, `beats`
+/// beats in all (a DRAM transfer rounded up to whole bursts) and `units` (bursts, or flits).
+struct Footprint {
+  std::uint64_t full, beats;
+  std::uint32_t units;
+};
+MEMCOMP_INLINE Footprint footprint(std::uint64_t nbits, std::uint64_t w, int wsh, bool dram, unsigned burst, int bsh) {
+  Footprint f{div_by(nbits, w, wsh), div_by(nbits + w - 1, w, wsh), 0};
+  if (dram) {
+    const std::uint64_t bursts = div_by(f.beats + burst - 1, burst, bsh);
+    f.units = static_cast<std::uint32_t>(bursts);
+    f.beats = bursts * burst;
+  } else {
+    f.units = static_cast<std::uint32_t>(f.beats);
+  }
+  return f;
+}
+
 /// One prepared form (raw or compressed) of one block: its state-independent counts.
 struct EcForm {
   const std::uint8_t* first = nullptr;   ///< first driven unit; null for an empty transfer
@@ -725,15 +752,6 @@ class EcRun {
                EcBlock* blocks, const EcColumns* cols);
 
  private:
-  static int shift_of(std::uint64_t d) {
-    int sh = 0;
-    while ((std::uint64_t{1} << sh) < d) ++sh;
-    return (std::uint64_t{1} << sh) == d ? sh : -1;
-  }
-  /// x / d, by a shift when d is a power of two (sh >= 0).
-  static MEMCOMP_INLINE std::uint64_t div_by(std::uint64_t x, std::uint64_t d, int sh) {
-    return sh >= 0 ? x >> sh : x / d;
-  }
   /// popcount(a ^ b) over len bytes.
   static MEMCOMP_INLINE std::uint32_t xpop(const std::uint8_t* a, const std::uint8_t* b, std::size_t len) {
     std::uint64_t t0 = 0, t1 = 0;
@@ -807,15 +825,10 @@ void EcRun<P, U>::prepare(EcForm& f, const std::uint8_t* p, std::uint64_t nbits,
   f.bits = static_cast<std::uint32_t>(nbits);
   if (nbits == 0) return;
   const std::size_t u = unit();
-  const auto nfull = static_cast<std::size_t>(div_by(nbits, w_, wsh_));
-  std::uint64_t n = div_by(nbits + w_ - 1, w_, wsh_);
-  if (dram_) {
-    const std::uint64_t bursts = div_by(n + c_.burst_length - 1, c_.burst_length, bsh_);
-    f.units = static_cast<std::uint32_t>(bursts);
-    n = bursts * c_.burst_length;
-  } else {
-    f.units = static_cast<std::uint32_t>(n);
-  }
+  const Footprint fp = footprint(nbits, w_, wsh_, dram_, c_.burst_length, bsh_);
+  const auto nfull = static_cast<std::size_t>(fp.full);
+  const std::uint64_t n = fp.beats;
+  f.units = fp.units;
   f.beats = static_cast<std::uint32_t>(n);
   if (c_.dbi == Dbi::ac || (c_.pad == Pad::hold && nfull == 0)) {  // padding or inversions follow the state
     f.slow = true;
@@ -1257,14 +1270,6 @@ class EcScan {
 
  private:
   std::size_t unit() const { return U ? U : u_raw_; }
-  static int shift_of(std::uint64_t d) {
-    int sh = 0;
-    while ((std::uint64_t{1} << sh) < d) ++sh;
-    return (std::uint64_t{1} << sh) == d ? sh : -1;
-  }
-  static MEMCOMP_INLINE std::uint64_t div_by(std::uint64_t x, std::uint64_t d, int sh) {
-    return sh >= 0 ? x >> sh : x / d;
-  }
   /// popcount(a ^ b) over one unit.
   MEMCOMP_INLINE std::uint32_t xpop(const std::uint8_t* a, const std::uint8_t* b) const {
     std::uint64_t t = 0, o = 0;
@@ -1337,15 +1342,10 @@ MEMCOMP_INLINE void EcScan<P, U>::shape(ScanForm& f, const std::uint8_t* p, std:
     return;
   }
   const std::size_t u = unit();
-  const std::uint64_t nfull = div_by(nbits, w_, wsh_);
-  std::uint64_t n = div_by(nbits + w_ - 1, w_, wsh_);
-  if (dram_) {
-    const std::uint64_t bursts = div_by(n + c_.burst_length - 1, c_.burst_length, bsh_);
-    f.units = static_cast<std::uint32_t>(bursts);
-    n = bursts * c_.burst_length;
-  } else {
-    f.units = static_cast<std::uint32_t>(n);
-  }
+  const Footprint fp = footprint(nbits, w_, wsh_, dram_, c_.burst_length, bsh_);
+  const std::uint64_t nfull = fp.full;
+  const std::uint64_t n = fp.beats;
+  f.units = fp.units;
   f.beats = static_cast<std::uint32_t>(n);
   std::uint64_t tog = 0, ones = 0;
   const std::uint8_t* last = state;
