@@ -31,26 +31,9 @@ namespace {
 
 constexpr unsigned kPayload[8] = {3, 4, 8, 16, 16, 16, 8, 32};
 
-inline bool in_range(std::int32_t v, std::int32_t lo, std::int32_t hi) { return v >= lo && v <= hi; }
-
-// Prefix 1..7 of a non-zero word.
+// Prefix 1..7 of a non-zero word: the first row of the table that matches, without branches.
 inline unsigned pattern(std::uint32_t w) {
-  const auto s = static_cast<std::int32_t>(w);
-  if (in_range(s, -8, 7)) return 1;
-  if (in_range(s, -128, 127)) return 2;
-  if (in_range(s, -32768, 32767)) return 3;
-  if ((w & 0xFFFFu) == 0) return 4;
-  if (in_range(static_cast<std::int16_t>(w >> 16), -128, 127) &&
-      in_range(static_cast<std::int16_t>(w & 0xFFFFu), -128, 127))
-    return 5;
-  if (w == (w & 0xFFu) * 0x01010101u) return 6;
-  return 7;
-}
-
-// Token (prefix, then field) of a non-zero word and its length, without branches on the pattern.
-inline std::uint64_t token_of(std::uint32_t w, unsigned& len) {
-  const std::uint32_t u = w;
-  const bool s4 = u + 8u < 16u, s8 = u + 128u < 256u, s16 = u + 32768u < 65536u;
+  const bool s4 = w + 8u < 16u, s8 = w + 128u < 256u, s16 = w + 32768u < 65536u;  // signed ranges
   const bool low0 = (w & 0xFFFFu) == 0;
   const bool halves = ((w + 0x00800000u) & 0xFF000000u) == 0 && ((w + 0x80u) & 0xFF00u) == 0;
   const bool rep = w == (w & 0xFFu) * 0x01010101u;
@@ -59,24 +42,19 @@ inline std::uint64_t token_of(std::uint32_t w, unsigned& len) {
   p = low0 ? 4u : p;
   p = s16 ? 3u : p;
   p = s8 ? 2u : p;
-  p = s4 ? 1u : p;
-  std::uint32_t f = p == 4 ? w >> 16 : w;
-  f = p == 5 ? ((w >> 16) & 0xFFu) << 8 | (w & 0xFFu) : f;
-  const unsigned bits = kPayload[p];
-  len = 3 + bits;
-  return std::uint64_t{p} << bits | (f & low_mask(bits));
+  return s4 ? 1u : p;
 }
 
-// Payload bits of a non-zero word, without branches on the pattern.
-inline unsigned pattern_bits(std::uint32_t w) {
-  const auto s = static_cast<std::int32_t>(w);
-  const auto u = static_cast<std::uint32_t>(s);
-  const bool s4 = u + 8u < 16u, s8 = u + 128u < 256u, s16 = u + 32768u < 65536u;
-  const bool low0 = (w & 0xFFFFu) == 0;
-  const bool halves = ((w + 0x00800000u) & 0xFF000000u) == 0 && ((w + 0x80u) & 0xFF00u) == 0;
-  const bool rep = w == (w & 0xFFu) * 0x01010101u;
-  return s4 ? 4u : s8 ? 8u : (s16 || low0 || halves) ? 16u : rep ? 8u : 32u;
+// Field of a non-zero word of prefix p: the low bits of the sign-extended value or of the
+// repeated byte, the high half (4), or both halves' bytes (5).
+inline std::uint32_t field_of(std::uint32_t w, unsigned p) {
+  std::uint32_t f = p == 4 ? w >> 16 : w;
+  f = p == 5 ? ((w >> 16) & 0xFFu) << 8 | (w & 0xFFu) : f;
+  return static_cast<std::uint32_t>(f & low_mask(kPayload[p]));
 }
+
+// Payload bits of a non-zero word.
+inline unsigned pattern_bits(std::uint32_t w) { return kPayload[pattern(w)]; }
 
 #if defined(MEMCOMP_X86_SIMD)
 #define MEMCOMP_AVX2 __attribute__((target("avx2")))
@@ -249,48 +227,33 @@ class FPC final : public CodecImpl<FPC> {
  public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
     const std::size_t n = b / 4;
-    if (!mc_) {  // interleaved: every token goes out as it is formed
-      unsigned run = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
-        if (w == 0) {
-          if (++run == 8) {
-            out.write(7, 6);  // prefix 000, run - 1 = 7
-            run = 0;
-          }
-          continue;
-        }
-        if (run) out.write(run - 1, 6);
-        run = 0;
-        unsigned len = 0;
-        const std::uint64_t tok = token_of(w, len);
-        out.write(tok, len);
-      }
-      if (run) out.write(run - 1, 6);
-      return 0;
-    }
+    // Interleaved: every token goes out as it is formed; mc: prefixes first, then the fields.
     Tokens t;
+    const auto emit = [&](unsigned p, std::uint32_t f) {
+      if (mc_)
+        t.add(p, f);
+      else
+        out.write(std::uint64_t{p} << kPayload[p] | f, 3 + kPayload[p]);
+    };
     unsigned run = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
       if (w == 0) {
-        if (++run == 8) flush_run(t, run);
+        if (++run == 8) {
+          emit(0, 7);
+          run = 0;
+        }
         continue;
       }
-      if (run) flush_run(t, run);
+      if (run) emit(0, run - 1);
+      run = 0;
       const unsigned p = pattern(w);
-      std::uint64_t field = w;  // low bits: the sign-extended value or the repeated byte
-      if (p == 4) field = w >> 16;
-      if (p == 5) field = ((w >> 16) & 0xFFu) << 8 | (w & 0xFFu);
-      t.add(p, static_cast<std::uint32_t>(field & low_mask(kPayload[p])));
+      emit(p, field_of(w, p));
     }
-    if (run) flush_run(t, run);
+    if (run) emit(0, run - 1);
     if (mc_) {
       for (std::size_t k = 0; k < t.n; ++k) out.write(t.prefix[k], 3);
       for (std::size_t k = 0; k < t.n; ++k) out.write(t.field[k], kPayload[t.prefix[k]]);
-    } else {
-      for (std::size_t k = 0; k < t.n; ++k)
-        out.write(std::uint64_t{t.prefix[k]} << kPayload[t.prefix[k]] | t.field[k], 3 + kPayload[t.prefix[k]]);
     }
     return 0;
   }
@@ -318,10 +281,6 @@ class FPC final : public CodecImpl<FPC> {
       field[n++] = f;
     }
   };
-  static void flush_run(Tokens& t, unsigned& run) {
-    t.add(0, run - 1);
-    run = 0;
-  }
 
   /// Writes the words of token (p, f) at word i; returns the next word index.
   std::size_t put_token(unsigned p, std::uint32_t f, std::uint8_t* out, std::size_t i, std::size_t n) const {
