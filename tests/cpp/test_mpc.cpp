@@ -318,10 +318,12 @@ TEST(MPC, RandomModelsRoundTrip) {
         EXPECT_EQ(fast.transform(blocks.data() + 32 * i), r);
         EXPECT_EQ(fast.leading_zero_rows(fast.cells(blocks.data() + 32 * i)), mpc::leading_zero_rows(r));
         std::uint8_t out[32];
+        const std::vector<std::uint8_t> want(blocks.begin() + 32 * static_cast<std::ptrdiff_t>(i),
+                                             blocks.begin() + 32 * static_cast<std::ptrdiff_t>(i + 1));
         mpc::inverse_transform(x, r, out);
-        EXPECT_EQ(std::vector<std::uint8_t>(out, out + 32),
-                  std::vector<std::uint8_t>(blocks.begin() + 32 * static_cast<std::ptrdiff_t>(i),
-                                            blocks.begin() + 32 * static_cast<std::ptrdiff_t>(i + 1)));
+        EXPECT_EQ(std::vector<std::uint8_t>(out, out + 32), want);
+        fast.inverse(r, out);
+        EXPECT_EQ(std::vector<std::uint8_t>(out, out + 32), want);
       }
     }
   }

@@ -5,6 +5,7 @@ block sizes and data (random, adversarial, realistic, and values on every delta 
 measure, encode and decode the same either way, so a new fast path is covered by construction."""
 
 import contextlib
+import json
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 import memcomp
 from blockgen import adversarial, realistic
 from memcomp import _core
+from test_mpc_codec import random_model
 from test_option_space import _value
 
 NAMES = memcomp.codec_names()
@@ -53,7 +55,10 @@ def boundary_blocks(B, seed):
 
 
 def _blocks(data, B):
-    seed = data.draw(st.integers(0, 2**16), label="seed")
+    return _mixed(B, data.draw(st.integers(0, 2**16), label="seed"))
+
+
+def _mixed(B, seed):
     rng = np.random.default_rng(seed)
     kinds = [
         boundary_blocks(B, seed),
@@ -124,3 +129,15 @@ def test_every_option_combination_equals_the_scalar_reference(preset, data):
         except ValueError:
             assume(False)  # options no model fits (e.g. max_len below the code's depth), with a message
     _assert_same(codec, _blocks(data, B))
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 5), select=st.sampled_from(["rtl", "min_bits"]))
+@settings(max_examples=25, deadline=None)
+def test_random_mpc_models_equal_the_scalar_reference(seed, n, select):
+    """Models of any shape (base trees, shifts -8..8 in up to 17 groups, any scan) through the
+    vector module form: measure, encode and decode equal the scalar path."""
+    rng = np.random.default_rng(seed)
+    classes = sorted(rng.choice(np.arange(2, 7), n, replace=False).tolist())
+    model = random_model(rng, classes)
+    codec = memcomp.get_codec("mpc.cal22_rtl", select=select, model=json.dumps(model))
+    _assert_same(codec, _mixed(32, seed % 2**16))

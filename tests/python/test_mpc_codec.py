@@ -177,10 +177,10 @@ def test_model_save_load_identical_output(tmp_path):
     assert np.array_equal(c2.decode(e1), blocks)
 
 
-def test_random_model_roundtrip():
-    rng = np.random.default_rng(3)
+def random_model(rng, classes=(2, 4, 6)):
+    """A valid model of random modules: a random base tree per module, shifts in -8..8, a random scan."""
     mods = []
-    for cls in (2, 4, 6):
+    for cls in classes:
         root = int(rng.integers(32))
         order = [root] + [j for j in rng.permutation(32).tolist() if j != root]
         base = [0] * 32
@@ -188,21 +188,20 @@ def test_random_model_roundtrip():
             base[j] = root if k == 0 else order[int(rng.integers(k))]
         cells = rng.permutation(256)
         mods.append(
-            dict(
-                cls=cls,
-                root=root,
-                base=base,
-                shift=rng.integers(-8, 9, 32).tolist(),
-                scan_row=(cells // 32).tolist(),
-                scan_col=(cells % 32).tolist(),
-            )
+            {
+                "class": int(cls),
+                "root": root,
+                "base": base,
+                "shift": rng.integers(-8, 9, 32).tolist(),
+                "scan_row": (cells // 32).tolist(),
+                "scan_col": (cells % 32).tolist(),
+            }
         )
-    model = {
-        "format": "memcomp.model/1",
-        "codec": "mpc",
-        "version": 1,
-        "modules": [{"class": m.pop("cls"), **m} for m in mods],
-    }
+    return {"format": "memcomp.model/1", "codec": "mpc", "version": 1, "modules": mods}
+
+
+def test_random_model_roundtrip():
+    model = random_model(np.random.default_rng(3))
     c = memcomp.get_codec(PRESET, model=json.dumps(model))
     s, enc = roundtrip(c, blocks32())
     streams = stream_strings(enc)

@@ -13,6 +13,11 @@
 
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/codecs/mpc.hpp"
+#include "memcomp/core/simd.hpp"
+
+#if defined(MEMCOMP_X86_SIMD)
+#include <immintrin.h>
+#endif
 
 namespace memcomp {
 namespace {
@@ -94,6 +99,160 @@ const char* const kCal22RtlModel =
 20,5,7,13,29,21,13,29,21,28,28,28,28,21,29,13,5,20,12,20,12,5,20,12,21,29,13,21,29,13,6,7,6,6,6,6,7,
 7,7,7,6,6,12,20,5,5,20,12,7,6,7,31,31]}]})json";
 
+#if defined(MEMCOMP_X86_SIMD)
+#define MEMCOMP_AVX2 __attribute__((target("avx2,popcnt")))
+#define MEMCOMP_AVX2_INLINE __attribute__((target("avx2,popcnt"), always_inline)) inline
+
+// pshufb indexes that gather byte `from` into byte o from the low or the high half of a block
+// (0x80 in the other: the shuffle writes 0 there; none: 0 in both).
+inline void split_index(std::uint8_t* lo, std::uint8_t* hi, std::size_t o, unsigned from, bool none = false) {
+  lo[o] = static_cast<std::uint8_t>(!none && from < 16 ? from : 0x80u);
+  hi[o] = static_cast<std::uint8_t>(!none && from >= 16 ? from - 16 : 0x80u);
+}
+
+// A permutation of 256 bits held as 32 bytes: pass j sets bit j of every output byte o to the
+// bit bit[j][o] (a one-bit mask) of input byte lo/hi[j][o].
+struct alignas(32) BitPermutation {
+  std::uint8_t lo[8][32] = {}, hi[8][32] = {}, bit[8][32] = {};
+  void set(unsigned j, unsigned o, unsigned from_byte, unsigned from_mask) {
+    split_index(lo[j], hi[j], o, from_byte);
+    bit[j][o] = static_cast<std::uint8_t>(from_mask);
+  }
+};
+
+// One module for the AVX2 path (run-time dispatched; equal to mpc::Compiled bit for bit, see the
+// tests). XOR of adjacent planes is a Gray code of each residue column: cell (p, c) of X is bit
+// 7-p of g[c] = col[c] ^ (col[c] >> 1) (column 0 as is), so the 256 cells stay one register of
+// 32 bytes. Leading zero rows: two levels of tests against the cells of the first r rows. Rows
+// and their inverse: a BitPermutation between the cells and the rows as little-endian 16-bit
+// words (row i is bytes 2i, positions 8..15, and 2i+1, positions 0..7; bit j of a byte holds
+// position 15 - j or 7 - j).
+struct alignas(32) Avx2Module {
+  std::uint8_t src_lo[32] = {}, src_hi[32] = {}, bsrc_lo[32] = {}, bsrc_hi[32] = {};
+  std::uint8_t grp_mask[16][32] = {};  // mpc::Compiled's shift groups
+  std::uint8_t before[16][32] = {};    // cells (byte c, bit 7-p) of the rows before row r
+  BitPermutation scan = {}, unscan = {};
+  std::int8_t grp_shift[16] = {};
+  unsigned ngrp;
+
+  explicit Avx2Module(const mpc::Compiled& c) : ngrp(c.ngrp) {
+    for (std::size_t k = 0; k < 32; ++k) {
+      split_index(src_lo, src_hi, k, c.src[k]);
+      split_index(bsrc_lo, bsrc_hi, k, c.bsrc[k], k == 0);  // column 0 (the root) has no prediction
+    }
+    for (unsigned g = 0; g < 16; ++g) {
+      grp_shift[g] = c.grp_shift[g];
+      std::memcpy(grp_mask[g], c.grp_mask[g].data(), 32);
+    }
+    for (unsigned t = 0; t < mpc::kCells; ++t) {
+      const unsigned p = c.m.scan_row[t], col = c.m.scan_col[t];
+      for (unsigned r = t / 16 + 1; r < 16; ++r)
+        before[r][col] = static_cast<std::uint8_t>(before[r][col] | (0x80u >> p));
+    }
+    for (unsigned j = 0; j < 8; ++j)
+      for (unsigned o = 0; o < 32; ++o) {
+        const unsigned t = 16 * (o / 2) + (o % 2 ? 7 : 15) - j;  // scan index of bit j of rows byte o
+        scan.set(j, o, c.m.scan_col[t], 0x80u >> c.m.scan_row[t]);
+        const unsigned u = c.inv[32 * (7 - j) + o], pos = u % 16;  // scan index of cell (7 - j, o)
+        unscan.set(j, o, 2 * (u / 16) + (pos < 8 ? 1 : 0), 1u << (pos < 8 ? 7 - pos : 15 - pos));
+      }
+  }
+};
+
+namespace mpc_avx2 {
+
+MEMCOMP_AVX2_INLINE __m256i ld(const std::uint8_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+MEMCOMP_AVX2_INLINE __m256i gather(__m256i lo, __m256i hi, const std::uint8_t* ilo, const std::uint8_t* ihi) {
+  return _mm256_or_si256(_mm256_shuffle_epi8(lo, ld(ilo)), _mm256_shuffle_epi8(hi, ld(ihi)));
+}
+
+// The Gray-coded residue columns of the block whose halves lo, hi fill both lanes.
+MEMCOMP_AVX2_INLINE __m256i cells(const Avx2Module& a, __m256i lo, __m256i hi) {
+  const __m256i s = gather(lo, hi, a.src_lo, a.src_hi), b = gather(lo, hi, a.bsrc_lo, a.bsrc_hi);
+  __m256i p = b;
+  for (unsigned g = 0; g < a.ngrp; ++g) {
+    const int sh = a.grp_shift[g];
+    __m256i v = _mm256_setzero_si256();
+    if (sh > 0 && sh < 8)
+      v = _mm256_and_si256(_mm256_sll_epi16(b, _mm_cvtsi32_si128(sh)),
+                           _mm256_set1_epi8(static_cast<char>((0xFFu << sh) & 0xFFu)));
+    else if (sh < 0 && sh > -8)
+      v = _mm256_and_si256(_mm256_srl_epi16(b, _mm_cvtsi32_si128(-sh)),
+                           _mm256_set1_epi8(static_cast<char>(0xFFu >> -sh)));
+    p = _mm256_blendv_epi8(p, v, ld(a.grp_mask[g]));
+  }
+  const __m256i col = _mm256_sub_epi8(s, p);
+  const __m256i keep = _mm256_set_epi8(0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F,
+                                       0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F,
+                                       0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0);
+  return _mm256_xor_si256(col, _mm256_and_si256(_mm256_srli_epi16(col, 1), keep));
+}
+
+MEMCOMP_AVX2_INLINE unsigned none_before(const Avx2Module& a, __m256i g, unsigned r) {
+  return static_cast<unsigned>(_mm256_testz_si256(g, ld(a.before[r])));
+}
+// Rows before the first with a set cell: two levels of three independent tests.
+MEMCOMP_AVX2_INLINE unsigned leading_zero_rows(const Avx2Module& a, __m256i g) {
+  const unsigned q = 4 * (none_before(a, g, 4) + none_before(a, g, 8) + none_before(a, g, 12));
+  const unsigned lz = q + none_before(a, g, q + 1) + none_before(a, g, q + 2) + none_before(a, g, q + 3);
+  return lz + static_cast<unsigned>(lz == 15 && _mm256_testz_si256(g, g));
+}
+
+MEMCOMP_AVX2_INLINE __m256i permute(const BitPermutation& t, __m256i x) {
+  const __m256i lo = _mm256_permute2x128_si256(x, x, 0x00), hi = _mm256_permute2x128_si256(x, x, 0x11);
+  __m256i acc = _mm256_setzero_si256();
+  for (unsigned j = 0; j < 8; ++j) {
+    const __m256i m = ld(t.bit[j]);
+    const __m256i hit = _mm256_cmpeq_epi8(_mm256_and_si256(gather(lo, hi, t.lo[j], t.hi[j]), m), m);
+    acc = _mm256_or_si256(acc, _mm256_and_si256(hit, _mm256_set1_epi8(static_cast<char>(1u << j))));
+  }
+  return acc;
+}
+
+// The 16 rows as 16-bit lanes (lane i = row i).
+MEMCOMP_AVX2_INLINE __m256i rows(const Avx2Module& a, __m256i g) { return permute(a.scan, g); }
+
+// mpc::Compiled::inverse: the Gray-coded columns from the rows, a prefix XOR of each byte but
+// column 0, then the bytes in decoding order.
+MEMCOMP_AVX2_INLINE void inverse(const Avx2Module& a, const mpc::Compiled& c, const mpc::Rows& r, std::uint8_t* out) {
+  const __m256i g = permute(a.unscan, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.data())));
+  __m256i x = g;
+  x = _mm256_xor_si256(x, _mm256_and_si256(_mm256_srli_epi16(x, 1), _mm256_set1_epi8(0x7F)));
+  x = _mm256_xor_si256(x, _mm256_and_si256(_mm256_srli_epi16(x, 2), _mm256_set1_epi8(0x3F)));
+  x = _mm256_xor_si256(x, _mm256_and_si256(_mm256_srli_epi16(x, 4), _mm256_set1_epi8(0x0F)));
+  alignas(32) std::uint8_t col[32];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(col), x);
+  col[0] = static_cast<std::uint8_t>(_mm256_extract_epi8(g, 0));
+  c.unpredict(col, out);
+}
+
+MEMCOMP_AVX2_INLINE unsigned rows_where(__m256i x) {  // bit 2i: lane i is all ones
+  return static_cast<unsigned>(_mm256_movemask_epi8(x)) & 0x55555555u;
+}
+
+// mpc::split_bits of the rows in r: row classes as masks (bit 2i = row i), then counts.
+MEMCOMP_AVX2_INLINE mpc::RowSplit split(__m256i r) {
+  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi16(1);
+  const __m256i w = _mm256_and_si256(r, _mm256_sub_epi16(r, one));
+  const unsigned z = rows_where(_mm256_cmpeq_epi16(r, zero));
+  const unsigned p1 = rows_where(_mm256_cmpeq_epi16(w, zero));  // at most one 1
+  const unsigned p2 = rows_where(_mm256_cmpeq_epi16(_mm256_and_si256(w, _mm256_sub_epi16(w, one)), zero));
+  const unsigned nadj = rows_where(_mm256_cmpeq_epi16(_mm256_and_si256(r, _mm256_slli_epi16(r, 1)), zero));
+  const unsigned half =
+      rows_where(_mm256_or_si256(_mm256_cmpeq_epi16(_mm256_and_si256(r, _mm256_set1_epi16(-256)), zero),
+                                 _mm256_cmpeq_epi16(_mm256_and_si256(r, _mm256_set1_epi16(255)), zero)));
+  const unsigned c7 = p1 & ~z, c8 = p2 & ~p1 & ~nadj, c12 = half & ~p1 & ~c8, c17 = ~(p1 | c8 | half) & 0x55555555u;
+  const unsigned starts = z & ~(z << 2), single = starts & ~(z >> 2);
+  const auto n1 = static_cast<unsigned>(_mm_popcnt_u32(single)),
+             n2 = static_cast<unsigned>(_mm_popcnt_u32(starts)) - n1;
+  const auto k7 = static_cast<unsigned>(_mm_popcnt_u32(c7)), k8 = static_cast<unsigned>(_mm_popcnt_u32(c8));
+  const auto k12 = static_cast<unsigned>(_mm_popcnt_u32(c12)), k17 = static_cast<unsigned>(_mm_popcnt_u32(c17));
+  return {3 * k7 + 4 * k8 + 4 * k12 + k17 + 4 * n1 + 3 * n2, 4 * k7 + 4 * k8 + 8 * k12 + 16 * k17 + 4 * n2};
+}
+
+}  // namespace mpc_avx2
+#endif
+
 enum class Select { rtl, min_bits };
 
 class MPC final : public CodecImpl<MPC> {
@@ -135,8 +294,8 @@ class MPC final : public CodecImpl<MPC> {
       return s;
     }
     mpc::Rows rows{};
-    const int k = choose(blk, rows);
-    const mpc::RowSplit sp = mpc::split_bits(rows);
+    mpc::RowSplit sp;
+    const int k = choose(blk, rows, sp);
     if (sp.meta + sp.payload >= 256) {
       s.payload = 256;
       s.mode = 7;
@@ -146,6 +305,14 @@ class MPC final : public CodecImpl<MPC> {
     s.payload = sp.payload;
     s.mode = static_cast<std::int16_t>(mods_[static_cast<std::size_t>(k)].m.cls);
     return s;
+  }
+
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
+                     const SizeColumns& out) const override {
+#if defined(MEMCOMP_X86_SIMD)
+    if (simd_avx2()) return measure_avx2(blocks, begin, end, out);
+#endif
+    CodecImpl<MPC>::measure_range(blocks, begin, end, out);
   }
 
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
@@ -160,8 +327,9 @@ class MPC final : public CodecImpl<MPC> {
       return 0;
     }
     mpc::Rows rows{};
-    const int k = choose(blk, rows);
-    if (mpc::encoded_bits(rows) >= 256) {
+    mpc::RowSplit sp;
+    const int k = choose(blk, rows, sp);
+    if (sp.meta + sp.payload >= 256) {
       w.write(mpc::kRawClass, 3);
       w.write_bytes(blk, 32);
       return 0;
@@ -194,21 +362,35 @@ class MPC final : public CodecImpl<MPC> {
       if (in.position() - start >= 256)
         throw corrupt_stream("mpc: " + std::to_string(in.position() - start) +
                              " bits of row codes (class 7 stores such blocks)");
-      mpc::inverse_transform(c->m, rows, out);
+#if defined(MEMCOMP_X86_SIMD)
+      if (simd_avx2())
+        inverse_avx2(static_cast<std::size_t>(c - mods_.data()), rows, out);
+      else
+#endif
+        c->inverse(rows, out);
     }
     if (mpc::is_all_zero(out) || mpc::is_word_repeated(out))
       throw corrupt_stream("mpc: a class-" + std::to_string(cls) + " block that class 0 or 1 codes");
   }
 
  private:
-  // Index into mods_ of the chosen module, and its rows.
-  int choose(const std::uint8_t* blk, mpc::Rows& rows) const {
+  // Index into mods_ of the chosen module, its rows and their split.
+  int choose(const std::uint8_t* blk, mpc::Rows& rows, mpc::RowSplit& sp) const {
     require_model();
+#if defined(MEMCOMP_X86_SIMD)
+    if (simd_avx2()) return choose_avx2(blk, rows, sp);
+#endif
+    const int k = choose_scalar(blk, rows);
+    sp = mpc::split_bits(rows);
+    return k;
+  }
+
+  int choose_scalar(const std::uint8_t* blk, mpc::Rows& rows) const {
     int best = 0;
     if (select_ == Select::rtl) {
       std::array<std::uint64_t, 4> best_x{};
 #if defined(MEMCOMP_MPC_SSSE3)
-      if (ssse3_)
+      if (simd_ssse3())
         best = choose_rtl_ssse3(blk, best_x);
       else
 #endif
@@ -260,7 +442,80 @@ class MPC final : public CodecImpl<MPC> {
     }
     return best;
   }
-  const bool ssse3_ = __builtin_cpu_supports("ssse3") != 0;
+#endif
+#if defined(MEMCOMP_X86_SIMD)
+  // Both rules on the AVX2 form of the modules (ties to the higher class either way): the index
+  // of the chosen module, its rows in `rows` and their split.
+  MEMCOMP_AVX2_INLINE int pick_avx2(__m256i v, __m256i& rows, mpc::RowSplit& sp) const {
+    const __m256i lo = _mm256_permute2x128_si256(v, v, 0x00), hi = _mm256_permute2x128_si256(v, v, 0x11);
+    const std::size_t n = avx2_.size();
+    int best = 0;
+    if (select_ == Select::rtl) {  // every module first, then a branch-free pick
+      __m256i g[5];
+      unsigned lz[5];
+      for (std::size_t k = 0; k < n; ++k) {
+        g[k] = mpc_avx2::cells(avx2_[k], lo, hi);
+        lz[k] = mpc_avx2::leading_zero_rows(avx2_[k], g[k]);
+      }
+      unsigned best_lz = lz[0];
+      for (std::size_t k = 1; k < n; ++k) {
+        const bool take = lz[k] >= best_lz;
+        best_lz = take ? lz[k] : best_lz;
+        best = take ? static_cast<int>(k) : best;
+      }
+      rows = mpc_avx2::rows(avx2_[static_cast<std::size_t>(best)], g[best]);
+      sp = mpc_avx2::split(rows);
+      return best;
+    }
+    unsigned best_e = ~0u;
+    for (std::size_t k = 0; k < n; ++k) {
+      const __m256i r = mpc_avx2::rows(avx2_[k], mpc_avx2::cells(avx2_[k], lo, hi));
+      const mpc::RowSplit s = mpc_avx2::split(r);
+      if (s.meta + s.payload <= best_e) {
+        best_e = s.meta + s.payload;
+        best = static_cast<int>(k);
+        rows = r;
+        sp = s;
+      }
+    }
+    return best;
+  }
+
+  MEMCOMP_AVX2 void inverse_avx2(std::size_t k, const mpc::Rows& rows, std::uint8_t* out) const {
+    mpc_avx2::inverse(avx2_[k], mods_[k], rows, out);
+  }
+
+  MEMCOMP_AVX2 int choose_avx2(const std::uint8_t* blk, mpc::Rows& rows, mpc::RowSplit& sp) const {
+    __m256i r = _mm256_setzero_si256();
+    const int k = pick_avx2(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)), r, sp);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rows.data()), r);
+    return k;
+  }
+
+  MEMCOMP_AVX2 void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                 const SizeColumns& out) const {
+    for (std::size_t i = begin; i < end; ++i) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocks.block(i)));
+      SizeBreakdown s;
+      s.header = mpc::kClassBits;
+      const __m256i w0 = _mm256_broadcastd_epi32(_mm256_castsi256_si128(v));
+      if (_mm256_testz_si256(v, v)) {
+        s.mode = 0;
+      } else if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(v, w0)) == -1) {
+        s.payload = 32;
+        s.mode = 1;
+      } else {
+        __m256i r = _mm256_setzero_si256();
+        mpc::RowSplit sp;
+        const int k = pick_avx2(v, r, sp);
+        const bool raw = sp.meta + sp.payload >= 256;
+        s.meta = raw ? 0 : sp.meta;
+        s.payload = raw ? 256 : sp.payload;
+        s.mode = static_cast<std::int16_t>(raw ? 7 : mods_[static_cast<std::size_t>(k)].m.cls);
+      }
+      out.set(i, s);
+    }
+  }
 #endif
 
   const mpc::Compiled* module_of(unsigned cls) const noexcept {
@@ -275,11 +530,17 @@ class MPC final : public CodecImpl<MPC> {
     std::sort(m.modules.begin(), m.modules.end(),
               [](const mpc::Module& a, const mpc::Module& b) { return a.cls < b.cls; });
     for (const auto& x : m.modules) mods_.emplace_back(x);
+#if defined(MEMCOMP_X86_SIMD)
+    for (const auto& c : mods_) avx2_.emplace_back(c);
+#endif
   }
 
   Select select_ = Select::rtl;
   std::string model_text_;
   std::vector<mpc::Compiled> mods_;  // by class, ascending
+#if defined(MEMCOMP_X86_SIMD)
+  std::vector<Avx2Module> avx2_;  // the same modules, for the AVX2 path
+#endif
 };
 
 std::unique_ptr<Codec> make_mpc(const Options& o) { return std::make_unique<MPC>(o); }

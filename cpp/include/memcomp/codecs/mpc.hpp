@@ -415,17 +415,25 @@ inline RowSplit split_bits(const Rows& r) noexcept {
 }
 
 inline unsigned first_position(std::uint16_t r) noexcept {  // position of the first 1 (r != 0)
-  unsigned p = 0;
-  while (!(r & (0x8000u >> p))) ++p;
-  return p;
+  return static_cast<unsigned>(__builtin_clz(r)) - 16;
 }
 
-/// Writes the row codes (encoded_bits(r) bits).
+/// Writes the row codes (encoded_bits(r) bits), gathered 64 bits at a time.
 inline void write_rows(const Rows& r, BitWriter& w) {
-  unsigned run = 0;
-  auto flush = [&] {
-    if (run == 1) w.write(0x3, 4);
-    if (run >= 2) w.write((0x2u << 4) | (run - 1), 7);
+  std::uint64_t acc = 0;
+  unsigned n = 0, run = 0;
+  auto put = [&](std::uint32_t code, unsigned len) __attribute__((always_inline)) {  // len <= 17
+    if (n + len > 64) {
+      w.write(acc, n);
+      acc = 0;
+      n = 0;
+    }
+    acc = (acc << len) | code;
+    n += len;
+  };
+  auto flush = [&]() __attribute__((always_inline)) {
+    if (run == 1) put(0x3, 4);
+    if (run >= 2) put((0x2u << 4) | (run - 1), 7);
     run = 0;
   };
   for (unsigned i = 0; i < kRows; ++i) {
@@ -436,18 +444,19 @@ inline void write_rows(const Rows& r, BitWriter& w) {
     }
     flush();
     switch (row_bits(v)) {
-      case 7: w.write((0x3u << 4) | first_position(v), 7); break;
-      case 8: w.write(first_position(v), 8); break;  // 0000 pppp
+      case 7: put((0x3u << 4) | first_position(v), 7); break;
+      case 8: put(first_position(v), 8); break;  // 0000 pppp
       case 12:
         if ((v & 0xFF00u) == 0)
-          w.write((0x1u << 8) | v, 12);  // 0001: positions 0-7 zero, bits 8-15 follow
+          put((0x1u << 8) | v, 12);  // 0001: positions 0-7 zero, bits 8-15 follow
         else
-          w.write((0x2u << 8) | (v >> 8), 12);  // 0010: positions 8-15 zero, bits 0-7 follow
+          put((0x2u << 8) | (v >> 8), 12);  // 0010: positions 8-15 zero, bits 0-7 follow
         break;
-      default: w.write((1u << 16) | v, 17); break;
+      default: put((1u << 16) | v, 17); break;
     }
   }
   flush();
+  w.write(acc, n);
 }
 
 /// Reads the row codes of 16 rows. Throws corrupt_stream on a run past row 16, a code the
@@ -458,16 +467,19 @@ inline Rows read_rows(BitReader& in) {
   bool after_run = false;
   auto bad = [](const std::string& what) { throw corrupt_stream("mpc: " + what); };
   while (i < kRows) {
-    if (in.read(1)) {  // 1 + 16 bits
-      const auto v = static_cast<std::uint16_t>(in.read(16));
+    const auto x = static_cast<unsigned>(in.peek(17));  // the longest code; the shorter ones are its top bits
+    if (x >> 16) {                                      // 1 + 16 bits
+      in.skip(17);
+      const auto v = static_cast<std::uint16_t>(x);
       if (v == 0 || row_bits(v) != 17) bad("a 17-bit row " + std::to_string(v) + " has a shorter code");
       r[i++] = v;
       after_run = false;
       continue;
     }
-    const auto two = in.read(2);
+    const unsigned two = x >> 14, field4 = (x >> 10) & 15u;
     if (two == 0x2) {  // 010: run of q >= 2 zero rows
-      const unsigned q = static_cast<unsigned>(in.read(4)) + 1;
+      in.skip(7);
+      const unsigned q = field4 + 1;
       if (q < 2) bad("a zero-run code of length 1 (the single-zero-row code is 0011)");
       if (after_run) bad("two zero-run codes in a row");
       if (i + q > kRows)
@@ -477,13 +489,15 @@ inline Rows read_rows(BitReader& in) {
       continue;
     }
     if (two == 0x3) {  // 011: single one
-      r[i++] = static_cast<std::uint16_t>(0x8000u >> in.read(4));
+      in.skip(7);
+      r[i++] = static_cast<std::uint16_t>(0x8000u >> field4);
       after_run = false;
       continue;
     }
     // 000x or 001x
-    const auto sub = (two << 1) | in.read(1);
+    const unsigned sub = x >> 13;
     if (sub == 0x3) {  // 0011: one zero row
+      in.skip(4);
       if (after_run) bad("two zero-run codes in a row");
       ++i;
       after_run = true;
@@ -491,11 +505,13 @@ inline Rows read_rows(BitReader& in) {
     }
     after_run = false;
     if (sub == 0x0) {  // 0000: two adjacent ones
-      const unsigned p = static_cast<unsigned>(in.read(4));
+      in.skip(8);
+      const unsigned p = (x >> 9) & 15u;
       if (p == 15) bad("two adjacent ones starting at position 15");
       r[i++] = static_cast<std::uint16_t>(0xC000u >> p);
     } else {  // 0001: positions 0-7 zero, bits 8-15 follow; 0010: positions 8-15 zero, bits 0-7 follow
-      const auto half = static_cast<std::uint16_t>(in.read(8));
+      in.skip(12);
+      const auto half = static_cast<std::uint16_t>((x >> 5) & 0xFFu);
       const std::uint16_t v = sub == 0x1 ? half : static_cast<std::uint16_t>(half << 8);
       if (v == 0 || row_bits(v) != 12) bad("a 12-bit row " + std::to_string(v) + " has a shorter code");
       r[i++] = v;
@@ -553,6 +569,13 @@ struct Compiled {
   unsigned ngrp = 0;
   /// nib[n][v]: the rows of the cells 4n..4n+3 whose bits are v (bit j = cell 4n + j).
   alignas(16) std::array<std::array<Rows, 16>, 64> nib{};
+  /// The inverse: scan index t -> byte c and bit 7 - p of the Gray-coded columns (see inverse).
+  std::array<std::uint8_t, kCells> cell_byte{}, cell_bit{};
+  /// Bytes in decoding order (every base before the bytes it predicts): byte, its column, base.
+  struct Step {
+    std::uint8_t byte, column, base, lsh, rsh;
+  };
+  std::array<Step, 31> steps{};
 
   Compiled() = default;
   explicit Compiled(const Module& mod) : m(mod) {
@@ -596,6 +619,50 @@ struct Compiled {
             const unsigned t = inv[4 * n + j];
             nib[n][v][t >> 4] = static_cast<std::uint16_t>(nib[n][v][t >> 4] | (0x8000u >> (t & 15)));
           }
+    for (unsigned t = 0; t < kCells; ++t) {
+      cell_byte[t] = m.scan_col[t];
+      cell_bit[t] = static_cast<std::uint8_t>(0x80u >> m.scan_row[t]);
+    }
+    std::array<std::uint8_t, 32> column_of{};  // byte j -> its column
+    for (std::size_t c = 0; c < 32; ++c) column_of[src[c]] = static_cast<std::uint8_t>(c);
+    std::array<bool, 32> done{};
+    done[static_cast<std::size_t>(m.root)] = true;
+    for (std::size_t n = 0; n < steps.size();)  // breadth first from the root (the model is valid)
+      for (std::size_t j = 0; j < 32; ++j)
+        if (!done[j] && done[m.base[j]]) {
+          const std::size_t c = column_of[j];
+          steps[n++] = {static_cast<std::uint8_t>(j), static_cast<std::uint8_t>(c), m.base[j], lsh[c], rsh[c]};
+          done[j] = true;
+        }
+  }
+
+  /// inverse_transform: the rows' set bits into Gray-coded columns (cell (p, c) is bit 7 - p of
+  /// g[c]), columns by a prefix XOR of each byte but column 0, then the bytes in decoding order.
+  void inverse(const Rows& r, std::uint8_t* out) const noexcept {
+    std::uint8_t g[32] = {};
+    for (unsigned i = 0; i < kRows; ++i)
+      for (unsigned v = r[i]; v; v &= v - 1) {
+        const unsigned t = 16 * i + 15 - static_cast<unsigned>(__builtin_ctz(v));
+        g[cell_byte[t]] = static_cast<std::uint8_t>(g[cell_byte[t]] | cell_bit[t]);
+      }
+    const std::uint8_t root = g[0];
+    for (std::size_t w = 0; w < 32; w += 8) {
+      std::uint64_t x;
+      std::memcpy(&x, g + w, 8);
+      x ^= (x >> 1) & 0x7F7F7F7F7F7F7F7Full;
+      x ^= (x >> 2) & 0x3F3F3F3F3F3F3F3Full;
+      x ^= (x >> 4) & 0x0F0F0F0F0F0F0F0Full;
+      std::memcpy(g + w, &x, 8);
+    }
+    g[0] = root;
+    unpredict(g, out);
+  }
+
+  /// The bytes from the residue columns, in decoding order.
+  void unpredict(const std::uint8_t* col, std::uint8_t* out) const noexcept {
+    out[m.root] = col[0];
+    for (const Step& s : steps)
+      out[s.byte] = static_cast<std::uint8_t>(col[s.column] + ((unsigned{out[s.base]} << s.lsh) >> s.rsh));
   }
 
   static std::array<std::uint64_t, 4> pack(const Planes& X) noexcept {
