@@ -162,6 +162,9 @@ struct alignas(32) Avx2Module {
 namespace mpc_avx2 {
 
 MEMCOMP_AVX2_INLINE __m256i ld(const std::uint8_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+MEMCOMP_AVX2_INLINE __m256i ldu(const std::uint8_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
 MEMCOMP_AVX2_INLINE __m256i gather(__m256i lo, __m256i hi, const std::uint8_t* ilo, const std::uint8_t* ihi) {
   return _mm256_or_si256(_mm256_shuffle_epi8(lo, ld(ilo)), _mm256_shuffle_epi8(hi, ld(ihi)));
 }
@@ -447,26 +450,16 @@ class MPC final : public CodecImpl<MPC> {
   // Both rules on the AVX2 form of the modules (ties to the higher class either way): the index
   // of the chosen module, its rows in `rows` and their split.
   MEMCOMP_AVX2_INLINE int pick_avx2(__m256i v, __m256i& rows, mpc::RowSplit& sp) const {
-    const __m256i lo = _mm256_permute2x128_si256(v, v, 0x00), hi = _mm256_permute2x128_si256(v, v, 0x11);
-    const std::size_t n = avx2_.size();
-    int best = 0;
-    if (select_ == Select::rtl) {  // every module first, then a branch-free pick
-      __m256i g[5];
-      unsigned lz[5];
-      for (std::size_t k = 0; k < n; ++k) {
-        g[k] = mpc_avx2::cells(avx2_[k], lo, hi);
-        lz[k] = mpc_avx2::leading_zero_rows(avx2_[k], g[k]);
-      }
-      unsigned best_lz = lz[0];
-      for (std::size_t k = 1; k < n; ++k) {
-        const bool take = lz[k] >= best_lz;
-        best_lz = take ? lz[k] : best_lz;
-        best = take ? static_cast<int>(k) : best;
-      }
-      rows = mpc_avx2::rows(avx2_[static_cast<std::size_t>(best)], g[best]);
+    if (select_ == Select::rtl) {
+      __m256i g;
+      const int best = select_rtl(v, g);
+      rows = mpc_avx2::rows(avx2_[static_cast<std::size_t>(best)], g);
       sp = mpc_avx2::split(rows);
       return best;
     }
+    const __m256i lo = _mm256_permute2x128_si256(v, v, 0x00), hi = _mm256_permute2x128_si256(v, v, 0x11);
+    const std::size_t n = avx2_.size();
+    int best = 0;
     unsigned best_e = ~0u;
     for (std::size_t k = 0; k < n; ++k) {
       const __m256i r = mpc_avx2::rows(avx2_[k], mpc_avx2::cells(avx2_[k], lo, hi));
@@ -481,6 +474,29 @@ class MPC final : public CodecImpl<MPC> {
     return best;
   }
 
+  // The RTL rule: every module's cells and leading zero rows, then a branch-free pick; the index
+  // of the chosen module and its cells in g.
+  MEMCOMP_AVX2_INLINE int select_rtl(__m256i v, __m256i& g) const {
+    const __m256i lo = _mm256_permute2x128_si256(v, v, 0x00), hi = _mm256_permute2x128_si256(v, v, 0x11);
+    const std::size_t n = avx2_.size();
+    if (n == 0 || n > 5) __builtin_unreachable();  // a model has 1 to 5 modules
+    __m256i cells[5];
+    unsigned lz[5];
+    for (std::size_t k = 0; k < n; ++k) {
+      cells[k] = mpc_avx2::cells(avx2_[k], lo, hi);
+      lz[k] = mpc_avx2::leading_zero_rows(avx2_[k], cells[k]);
+    }
+    int best = 0;
+    unsigned best_lz = lz[0];
+    for (std::size_t k = 1; k < n; ++k) {
+      const bool take = lz[k] >= best_lz;
+      best_lz = take ? lz[k] : best_lz;
+      best = take ? static_cast<int>(k) : best;
+    }
+    g = cells[best];
+    return best;
+  }
+
   MEMCOMP_AVX2 void inverse_avx2(std::size_t k, const mpc::Rows& rows, std::uint8_t* out) const {
     mpc_avx2::inverse(avx2_[k], mods_[k], rows, out);
   }
@@ -492,28 +508,58 @@ class MPC final : public CodecImpl<MPC> {
     return k;
   }
 
+  SizeBreakdown sizes_of(int k, const mpc::RowSplit& sp) const {
+    SizeBreakdown s;
+    s.header = mpc::kClassBits;
+    const bool raw = sp.meta + sp.payload >= 256;
+    s.meta = raw ? 0 : sp.meta;
+    s.payload = raw ? 256 : sp.payload;
+    s.mode = static_cast<std::int16_t>(raw ? 7 : mods_[static_cast<std::size_t>(k)].m.cls);
+    return s;
+  }
+
+  // Classes 0 and 1 first, then the other blocks of a chunk two at a time under the RTL rule (the
+  // rows and split of one overlap the module search of the other).
   MEMCOMP_AVX2 void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
                                  const SizeColumns& out) const {
-    for (std::size_t i = begin; i < end; ++i) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocks.block(i)));
-      SizeBreakdown s;
-      s.header = mpc::kClassBits;
-      const __m256i w0 = _mm256_broadcastd_epi32(_mm256_castsi256_si128(v));
-      if (_mm256_testz_si256(v, v)) {
-        s.mode = 0;
-      } else if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(v, w0)) == -1) {
-        s.payload = 32;
-        s.mode = 1;
-      } else {
+    constexpr std::size_t kChunk = 256;
+    std::uint32_t todo[kChunk];
+    for (std::size_t c = begin; c < end; c += kChunk) {
+      std::size_t n = 0;
+      for (std::size_t i = c; i < std::min(end, c + kChunk); ++i) {
+        const __m256i v = mpc_avx2::ldu(blocks.block(i));
+        SizeBreakdown s;
+        s.header = mpc::kClassBits;
+        if (_mm256_testz_si256(v, v)) {
+          out.set(i, s);
+        } else if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(v, _mm256_broadcastd_epi32(_mm256_castsi256_si128(v)))) ==
+                   -1) {
+          s.payload = 32;
+          s.mode = 1;
+          out.set(i, s);
+        } else {
+          todo[n++] = static_cast<std::uint32_t>(i - c);
+        }
+      }
+      std::size_t j = 0;
+      if (select_ == Select::rtl) {
+        for (; j + 2 <= n; j += 2) {
+          const std::size_t a = c + todo[j], b = c + todo[j + 1];
+          __m256i ga, gb;
+          const int ka = select_rtl(mpc_avx2::ldu(blocks.block(a)), ga),
+                    kb = select_rtl(mpc_avx2::ldu(blocks.block(b)), gb);
+          const __m256i ra = mpc_avx2::rows(avx2_[static_cast<std::size_t>(ka)], ga);
+          const __m256i rb = mpc_avx2::rows(avx2_[static_cast<std::size_t>(kb)], gb);
+          out.set(a, sizes_of(ka, mpc_avx2::split(ra)));
+          out.set(b, sizes_of(kb, mpc_avx2::split(rb)));
+        }
+      }
+      for (; j < n; ++j) {
         __m256i r = _mm256_setzero_si256();
         mpc::RowSplit sp;
-        const int k = pick_avx2(v, r, sp);
-        const bool raw = sp.meta + sp.payload >= 256;
-        s.meta = raw ? 0 : sp.meta;
-        s.payload = raw ? 256 : sp.payload;
-        s.mode = static_cast<std::int16_t>(raw ? 7 : mods_[static_cast<std::size_t>(k)].m.cls);
+        const int k = pick_avx2(mpc_avx2::ldu(blocks.block(c + todo[j])), r, sp);
+        out.set(c + todo[j], sizes_of(k, sp));
       }
-      out.set(i, s);
     }
   }
 #endif
