@@ -366,6 +366,14 @@ class E2MC final : public CodecImpl<E2MC> {
         const std::uint8_t* lut = lut_.data();
         const std::size_t pm = positions_ - 1;
         segments([&](std::uint32_t v, std::size_t i) -> unsigned { return lut[(i & pm) << sl_ | v]; });
+      } else if (positions_ == 1 && !flag_miss_ && tables_[0].has_esc()) {
+        // symbol_bits without its checks: an sl-bit value is below ESC's key, and ESC exists.
+        const CanonicalCode::Lengths length_of(tables_[0]);
+        const unsigned esc_bits = tables_[0].esc().len + sl_;
+        segments([&](std::uint32_t v, std::size_t) {
+          const unsigned len = length_of(v);
+          return len ? len : esc_bits;
+        });
       } else if (positions_ == 1 && !flag_miss_) {
         const CanonicalCode& t = tables_[0];
         segments([&](std::uint32_t v, std::size_t) { return t.symbol_bits(v); });

@@ -456,7 +456,7 @@ CanonicalCode::CanonicalCode(unsigned sl, std::vector<Entry> entries) {
     for (std::size_t i = 0; i < n; ++i) {
       std::size_t s = slot(keys_[i]);
       while (hash_[s] != 0) s = (s + 1) & mask;
-      hash_[s] = keys_[i] << kIndexBits | (i + 1);
+      hash_[s] = keys_[i] << kKeyShift | std::uint64_t{lens_[i]} << kIndexBits | (i + 1);
     }
   }
   esc_ = code_of(esc);

@@ -161,24 +161,44 @@ class CanonicalCode {
     for (std::size_t i = slot(key);; i = (i + 1) & mask) {
       const std::uint64_t s = hash_[i];
       if (s == 0) return Codeword{};
-      if ((s >> kIndexBits) == key) {
+      if ((s >> kKeyShift) == key) {
         const std::size_t at = (s & low_mask(kIndexBits)) - 1;
         return Codeword{codes_[at], lens_[at]};
       }
     }
   }
-  /// code_of(key).len, without a branch on whether the key has a codeword: a hit or an empty
-  /// home slot decides at once; only a key behind another one in its home slot probes on.
-  unsigned length_of(std::uint64_t key) const noexcept {
-    if (!dense_.empty()) return key < dense_.size() ? dense_[key].len : 0u;
-    if (hash_.empty()) return 0;
-    const std::size_t i = slot(key);
-    const std::uint64_t s = hash_[i];
-    const bool hit = s != 0 && (s >> kIndexBits) == key;
-    if (!hit && s != 0) return code_of(key).len;
-    const std::size_t at = hit ? (s & low_mask(kIndexBits)) - 1 : 0;
-    return hit ? lens_[at] : 0u;
-  }
+  /// code_of(key).len for a batch loop: the table's pointers in a small value (locals of the
+  /// loop, never reloaded), and no branch on whether a key has a codeword: a hit or an empty
+  /// slot among the key's first two decides; only a key behind two others probes on.
+  /// Valid while the code lives.
+  class Lengths {
+   public:
+    explicit Lengths(const CanonicalCode& c) noexcept
+        : code_(&c),
+          dense_(c.dense_.empty() ? nullptr : c.dense_.data()),
+          hash_(c.hash_.empty() ? nullptr : c.hash_.data()),
+          dense_size_(c.dense_.size()),
+          mask_(c.hash_.empty() ? 0 : c.hash_.size() - 1),
+          shift_(c.hash_shift_) {}
+    [[gnu::always_inline]] unsigned operator()(std::uint64_t key) const noexcept {
+      if (dense_) return key < dense_size_ ? dense_[key].len : 0u;
+      if (!hash_) return 0;
+      const std::size_t i = static_cast<std::size_t>((key * kHashMultiplier) >> shift_);
+      const std::uint64_t s0 = hash_[i], s1 = hash_[(i + 1) & mask_];
+      // An empty slot reads as key 0 with length 0: right either way (key 0 would sit there).
+      const bool hit0 = (s0 >> kKeyShift) == key, hit1 = (s1 >> kKeyShift) == key;
+      if (!hit0 && !hit1 && s0 != 0 && s1 != 0) return code_->code_of(key).len;
+      return static_cast<unsigned>(((hit0 ? s0 : hit1 ? s1 : 0) >> kIndexBits) & 63u);
+    }
+
+   private:
+    const CanonicalCode* code_;
+    const Codeword* dense_;
+    const std::uint64_t* hash_;
+    std::size_t dense_size_, mask_;
+    unsigned shift_;
+  };
+  unsigned length_of(std::uint64_t key) const noexcept { return Lengths(*this)(key); }
   bool contains(std::uint64_t key) const noexcept { return code_of(key).len != 0; }
   bool has_esc() const noexcept { return esc_.len != 0; }
   /// ESC's codeword (len == 0 if the code has no ESC).
@@ -261,7 +281,10 @@ class CanonicalCode {
   friend bool operator!=(const CanonicalCode& a, const CanonicalCode& b) { return !(a == b); }
 
  private:
-  static constexpr unsigned kIndexBits = 22;  // hash slot: key << 22 | (canonical index + 1); 0 = empty
+  // A hash slot: key << 28 | length << 22 | (canonical index + 1); 0 = empty. Keys are at most
+  // 2^32 (esc_key() for sl = 32) and lengths at most 32.
+  static constexpr unsigned kIndexBits = 22, kKeyShift = 28;
+  static constexpr std::uint64_t kHashMultiplier = 0x9E3779B97F4A7C15ull;
   struct LutEntry {
     std::uint32_t index = 0;
     std::uint8_t len = 0;  // 0: no codeword starts with these bits; kLongCode: a longer code does
@@ -271,7 +294,7 @@ class CanonicalCode {
   static constexpr unsigned kDenseBits = 16;  // code_of is a direct array for sl <= 16
 
   std::size_t slot(std::uint64_t key) const noexcept {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> hash_shift_);
+    return static_cast<std::size_t>((key * kHashMultiplier) >> hash_shift_);
   }
   // The value's own codeword, or len 0 if it must be escaped; throws if it cannot be coded.
   Codeword symbol_code(std::uint64_t value) const {
