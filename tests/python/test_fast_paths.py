@@ -141,3 +141,16 @@ def test_random_mpc_models_equal_the_scalar_reference(seed, n, select):
     model = random_model(rng, classes)
     codec = memcomp.get_codec("mpc.cal22_rtl", select=select, model=json.dumps(model))
     _assert_same(codec, _mixed(32, seed % 2**16))
+
+
+@pytest.mark.parametrize("push", ["unmatched", "literal", "nonnarrow", "nonzero"])
+@pytest.mark.parametrize(
+    "dictionary,init", [("fifo", "empty"), ("fifo", "zeros"), ("deque", "zeros"), ("fill", "empty"), ("block", "empty")]
+)
+@pytest.mark.parametrize("B", [16, 32, 64, 128])
+def test_cpack_dictionary_grid_equals_the_scalar_reference(push, dictionary, init, B):
+    """C-Pack's fresh-dictionary kernels (every earlier word as a set for B <= 64, the stepped
+    dictionary above) against the scalar word-by-word search, both byte orders."""
+    for endian in ("little", "big"):
+        codec = memcomp.get_codec("cpack.paper", push=push, dictionary=dictionary, init=init, endian=endian)
+        _assert_same(codec, _mixed(B, B + len(push)))

@@ -517,7 +517,112 @@ class CPack final : public CodecImpl<CPack> {
     }
   }
 
+  // Fresh dictionaries that never evict (B <= 64: at most 15 pushes before the last word meets
+  // 16 slots, or B/4 block slots), under a push rule that pushes every word of a kind unless its
+  // value is already in: unmatched and nonnarrow (bits 31..8 not all zero; a word that is not
+  // pushed equals an entry, or is zzzz or zzzx), nonzero. The dictionary a word is searched in
+  // is then, as a set of values, every earlier word of that kind (plus the zero entries), so
+  // every word's best match is a minimum over earlier words: no chain from word to word.
+  bool set_search() const {
+    return !persistent_ && push_name_ != "literal";  // B <= 64 is checked per batch
+  }
+
+  template <std::size_t N, bool Zeros, bool Big>
+  MEMCOMP_AVX2 void measure_sets(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                 const SizeColumns& out) const {
+    constexpr std::size_t R = (N + 7) / 8;
+    // later[j][i]: all ones where word i is not after word j (j is not in i's dictionary)
+    alignas(32) static constexpr struct Later {
+      std::uint32_t m[17][16] = {};
+      constexpr Later() {
+        for (unsigned j = 0; j < 17; ++j)
+          for (unsigned i = 0; i < 16; ++i) m[j][i] = j == 16 || i <= j ? ~0u : 0u;
+      }
+    } kLater{};
+    const std::uint32_t kind_min = push_name_ == "nonzero" ? 1u : 256u;  // the words that enter
+    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                          11, 10, 9, 8, 15, 14, 13, 12);
+    const __m256i ones = _mm256_set1_epi32(-1), zero = _mm256_setzero_si256();
+    for (std::size_t b = begin; b < end; ++b) {
+      alignas(32) std::uint32_t w[8 * R] = {};
+      __m256i W[R], M[R];
+      for (std::size_t r = 0; r < R; ++r) {
+        __m256i v = N >= 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocks.block(b) + 32 * r))
+                           : _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks.block(b))));
+        if (N < 8) v = _mm256_inserti128_si256(_mm256_setzero_si256(), _mm256_castsi256_si128(v), 0);
+        if (Big) v = _mm256_shuffle_epi8(v, swap);
+        W[r] = v;
+        M[r] = Zeros ? v : ones;  // a zero entry: w ^ 0
+        _mm256_store_si256(reinterpret_cast<__m256i*>(w + 8 * r), v);
+      }
+      for (std::size_t j = 0; j + 1 < N; ++j) {
+        const __m256i e = _mm256_set1_epi32(static_cast<int>(w[j]));
+        const std::uint32_t* later = kLater.m[w[j] >= kind_min ? j : 16];
+        for (std::size_t r = 0; r < R; ++r) {
+          const __m256i x = _mm256_or_si256(_mm256_xor_si256(W[r], e),
+                                            _mm256_load_si256(reinterpret_cast<const __m256i*>(later + 8 * r)));
+          M[r] = _mm256_min_epu32(M[r], x);
+        }
+      }
+      __m256i meta = zero, payload = zero;
+      for (std::size_t r = 0; r < R; ++r) {
+        const __m256i m = M[r], v = W[r];
+        const __m256i lm2 = at_most(m, 0xFFFFu), lm3 = at_most(m, 0xFFu), lm4 = _mm256_cmpeq_epi32(m, zero);
+        const __m256i zzzz = _mm256_cmpeq_epi32(v, zero), narrow = at_most(v, 0xFFu);
+        // The first code that applies: zzzz, mmmm, zzzx, mmmx, mmxx, xxxx.
+        __m256i pay = _mm256_set1_epi32(32), met = _mm256_set1_epi32(2);
+        pay = _mm256_blendv_epi8(pay, _mm256_set1_epi32(20), lm2);
+        met = _mm256_blendv_epi8(met, _mm256_set1_epi32(4), lm2);
+        pay = _mm256_blendv_epi8(pay, _mm256_set1_epi32(12), lm3);
+        pay = _mm256_blendv_epi8(pay, _mm256_set1_epi32(8), narrow);
+        met = _mm256_blendv_epi8(met, _mm256_set1_epi32(4), narrow);
+        pay = _mm256_blendv_epi8(pay, _mm256_set1_epi32(4), lm4);
+        met = _mm256_blendv_epi8(met, _mm256_set1_epi32(2), lm4);
+        pay = _mm256_andnot_si256(zzzz, pay);
+        met = _mm256_blendv_epi8(met, _mm256_set1_epi32(2), zzzz);
+        if (N < 8) {  // lanes past the block's words
+          const __m256i valid = _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
+          pay = _mm256_and_si256(pay, valid);
+          met = _mm256_and_si256(met, valid);
+        }
+        payload = _mm256_add_epi32(payload, pay);
+        meta = _mm256_add_epi32(meta, met);
+      }
+      SizeBreakdown s;
+      s.payload = hsum(payload);
+      s.meta = hsum(meta);
+      out.set(b, s);
+    }
+  }
+
+  // All ones in the lanes of x at most c (unsigned).
+  __attribute__((target("avx2"), always_inline)) static __m256i at_most(__m256i x, std::uint32_t c) {
+    return _mm256_cmpeq_epi32(_mm256_min_epu32(x, _mm256_set1_epi32(static_cast<int>(c))), x);
+  }
+
+  __attribute__((target("avx2"), always_inline)) static std::uint32_t hsum(__m256i v) {
+    __m128i x = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4E));
+    x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0xB1));
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si32(x));
+  }
+
+  template <bool Zeros, bool Big>
+  void measure_sets_b(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const {
+    if (blocks.block_bytes == 16) return measure_sets<4, Zeros, Big>(blocks, begin, end, out);
+    if (blocks.block_bytes == 32) return measure_sets<8, Zeros, Big>(blocks, begin, end, out);
+    return measure_sets<16, Zeros, Big>(blocks, begin, end, out);
+  }
+
   void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const {
+    if (set_search() && blocks.block_bytes <= 64) {
+      const bool big = endian_ == Endian::big;
+      if (zeros_)
+        return big ? measure_sets_b<true, true>(blocks, begin, end, out)
+                   : measure_sets_b<true, false>(blocks, begin, end, out);
+      return big ? measure_sets_b<false, true>(blocks, begin, end, out)
+                 : measure_sets_b<false, false>(blocks, begin, end, out);
+    }
     if (zeros_) {
       if (dict_ == Dict::fifo) return range_avx2<Dict::fifo, true>(blocks, begin, end, out);
       return range_avx2<Dict::deque, true>(blocks, begin, end, out);
