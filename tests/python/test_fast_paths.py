@@ -149,8 +149,19 @@ def test_random_mpc_models_equal_the_scalar_reference(seed, n, select):
 )
 @pytest.mark.parametrize("B", [16, 32, 64, 128])
 def test_cpack_dictionary_grid_equals_the_scalar_reference(push, dictionary, init, B):
-    """C-Pack's fresh-dictionary kernels (every earlier word as a set for B <= 64, the stepped
-    dictionary above) against the scalar word-by-word search, both byte orders."""
+    """C-Pack's kernels (every earlier word as a set for fresh dictionaries up to 64 B, an index
+    by upper half for push=literal, the stepped dictionary otherwise) against the scalar
+    word-by-word search, both byte orders, fresh and persistent dictionaries; a persistent one
+    also in chunks that resume, against one batch."""
     for endian in ("little", "big"):
-        codec = memcomp.get_codec("cpack.paper", push=push, dictionary=dictionary, init=init, endian=endian)
-        _assert_same(codec, _mixed(B, B + len(push)))
+        for persistent in (False, True) if dictionary != "block" else (False,):
+            codec = memcomp.get_codec(
+                "cpack.paper", push=push, dictionary=dictionary, init=init, endian=endian, persistent=persistent
+            )
+            x = _mixed(B, B + len(push))
+            _assert_same(codec, x)
+            if persistent:
+                whole = codec.measure(x).size_bits
+                half = len(x) // 2
+                parts = [codec.measure(x[:half]).size_bits, codec.measure(x[half:], resume=True).size_bits]
+                assert np.array_equal(np.concatenate(parts), whole)

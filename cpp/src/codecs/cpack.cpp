@@ -284,6 +284,8 @@ class CPack final : public CodecImpl<CPack> {
  protected:
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
                      const SizeColumns& out) const override {
+    if (push_name_ == "literal" && dict_ != Dict::block && simd_enabled())
+      return measure_literal(blocks, begin, end, out);
 #if defined(MEMCOMP_X86_SIMD)
     if (dict_ != Dict::block && blocks.block_bytes >= 16 && simd_avx2()) return measure_avx2(blocks, begin, end, out);
 #endif
@@ -632,6 +634,75 @@ class CPack final : public CodecImpl<CPack> {
     return range_avx2<Dict::fill, false>(blocks, begin, end, out);
   }
 #endif
+
+  // push=literal (kim, schreiber, skku) with a 16-slot dictionary: a word is pushed only when
+  // no entry shares its bits 31..16, so the entries have distinct upper halves (but those of
+  // upper half 0: the initial zeros) and a word's best match is the one entry with its upper
+  // half. An index by upper half replaces the search: one lookup per word instead of a chain of
+  // compares over 16 entries. The dictionary itself is kept as measure_k keeps it (a persistent
+  // state is the same either way), and nothing branches on the data.
+  void measure_literal(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const {
+    if (zeros_)
+      return dict_ == Dict::fifo ? measure_literal<Dict::fifo, true>(blocks, begin, end, out)
+                                 : measure_literal<Dict::deque, true>(blocks, begin, end, out);
+    if (dict_ == Dict::fifo) return measure_literal<Dict::fifo, false>(blocks, begin, end, out);
+    if (dict_ == Dict::deque) return measure_literal<Dict::deque, false>(blocks, begin, end, out);
+    measure_literal<Dict::fill, false>(blocks, begin, end, out);
+  }
+
+  template <Dict K, bool Zeros>
+  void measure_literal(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const {
+    // entry[h]: the entry with upper half h != 0 (its own upper half tells it is there, 0 is
+    // not), or for h = 0 the last one pushed (0 for the zeros), with `low` entries there.
+    thread_local std::vector<std::uint32_t> table(std::size_t{1} << 16);
+    std::uint32_t* entry = table.data();
+    unsigned low = 0;
+    auto add = [&](std::uint32_t e, unsigned on) {  // on = 1: e enters, 0: nothing
+      entry[e >> 16] = on ? e : entry[e >> 16];
+      low += on & static_cast<unsigned>(e >> 16 == 0);
+    };
+    auto remove = [&](std::uint32_t e, unsigned on) {
+      entry[e >> 16] = on && (e >> 16) ? 0u : entry[e >> 16];
+      low -= on & static_cast<unsigned>(e >> 16 == 0);
+    };
+    constexpr unsigned evicting = K == Dict::fifo || K == Dict::deque ? 1u : 0u;
+    const std::uint32_t push_keys = push_keys_;
+    const Endian endian = endian_;
+    Dictionary d = state_;  // a local copy: stores into the index cannot alias it
+    auto index = [&](bool in) {
+      for (unsigned k = 0; k < valid(d); ++k) in ? add(d.e[k], 1) : remove(d.e[k], 1);
+    };
+    if (persistent_) index(true);
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!persistent_) {
+        init(d);
+        index(true);
+      }
+      const std::uint8_t* blk = blocks.block(i);
+      std::uint32_t payload = 0, meta = 0;
+      for (std::size_t j = 0; j < blocks.block_bytes / 4; ++j) {
+        const std::uint32_t w = load<std::uint32_t>(blk + 4 * j, endian), h = w >> 16, e = entry[h];
+        const bool has = h ? e >> 16 == h : low > 0;
+        const unsigned lm = has ? lz_bytes(w ^ e) : 0u;  // below 2 every code is the same
+        const unsigned k = 5 * lm + lz_bytes(w);
+        payload += kKeys.payload[k];
+        meta += kKeys.meta[k];
+        const unsigned p = (push_keys >> k) & static_cast<unsigned>(K != Dict::fill || d.count < kSlots);
+        remove(d.e[d.wp], p & evicting & static_cast<unsigned>(Zeros || d.count >= kSlots));
+        push<K, Zeros>(d, w, p);
+        add(w, p);
+      }
+      SizeBreakdown s;
+      s.payload = payload;
+      s.meta = meta;
+      out.set(i, s);
+      if (!persistent_) index(false);
+    }
+    if (persistent_) {
+      index(false);  // the index is left empty for the next call
+      state_ = d;
+    }
+  }
 
   /// An empty dictionary, or 16 zero entries.
   void init(Dictionary& d) const {

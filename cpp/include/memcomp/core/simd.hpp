@@ -14,7 +14,9 @@ namespace memcomp {
 bool simd_avx2() noexcept;
 /// True when fast paths may use SSSE3 (under the same switch).
 bool simd_ssse3() noexcept;
-/// Turns every SIMD fast path on (default, where the CPU has it) or off (the scalar reference).
+/// Turns every fast path on (default) or off: the SIMD kernels (where the CPU has them) and the
+/// algorithmic shortcuts tested against the same scalar references (e.g. C-Pack's index by
+/// upper half for push=literal).
 void set_simd(bool enabled) noexcept;
 bool simd_enabled() noexcept;
 
