@@ -123,7 +123,7 @@ struct alignas(32) BitPermutation {
 // One module for the AVX2 path (run-time dispatched; equal to mpc::Compiled bit for bit, see the
 // tests). XOR of adjacent planes is a Gray code of each residue column: cell (p, c) of X is bit
 // 7-p of g[c] = col[c] ^ (col[c] >> 1) (column 0 as is), so the 256 cells stay one register of
-// 32 bytes. Leading zero rows: two levels of tests against the cells of the first r rows. Rows
+// 32 bytes. Leading zero rows: tests against the cells of the first r rows (MPC::select_rtl). Rows
 // and their inverse: a BitPermutation between the cells and the rows as little-endian 16-bit
 // words (row i is bytes 2i, positions 8..15, and 2i+1, positions 0..7; bit j of a byte holds
 // position 15 - j or 7 - j).
@@ -191,14 +191,9 @@ MEMCOMP_AVX2_INLINE __m256i cells(const Avx2Module& a, __m256i lo, __m256i hi) {
   return _mm256_xor_si256(col, _mm256_and_si256(_mm256_srli_epi16(col, 1), keep));
 }
 
+// 1 when no cell of the rows before row r is set.
 MEMCOMP_AVX2_INLINE unsigned none_before(const Avx2Module& a, __m256i g, unsigned r) {
   return static_cast<unsigned>(_mm256_testz_si256(g, ld(a.before[r])));
-}
-// Rows before the first with a set cell: two levels of three independent tests.
-MEMCOMP_AVX2_INLINE unsigned leading_zero_rows(const Avx2Module& a, __m256i g) {
-  const unsigned q = 4 * (none_before(a, g, 4) + none_before(a, g, 8) + none_before(a, g, 12));
-  const unsigned lz = q + none_before(a, g, q + 1) + none_before(a, g, q + 2) + none_before(a, g, q + 3);
-  return lz + static_cast<unsigned>(lz == 15 && _mm256_testz_si256(g, g));
 }
 
 MEMCOMP_AVX2_INLINE __m256i permute(const BitPermutation& t, __m256i x) {
@@ -481,18 +476,18 @@ class MPC final : public CodecImpl<MPC> {
     const std::size_t n = avx2_.size();
     if (n == 0 || n > 5) __builtin_unreachable();  // a model has 1 to 5 modules
     __m256i cells[5];
-    unsigned lz[5];
-    for (std::size_t k = 0; k < n; ++k) {
-      cells[k] = mpc_avx2::cells(avx2_[k], lo, hi);
-      lz[k] = mpc_avx2::leading_zero_rows(avx2_[k], cells[k]);
+    for (std::size_t k = 0; k < n; ++k) cells[k] = mpc_avx2::cells(avx2_[k], lo, hi);
+    // One binary search over the rows for all modules: the most leading zero rows any module has
+    // and, bit k, the modules that have them; the highest such module wins.
+    unsigned most = 0, have = (1u << n) - 1;
+    for (unsigned step = 8; step; step >>= 1) {
+      const unsigned r = most + step;
+      unsigned ok = 0;
+      for (std::size_t k = 0; k < n; ++k) ok |= mpc_avx2::none_before(avx2_[k], cells[k], r) << k;
+      most = ok ? r : most;
+      have = ok ? ok : have;
     }
-    int best = 0;
-    unsigned best_lz = lz[0];
-    for (std::size_t k = 1; k < n; ++k) {
-      const bool take = lz[k] >= best_lz;
-      best_lz = take ? lz[k] : best_lz;
-      best = take ? static_cast<int>(k) : best;
-    }
+    const int best = 31 - __builtin_clz(have);
     g = cells[best];
     return best;
   }
