@@ -51,6 +51,7 @@
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/codecs/huffman.hpp"
 #include "memcomp/codecs/model.hpp"
+#include "memcomp/core/simd.hpp"
 #include "memcomp/core/symbols.hpp"
 
 namespace memcomp {
@@ -244,6 +245,7 @@ class E2MC final : public CodecImpl<E2MC> {
     std::array<std::size_t, 8> start{};
     for (unsigned k = 1; k < pdw_; ++k) start[k] = 8 * static_cast<std::size_t>(in.read(ptr_bits));
     std::memset(out, 0, b);
+    if (pdw_ > 1 && cut_len == 0 && simd_enabled()) return decode_ways(in, origin, start, out, b);
     for (unsigned k = 0; k < pdw_; ++k) {
       if (k) {
         const std::size_t pos = in.position() - origin, aligned = (pos + 7) / 8 * 8;
@@ -467,6 +469,42 @@ class E2MC final : public CodecImpl<E2MC> {
       });
     }
     return raw_ ? static_cast<std::uint32_t>(bursts(w.position() - origin) - 1) : 0u;
+  }
+
+  // The PDW segments of a block without a cut decoded side by side (P1 §III-D: the pointers
+  // let the decoder start every segment at once), one symbol of each in turn: their dependency
+  // chains (a codeword's length before the next one's bits) overlap. Accepts what the one-way
+  // loop accepts: every segment ends at most 7 zero pad bits before the next one's start, and
+  // the last at the stream's end.
+  void decode_ways(BitReader& in, std::size_t origin, const std::array<std::size_t, 8>& start, std::uint8_t* out,
+                   std::size_t b) const {
+    const std::size_t n = 8 * b / sl_, per = n / pdw_, here = in.position() - origin, bits = in.size() - origin;
+    std::array<BitReader, 8> way{in, in, in, in, in, in, in, in};
+    for (unsigned k = 0; k < pdw_; ++k) {
+      const std::size_t from = k ? start[k] : here, to = k + 1 < pdw_ ? start[k + 1] : bits;
+      if (from > to || to > bits || (k && from < here))
+        throw corrupt_stream(family_ + " segment " + std::to_string(k + 1) + " pointer " + std::to_string(from / 8) +
+                             " lies outside the block's stream or before an earlier segment");
+      way[k] = in.sub(origin + from, origin + to);
+    }
+    with_symbol_bits(sl_, [&](auto SL) {
+      for (std::size_t j = 0; j < per; ++j)
+        for (unsigned k = 0; k < pdw_; ++k) {
+          const std::size_t i = k * per + j;
+          put_symbol<SL()>(out, i, static_cast<std::uint32_t>(table(i).decode_symbol(way[k])), endian_);
+        }
+    });
+    for (unsigned k = 0; k + 1 < pdw_; ++k) {
+      const std::size_t pad = way[k].remaining();
+      if (pad > 7)
+        throw corrupt_stream(family_ + " segment " + std::to_string(k + 2) + " pointer " +
+                             std::to_string(start[k + 1] / 8) + " is not where segment " + std::to_string(k + 1) +
+                             " ends");
+      if (way[k].read(static_cast<unsigned>(pad)) != 0) throw corrupt_stream(family_ + " non-zero alignment pad");
+    }
+    if (way[pdw_ - 1].remaining() != 0)
+      throw corrupt_stream(std::to_string(way[pdw_ - 1].remaining()) + " trailing bits after the last field");
+    in.skip(static_cast<unsigned>(in.remaining()));
   }
 
   // SLC header bits in front of the pointers (0 for E2MC, SC2 and threshold 0).

@@ -255,7 +255,10 @@ class CanonicalCode {
   /// Reads what encode_symbol wrote and returns the value.
   std::uint64_t decode_symbol(BitReader& in) const {
     const std::uint64_t key = decode(in);
-    return key == esc_key() ? in.read(sl_) : key;
+    if (key != esc_key()) return key;
+    const std::uint64_t literal = in.peek(sl_);  // sl <= 32; skip throws past the end as read would
+    in.skip(sl_);
+    return literal;
   }
 
   /// Mean bits per leaf weight: sum(w * cost) / sum(w). A key with a codeword costs its length

@@ -144,6 +144,16 @@ class BitReader {
     for (; i < n; ++i) out[i] = static_cast<std::uint8_t>(get(8));
   }
 
+  /// A reader of bits [from, to) of this stream, positions counted as position() counts them
+  /// (a part decoded on its own). REQUIRES: from <= to <= size().
+  BitReader sub(std::size_t from, std::size_t to) const noexcept {
+    BitReader r(*this);
+    r.pos_ = begin_ + from;
+    r.begin_ = begin_ + from;
+    r.end_ = begin_ + to;
+    return r;
+  }
+
   /// Bits consumed since begin_bit.
   std::size_t position() const noexcept { return pos_ - begin_; }
   std::size_t remaining() const noexcept { return end_ - pos_; }
