@@ -89,6 +89,33 @@ inline std::uint64_t fib_code(std::uint64_t n, unsigned len) {
   return code | (len + 1 >= kLowTop ? low << (len + 1 - kLowTop) : low >> (kLowTop - len - 1));
 }
 
+// Sums of a byte of coefficients: bit 7 - i of v is the coefficient of F(x + i) for a term
+// F(x) of the byte's first bit, and F(x + i) = F(x) F(i + 1) + F(x - 1) F(i), so the byte adds
+// F(x) a[v] + F(x - 1) b[v].
+struct ByteSums {
+  std::uint32_t a[256] = {}, b[256] = {};
+  constexpr ByteSums() {
+    for (unsigned v = 0; v < 256; ++v)
+      for (unsigned i = 0; i < 8; ++i)
+        if ((v >> (7 - i)) & 1u) {
+          a[v] += static_cast<std::uint32_t>(kT.F[i + 1]);
+          b[v] += static_cast<std::uint32_t>(kT.F[i]);
+        }
+  }
+};
+constexpr ByteSums kByteSums;
+
+/// The value of the coefficients at the top of c (stream bit t, the coefficient of F(t + 2), at
+/// bit 63 - t; at most 48 bits).
+inline std::uint64_t fib_value(std::uint64_t c) {
+  std::uint64_t n = 0;
+  for (unsigned t = 0; t < 6; ++t) {
+    const auto v = static_cast<unsigned>((c >> (56 - 8 * t)) & 0xFFu);
+    n += kT.F[8 * t + 2] * kByteSums.a[v] + kT.F[8 * t + 1] * kByteSums.b[v];
+  }
+  return n;
+}
+
 inline std::uint32_t zigzag(std::uint32_t cur, std::uint32_t prev) {
   const std::uint32_t r = cur - prev;
   return (r << 1) ^ (0u - (r >> 31));
@@ -123,12 +150,26 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
     return 0;
   }
 
+  // Codeword by codeword through a peek at the next 48 bits (zeros past the stream's end): the
+  // first "11" ends it, and its value is summed a byte of coefficients at a time (kByteSums).
   void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
     auto w = static_cast<std::uint32_t>(in.read(32));
     store<std::uint32_t>(out, w, endian_);
-    Lookahead la{in};
     for (std::size_t i = 1; i < b / 4; ++i) {
-      const std::uint64_t u = la.next(i, b / 4 - 1 - i) - 1;
+      const std::uint64_t win = in.peek(48) << 16;   // stream bits at the top
+      const std::uint64_t pairs = win & (win << 1);  // bit 63 - t: stream bits t and t + 1 are set
+      const unsigned len = pairs ? static_cast<unsigned>(__builtin_clzll(pairs)) + 2 : 64u;
+      if (len > kMaxLen) {
+        if (in.remaining() < kMaxLen) in.skip(static_cast<unsigned>(in.remaining()) + 1);  // throws: truncated
+        throw corrupt_stream("fib codeword of word " + std::to_string(i) + " has no terminator within " +
+                             std::to_string(kMaxLen) + " bits");
+      }
+      in.skip(len);
+      const std::uint64_t n = fib_value(win & ~low_mask(65 - len));
+      if (n > kMaxN)
+        throw corrupt_stream("fib codeword of word " + std::to_string(i) + " has value " + std::to_string(n) +
+                             " > 2^32");
+      const std::uint64_t u = n - 1;
       w += static_cast<std::uint32_t>((u >> 1) ^ (0u - (u & 1u)));
       store<std::uint32_t>(out + 4 * i, w, endian_);
     }
@@ -147,42 +188,6 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
     s.payload = bits;
     return s;
   }
-
-  // Reads codewords through a 64-bit window. It never takes a bit beyond the block's stream:
-  // bits already in the window without a terminator belong to the current codeword, which needs
-  // at least one more bit (two after a 0), and each codeword after it at least two.
-  struct Lookahead {
-    BitReader& in;
-    std::uint64_t win = 0;  // `have` pending bits at the top, the next bit at bit 63
-    unsigned have = 0;
-
-    std::uint64_t next(std::size_t word, std::size_t words_after) {
-      for (;;) {
-        const std::uint64_t pairs = win & (win << 1);  // bit 63 - t: stream bits t and t + 1 are set
-        if (pairs != 0) {
-          const unsigned len = static_cast<unsigned>(__builtin_clzll(pairs)) + 2;
-          if (len > kMaxLen) break;
-          // The len - 1 coefficient bits at the bottom: bit q is the coefficient of F(len - q).
-          std::uint64_t data = win >> (65 - len), n = 0;
-          for (; data != 0; data &= data - 1) n += kT.F[len - static_cast<unsigned>(__builtin_ctzll(data))];
-          win <<= len;
-          have -= len;
-          if (n > kMaxN)
-            throw corrupt_stream("fib codeword of word " + std::to_string(word) + " has value " + std::to_string(n) +
-                                 " > 2^32");
-          return n;
-        }
-        if (have >= kMaxLen) break;
-        const std::uint64_t need = ((have > 0 && (win >> (64 - have)) & 1u) ? 1u : 2u) + 2 * std::uint64_t{words_after};
-        const unsigned k = static_cast<unsigned>(std::min<std::uint64_t>({need, 64u - have, in.remaining()}));
-        if (k == 0) in.read(1);  // the stream ended inside a codeword: throws
-        win |= in.read(k) << (64 - have - k);
-        have += k;
-      }
-      throw corrupt_stream("fib codeword of word " + std::to_string(word) + " has no terminator within " +
-                           std::to_string(kMaxLen) + " bits");
-    }
-  };
 
   Endian endian_ = Endian::little;
 };
