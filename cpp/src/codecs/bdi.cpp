@@ -497,7 +497,8 @@ class BDI final : public CodecImpl<BDI> {
       x4[r] = Big ? swap_lanes<4>(v[r]) : v[r];
       x2[r] = Big ? swap_lanes<2>(v[r]) : v[r];
     }
-    unsigned cand = static_cast<unsigned>(_mm256_testz_si256(any, any));
+    if (_mm256_testz_si256(any, any)) return winner_[ceil_log2(B) - 4][511];  // zeros: every candidate fits
+    unsigned cand = 0;
     cand |= static_cast<unsigned>(_mm256_movemask_epi8(same8) == -1) << kRep8;
     cand |= static_cast<unsigned>(_mm256_movemask_epi8(same4) == -1) << 8;
     cand |= bdi_avx2::candidate_fits<B, 8, 1, Sym, Big>(x8, blk) << 2;
