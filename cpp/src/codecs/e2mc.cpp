@@ -460,10 +460,19 @@ class E2MC final : public CodecImpl<E2MC> {
       at += p.seg[k];
     }
     const std::size_t n = 8 * b / sl_, cut_end = p.cut + p.cut_len;
+    const bool fields = positions_ == 1 && tables_[0].has_esc();  // one table's fields, hoisted
     for (unsigned k = 0; k < pdw_; ++k) {
       if (k) w.write(0, static_cast<unsigned>((8 - (w.position() - origin) % 8) % 8));
       const std::size_t lo = k * n / pdw_, hi = (k + 1) * n / pdw_;
       with_symbol_bits(sl_, [&](auto SL) {
+        if (fields && !p.lossy) {
+          const CanonicalCode::Fields field_of(tables_[0]);
+          for (std::size_t i = lo; i < hi; ++i) {
+            const auto f = field_of(symbol_at<SL()>(blk, i, endian_));
+            w.write(f.code, f.len);
+          }
+          return;
+        }
         for (std::size_t i = lo; i < hi; ++i)
           if (!p.lossy || i < p.cut || i >= cut_end) put(w, symbol_at<SL()>(blk, i, endian_), i);
       });

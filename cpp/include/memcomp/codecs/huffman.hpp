@@ -199,6 +199,29 @@ class CanonicalCode {
     unsigned shift_;
   };
   unsigned length_of(std::uint64_t key) const noexcept { return Lengths(*this)(key); }
+
+  /// encode_symbol's field for a batch loop, as one (code, length) pair: the codeword, or ESC's
+  /// followed by the sl-bit literal. REQUIRES: value < esc_key() and, for a value without a
+  /// codeword, an ESC (the caller checked has_esc() or that every value is coded).
+  class Fields {
+   public:
+    explicit Fields(const CanonicalCode& c) noexcept
+        : code_(&c), dense_(c.dense_.empty() ? nullptr : c.dense_.data()), esc_(c.esc_), sl_(c.sl_) {}
+    struct Field {
+      std::uint64_t code;
+      unsigned len;  ///< at most 64
+    };
+    [[gnu::always_inline]] Field operator()(std::uint64_t value) const noexcept {
+      const Codeword cw = dense_ ? dense_[value] : code_->code_of(value);
+      return cw.len ? Field{cw.code, cw.len} : Field{std::uint64_t{esc_.code} << sl_ | value, esc_.len + sl_};
+    }
+
+   private:
+    const CanonicalCode* code_;
+    const Codeword* dense_;
+    Codeword esc_;
+    unsigned sl_;
+  };
   bool contains(std::uint64_t key) const noexcept { return code_of(key).len != 0; }
   bool has_esc() const noexcept { return esc_.len != 0; }
   /// ESC's codeword (len == 0 if the code has no ESC).

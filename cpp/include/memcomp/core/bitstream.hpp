@@ -20,7 +20,7 @@ class BitWriter {
 
   /// Appends the low `nbits` (0..64) bits of `value`; higher bits of value are ignored.
   /// Throws std::length_error past the capacity, invalid_argument for nbits > 64.
-  void write(std::uint64_t value, unsigned nbits) {
+  [[gnu::always_inline]] void write(std::uint64_t value, unsigned nbits) {
     if (nbits > 64 || nbits > capacity_ - pos_) overflow(nbits);
     if (nbits > 32) {
       put(value >> 32, nbits - 32);
@@ -67,7 +67,7 @@ class BitWriter {
     throw std::length_error("BitWriter: capacity exceeded");
   }
   // acc_ holds nacc_ (< 32) pending bits at its top; whole 32-bit words go out as they fill.
-  void put(std::uint64_t value, unsigned nbits) noexcept {  // REQUIRES nbits <= 32
+  [[gnu::always_inline]] void put(std::uint64_t value, unsigned nbits) noexcept {  // REQUIRES nbits <= 32
     if (nbits == 0) return;
     acc_ |= (value & low_mask(nbits)) << (64 - nacc_ - nbits);
     nacc_ += nbits;
