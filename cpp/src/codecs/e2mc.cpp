@@ -46,6 +46,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <utility>
 
 #include "memcomp/analysis/entropy.hpp"
 #include "memcomp/codecs/families.hpp"
@@ -496,12 +497,16 @@ class E2MC final : public CodecImpl<E2MC> {
                              " lies outside the block's stream or before an earlier segment");
       way[k] = in.sub(origin + from, origin + to);
     }
+    // Symbols into a local array first (byte stores into `out` could alias the readers and pin
+    // them to memory); PDW known at compile time keeps every reader's position in a register.
+    std::uint32_t sym[2048];  // n <= 8 * 256 B / 1
+    switch (pdw_) {
+      case 2: decode_interleaved<2>(way.data(), per, sym); break;
+      case 4: decode_interleaved<4>(way.data(), per, sym); break;
+      default: decode_interleaved<8>(way.data(), per, sym); break;
+    }
     with_symbol_bits(sl_, [&](auto SL) {
-      for (std::size_t j = 0; j < per; ++j)
-        for (unsigned k = 0; k < pdw_; ++k) {
-          const std::size_t i = k * per + j;
-          put_symbol<SL()>(out, i, static_cast<std::uint32_t>(table(i).decode_symbol(way[k])), endian_);
-        }
+      for (std::size_t i = 0; i < n; ++i) put_symbol<SL()>(out, i, sym[i], endian_);
     });
     for (unsigned k = 0; k + 1 < pdw_; ++k) {
       const std::size_t pad = way[k].remaining();
@@ -514,6 +519,27 @@ class E2MC final : public CodecImpl<E2MC> {
     if (way[pdw_ - 1].remaining() != 0)
       throw corrupt_stream(std::to_string(way[pdw_ - 1].remaining()) + " trailing bits after the last field");
     in.skip(static_cast<unsigned>(in.remaining()));
+  }
+
+  template <std::size_t... K>
+  static std::array<BitReader, sizeof...(K)> copies(const BitReader* r, std::index_sequence<K...>) {
+    return {{r[K]...}};
+  }
+  template <unsigned PDW>
+  void decode_interleaved(BitReader* way, std::size_t per, std::uint32_t* sym) const {
+    std::array<BitReader, PDW> w = copies(way, std::make_index_sequence<PDW>());
+    if (positions_ == 1) {  // one table: its decoder's pointers in registers
+      const CanonicalCode::Symbols decode(tables_[0]);
+      for (std::size_t j = 0; j < per; ++j)
+        for (unsigned k = 0; k < PDW; ++k) sym[k * per + j] = static_cast<std::uint32_t>(decode(w[k]));
+    } else {
+      for (std::size_t j = 0; j < per; ++j)
+        for (unsigned k = 0; k < PDW; ++k) {
+          const std::size_t i = k * per + j;
+          sym[i] = static_cast<std::uint32_t>(table(i).decode_symbol(w[k]));
+        }
+    }
+    for (unsigned k = 0; k < PDW; ++k) way[k] = w[k];
   }
 
   // SLC header bits in front of the pointers (0 for E2MC, SC2 and threshold 0).

@@ -122,6 +122,13 @@ CanonicalCode build_code(const Alphabet& alphabet, unsigned max_len, LimitMethod
 
 /// A canonical prefix code over SL-bit symbols and, optionally, ESC (key 2^SL). Immutable.
 class CanonicalCode {
+  // A decoder lookup entry (declared first: the batch views below hold pointers to them).
+  struct LutEntry {
+    std::uint32_t index = 0;
+    std::uint8_t len = 0;  // 0: no codeword starts with these bits; kLongCode: a longer code does
+  };
+  static constexpr std::uint8_t kLongCode = 0xFF;
+
  public:
   struct Entry {
     std::uint64_t key = 0;
@@ -243,18 +250,7 @@ class CanonicalCode {
   /// Reads one codeword and returns its key (possibly esc_key()). Throws corrupt_stream if the
   /// bits are no codeword (possible when kraft() < 1) or the stream ends inside a codeword; it
   /// never reads past the reader's end.
-  std::uint64_t decode(BitReader& in) const {
-    // Fast path: a codeword of at most lut_bits_ bits that lies inside the stream (peek pads
-    // with zeros past the end, so the length check decides).
-    if (!lut_.empty()) {
-      const LutEntry e = lut_[static_cast<std::size_t>(in.peek(lut_bits_))];
-      if (e.len != 0 && e.len != kLongCode && e.len <= in.remaining()) {
-        in.skip(e.len);
-        return keys_[e.index];
-      }
-    }
-    return decode_slow(in);
-  }
+  std::uint64_t decode(BitReader& in) const { return Symbols(*this).key(in); }
 
   /// Bits a value (< 2^sl) costs: its code length, or ESC's + sl. Throws invalid_argument if the
   /// value is out of range or has no codeword and there is no ESC.
@@ -275,14 +271,46 @@ class CanonicalCode {
       out.write(value, sl_);
     }
   }
+  /// decode_symbol for a batch loop: the tables' pointers in a small value (locals of the loop,
+  /// never reloaded). Valid while the code lives.
+  class Symbols {
+   public:
+    explicit Symbols(const CanonicalCode& c) noexcept
+        : code_(&c),
+          lut_(c.lut_.empty() ? nullptr : c.lut_.data()),
+          keys_(c.keys_.data()),
+          esc_(c.esc_key()),
+          lut_bits_(c.lut_bits_),
+          sl_(c.sl_) {}
+    /// decode(): the next codeword's key.
+    [[gnu::always_inline]] std::uint64_t key(BitReader& in) const {
+      // Fast path: a codeword of at most lut_bits bits that lies inside the stream (peek pads
+      // with zeros past the end, so the length check decides).
+      const LutEntry e = lut_ ? lut_[static_cast<std::size_t>(in.peek(lut_bits_))] : LutEntry{};
+      if (e.len != 0 && e.len != kLongCode && e.len <= in.remaining()) {
+        in.skip(e.len);
+        return keys_[e.index];
+      }
+      return code_->decode_slow(in);
+    }
+    /// decode_symbol(): a value.
+    [[gnu::always_inline]] std::uint64_t operator()(BitReader& in) const {
+      const std::uint64_t key = this->key(in);
+      if (key != esc_) return key;
+      const std::uint64_t literal = in.peek(sl_);  // sl <= 32; skip throws past the end as read would
+      in.skip(sl_);
+      return literal;
+    }
+
+   private:
+    const CanonicalCode* code_;
+    const LutEntry* lut_;
+    const std::uint64_t* keys_;
+    std::uint64_t esc_;
+    unsigned lut_bits_, sl_;
+  };
   /// Reads what encode_symbol wrote and returns the value.
-  std::uint64_t decode_symbol(BitReader& in) const {
-    const std::uint64_t key = decode(in);
-    if (key != esc_key()) return key;
-    const std::uint64_t literal = in.peek(sl_);  // sl <= 32; skip throws past the end as read would
-    in.skip(sl_);
-    return literal;
-  }
+  std::uint64_t decode_symbol(BitReader& in) const { return Symbols(*this)(in); }
 
   /// Mean bits per leaf weight: sum(w * cost) / sum(w). A key with a codeword costs its length
   /// (ESC's key: esc length + literal_bits); a key without one costs esc length + literal_bits
@@ -311,11 +339,6 @@ class CanonicalCode {
   // 2^32 (esc_key() for sl = 32) and lengths at most 32.
   static constexpr unsigned kIndexBits = 22, kKeyShift = 28;
   static constexpr std::uint64_t kHashMultiplier = 0x9E3779B97F4A7C15ull;
-  struct LutEntry {
-    std::uint32_t index = 0;
-    std::uint8_t len = 0;  // 0: no codeword starts with these bits; kLongCode: a longer code does
-  };
-  static constexpr std::uint8_t kLongCode = 0xFF;
   static constexpr unsigned kLutBits = 11;    // decode lookup over the first min(11, max_len) bits
   static constexpr unsigned kDenseBits = 16;  // code_of is a direct array for sl <= 16
 
