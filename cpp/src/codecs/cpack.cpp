@@ -50,6 +50,7 @@
 #if defined(MEMCOMP_X86_SIMD)
 #include <immintrin.h>
 #define MEMCOMP_AVX2 __attribute__((target("avx2")))
+#define MEMCOMP_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
 #endif
 
 namespace memcomp {
@@ -189,6 +190,8 @@ class CPack final : public CodecImpl<CPack> {
     if (push_name_ == "nonnarrow") push_mask_ = bit(kXXXX) | bit(kMMMM) | bit(kMMXX) | bit(kMMMX);
     if (push_name_ == "nonzero") push_mask_ = 0x3Fu & ~bit(kZZZZ);
     for (unsigned k = 0; k < 25; ++k) push_keys_ |= ((push_mask_ >> kKeys.code[k]) & 1u) << k;
+    kind_min_ = push_name_ == "nonzero" ? 1u : 256u;
+    set_search_ = !persistent_ && push_name_ != "literal";
     dict_ = dict_name_ == "fifo"    ? Dict::fifo
             : dict_name_ == "deque" ? Dict::deque
             : dict_name_ == "fill"  ? Dict::fill
@@ -226,6 +229,12 @@ class CPack final : public CodecImpl<CPack> {
   /// Also callable on a block dictionary (cpack.gem5) while every index fits 4 bits, which the
   /// W6 tests use; the batch API refuses it (exact() is false).
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
+#if defined(MEMCOMP_X86_SIMD)
+    if (set_search() && !zeros_ && dict_ != Dict::block && b >= 16 && b <= 64 && simd_avx2()) {
+      if (endian_ == Endian::big) return encode_sets_b<true>(blk, b, out);
+      return encode_sets_b<false>(blk, b, out);
+    }
+#endif
     const std::size_t n = b / 4;
     Dictionary local;
     Dictionary& d = start(local);
@@ -525,13 +534,12 @@ class CPack final : public CodecImpl<CPack> {
   // pushed equals an entry, or is zzzz or zzzx), nonzero. The dictionary a word is searched in
   // is then, as a set of values, every earlier word of that kind (plus the zero entries), so
   // every word's best match is a minimum over earlier words: no chain from word to word.
-  bool set_search() const {
-    return !persistent_ && push_name_ != "literal";  // B <= 64 is checked per batch
-  }
+  bool set_search() const { return set_search_; }  // B <= 64 is checked per batch
 
+  // The words of a block (w) and, per word, the smallest word ^ entry over its dictionary as a
+  // set of values (m: all ones without an entry), N words in R registers.
   template <std::size_t N, bool Zeros, bool Big>
-  MEMCOMP_AVX2 void measure_sets(const BlockView& blocks, std::size_t begin, std::size_t end,
-                                 const SizeColumns& out) const {
+  MEMCOMP_AVX2_INLINE void set_minima(const std::uint8_t* blk, __m256i* W, __m256i* M, std::uint32_t* w) const {
     constexpr std::size_t R = (N + 7) / 8;
     // later[j][i]: all ones where word i is not after word j (j is not in i's dictionary)
     alignas(32) static constexpr struct Later {
@@ -541,31 +549,37 @@ class CPack final : public CodecImpl<CPack> {
           for (unsigned i = 0; i < 16; ++i) m[j][i] = j == 16 || i <= j ? ~0u : 0u;
       }
     } kLater{};
-    const std::uint32_t kind_min = push_name_ == "nonzero" ? 1u : 256u;  // the words that enter
     const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
                                           11, 10, 9, 8, 15, 14, 13, 12);
-    const __m256i ones = _mm256_set1_epi32(-1), zero = _mm256_setzero_si256();
-    for (std::size_t b = begin; b < end; ++b) {
-      alignas(32) std::uint32_t w[8 * R] = {};
-      __m256i W[R], M[R];
+    for (std::size_t r = 0; r < R; ++r) {
+      __m256i v = N >= 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r))
+                         : _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk)));
+      if (N < 8) v = _mm256_inserti128_si256(_mm256_setzero_si256(), _mm256_castsi256_si128(v), 0);
+      if (Big) v = _mm256_shuffle_epi8(v, swap);
+      W[r] = v;
+      M[r] = Zeros ? v : _mm256_set1_epi32(-1);  // a zero entry: w ^ 0
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 8 * r), v);
+    }
+    for (std::size_t j = 0; j + 1 < N; ++j) {
+      const __m256i e = _mm256_set1_epi32(static_cast<int>(w[j]));
+      const std::uint32_t* later = kLater.m[w[j] >= kind_min_ ? j : 16];
       for (std::size_t r = 0; r < R; ++r) {
-        __m256i v = N >= 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocks.block(b) + 32 * r))
-                           : _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks.block(b))));
-        if (N < 8) v = _mm256_inserti128_si256(_mm256_setzero_si256(), _mm256_castsi256_si128(v), 0);
-        if (Big) v = _mm256_shuffle_epi8(v, swap);
-        W[r] = v;
-        M[r] = Zeros ? v : ones;  // a zero entry: w ^ 0
-        _mm256_store_si256(reinterpret_cast<__m256i*>(w + 8 * r), v);
+        const __m256i x = _mm256_or_si256(_mm256_xor_si256(W[r], e),
+                                          _mm256_load_si256(reinterpret_cast<const __m256i*>(later + 8 * r)));
+        M[r] = _mm256_min_epu32(M[r], x);
       }
-      for (std::size_t j = 0; j + 1 < N; ++j) {
-        const __m256i e = _mm256_set1_epi32(static_cast<int>(w[j]));
-        const std::uint32_t* later = kLater.m[w[j] >= kind_min ? j : 16];
-        for (std::size_t r = 0; r < R; ++r) {
-          const __m256i x = _mm256_or_si256(_mm256_xor_si256(W[r], e),
-                                            _mm256_load_si256(reinterpret_cast<const __m256i*>(later + 8 * r)));
-          M[r] = _mm256_min_epu32(M[r], x);
-        }
-      }
+    }
+  }
+
+  template <std::size_t N, bool Zeros, bool Big>
+  MEMCOMP_AVX2 void measure_sets(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                 const SizeColumns& out) const {
+    constexpr std::size_t R = (N + 7) / 8;
+    const __m256i zero = _mm256_setzero_si256();
+    for (std::size_t b = begin; b < end; ++b) {
+      alignas(32) std::uint32_t w[8 * R];
+      __m256i W[R], M[R];
+      set_minima<N, Zeros, Big>(blocks.block(b), W, M, w);
       __m256i meta = zero, payload = zero;
       for (std::size_t r = 0; r < R; ++r) {
         const __m256i m = M[r], v = W[r];
@@ -595,6 +609,57 @@ class CPack final : public CodecImpl<CPack> {
       s.meta = hsum(meta);
       out.set(b, s);
     }
+  }
+
+  // encode() for the set searches from an empty dictionary that never evicts: every word's code
+  // from its minimum, the pushes from the codes, and an entry's index is its push rank, so a
+  // match names the first pushed word it matches.
+  template <bool Big>
+  std::uint32_t encode_sets_b(const std::uint8_t* blk, std::size_t b, BitWriter& out) const {
+    if (b == 16) return encode_sets<4, Big>(blk, out);
+    if (b == 32) return encode_sets<8, Big>(blk, out);
+    return encode_sets<16, Big>(blk, out);
+  }
+  template <std::size_t N, bool Big>
+  __attribute__((target("avx2,popcnt"))) std::uint32_t encode_sets(const std::uint8_t* blk, BitWriter& out) const {
+    constexpr std::size_t R = (N + 7) / 8;
+    alignas(32) std::uint32_t w[8 * R], m[8 * R];
+    __m256i W[R], M[R];
+    set_minima<N, false, Big>(blk, W, M, w);
+    for (std::size_t r = 0; r < R; ++r) _mm256_store_si256(reinterpret_cast<__m256i*>(m + 8 * r), M[r]);
+    unsigned char code[N];
+    std::uint32_t pushed = 0;  // bit j: word j entered the dictionary (at slot popcount of those before)
+    for (std::size_t i = 0; i < N; ++i) {
+      code[i] = kKeys.code[5 * lz_bytes(m[i]) + lz_bytes(w[i])];
+      pushed |= ((push_mask_ >> code[i]) & 1u) << i;
+    }
+    std::uint64_t field[N];
+    for (std::size_t i = 0; i < N; ++i) {
+      const unsigned c = code[i];
+      // Every word's first match (no branch on the code; a code without an index drops it).
+      const __m256i e = _mm256_set1_epi32(static_cast<int>(w[i]));
+      const __m256i mask = _mm256_set1_epi32(static_cast<int>(kMatchMask[c]));
+      std::uint32_t match = 0;
+      for (std::size_t r = 0; r < R; ++r) {
+        const __m256i x = _mm256_and_si256(_mm256_xor_si256(W[r], e), mask);
+        match |= static_cast<std::uint32_t>(
+                     _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, _mm256_setzero_si256()))))
+                 << (8 * r);
+      }
+      match &= pushed & ((1u << i) - 1u);
+      const auto index = static_cast<std::uint64_t>(__builtin_popcount(pushed & ((match & (0u - match)) - 1u)));
+      field[i] = (has_index(c) ? index : 0u) << kLowBits[c] | (w[i] & low_mask(kLowBits[c]));
+    }
+    BitWriter w2 = out;  // a local writer: its state stays in registers across the byte stores
+    if (mc_) {
+      for (std::size_t i = 0; i < N; ++i) w2.write(kPrefix[code[i]], kMeta[code[i]]);
+      for (std::size_t i = 0; i < N; ++i) w2.write(field[i], kPayload[code[i]]);
+    } else {
+      for (std::size_t i = 0; i < N; ++i)
+        w2.write(std::uint64_t{kPrefix[code[i]]} << kPayload[code[i]] | field[i], kMeta[code[i]] + kPayload[code[i]]);
+    }
+    out = w2;
+    return 0;
   }
 
   // All ones in the lanes of x at most c (unsigned).
@@ -755,6 +820,8 @@ class CPack final : public CodecImpl<CPack> {
   Endian endian_ = Endian::little;
   std::string push_name_, dict_name_;
   unsigned push_mask_ = 0;       ///< bit c: words coded c are pushed
+  std::uint32_t kind_min_ = 0;   ///< set search: the smallest word of the kind that is pushed
+  bool set_search_ = false;      ///< measure_sets applies (a fresh dictionary, push not literal)
   std::uint32_t push_keys_ = 0;  ///< the same by key (bit k: kKeys.code[k] is pushed)
   Dict dict_ = Dict::fifo;
   bool zeros_ = false;
