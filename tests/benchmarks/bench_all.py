@@ -5,7 +5,7 @@ NumPy way where one exists. Reported, never asserted; --json for tracking across
     python tests/benchmarks/bench_all.py [--mib 64] [--repeat 3] [--only bdi,fpc] [--json out.json]
 
 Paths: codec measure (BDI 32/128 B, FPC 32 B, C-Pack paper/skku 32 B, BPC 128 B, E2MC16/SC2
-128 B, MPC 32 B), encode+decode (BDI, FPC, C-Pack 32 B; BPC, Fibonacci, E2MC16 128 B), Energy
+128 B, MPC 32 B), encode+decode (BDI, FPC, C-Pack, MPC 32 B; BPC, Fibonacci, E2MC16 128 B), Energy
 Control on top of encode (BDI, FPC: overhead in %), and exact 32-bit symbol counting. Data-driven
 codecs are fitted on the first 1/16 of the data (not timed).
 """
@@ -69,6 +69,7 @@ def paths(data: np.ndarray) -> Dict[str, tuple]:
         ("bdi.paper", b32),
         ("fpc.paper", b32),
         ("cpack.paper", b32),
+        ("mpc.cal22_rtl", b32),
         ("bpc.isca16", b128),
         ("fib.ours", b128),
         ("e2mc.paper", b128),

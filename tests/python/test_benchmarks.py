@@ -97,7 +97,7 @@ def test_bench_all_prints_every_path_and_writes_json(tmp_path):
     assert r.returncode == 0, r.stderr
     rows = json.loads(out.read_text())["rows"]
     speed = [x for x in rows if "gbs_1" in x]
-    assert {x["path"].split()[0] for x in speed} == {"measure", "enc+dec", "32-bit"} and len(speed) == 16
+    assert {x["path"].split()[0] for x in speed} == {"measure", "enc+dec", "32-bit"} and len(speed) == 17
     assert all(x["gbs_1"] > 0 and x["gbs_2"] > 0 and x["path"] in r.stdout for x in speed)
     assert [x["path"] for x in rows if "overhead_pct" in x] == [
         "EC overhead bdi.paper 32 B",
