@@ -47,6 +47,7 @@
 // zero runs inside the planes, positions inside the plane, each plane's first applicable
 // class, a 33-bit delta that stays within int32, and the mode flag the encoder would choose.
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "memcomp/codecs/families.hpp"
@@ -237,21 +238,46 @@ void transpose_bits_tiles(const std::uint64_t* rows, unsigned R, unsigned C, std
 // cols[c] bit r = rows[r] bit c for r < R <= 64 and c < C <= 64 (rows' bits from C on are 0).
 // Up to 33 x 33 (BPC's planes of blocks up to 128 B) it goes through the 32x32 AVX2 transpose,
 // with bit and row 32 apart.
+#if defined(MEMCOMP_X86_SIMD)
+// transpose_bits up to 33 x 33 with AVX2 throughout: rows 0..31 split into their low words and
+// bit 32 (four rows per register), the 32x32 transpose, and row 32 merged as bit 32 of each
+// column.
+__attribute__((target("avx2"))) void transpose33_avx2(const std::uint64_t* rows, unsigned R, unsigned C,
+                                                      std::uint64_t* cols) {
+  alignas(32) std::uint64_t rr[32];
+  const unsigned in = R < 32 ? R : 32;
+  std::memcpy(rr, rows, 8 * std::size_t{in});
+  std::memset(rr + in, 0, 8 * std::size_t{32 - in});
+  alignas(32) std::uint32_t lo[32], t[32];
+  const __m256i low = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  std::uint64_t top = 0;  // column 32: bit 32 of rows 0..31
+  for (unsigned q = 0; q < 8; ++q) {
+    const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(rr + 4 * q));
+    _mm_store_si128(reinterpret_cast<__m128i*>(lo + 4 * q),
+                    _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(v, low)));
+    top |= std::uint64_t{static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64(v, 31))))}
+           << (4 * q);
+  }
+  transpose32_avx2(lo, t);
+  const __m256i last = _mm256_set1_epi64x(static_cast<long long>(R == 33 ? rows[32] : 0));  // row 32
+  const unsigned out = C < 32 ? C : 32;
+  for (unsigned c = 0; c < out; c += 4) {
+    const __m256i shift = _mm256_add_epi64(_mm256_set1_epi64x(c), _mm256_setr_epi64x(0, 1, 2, 3));
+    const __m256i bit32 =
+        _mm256_slli_epi64(_mm256_and_si256(_mm256_srlv_epi64(last, shift), _mm256_set1_epi64x(1)), 32);
+    const __m256i col =
+        _mm256_or_si256(_mm256_cvtepu32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(t + c))), bit32);
+    alignas(32) std::uint64_t four[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(four), col);
+    for (unsigned k = 0; k < 4 && c + k < out; ++k) cols[c + k] = four[k];
+  }
+  if (C == 33) cols[32] = top | (((R == 33 ? rows[32] : 0) >> 32) & 1u) << 32;
+}
+#endif
+
 void transpose_bits(const std::uint64_t* rows, unsigned R, unsigned C, std::uint64_t* cols) {
 #if defined(MEMCOMP_X86_SIMD)
-  if (R <= 33 && C <= 33 && simd_avx2()) {
-    std::uint32_t lo[32] = {}, t[32];
-    std::uint64_t top = 0;  // column 32
-    for (unsigned r = 0; r < R && r < 32; ++r) {
-      lo[r] = static_cast<std::uint32_t>(rows[r]);
-      top |= ((rows[r] >> 32) & 1u) << r;
-    }
-    transpose32_avx2(lo, t);
-    const std::uint64_t last = R == 33 ? rows[32] : 0;  // row 32: bit 32 of every column
-    for (unsigned c = 0; c < C && c < 32; ++c) cols[c] = std::uint64_t{t[c]} | ((last >> c) & 1u) << 32;
-    if (C == 33) cols[32] = top | ((last >> 32) & 1u) << 32;
-    return;
-  }
+  if (R <= 33 && C <= 33 && simd_avx2()) return transpose33_avx2(rows, R, C, cols);
 #endif
   transpose_bits_tiles(rows, R, C, cols);
 }
