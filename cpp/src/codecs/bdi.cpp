@@ -76,6 +76,15 @@ MEMCOMP_AVX2_INLINE __m256i sub(__m256i a, __m256i b) {
   else
     return _mm256_sub_epi16(a, b);
 }
+template <unsigned K>
+MEMCOMP_AVX2_INLINE __m256i add(__m256i a, __m256i b) {
+  if constexpr (K == 8)
+    return _mm256_add_epi64(a, b);
+  else if constexpr (K == 4)
+    return _mm256_add_epi32(a, b);
+  else
+    return _mm256_add_epi16(a, b);
+}
 // Lanes (all ones) whose signed value lies outside the d-byte range: [-h-1, h] for the signed
 // fit, [-h, h] for the symmetric one, h = 2^(8d-1) - 1. The signed test folds negative x onto
 // ~x (x ^ sign), which is in [0, h] iff x is in range: one compare.
@@ -118,6 +127,133 @@ MEMCOMP_AVX2_INLINE __m256i swap_lanes(__m256i v) {
   alignas(32) std::uint8_t idx[32];
   for (unsigned i = 0; i < 32; ++i) idx[i] = static_cast<std::uint8_t>((i & 15u & ~(K - 1)) + (K - 1 - (i & (K - 1))));
   return _mm256_shuffle_epi8(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(idx)));
+}
+
+// The n-bit explicit mask of K-byte lanes (bit j: lane j of the block) from the byte mask of
+// one register of them.
+template <unsigned K>
+MEMCOMP_AVX2_INLINE std::uint64_t lane_bits(__m256i bad) {
+  if constexpr (K == 8) {
+    return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(bad)));
+  } else if constexpr (K == 4) {
+    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(bad)));
+  } else {  // every other bit of the byte mask
+    std::uint64_t m = static_cast<std::uint32_t>(_mm256_movemask_epi8(bad)) & 0x55555555u;
+    m = (m | m >> 1) & 0x33333333u;
+    m = (m | m >> 2) & 0x0F0F0F0Fu;
+    m = (m | m >> 4) & 0x00FF00FFu;
+    return (m | m >> 8) & 0xFFFFu;
+  }
+}
+
+inline std::uint64_t reverse_bits(std::uint64_t x) {
+  x = __builtin_bswap64(x);
+  x = (x & 0x0F0F0F0F0F0F0F0Full) << 4 | (x >> 4 & 0x0F0F0F0F0F0F0F0Full);
+  x = (x & 0x3333333333333333ull) << 2 | (x >> 2 & 0x3333333333333333ull);
+  return (x & 0x5555555555555555ull) << 1 | (x >> 1 & 0x5555555555555555ull);
+}
+
+// The body of a (K, D) delta encoding of a block that fits it (BDI::encode's format): the
+// explicit mask (lane 0 first), the base (the first explicit lane, 0 without one), and each
+// lane's low D bytes (less the base where explicit), most significant byte first, packed by
+// byte shuffles.
+template <std::size_t B, unsigned K, unsigned D, bool Sym, bool Big>
+MEMCOMP_AVX2_INLINE void write_deltas(const std::uint8_t* blk, BitWriter& w) {
+  constexpr std::size_t R = B / 32, n = B / K, per = 32 / K, W = (n + 63) / 64, half = 16 * D / K;
+  constexpr std::uint64_t hv = (std::uint64_t{1} << (8 * D - 1)) - 1;
+  const __m256i h = set1<K>(hv), neg_h = set1<K>(~hv + 1);
+  __m256i x[R], bad[R];
+  std::uint64_t m[W] = {};
+  for (std::size_t r = 0; r < R; ++r) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
+    x[r] = Big ? swap_lanes<K>(v) : v;
+    bad[r] = outside<K, Sym>(x[r], h, neg_h);
+    m[r * per / 64] |= lane_bits<K>(bad[r]) << (r * per % 64);
+  }
+  std::size_t first = n;
+  for (std::size_t q = W; q-- > 0;) first = m[q] ? 64 * q + static_cast<std::size_t>(__builtin_ctzll(m[q])) : first;
+  const std::uint64_t bv = first < n ? load_k(blk + K * first, K, Big ? Endian::big : Endian::little) : 0;
+  for (std::size_t q = 0; q < W; ++q) {
+    constexpr unsigned last = n % 64 ? n % 64 : 64;
+    const unsigned bits = q + 1 < W ? 64u : last;
+    w.write(reverse_bits(m[q]) >> (64 - bits), bits);
+  }
+  w.write(bv, 8 * K);
+  // Byte t of lane j's field (t = 0 its top byte) is byte D - 1 - t of the lane's value.
+  alignas(32) std::uint8_t idx[32];
+  for (unsigned i = 0; i < 16; ++i) {
+    const unsigned j = i / D, t = i % D;
+    idx[i] = idx[16 + i] = i < half ? static_cast<std::uint8_t>(j * K + D - 1 - t) : 0x80u;
+  }
+  const __m256i pick = _mm256_load_si256(reinterpret_cast<const __m256i*>(idx)), base = set1<K>(bv);
+  std::uint8_t out[n * D + 16];
+  for (std::size_t r = 0; r < R; ++r) {
+    const __m256i p = _mm256_shuffle_epi8(sub<K>(x[r], _mm256_and_si256(bad[r], base)), pick);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * r * half), _mm256_castsi256_si128(p));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (2 * r + 1) * half), _mm256_extracti128_si256(p, 1));
+  }
+  w.write_bytes(out, n * D);
+}
+
+// All ones in lane j of K-byte lanes where bit j of `bits` is set.
+template <unsigned K>
+MEMCOMP_AVX2_INLINE __m256i lanes_of(std::uint64_t bits) {
+  if constexpr (K == 8) {
+    const __m256i sel = _mm256_setr_epi64x(1, 2, 4, 8);
+    return _mm256_cmpeq_epi64(_mm256_and_si256(set1<8>(bits), sel), sel);
+  } else if constexpr (K == 4) {
+    const __m256i sel = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(set1<4>(bits), sel), sel);
+  } else {
+    const __m256i sel = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+                                          static_cast<short>(32768));
+    return _mm256_cmpeq_epi16(_mm256_and_si256(set1<2>(bits), sel), sel);
+  }
+}
+
+// Arithmetic right shift of K-byte lanes by S bits (AVX2 has none for 64-bit lanes).
+template <unsigned K, int S>
+MEMCOMP_AVX2_INLINE __m256i sra(__m256i x) {
+  if constexpr (K == 8) {
+    const __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
+    return _mm256_or_si256(_mm256_srli_epi64(x, S), _mm256_slli_epi64(sign, 64 - S));
+  } else if constexpr (K == 4) {
+    return _mm256_srai_epi32(x, S);
+  } else {
+    return _mm256_srai_epi16(x, S);
+  }
+}
+
+// The inverse of write_deltas (BDI::decode's format): each field's bytes to the top of its
+// lane, shifted down with its sign, plus the base where explicit.
+template <std::size_t B, unsigned K, unsigned D, bool Big>
+MEMCOMP_AVX2_INLINE void read_deltas(BitReader& in, std::uint8_t* out) {
+  constexpr std::size_t R = B / 32, n = B / K, per = 32 / K, W = (n + 63) / 64, half = 16 * D / K;
+  std::uint64_t m[W];
+  for (std::size_t q = 0; q < W; ++q) {
+    constexpr unsigned last = n % 64 ? n % 64 : 64;
+    const unsigned bits = q + 1 < W ? 64u : last;
+    m[q] = reverse_bits(in.read(bits) << (64 - bits));
+  }
+  const __m256i base = set1<K>(in.read(8 * K));
+  std::uint8_t f[n * D + 16];
+  std::memset(f + n * D, 0, 16);
+  in.read_bytes(f, n * D);
+  // Lane byte K - D + b (b = 0 the field's least significant) is byte D - 1 - b of lane j's field.
+  alignas(32) std::uint8_t idx[32];
+  for (unsigned i = 0; i < 16; ++i) {
+    const unsigned j = i / K, b = i % K;
+    idx[i] = idx[16 + i] = b >= K - D ? static_cast<std::uint8_t>(j * D + K - 1 - b) : 0x80u;
+  }
+  const __m256i put = _mm256_load_si256(reinterpret_cast<const __m256i*>(idx));
+  for (std::size_t r = 0; r < R; ++r) {
+    const __m256i v = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(f + (2 * r + 1) * half),
+                                          reinterpret_cast<const __m128i*>(f + 2 * r * half));
+    __m256i x = sra<K, 8 * (K - D)>(_mm256_shuffle_epi8(v, put));
+    x = add<K>(x, _mm256_and_si256(lanes_of<K>(m[r * per / 64] >> (r * per % 64)), base));
+    if (Big) x = swap_lanes<K>(x);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * r), x);
+  }
 }
 
 }  // namespace bdi_avx2
@@ -216,7 +352,15 @@ class BDI final : public CodecImpl<BDI> {
 
  public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
-    const int id = choose(blk, b);
+#if defined(MEMCOMP_X86_SIMD)
+    const std::size_t si = ceil_log2(b) - 4;
+    if (encode_avx2_[si] && simd_avx2()) return (this->*encode_avx2_[si])(blk, w);
+#endif
+    return encode_as(choose(blk, b), blk, b, w);
+  }
+
+  // The stream of encoding id (which fits the block).
+  std::uint32_t encode_as(int id, const std::uint8_t* blk, std::size_t b, BitWriter& w) const {
     if (c_.encoding == EncBits::inband) w.write(static_cast<std::uint64_t>(id), 4);
     if (id == kZero) {
       w.write(0, c_.zero_bits);
@@ -269,6 +413,10 @@ class BDI final : public CodecImpl<BDI> {
     } else if (id == kRaw) {
       in.read_bytes(out, b);
     } else if (const Delta* x = find_delta(id)) {
+#if defined(MEMCOMP_X86_SIMD)
+      const std::size_t si = ceil_log2(b) - 4;
+      if (decode_avx2_[si] && simd_avx2()) return (this->*decode_avx2_[si])(in, id, out);
+#endif
       const std::size_t n = b / x->k;
       std::uint64_t mask[2] = {0, 0};  // bit i (MSB first): element i is explicit
       for (std::size_t i = 0; i < n; i += 64) {
@@ -454,6 +602,11 @@ class BDI final : public CodecImpl<BDI> {
       }
     }
 #if defined(MEMCOMP_X86_SIMD)
+    const bool big = c_.endian == Endian::big;
+    decode_avx2_[1] = big ? &BDI::decode_avx2<32, true> : &BDI::decode_avx2<32, false>;
+    decode_avx2_[2] = big ? &BDI::decode_avx2<64, true> : &BDI::decode_avx2<64, false>;
+    decode_avx2_[3] = big ? &BDI::decode_avx2<128, true> : &BDI::decode_avx2<128, false>;
+    decode_avx2_[4] = big ? &BDI::decode_avx2<256, true> : &BDI::decode_avx2<256, false>;
     if (c_.immediates != Ext::sign || c_.delta_fit == Fit::magnitude) return;
     set_kernels<32>(1);
     set_kernels<64>(2);
@@ -465,6 +618,8 @@ class BDI final : public CodecImpl<BDI> {
 #if defined(MEMCOMP_X86_SIMD)
   using MeasureFn = void (BDI::*)(const BlockView&, std::size_t, std::size_t, const SizeColumns&) const;
   using ChooseFn = int (BDI::*)(const std::uint8_t*) const;
+  using EncodeFn = std::uint32_t (BDI::*)(const std::uint8_t*, BitWriter&) const;
+  using DecodeFn = void (BDI::*)(BitReader&, int, std::uint8_t*) const;
 
   template <std::size_t B>
   void set_kernels(std::size_t si) {
@@ -473,6 +628,40 @@ class BDI final : public CodecImpl<BDI> {
                             : (big ? &BDI::measure_avx2<B, false, true> : &BDI::measure_avx2<B, false, false>);
     choose_avx2_[si] = sym ? (big ? &BDI::choose_avx2<B, true, true> : &BDI::choose_avx2<B, true, false>)
                            : (big ? &BDI::choose_avx2<B, false, true> : &BDI::choose_avx2<B, false, false>);
+    encode_avx2_[si] = sym ? (big ? &BDI::encode_avx2<B, true, true> : &BDI::encode_avx2<B, true, false>)
+                           : (big ? &BDI::encode_avx2<B, false, true> : &BDI::encode_avx2<B, false, false>);
+  }
+
+  // The delta encodings of decode.
+  template <std::size_t B, bool Big>
+  MEMCOMP_AVX2 void decode_avx2(BitReader& in, int id, std::uint8_t* out) const {
+    using namespace bdi_avx2;
+    switch (id) {
+      case 2: return read_deltas<B, 8, 1, Big>(in, out);
+      case 3: return read_deltas<B, 8, 2, Big>(in, out);
+      case 4: return read_deltas<B, 8, 4, Big>(in, out);
+      case 5: return read_deltas<B, 4, 1, Big>(in, out);
+      case 6: return read_deltas<B, 4, 2, Big>(in, out);
+      default: return read_deltas<B, 2, 1, Big>(in, out);
+    }
+  }
+
+  // encode_as with the AVX2 classification and delta writer.
+  template <std::size_t B, bool Sym, bool Big>
+  MEMCOMP_AVX2 std::uint32_t encode_avx2(const std::uint8_t* blk, BitWriter& w) const {
+    using namespace bdi_avx2;
+    const int id = classify_avx2<B, Sym, Big>(blk);
+    if (!find_delta(id)) return encode_as(id, blk, B, w);
+    if (c_.encoding == EncBits::inband) w.write(static_cast<std::uint64_t>(id), 4);
+    switch (id) {
+      case 2: write_deltas<B, 8, 1, Sym, Big>(blk, w); break;
+      case 3: write_deltas<B, 8, 2, Sym, Big>(blk, w); break;
+      case 4: write_deltas<B, 8, 4, Sym, Big>(blk, w); break;
+      case 5: write_deltas<B, 4, 1, Sym, Big>(blk, w); break;
+      case 6: write_deltas<B, 4, 2, Sym, Big>(blk, w); break;
+      default: write_deltas<B, 2, 1, Sym, Big>(blk, w); break;
+    }
+    return c_.encoding == EncBits::tag ? static_cast<std::uint32_t>(id) : 0u;
   }
 
   template <std::size_t B, bool Sym, bool Big>
@@ -526,6 +715,8 @@ class BDI final : public CodecImpl<BDI> {
 
   MeasureFn measure_avx2_[5] = {};
   ChooseFn choose_avx2_[5] = {};
+  EncodeFn encode_avx2_[5] = {};
+  DecodeFn decode_avx2_[5] = {};
 #endif
 
   Config c_;
