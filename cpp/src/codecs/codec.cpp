@@ -95,16 +95,7 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
   std::vector<std::pair<std::size_t, ByteBuffer>> parts;
   parallel_for(n, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
     ByteBuffer buf((e - b) * max_bytes);
-    std::size_t at = 0;
-    for (std::size_t i = b; i < e; ++i) {
-      BitWriter w(buf.data() + at, 8 * max_bytes);
-      enc.tags[i] = encode_block(blocks, i, w);
-      const std::size_t bits = w.finish();
-      enc.bit_offsets[i] = 8 * at;
-      enc.bit_lengths[i] = static_cast<std::uint32_t>(bits);
-      at += (bits + 7) / 8;
-    }
-    buf.resize(at);
+    buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc));
     std::lock_guard<std::mutex> join(mu);
     parts.emplace_back(b, std::move(buf));
   });
@@ -154,19 +145,26 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads,
     load_state(enc.entry_state, enc.entry_state_bytes);
   else if (given)
     Codec::load_state(enc.entry_state, enc.entry_state_bytes);
-  parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];
-      BitReader r(enc.data, static_cast<std::size_t>(off), static_cast<std::size_t>(off + len), enc.data_bytes);
-      try {
-        decode(r, enc.tags[i], out + i * enc.block_bytes, enc.block_bytes);
-        if (r.remaining() != 0)
-          throw corrupt_stream(std::to_string(r.remaining()) + " trailing bits after the last field");
-      } catch (const corrupt_stream& err) {
-        throw corrupt_stream(preset_ + " block " + std::to_string(i) + ": " + err.what());
-      }
-    }
-  });
+  parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) { decode_range(enc, out, b, e); });
+}
+
+std::size_t Codec::encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
+                                std::size_t max_bytes, EncodedBlocks& enc) const {
+  return encode_loop(blocks, begin, end, buf, max_bytes, enc,
+                     [&](const BlockView& v, std::size_t i, BitWriter& w) { return encode_block(v, i, w); });
+}
+
+void Codec::decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const {
+  decode_loop(enc, out, begin, end,
+              [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t b) { decode(r, tag, o, b); });
+}
+
+void Codec::trailing_bits(std::size_t n) {
+  throw corrupt_stream(std::to_string(n) + " trailing bits after the last field");
+}
+
+void Codec::in_block(std::size_t i, const corrupt_stream& err) const {
+  throw corrupt_stream(preset_ + " block " + std::to_string(i) + ": " + err.what());
 }
 
 }  // namespace memcomp

@@ -112,6 +112,44 @@ class Codec {
  protected:
   /// Measures blocks [begin, end); CodecImpl overrides it with a statically dispatched loop.
   virtual void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const;
+  /// Encodes blocks [begin, end) one after another into buf (each stream from a byte boundary,
+  /// at most max_bytes), filling their offsets (from buf), lengths and tags; returns the bytes
+  /// used. CodecImpl overrides it with a statically dispatched loop.
+  virtual std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
+                                   std::size_t max_bytes, EncodedBlocks& enc) const;
+  /// Decodes blocks [begin, end) of a validated view; CodecImpl: statically dispatched.
+  virtual void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const;
+  /// The loops themselves, around a block encoder f(blocks, i, writer) -> tag and a block
+  /// decoder g(reader, tag, out, block_bytes).
+  template <class F>
+  static std::size_t encode_loop(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
+                                 std::size_t max_bytes, EncodedBlocks& enc, F&& f) {
+    std::size_t at = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      BitWriter w(buf + at, 8 * max_bytes);
+      enc.tags[i] = f(blocks, i, w);
+      const std::size_t bits = w.finish();
+      enc.bit_offsets[i] = 8 * at;
+      enc.bit_lengths[i] = static_cast<std::uint32_t>(bits);
+      at += (bits + 7) / 8;
+    }
+    return at;
+  }
+  template <class G>
+  void decode_loop(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, G&& g) const {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];
+      BitReader r(enc.data, static_cast<std::size_t>(off), static_cast<std::size_t>(off + len), enc.data_bytes);
+      try {
+        g(r, enc.tags[i], out + i * enc.block_bytes, enc.block_bytes);
+        if (r.remaining() != 0) trailing_bits(r.remaining());
+      } catch (const corrupt_stream& err) {
+        in_block(i, err);
+      }
+    }
+  }
+  [[noreturn]] static void trailing_bits(std::size_t n);
+  [[noreturn]] void in_block(std::size_t i, const corrupt_stream& err) const;
   [[noreturn]] void not_decodable() const;
   /// Throws invalid_argument if the codec needs a model and has none.
   void require_model() const;
@@ -154,6 +192,25 @@ class CodecImpl : public Codec {
     const Derived& self = static_cast<const Derived&>(*this);
     const std::size_t b = blocks.block_bytes;
     for (std::size_t i = begin; i < end; ++i) out.set(i, self.Derived::measure(blocks.block(i), b));
+  }
+  std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
+                           std::size_t max_bytes, EncodedBlocks& enc) const override {
+    const Derived& self = static_cast<const Derived&>(*this);
+    return encode_loop(blocks, begin, end, buf, max_bytes, enc, [&](const BlockView& v, std::size_t i, BitWriter& w) {
+      // A codec that reads more than the block (a lossy one's approximable flag) overrides
+      // encode_block; the others are called at encode directly.
+      using Default = std::uint32_t (Codec::*)(const BlockView&, std::size_t, BitWriter&) const;
+      if constexpr (std::is_same_v<decltype(&Derived::encode_block), Default>)
+        return self.Derived::encode(v.block(i), v.block_bytes, w);
+      else
+        return self.Derived::encode_block(v, i, w);
+    });
+  }
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
+    const Derived& self = static_cast<const Derived&>(*this);
+    decode_loop(enc, out, begin, end, [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t b) {
+      self.Derived::decode(r, tag, o, b);
+    });
   }
 };
 
