@@ -350,40 +350,50 @@ class E2MC final : public CodecImpl<E2MC> {
     const std::size_t n = 8 * b / sl_;
     std::uint8_t c[512];  // bits of every symbol (S <= 512), kept only when a block may go lossy
     const bool keep = lossy() && approximable;
-    with_symbol_bits(sl_, [&](auto SL) {
-      // Each segment's bits: a dense table per position, or one table's lookup (no position).
-      auto segments = [&](auto bits_of) {
-        const unsigned pdw = pdw_;
-        for (unsigned k = 0; k < pdw; ++k) {
-          std::uint32_t sum = 0;
-          const std::size_t lo = k * n / pdw, hi = (k + 1) * n / pdw;  // bounds hoisted: no division per symbol
-          for (std::size_t i = lo; i < hi; ++i) {
-            const unsigned bits = bits_of(symbol_at<SL()>(blk, i, endian_), i);
-            if (keep) c[i] = static_cast<std::uint8_t>(bits);
-            sum += bits;
-          }
-          p.seg[k] = sum;
-        }
-      };
-      if (!lut_.empty()) {
-        const std::uint8_t* lut = lut_.data();
-        const std::size_t pm = positions_ - 1;
-        segments([&](std::uint32_t v, std::size_t i) -> unsigned { return lut[(i & pm) << sl_ | v]; });
-      } else if (positions_ == 1 && !flag_miss_ && tables_[0].has_esc()) {
-        // symbol_bits without its checks: an sl-bit value is below ESC's key, and ESC exists.
-        const CanonicalCode::Lengths length_of(tables_[0]);
-        const unsigned esc_bits = tables_[0].esc().len + sl_;
-        segments([&](std::uint32_t v, std::size_t) {
-          const unsigned len = length_of(v);
-          return len ? len : esc_bits;
-        });
-      } else if (positions_ == 1 && !flag_miss_) {
-        const CanonicalCode& t = tables_[0];
-        segments([&](std::uint32_t v, std::size_t) { return t.symbol_bits(v); });
-      } else {
-        segments([&](std::uint32_t v, std::size_t i) { return cost(v, i); });
+#if defined(MEMCOMP_X86_SIMD)
+    if (sl_ == 32 && positions_ == 1 && !tables_[0].empty() && (flag_miss_ || tables_[0].has_esc()) && simd_avx2()) {
+      bits32_avx2(blk, n, flag_miss_ ? 1 + sl_ : tables_[0].esc().len + sl_, c);
+      for (unsigned k = 0; k < pdw_; ++k) {
+        std::uint32_t sum = 0;
+        for (std::size_t i = k * n / pdw_, hi = (k + 1) * n / pdw_; i < hi; ++i) sum += c[i];
+        p.seg[k] = sum;
       }
-    });
+    } else
+#endif
+      with_symbol_bits(sl_, [&](auto SL) {
+        // Each segment's bits: a dense table per position, or one table's lookup (no position).
+        auto segments = [&](auto bits_of) {
+          const unsigned pdw = pdw_;
+          for (unsigned k = 0; k < pdw; ++k) {
+            std::uint32_t sum = 0;
+            const std::size_t lo = k * n / pdw, hi = (k + 1) * n / pdw;  // bounds hoisted: no division per symbol
+            for (std::size_t i = lo; i < hi; ++i) {
+              const unsigned bits = bits_of(symbol_at<SL()>(blk, i, endian_), i);
+              if (keep) c[i] = static_cast<std::uint8_t>(bits);
+              sum += bits;
+            }
+            p.seg[k] = sum;
+          }
+        };
+        if (!lut_.empty()) {
+          const std::uint8_t* lut = lut_.data();
+          const std::size_t pm = positions_ - 1;
+          segments([&](std::uint32_t v, std::size_t i) -> unsigned { return lut[(i & pm) << sl_ | v]; });
+        } else if (positions_ == 1 && !flag_miss_ && tables_[0].has_esc()) {
+          // symbol_bits without its checks: an sl-bit value is below ESC's key, and ESC exists.
+          const CanonicalCode::Lengths length_of(tables_[0]);
+          const unsigned esc_bits = tables_[0].esc().len + sl_;
+          segments([&](std::uint32_t v, std::size_t) {
+            const unsigned len = length_of(v);
+            return len ? len : esc_bits;
+          });
+        } else if (positions_ == 1 && !flag_miss_) {
+          const CanonicalCode& t = tables_[0];
+          segments([&](std::uint32_t v, std::size_t) { return t.symbol_bits(v); });
+        } else {
+          segments([&](std::uint32_t v, std::size_t i) { return cost(v, i); });
+        }
+      });
     p.head = head_bits(b, false);
     Lay l = lay(p.seg, b, p.head);
     const std::uint64_t comp = l.bits(), full = 8 * std::uint64_t{b}, burst = 8 * std::uint64_t{mag_};
@@ -405,6 +415,32 @@ class E2MC final : public CodecImpl<E2MC> {
     if (!slc_ && raw_) p.size.mode = static_cast<std::int16_t>(bursts(comp));
     return p;
   }
+
+#if defined(MEMCOMP_X86_SIMD)
+  // The bits of each of the n 32-bit symbols with one hashed table (the code's length, or
+  // `miss` for a value without one), eight symbols per gather.
+  __attribute__((target("avx2"))) void bits32_avx2(const std::uint8_t* blk, std::size_t n, unsigned miss,
+                                                   std::uint8_t* c) const {
+    const CanonicalCode::Lengths length_of(tables_[0]);
+    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                          11, 10, 9, 8, 15, 14, 13, 12);
+    const __m256i other = _mm256_set1_epi32(static_cast<int>(miss));
+    const bool big = endian_ == Endian::big;
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 4 * i));
+      if (big) v = _mm256_shuffle_epi8(v, swap);
+      __m256i len = length_of.eight(v);
+      len = _mm256_blendv_epi8(len, other, _mm256_cmpeq_epi32(len, _mm256_setzero_si256()));
+      const __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(len), _mm256_extracti128_si256(len, 1));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(c + i), _mm_packus_epi16(w, w));
+    }
+    for (; i < n; ++i) {
+      const unsigned len = length_of(symbol_at<32>(blk, i, endian_));
+      c[i] = static_cast<std::uint8_t>(len ? len : miss);
+    }
+  }
+#endif
 
   // The first candidate node (span ascending, start ascending) whose weight covers `extra` and
   // whose re-laid-out stream fits the budget; sets the plan's lossy fields.

@@ -451,7 +451,7 @@ CanonicalCode::CanonicalCode(unsigned sl, std::vector<Entry> entries) {
     unsigned bits = 4;
     while ((std::size_t{1} << bits) < 8 * n) ++bits;
     hash_.assign(std::size_t{1} << bits, 0);
-    hash_shift_ = 64 - bits;
+    hash_shift_ = 32 - bits;
     const std::size_t mask = hash_.size() - 1;
     for (std::size_t i = 0; i < n; ++i) {
       std::size_t s = slot(keys_[i]);
