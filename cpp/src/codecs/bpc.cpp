@@ -338,6 +338,17 @@ class BPC final : public CodecImpl<BPC> {
     return with_block_size(b, [&](auto B) { return measure_t<B()>(blk); });
   }
 
+ protected:
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
+                     const SizeColumns& out) const override {
+#if defined(MEMCOMP_X86_SIMD)
+    if (blocks.block_bytes >= 32 && simd_avx2())
+      return with_block_size(blocks.block_bytes, [&](auto B) { measure_avx2<B()>(blocks, begin, end, out); });
+#endif
+    CodecImpl<BPC>::measure_range(blocks, begin, end, out);
+  }
+
+ public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
     if (!exact()) not_decodable();
     const std::size_t n = b / 4, m = n - 1;
@@ -422,61 +433,76 @@ class BPC final : public CodecImpl<BPC> {
 
   // Planes of the delta (or plain-word) bit-planes, from the row domain.
   template <std::size_t B, Src S>
-  Cost delta_cost(const std::uint32_t* w) const {
+  Cost delta_cost(const std::uint8_t* blk) const {
     constexpr std::size_t n = B / 4, m = n - 1;
     constexpr unsigned P = S == Src::delta33 ? 33 : 32;
     RowStats st;
 #if defined(MEMCOMP_X86_SIMD)
     if (B >= 32 && simd_avx2()) {
-      st = unsigned_words_ ? row_stats_avx2<B, S, true>(w) : row_stats_avx2<B, S, false>(w);
+      const bool big = endian_ == Endian::big;
+      st = unsigned_words_ ? (big ? row_stats_avx2<B, S, true, true>(blk) : row_stats_avx2<B, S, true, false>(blk))
+                           : (big ? row_stats_avx2<B, S, false, true>(blk) : row_stats_avx2<B, S, false, false>(blk));
       if (fixed32_) return cost_popcnt(st, P, 31, 5, liu_, m == 31 ? st.all : 0);
       return cost_popcnt(st, P, static_cast<unsigned>(m), ceil_log2(m), liu_, st.all);
     }
 #endif
+    std::uint32_t w[n];
+    for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
     for (std::size_t i = 1; i < n; ++i) st.add(row_of(S, w[i], w[i - 1]));
     if (fixed32_) return st.cost(P, 31, 5, liu_, m == 31 ? st.all : 0);
     return st.cost(P, static_cast<unsigned>(m), ceil_log2(m), liu_, st.all);
   }
 
 #if defined(MEMCOMP_X86_SIMD)
-  // RowStats of rows 1..n-1 with four rows per AVX2 register: each lane gathers the statistics
+  // RowStats of rows 1..n-1 with four rows per AVX2 register, straight from the block's words
+  // (eight per load; a word's predecessor by a lane rotation): each lane gathers the statistics
   // of its rows, then the lanes merge (a plane has two ones if either part has two, or each has
-  // one; three likewise). Adjacent rows meet within a register and across two. REQUIRES: w
-  // readable for n + 3 words.
-  template <std::size_t B, Src S, bool Unsigned>
-  __attribute__((target("avx2"))) static RowStats row_stats_avx2(const std::uint32_t* w) {
-    constexpr std::size_t n = B / 4;
+  // one; three likewise). Adjacent rows meet within a register and across two. Word 0's lane
+  // is no row: its row is 0 and it does not count against `all`.
+  template <std::size_t B, Src S, bool Unsigned, bool Big>
+  __attribute__((target("avx2"))) static RowStats row_stats_avx2(const std::uint8_t* blk) {
+    constexpr std::size_t R = B / 32;
     const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi8(-1);
     const __m256i mask33 = _mm256_set1_epi64x(static_cast<long long>(low_mask(33)));
+    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                          11, 10, 9, 8, 15, 14, 13, 12);
+    const __m256i up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
     __m256i any = zero, two = zero, three = zero, all = ones, dbp = zero, adj = zero, prev = zero;
-    for (std::size_t i = 1; i < n; i += 4) {
-      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i));
-      const __m128i p = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i - 1));
-      __m256i u;
-      if constexpr (S == Src::delta33) {
-        u = Unsigned ? _mm256_sub_epi64(_mm256_cvtepu32_epi64(c), _mm256_cvtepu32_epi64(p))
-                     : _mm256_sub_epi64(_mm256_cvtepi32_epi64(c), _mm256_cvtepi32_epi64(p));
-        u = _mm256_and_si256(u, mask33);
-      } else if constexpr (S == Src::delta32) {
-        u = _mm256_cvtepu32_epi64(_mm_sub_epi32(c, p));
-      } else {
-        u = _mm256_cvtepu32_epi64(c);
+    __m256i last = zero;  // the previous register's words
+    for (std::size_t r = 0; r < R; ++r) {
+      __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
+      if (Big) cur = _mm256_shuffle_epi8(cur, swap);
+      // Word 8r + j - 1 in lane j: the register rotated up a lane, lane 0 from the last one.
+      const __m256i before_w =
+          _mm256_blend_epi32(_mm256_permutevar8x32_epi32(cur, up), _mm256_permutevar8x32_epi32(last, up), 0x01);
+      last = cur;
+      for (int h = 0; h < 2; ++h) {
+        const __m128i c = h ? _mm256_extracti128_si256(cur, 1) : _mm256_castsi256_si128(cur);
+        const __m128i p = h ? _mm256_extracti128_si256(before_w, 1) : _mm256_castsi256_si128(before_w);
+        __m256i u;
+        if constexpr (S == Src::delta33) {
+          u = Unsigned ? _mm256_sub_epi64(_mm256_cvtepu32_epi64(c), _mm256_cvtepu32_epi64(p))
+                       : _mm256_sub_epi64(_mm256_cvtepi32_epi64(c), _mm256_cvtepi32_epi64(p));
+          u = _mm256_and_si256(u, mask33);
+        } else if constexpr (S == Src::delta32) {
+          u = _mm256_cvtepu32_epi64(_mm_sub_epi32(c, p));
+        } else {
+          u = _mm256_cvtepu32_epi64(c);
+        }
+        const bool first = r == 0 && h == 0;  // lane 0 is word 0: no row
+        if (first) u = _mm256_blend_epi32(u, zero, 0x03);
+        const __m256i e = _mm256_xor_si256(u, _mm256_srli_epi64(u, 1));
+        three = _mm256_or_si256(three, _mm256_and_si256(two, e));
+        two = _mm256_or_si256(two, _mm256_and_si256(any, e));
+        any = _mm256_or_si256(any, e);
+        all = _mm256_and_si256(all, first ? _mm256_blend_epi32(e, ones, 0x03) : e);
+        dbp = _mm256_or_si256(dbp, u);
+        // The row before each lane's: lanes 0..2 of e one lane up, lane 0 from the last register.
+        const __m256i before =
+            _mm256_blend_epi32(_mm256_permute4x64_epi64(e, 0x90), _mm256_permute4x64_epi64(prev, 0xFF), 0x03);
+        adj = _mm256_or_si256(adj, _mm256_and_si256(e, before));
+        prev = e;
       }
-      // Lanes past row n - 1 take no part (all: they count as all ones).
-      const long long left = static_cast<long long>(n - i);
-      const __m256i valid = _mm256_cmpgt_epi64(_mm256_set1_epi64x(left), _mm256_setr_epi64x(0, 1, 2, 3));
-      u = _mm256_and_si256(u, valid);
-      const __m256i e = _mm256_xor_si256(u, _mm256_srli_epi64(u, 1));
-      three = _mm256_or_si256(three, _mm256_and_si256(two, e));
-      two = _mm256_or_si256(two, _mm256_and_si256(any, e));
-      any = _mm256_or_si256(any, e);
-      all = _mm256_and_si256(all, _mm256_or_si256(e, _mm256_andnot_si256(valid, ones)));
-      dbp = _mm256_or_si256(dbp, u);
-      // The row before each lane's: lanes 0..2 of e one lane up, lane 0 from the last register.
-      const __m256i before =
-          _mm256_blend_epi32(_mm256_permute4x64_epi64(e, 0x90), _mm256_permute4x64_epi64(prev, 0xFF), 0x03);
-      adj = _mm256_or_si256(adj, _mm256_and_si256(e, before));
-      prev = e;
     }
     alignas(32) std::uint64_t a[4], t2[4], t3[4], al[4], db[4], ad[4];
     _mm256_store_si256(reinterpret_cast<__m256i*>(a), any);
@@ -554,13 +580,19 @@ class BPC final : public CodecImpl<BPC> {
     }
   }
 
+#if defined(MEMCOMP_X86_SIMD)
+  // The batch loop with measure_t's statistics and costs inlined (flatten: AVX2 and popcnt).
+  template <std::size_t B>
+  __attribute__((target("avx2,popcnt"), flatten)) void measure_avx2(const BlockView& blocks, std::size_t begin,
+                                                                    std::size_t end, const SizeColumns& out) const {
+    for (std::size_t i = begin; i < end; ++i) out.set(i, measure_t<B>(blocks.block(i)));
+  }
+#endif
+
   template <std::size_t B>
   SizeBreakdown measure_t(const std::uint8_t* blk) const {
-    constexpr std::size_t n = B / 4;
-    std::uint32_t w[n + 3] = {};  // 3 words of slack for the vector loads
-    for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
-    const Cost base = base_cost(w[0], fixed7_);
-    Cost c = delta_bits_ == 33 ? delta_cost<B, Src::delta33>(w) : delta_cost<B, Src::delta32>(w);
+    const Cost base = base_cost(load<std::uint32_t>(blk, endian_), fixed7_);
+    Cost c = delta_bits_ == 33 ? delta_cost<B, Src::delta33>(blk) : delta_cost<B, Src::delta32>(blk);
     c.payload += base.payload;
     c.meta += base.meta;
     SizeBreakdown s;
@@ -570,7 +602,7 @@ class BPC final : public CodecImpl<BPC> {
       if (alt_ == Alt::rows) {
         a = rows_cost<B>(blk);
       } else {
-        a = delta_cost<B, Src::words>(w);
+        a = delta_cost<B, Src::words>(blk);
         a.payload += base.payload;
         a.meta += base.meta;
       }
