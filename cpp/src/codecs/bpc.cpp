@@ -194,12 +194,12 @@ inline std::uint64_t transpose8(std::uint64_t x) {
 #if defined(MEMCOMP_X86_SIMD)
 // out[c] bit r = in[r] bit c for a 32x32 bit matrix: a byte transpose (row r's byte k to byte r
 // of register k), then 8 movemasks per register, each taking the top bit of every byte.
-__attribute__((target("avx2"))) void transpose32_avx2(const std::uint32_t* in, std::uint32_t* out) {
+// The rows come in four registers of eight.
+__attribute__((target("avx2"))) void transpose32_avx2(const __m256i (&in)[4], std::uint32_t* out) {
   const __m256i group = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9, 13,
                                          2, 6, 10, 14, 3, 7, 11, 15);
   __m256i r[4];
-  for (int k = 0; k < 4; ++k)
-    r[k] = _mm256_shuffle_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * k)), group);
+  for (int k = 0; k < 4; ++k) r[k] = _mm256_shuffle_epi8(in[k], group);
   // Dword k of each 128-bit lane holds byte k of that lane's 4 rows; a 4x4 dword transpose per
   // lane gathers them, and a dword permutation puts the rows in order.
   const __m256i a0 = _mm256_unpacklo_epi32(r[0], r[1]), a1 = _mm256_unpackhi_epi32(r[0], r[1]);
@@ -258,7 +258,11 @@ __attribute__((target("avx2"))) void transpose33_avx2(const std::uint64_t* rows,
     top |= std::uint64_t{static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64(v, 31))))}
            << (4 * q);
   }
-  transpose32_avx2(lo, t);
+  const __m256i regs[4] = {_mm256_load_si256(reinterpret_cast<const __m256i*>(lo)),
+                           _mm256_load_si256(reinterpret_cast<const __m256i*>(lo + 8)),
+                           _mm256_load_si256(reinterpret_cast<const __m256i*>(lo + 16)),
+                           _mm256_load_si256(reinterpret_cast<const __m256i*>(lo + 24))};
+  transpose32_avx2(regs, t);
   const __m256i last = _mm256_set1_epi64x(static_cast<long long>(R == 33 ? rows[32] : 0));  // row 32
   const unsigned out = C < 32 ? C : 32;
   for (unsigned c = 0; c < out; c += 4) {
@@ -364,14 +368,23 @@ class BPC final : public CodecImpl<BPC> {
       emit_planes(planes, 32, static_cast<unsigned>(n), ceil_log2(n), low_mask(static_cast<unsigned>(m)), out);
       return 0;
     }
-    std::uint32_t w[64];
-    for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
-    emit_base(w[0], out);
+    emit_base(load<std::uint32_t>(blk, endian_), out);
     const Src src = mode == 1 ? Src::words : delta_bits_ == 33 ? Src::delta33 : Src::delta32;
     const unsigned P = src == Src::delta33 ? 33 : 32;
-    std::uint64_t rows[63];
-    for (std::size_t i = 1; i < n; ++i) rows[i - 1] = row_of(src, w[i], w[i - 1]);
-    transpose_bits(rows, static_cast<unsigned>(m), P, planes);
+#if defined(MEMCOMP_X86_SIMD)
+    if (b >= 32 && b <= 128 && simd_avx2()) {
+      with_block_size(b, [&](auto B) {
+        if constexpr (B() >= 32 && B() <= 128) planes_avx2<B()>(blk, src, planes);
+      });
+    } else
+#endif
+    {
+      std::uint32_t w[64];
+      for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
+      std::uint64_t rows[63];
+      for (std::size_t i = 1; i < n; ++i) rows[i - 1] = row_of(src, w[i], w[i - 1]);
+      transpose_bits(rows, static_cast<unsigned>(m), P, planes);
+    }
     emit_planes(planes, P, static_cast<unsigned>(m), pb, low_mask(static_cast<unsigned>(m)), out);
     return 0;
   }
@@ -419,6 +432,37 @@ class BPC final : public CodecImpl<BPC> {
       store<std::uint32_t>(out + 4 * i, w, endian_);
     }
   }
+
+#if defined(MEMCOMP_X86_SIMD)
+  // The planes of the rows of a block of at most 32 words, all in registers: row i (word i less
+  // word i - 1, or the word) sits in lane i, its low 32 bits in the transpose and bit 32 (the
+  // sign of the 33-bit delta: word i below word i - 1, as signed words, the only exact ones) in
+  // a mask; lane 0 (word 0, no row) is shifted out of every plane.
+  template <std::size_t B>
+  __attribute__((target("avx2"))) void planes_avx2(const std::uint8_t* blk, Src src, std::uint64_t* planes) const {
+    constexpr std::size_t R = B / 32;
+    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                          11, 10, 9, 8, 15, 14, 13, 12);
+    const __m256i up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
+    __m256i lo[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    __m256i last = _mm256_setzero_si256();
+    std::uint64_t top = 0;
+    for (std::size_t r = 0; r < R; ++r) {
+      __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
+      if (endian_ == Endian::big) cur = _mm256_shuffle_epi8(cur, swap);
+      const __m256i before =
+          _mm256_blend_epi32(_mm256_permutevar8x32_epi32(cur, up), _mm256_permutevar8x32_epi32(last, up), 0x01);
+      last = cur;
+      lo[r] = src == Src::words ? cur : _mm256_sub_epi32(cur, before);
+      const __m256i below = _mm256_cmpgt_epi32(before, cur);  // signed words: unsigned ones are not exact
+      top |= std::uint64_t{static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(below)))} << (8 * r);
+    }
+    std::uint32_t t[32];
+    transpose32_avx2(lo, t);
+    for (unsigned c = 0; c < 32; ++c) planes[c] = t[c] >> 1;
+    if (src == Src::delta33) planes[32] = top >> 1;
+  }
+#endif
 
   std::uint64_t row_of(Src src, std::uint32_t cur, std::uint32_t prev) const {
     if (src == Src::delta33) {
