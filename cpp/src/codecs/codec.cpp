@@ -88,32 +88,41 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
   std::unique_lock<std::mutex> lock;
   threads = batch_threads(threads, resume, lock);
   if (stateful()) enc.entry_state = save_state();
-  // Every worker encodes its range into its own buffer (block streams start on byte boundaries,
-  // offsets relative to the buffer); one range is the result as is, several are then joined in
-  // order, each worker copying its own part into place.
+  // Every worker encodes its range into a buffer (block streams start on byte boundaries,
+  // offsets relative to the buffer): the first range straight into the result, which has room
+  // for every block's worst case; the others into buffers of their own, appended after, their
+  // bytes and offsets moved by all threads at once.
+  enc.data.resize(n * max_bytes);
+  std::size_t head = 0;  // bytes of the first range
   std::mutex mu;
-  std::vector<std::pair<std::size_t, ByteBuffer>> parts;
+  std::vector<std::pair<std::size_t, ByteBuffer>> parts;  // (first block, bytes) of the other ranges
   parallel_for(n, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
+    if (b == 0) {
+      head = encode_range(blocks, b, e, enc.data.data(), max_bytes, enc);
+      return;
+    }
     ByteBuffer buf((e - b) * max_bytes);
     buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc));
     std::lock_guard<std::mutex> join(mu);
     parts.emplace_back(b, std::move(buf));
   });
   std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  if (parts.size() == 1) {
-    enc.data = std::move(parts[0].second);
-    return enc;
-  }
-  std::vector<std::size_t> at(parts.size() + 1, 0);
+  std::vector<std::size_t> at(parts.size() + 1, head);  // where each part goes
   for (std::size_t k = 0; k < parts.size(); ++k) at[k + 1] = at[k] + parts[k].second.size();
   enc.data.resize(at.back());
-  parallel_for(parts.size(), threads, 1, [&](std::size_t first, std::size_t last) {
-    for (std::size_t k = first; k < last; ++k) {
-      const std::size_t b = parts[k].first, e = k + 1 < parts.size() ? parts[k + 1].first : n;
-      if (!parts[k].second.empty())  // all-zero-bit parts have no bytes (and data() may be null)
-        std::memcpy(enc.data.data() + at[k], parts[k].second.data(), parts[k].second.size());
-      for (std::size_t i = b; i < e; ++i) enc.bit_offsets[i] += 8 * at[k];
-      ByteBuffer().swap(parts[k].second);
+  if (parts.empty()) return enc;
+  const std::size_t first = parts[0].first;
+  parallel_for(at.back() - head, threads, std::size_t{1} << 20, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t k = 0; k < parts.size(); ++k) {  // bytes [lo, hi) after the first range
+      const std::size_t from = std::max(head + lo, at[k]), to = std::min(head + hi, at[k + 1]);
+      if (from < to) std::memcpy(enc.data.data() + from, parts[k].second.data() + (from - at[k]), to - from);
+    }
+  });
+  parallel_for(n - first, threads, kMinChunk, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t k = 0; k < parts.size(); ++k) {  // blocks [first + lo, first + hi)
+      const std::size_t end = k + 1 < parts.size() ? parts[k + 1].first : n;
+      for (std::size_t i = std::max(first + lo, parts[k].first); i < std::min(first + hi, end); ++i)
+        enc.bit_offsets[i] += 8 * at[k];
     }
   });
   return enc;
