@@ -498,71 +498,94 @@ class BPC final : public CodecImpl<BPC> {
   }
 
 #if defined(MEMCOMP_X86_SIMD)
-  // RowStats of rows 1..n-1 with four rows per AVX2 register, straight from the block's words
-  // (eight per load; a word's predecessor by a lane rotation): each lane gathers the statistics
-  // of its rows, then the lanes merge (a plane has two ones if either part has two, or each has
-  // one; three likewise). Adjacent rows meet within a register and across two. Word 0's lane
-  // is no row: its row is 0 and it does not count against `all`.
+  // RowStats of rows 1..n-1 with eight rows per AVX2 register, straight from the block's words
+  // (a word's predecessor by a lane rotation): the low 32 bits of each row in a 32-bit lane,
+  // bit 32 of a 33-bit delta (its sign: word i below word i - 1) in a mask, which also gives
+  // plane 32's statistics. Each lane gathers the statistics of its rows, then the lanes merge
+  // (a plane has two ones if either part has two, or each has one; three likewise). Adjacent
+  // rows meet within a register and across two. Word 0's lane is no row: its row is 0 and it
+  // does not count against `all`.
+  // Lane j ^ 4 (K = 0), ^ 2 (1) or ^ 1 (2) of 32-bit lanes.
+  template <int K>
+  __attribute__((target("avx2"), always_inline)) static inline __m256i other(__m256i x) {
+    if constexpr (K == 0)
+      return _mm256_permute2x128_si256(x, x, 0x01);
+    else if constexpr (K == 1)
+      return _mm256_shuffle_epi32(x, 0x4E);
+    else
+      return _mm256_shuffle_epi32(x, 0xB1);
+  }
+  // One step of the lane merge: each lane with its partner other<K>.
+  template <int K>
+  __attribute__((target("avx2"), always_inline)) static inline void merge_lanes(__m256i& any, __m256i& two,
+                                                                                __m256i& three, __m256i& all,
+                                                                                __m256i& dbp, __m256i& adj) {
+    const __m256i a2 = other<K>(any), t2 = other<K>(two), t3 = other<K>(three);
+    three = _mm256_or_si256(_mm256_or_si256(three, t3),
+                            _mm256_or_si256(_mm256_and_si256(two, a2), _mm256_and_si256(any, t2)));
+    two = _mm256_or_si256(_mm256_or_si256(two, t2), _mm256_and_si256(any, a2));
+    any = _mm256_or_si256(any, a2);
+    all = _mm256_and_si256(all, other<K>(all));
+    dbp = _mm256_or_si256(dbp, other<K>(dbp));
+    adj = _mm256_or_si256(adj, other<K>(adj));
+  }
+
   template <std::size_t B, Src S, bool Unsigned, bool Big>
-  __attribute__((target("avx2"))) static RowStats row_stats_avx2(const std::uint8_t* blk) {
-    constexpr std::size_t R = B / 32;
+  __attribute__((target("avx2,popcnt"))) static RowStats row_stats_avx2(const std::uint8_t* blk) {
+    constexpr std::size_t R = B / 32, n = B / 4;
     const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi8(-1);
-    const __m256i mask33 = _mm256_set1_epi64x(static_cast<long long>(low_mask(33)));
     const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
                                           11, 10, 9, 8, 15, 14, 13, 12);
     const __m256i up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
-    __m256i any = zero, two = zero, three = zero, all = ones, dbp = zero, adj = zero, prev = zero;
-    __m256i last = zero;  // the previous register's words
+    const __m256i flip = _mm256_set1_epi32(Unsigned ? static_cast<int>(0x80000000u) : 0);
+    __m256i any = zero, two = zero, three = zero, all = ones, dbp = zero, adj = zero, prev = zero, last = zero;
+    std::uint64_t top = 0;  // bit i: bit 32 of row i
     for (std::size_t r = 0; r < R; ++r) {
       __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
       if (Big) cur = _mm256_shuffle_epi8(cur, swap);
-      // Word 8r + j - 1 in lane j: the register rotated up a lane, lane 0 from the last one.
-      const __m256i before_w =
+      const __m256i before =
           _mm256_blend_epi32(_mm256_permutevar8x32_epi32(cur, up), _mm256_permutevar8x32_epi32(last, up), 0x01);
       last = cur;
-      for (int h = 0; h < 2; ++h) {
-        const __m128i c = h ? _mm256_extracti128_si256(cur, 1) : _mm256_castsi256_si128(cur);
-        const __m128i p = h ? _mm256_extracti128_si256(before_w, 1) : _mm256_castsi256_si128(before_w);
-        __m256i u;
-        if constexpr (S == Src::delta33) {
-          u = Unsigned ? _mm256_sub_epi64(_mm256_cvtepu32_epi64(c), _mm256_cvtepu32_epi64(p))
-                       : _mm256_sub_epi64(_mm256_cvtepi32_epi64(c), _mm256_cvtepi32_epi64(p));
-          u = _mm256_and_si256(u, mask33);
-        } else if constexpr (S == Src::delta32) {
-          u = _mm256_cvtepu32_epi64(_mm_sub_epi32(c, p));
-        } else {
-          u = _mm256_cvtepu32_epi64(c);
-        }
-        const bool first = r == 0 && h == 0;  // lane 0 is word 0: no row
-        if (first) u = _mm256_blend_epi32(u, zero, 0x03);
-        const __m256i e = _mm256_xor_si256(u, _mm256_srli_epi64(u, 1));
-        three = _mm256_or_si256(three, _mm256_and_si256(two, e));
-        two = _mm256_or_si256(two, _mm256_and_si256(any, e));
-        any = _mm256_or_si256(any, e);
-        all = _mm256_and_si256(all, first ? _mm256_blend_epi32(e, ones, 0x03) : e);
-        dbp = _mm256_or_si256(dbp, u);
-        // The row before each lane's: lanes 0..2 of e one lane up, lane 0 from the last register.
-        const __m256i before =
-            _mm256_blend_epi32(_mm256_permute4x64_epi64(e, 0x90), _mm256_permute4x64_epi64(prev, 0xFF), 0x03);
-        adj = _mm256_or_si256(adj, _mm256_and_si256(e, before));
-        prev = e;
+      __m256i u = S == Src::words ? cur : _mm256_sub_epi32(cur, before), sign = zero;
+      if constexpr (S == Src::delta33)
+        sign = _mm256_cmpgt_epi32(_mm256_xor_si256(before, flip), _mm256_xor_si256(cur, flip));
+      if (r == 0) {  // lane 0 is word 0: no row
+        u = _mm256_blend_epi32(u, zero, 0x01);
+        sign = _mm256_blend_epi32(sign, zero, 0x01);
       }
+      top |= std::uint64_t{static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(sign)))} << (8 * r);
+      const __m256i e = _mm256_xor_si256(u, _mm256_or_si256(_mm256_srli_epi32(u, 1), _mm256_slli_epi32(sign, 31)));
+      three = _mm256_or_si256(three, _mm256_and_si256(two, e));
+      two = _mm256_or_si256(two, _mm256_and_si256(any, e));
+      any = _mm256_or_si256(any, e);
+      all = _mm256_and_si256(all, r == 0 ? _mm256_blend_epi32(e, ones, 0x01) : e);
+      dbp = _mm256_or_si256(dbp, u);
+      // The row before each lane's: lanes 0..6 of e one lane up, lane 0 from the last register.
+      const __m256i before_e =
+          _mm256_blend_epi32(_mm256_permutevar8x32_epi32(e, up), _mm256_permutevar8x32_epi32(prev, up), 0x01);
+      adj = _mm256_or_si256(adj, _mm256_and_si256(e, before_e));
+      prev = e;
     }
-    alignas(32) std::uint64_t a[4], t2[4], t3[4], al[4], db[4], ad[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(a), any);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(t2), two);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(t3), three);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(al), all);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(db), dbp);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(ad), adj);
+    // Lanes merged pairwise: halves, then pairs of 64 bits, then of 32.
+    merge_lanes<0>(any, two, three, all, dbp, adj);
+    merge_lanes<1>(any, two, three, all, dbp, adj);
+    merge_lanes<2>(any, two, three, all, dbp, adj);
     RowStats st;
-    for (int l = 0; l < 4; ++l) {
-      st.three |= t3[l] | (st.two & a[l]) | (st.any & t2[l]);
-      st.two |= t2[l] | (st.any & a[l]);
-      st.any |= a[l];
-      st.all &= al[l];
-      st.dbp |= db[l];
-      st.adj |= ad[l];
+    st.any = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(any));
+    st.two = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(two));
+    st.three = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(three));
+    st.all = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(all));
+    st.dbp = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(dbp));
+    st.adj = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(adj));
+    if constexpr (S == Src::delta33) {  // plane 32: its DBX is its DBP, the rows' bit 32
+      const auto k = static_cast<unsigned>(__builtin_popcountll(top));
+      constexpr std::uint64_t rows = low_mask(n) & ~std::uint64_t{1};
+      st.any |= std::uint64_t{k >= 1} << 32;
+      st.two |= std::uint64_t{k >= 2} << 32;
+      st.three |= std::uint64_t{k >= 3} << 32;
+      st.all |= std::uint64_t{top == rows} << 32;
+      st.dbp |= std::uint64_t{k >= 1} << 32;
+      st.adj |= std::uint64_t{(top & (top >> 1)) != 0} << 32;
     }
     return st;
   }
