@@ -7,6 +7,7 @@ measure, encode and decode the same either way, so a new fast path is covered by
 import contextlib
 import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
@@ -168,11 +169,12 @@ def test_cpack_dictionary_grid_equals_the_scalar_reference(push, dictionary, ini
                 assert np.array_equal(np.concatenate(parts), whole)
 
 
-def _decode_or_none(codec, enc):
+def _decode_or_error(codec, enc):
+    """The decoded blocks, or the index of the block the error names."""
     try:
-        return codec.decode(enc, threads=1)
-    except memcomp.CorruptStreamError:
-        return None
+        return codec.decode(enc, threads=1), None
+    except memcomp.CorruptStreamError as e:
+        return None, int(re.search(r"block (\d+)", str(e)).group(1))
 
 
 @pytest.mark.parametrize(
@@ -183,36 +185,40 @@ def _decode_or_none(codec, enc):
         ("e2mc.paper", {"pdw": 8}),
         ("bdi.paper", {"encoding": "inband"}),
         ("bdi.paper", {"encoding": "inband", "endian": "big"}),
+        ("fpc.paper", {}),
+        ("fpc.paper", {"endian": "big"}),
     ],
 )
 def test_damaged_streams_decode_alike(name, options):
     """E2MC decodes the PDW segments of a block side by side, BDI unpacks its deltas with byte
-    shuffles: every damaged stream (bits flipped anywhere: pointers, pads, encodings, masks,
-    codewords) is refused, or decoded to the same block, exactly as the scalar reference does."""
+    shuffles, FPC decodes two blocks side by side: every run of blocks with damaged streams
+    (bits flipped anywhere: pointers, pads, encodings, masks, prefixes, codewords) is refused
+    naming the same first bad block, or decoded to the same blocks, exactly as the scalar
+    reference does."""
     x = realistic(128, 1 << 14, seed=5)
     codec = memcomp.get_codec(name, **options)
     codec = codec.fit(x) if codec.requires_fit else codec
     enc = codec.encode(x[:64])
-    rng = np.random.default_rng(len(options))
+    rng = np.random.default_rng(len(options) + len(name))
     outcomes = set()
     for trial in range(400):
-        i = int(rng.integers(64))
+        j = int(rng.integers(60))  # blocks j .. j + 4, one or two of them damaged
         data = enc.data.copy()
-        off, n = int(enc.bit_offsets[i]), int(enc.bit_lengths[i])
-        for bit in rng.integers(off, off + n, int(rng.integers(1, 4))):
-            data[bit // 8] ^= np.uint8(0x80 >> (bit % 8))
-        one = dataclasses.replace(
+        for i in rng.choice(5, int(rng.integers(1, 3)), replace=False) + j:
+            off, n = int(enc.bit_offsets[i]), int(enc.bit_lengths[i])
+            for bit in rng.integers(off, off + n, int(rng.integers(1, 4))):
+                data[bit // 8] ^= np.uint8(0x80 >> (bit % 8))
+        run = dataclasses.replace(
             enc,
             data=data,
-            bit_offsets=enc.bit_offsets[i : i + 1],
-            bit_lengths=enc.bit_lengths[i : i + 1],
-            tags=enc.tags[i : i + 1],
+            bit_offsets=enc.bit_offsets[j : j + 5],
+            bit_lengths=enc.bit_lengths[j : j + 5],
+            tags=enc.tags[j : j + 5],
         )
-
-        got = _decode_or_none(codec, one)
+        got, got_bad = _decode_or_error(codec, run)
         with scalar():
-            ref = _decode_or_none(codec, one)
-        assert (got is None) == (ref is None), trial
+            ref, ref_bad = _decode_or_error(codec, run)
+        assert got_bad == ref_bad, trial
         assert got is None or np.array_equal(got, ref), trial
         outcomes.add(got is None)
     assert outcomes == {True, False}  # both refusals and decodable damage were met
