@@ -313,7 +313,6 @@ class FPC final : public CodecImpl<FPC> {
     return ra.remaining() == 0 && rb.remaining() == 0;
   }
 
- private:
   /// The tokens of one block (at most one per word), in order.
   struct Tokens {
     unsigned char prefix[64];
