@@ -261,56 +261,36 @@ class FPC final : public CodecImpl<FPC> {
   void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
     const std::size_t n = b / 4;
     if (mc_) return decode_mc(in, out, n);
-    std::size_t i = 0;
-    while (i < n) {
-      const std::uint64_t head = in.peek(35);  // a whole token: 3 prefix bits and up to 32 field bits
-      const auto p = static_cast<unsigned>(head >> 32);
-      in.skip(3 + kPayload[p]);
-      i = put_token(p, static_cast<std::uint32_t>((head >> (32 - kPayload[p])) & low_mask(kPayload[p])), out, i, n);
-    }
+    for (std::size_t i = 0; i < n;) i = read_token(in, out, i, n);
   }
 
  protected:
-  // Two blocks decoded side by side (layout interleaved): each token's length waits on its
-  // prefix, so one block's tokens form a chain; two independent chains overlap. The pair loop
-  // never throws: on anything a stream may not hold it stops, and the reference loop decodes
-  // the pair again, naming the first bad block as it would have.
+  // Layout interleaved: two blocks side by side (each block's tokens form a chain through their
+  // prefixes, two independent chains overlap).
   void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
-    std::size_t i = begin;
-    if (!mc_ && simd_enabled())
-      for (; i + 2 <= end; i += 2)
-        if (!decode_pair(enc, out, i)) CodecImpl<FPC>::decode_range(enc, out, i, i + 2);
-    CodecImpl<FPC>::decode_range(enc, out, i, end);
+    if (mc_ || !simd_enabled()) return CodecImpl<FPC>::decode_range(enc, out, begin, end);
+    const std::size_t n = enc.block_bytes / 4;
+    decode_pairs(
+        enc, out, begin, end,
+        [&](BitReader& ra, std::uint8_t* oa, BitReader& rb, std::uint8_t* ob) {
+          std::size_t ia = 0, ib = 0;
+          while (ia < n && ib < n) {
+            ia = read_token(ra, oa, ia, n);
+            ib = read_token(rb, ob, ib, n);
+          }
+          while (ia < n) ia = read_token(ra, oa, ia, n);
+          while (ib < n) ib = read_token(rb, ob, ib, n);
+        },
+        [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t b) { decode(r, tag, o, b); });
   }
 
  private:
-  bool decode_pair(const EncodedView& enc, std::uint8_t* out, std::size_t i) const {
-    const std::size_t b = enc.block_bytes, n = b / 4;
-    auto reader = [&](std::size_t k) {
-      const auto off = static_cast<std::size_t>(enc.bit_offsets[k]);
-      return BitReader(enc.data, off, off + enc.bit_lengths[k], enc.data_bytes);
-    };
-    BitReader ra = reader(i), rb = reader(i + 1);
-    std::uint8_t *oa = out + i * b, *ob = oa + b;
-    std::size_t ia = 0, ib = 0;
-    // One token of a block: false if it runs past the stream or its zero run past the block.
-    auto step = [&](BitReader& r, std::uint8_t* o, std::size_t& k) {
-      const std::uint64_t head = r.peek(35);
-      const auto p = static_cast<unsigned>(head >> 32);
-      const unsigned len = 3 + kPayload[p];
-      const auto f = static_cast<std::uint32_t>((head >> (32 - kPayload[p])) & low_mask(kPayload[p]));
-      if (len > r.remaining() || (p == 0 && f >= n - k)) return false;
-      r.skip(len);
-      k = put_token(p, f, o, k, n);
-      return true;
-    };
-    while (ia < n && ib < n)
-      if (!(step(ra, oa, ia) & step(rb, ob, ib))) return false;
-    while (ia < n)
-      if (!step(ra, oa, ia)) return false;
-    while (ib < n)
-      if (!step(rb, ob, ib)) return false;
-    return ra.remaining() == 0 && rb.remaining() == 0;
+  /// Reads one token (layout interleaved) and writes its words at word i; the next word index.
+  std::size_t read_token(BitReader& in, std::uint8_t* out, std::size_t i, std::size_t n) const {
+    const std::uint64_t head = in.peek(35);  // a whole token: 3 prefix bits and up to 32 field bits
+    const auto p = static_cast<unsigned>(head >> 32);
+    in.skip(3 + kPayload[p]);
+    return put_token(p, static_cast<std::uint32_t>((head >> (32 - kPayload[p])) & low_mask(kPayload[p])), out, i, n);
   }
 
   /// The tokens of one block (at most one per word), in order.

@@ -148,6 +148,30 @@ class Codec {
       }
     }
   }
+  /// decode_loop two blocks at a time: pair(ra, oa, rb, ob) decodes blocks i and i + 1 side by
+  /// side (their dependency chains overlap). A pair that throws corrupt_stream or leaves bits
+  /// over is decoded again one block after the other by g, which names the first bad block.
+  template <class P, class G>
+  void decode_pairs(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, P&& pair,
+                    G&& g) const {
+    const std::size_t b = enc.block_bytes;
+    auto reader = [&](std::size_t i) {
+      const auto off = static_cast<std::size_t>(enc.bit_offsets[i]);
+      return BitReader(enc.data, off, off + enc.bit_lengths[i], enc.data_bytes);
+    };
+    std::size_t i = begin;
+    for (; i + 2 <= end; i += 2) {
+      BitReader ra = reader(i), rb = reader(i + 1);
+      bool ok = false;
+      try {
+        pair(ra, out + i * b, rb, out + (i + 1) * b);
+        ok = ra.remaining() == 0 && rb.remaining() == 0;
+      } catch (const corrupt_stream&) {
+      }
+      if (!ok) decode_loop(enc, out, i, i + 2, g);
+    }
+    decode_loop(enc, out, i, end, g);
+  }
   [[noreturn]] static void trailing_bits(std::size_t n);
   [[noreturn]] void in_block(std::size_t i, const corrupt_stream& err) const;
   [[noreturn]] void not_decodable() const;
