@@ -187,11 +187,12 @@ def _decode_or_error(codec, enc):
         ("bdi.paper", {"encoding": "inband", "endian": "big"}),
         ("fpc.paper", {}),
         ("fpc.paper", {"endian": "big"}),
+        ("fib.ours", {}),
     ],
 )
 def test_damaged_streams_decode_alike(name, options):
     """E2MC decodes the PDW segments of a block side by side, BDI unpacks its deltas with byte
-    shuffles, FPC decodes two blocks side by side: every run of blocks with damaged streams
+    shuffles, FPC and Fibonacci decode two blocks side by side: every run of blocks with damaged streams
     (bits flipped anywhere: pointers, pads, encodings, masks, prefixes, codewords) is refused
     naming the same first bad block, or decoded to the same blocks, exactly as the scalar
     reference does."""

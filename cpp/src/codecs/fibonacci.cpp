@@ -94,30 +94,25 @@ inline std::uint64_t fib_code(std::uint64_t n, unsigned len) {
   return code | (len + 1 >= kLowTop ? low << (len + 1 - kLowTop) : low >> (kLowTop - len - 1));
 }
 
-// Sums of a byte of coefficients: bit 7 - i of v is the coefficient of F(x + i) for a term
-// F(x) of the byte's first bit, and F(x + i) = F(x) F(i + 1) + F(x - 1) F(i), so the byte adds
-// F(x) a[v] + F(x - 1) b[v].
-struct ByteSums {
-  std::uint32_t a[256] = {}, b[256] = {};
-  constexpr ByteSums() {
-    for (unsigned v = 0; v < 256; ++v)
-      for (unsigned i = 0; i < 8; ++i)
-        if ((v >> (7 - i)) & 1u) {
-          a[v] += static_cast<std::uint32_t>(kT.F[i + 1]);
-          b[v] += static_cast<std::uint32_t>(kT.F[i]);
-        }
+// What a byte of coefficients adds, per byte position t of a codeword: bit 7 - i of v is the
+// coefficient of F(8t + i + 2) (stream bit 8t + i). One table per position, so a codeword's
+// value is six loads and adds.
+struct ByteValues {
+  std::uint64_t v[6][256] = {};
+  constexpr ByteValues() {
+    for (unsigned t = 0; t < 6; ++t)
+      for (unsigned x = 0; x < 256; ++x)
+        for (unsigned i = 0; i < 8; ++i)
+          if ((x >> (7 - i)) & 1u) v[t][x] += kT.F[8 * t + i + 2];
   }
 };
-constexpr ByteSums kByteSums;
+constexpr ByteValues kByteValues;
 
 /// The value of the coefficients at the top of c (stream bit t, the coefficient of F(t + 2), at
 /// bit 63 - t; at most 48 bits).
 inline std::uint64_t fib_value(std::uint64_t c) {
   std::uint64_t n = 0;
-  for (unsigned t = 0; t < 6; ++t) {
-    const auto v = static_cast<unsigned>((c >> (56 - 8 * t)) & 0xFFu);
-    n += kT.F[8 * t + 2] * kByteSums.a[v] + kT.F[8 * t + 1] * kByteSums.b[v];
-  }
+  for (unsigned t = 0; t < 6; ++t) n += kByteValues.v[t][(c >> (56 - 8 * t)) & 0xFFu];
   return n;
 }
 
@@ -159,31 +154,57 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   }
 
   // Codeword by codeword through a peek at the next 48 bits (zeros past the stream's end): the
-  // first "11" ends it, and its value is summed a byte of coefficients at a time (kByteSums).
+  // first "11" ends it, and its value is summed a byte of coefficients at a time (kByteValues).
   void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
-    auto w = static_cast<std::uint32_t>(in.read(32));
-    store<std::uint32_t>(out, w, endian_);
-    for (std::size_t i = 1; i < b / 4; ++i) {
-      const std::uint64_t win = in.peek(48) << 16;   // stream bits at the top
-      const std::uint64_t pairs = win & (win << 1);  // bit 63 - t: stream bits t and t + 1 are set
-      const unsigned len = pairs ? static_cast<unsigned>(__builtin_clzll(pairs)) + 2 : 64u;
-      if (len > kMaxLen) {
-        if (in.remaining() < kMaxLen) in.skip(static_cast<unsigned>(in.remaining()) + 1);  // throws: truncated
-        throw corrupt_stream("fib codeword of word " + std::to_string(i) + " has no terminator within " +
-                             std::to_string(kMaxLen) + " bits");
-      }
-      in.skip(len);
-      const std::uint64_t n = fib_value(win & ~low_mask(65 - len));
-      if (n > kMaxN)
-        throw corrupt_stream("fib codeword of word " + std::to_string(i) + " has value " + std::to_string(n) +
-                             " > 2^32");
-      const std::uint64_t u = n - 1;
-      w += static_cast<std::uint32_t>((u >> 1) ^ (0u - (u & 1u)));
-      store<std::uint32_t>(out + 4 * i, w, endian_);
-    }
+    std::uint32_t w = read_first(in, out);
+    for (std::size_t i = 1; i < b / 4; ++i) w = read_word(in, w, out, i);
+  }
+
+ protected:
+  // Two blocks side by side: each codeword's length waits on the one before it, so a block's
+  // codewords form a chain; two independent chains overlap.
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
+    if (!simd_enabled()) return CodecImpl<Fibonacci>::decode_range(enc, out, begin, end);
+    const std::size_t n = enc.block_bytes / 4;
+    decode_pairs(
+        enc, out, begin, end,
+        [&](BitReader& ra, std::uint8_t* oa, BitReader& rb, std::uint8_t* ob) {
+          std::uint32_t wa = read_first(ra, oa), wb = read_first(rb, ob);
+          for (std::size_t i = 1; i < n; ++i) {
+            wa = read_word(ra, wa, oa, i);
+            wb = read_word(rb, wb, ob, i);
+          }
+        },
+        [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t b) { decode(r, tag, o, b); });
   }
 
  private:
+  /// Word 0, stored as is.
+  std::uint32_t read_first(BitReader& in, std::uint8_t* out) const {
+    const auto w = static_cast<std::uint32_t>(in.read(32));
+    store<std::uint32_t>(out, w, endian_);
+    return w;
+  }
+  /// Word i from its codeword and word i - 1 (prev); returns it.
+  std::uint32_t read_word(BitReader& in, std::uint32_t prev, std::uint8_t* out, std::size_t i) const {
+    const std::uint64_t win = in.peek(48) << 16;   // stream bits at the top
+    const std::uint64_t pairs = win & (win << 1);  // bit 63 - t: stream bits t and t + 1 are set
+    const unsigned len = pairs ? static_cast<unsigned>(__builtin_clzll(pairs)) + 2 : 64u;
+    if (len > kMaxLen) {
+      if (in.remaining() < kMaxLen) in.skip(static_cast<unsigned>(in.remaining()) + 1);  // throws: truncated
+      throw corrupt_stream("fib codeword of word " + std::to_string(i) + " has no terminator within " +
+                           std::to_string(kMaxLen) + " bits");
+    }
+    in.skip(len);
+    const std::uint64_t n = fib_value(win & ~low_mask(65 - len));
+    if (n > kMaxN)
+      throw corrupt_stream("fib codeword of word " + std::to_string(i) + " has value " + std::to_string(n) + " > 2^32");
+    const std::uint64_t u = n - 1;
+    const std::uint32_t w = prev + static_cast<std::uint32_t>((u >> 1) ^ (0u - (u & 1u)));
+    store<std::uint32_t>(out + 4 * i, w, endian_);
+    return w;
+  }
+
 #if defined(MEMCOMP_X86_SIMD)
   // fib_code for sixteen words at once: the greedy steps from the block's largest term down to
   // F(20), one compare and subtract per term for every lane (t: bit 47 - k for a term F(k)),
