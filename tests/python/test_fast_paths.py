@@ -192,10 +192,10 @@ def _decode_or_error(codec, enc):
 )
 def test_damaged_streams_decode_alike(name, options):
     """E2MC decodes the PDW segments of a block side by side, BDI unpacks its deltas with byte
-    shuffles, FPC and Fibonacci decode two blocks side by side: every run of blocks with damaged streams
-    (bits flipped anywhere: pointers, pads, encodings, masks, prefixes, codewords) is refused
-    naming the same first bad block, or decoded to the same blocks, exactly as the scalar
-    reference does."""
+    shuffles, FPC and Fibonacci decode two blocks side by side: every run of blocks with
+    damaged streams (bits flipped anywhere: pointers, pads, encodings, masks, prefixes,
+    codewords) is refused naming the same first bad block, or decoded to the same blocks,
+    exactly as the scalar reference does."""
     x = realistic(128, 1 << 14, seed=5)
     codec = memcomp.get_codec(name, **options)
     codec = codec.fit(x) if codec.requires_fit else codec
