@@ -76,15 +76,6 @@ MEMCOMP_AVX2_INLINE __m256i sub(__m256i a, __m256i b) {
   else
     return _mm256_sub_epi16(a, b);
 }
-template <unsigned K>
-MEMCOMP_AVX2_INLINE __m256i add(__m256i a, __m256i b) {
-  if constexpr (K == 8)
-    return _mm256_add_epi64(a, b);
-  else if constexpr (K == 4)
-    return _mm256_add_epi32(a, b);
-  else
-    return _mm256_add_epi16(a, b);
-}
 // Lanes (all ones) whose signed value lies outside the d-byte range: [-h-1, h] for the signed
 // fit, [-h, h] for the symmetric one, h = 2^(8d-1) - 1. The signed test folds negative x onto
 // ~x (x ^ sign), which is in [0, h] iff x is in range: one compare.
@@ -123,9 +114,9 @@ MEMCOMP_AVX2_INLINE unsigned candidate_fits(const __m256i (&x)[B / 32], const st
     return static_cast<unsigned>(_mm256_testz_si256(acc, acc));
   } else {
     // A wrapped delta fits the signed d-byte range iff delta + 2^(8d-1) has no bit at or above
-    // 8d in its lane: one add of (2^(8d-1) - base) per register, and one test at the end.
-    const __m256i shift = set1<K>(hv + 1 - bv);
-    for (std::size_t r = 0; r < R; ++r) acc = _mm256_or_si256(acc, _mm256_and_si256(bad[r], add<K>(x[r], shift)));
+    // 8d in its lane: one subtraction of (base - 2^(8d-1)) per register, and one test at the end.
+    const __m256i shift = set1<K>(bv - hv - 1);
+    for (std::size_t r = 0; r < R; ++r) acc = _mm256_or_si256(acc, _mm256_and_si256(bad[r], sub<K>(x[r], shift)));
     return static_cast<unsigned>(_mm256_testz_si256(acc, set1<K>(~low_mask(8 * D))));
   }
 }
@@ -244,7 +235,7 @@ MEMCOMP_AVX2_INLINE void read_deltas(BitReader& in, std::uint8_t* out) {
     const unsigned bits = q + 1 < W ? 64u : last;
     m[q] = reverse_bits(in.read(bits) << (64 - bits));
   }
-  const __m256i base = set1<K>(in.read(8 * K));
+  const __m256i minus_base = set1<K>(0 - in.read(8 * K));
   std::uint8_t f[n * D + 16];
   std::memset(f + n * D, 0, 16);
   in.read_bytes(f, n * D);
@@ -259,7 +250,7 @@ MEMCOMP_AVX2_INLINE void read_deltas(BitReader& in, std::uint8_t* out) {
     const __m256i v = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(f + (2 * r + 1) * half),
                                           reinterpret_cast<const __m128i*>(f + 2 * r * half));
     __m256i x = sra<K, 8 * (K - D)>(_mm256_shuffle_epi8(v, put));
-    x = add<K>(x, _mm256_and_si256(lanes_of<K>(m[r * per / 64] >> (r * per % 64)), base));
+    x = sub<K>(x, _mm256_and_si256(lanes_of<K>(m[r * per / 64] >> (r * per % 64)), minus_base));
     if (Big) x = swap_lanes<K>(x);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * r), x);
   }
