@@ -135,11 +135,15 @@ class Codec {
     }
     return at;
   }
+  /// The reader of block i's stream (the view is validated).
+  static BitReader block_reader(const EncodedView& enc, std::size_t i) {
+    const auto off = static_cast<std::size_t>(enc.bit_offsets[i]);
+    return BitReader(enc.data, off, off + enc.bit_lengths[i], enc.data_bytes);
+  }
   template <class G>
   void decode_loop(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, G&& g) const {
     for (std::size_t i = begin; i < end; ++i) {
-      const std::uint64_t off = enc.bit_offsets[i], len = enc.bit_lengths[i];
-      BitReader r(enc.data, static_cast<std::size_t>(off), static_cast<std::size_t>(off + len), enc.data_bytes);
+      BitReader r = block_reader(enc, i);
       try {
         g(r, enc.tags[i], out + i * enc.block_bytes, enc.block_bytes);
         if (r.remaining() != 0) trailing_bits(r.remaining());
@@ -155,13 +159,9 @@ class Codec {
   void decode_pairs(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, P&& pair,
                     G&& g) const {
     const std::size_t b = enc.block_bytes;
-    auto reader = [&](std::size_t i) {
-      const auto off = static_cast<std::size_t>(enc.bit_offsets[i]);
-      return BitReader(enc.data, off, off + enc.bit_lengths[i], enc.data_bytes);
-    };
     std::size_t i = begin;
     for (; i + 2 <= end; i += 2) {
-      BitReader ra = reader(i), rb = reader(i + 1);
+      BitReader ra = block_reader(enc, i), rb = block_reader(enc, i + 1);
       bool ok = false;
       try {
         pair(ra, out + i * b, rb, out + (i + 1) * b);
