@@ -107,15 +107,15 @@ MEMCOMP_AVX2_INLINE unsigned candidate_fits(const __m256i (&x)[B / 32], const st
   for (std::size_t w = W; w-- > 0;) first = m[w] ? 64 * w + static_cast<std::size_t>(__builtin_ctzll(m[w])) : first;
   const std::uint64_t bv = load_k(blk + first, K, Big ? Endian::big : Endian::little);
   __m256i acc = _mm256_setzero_si256();
-  if constexpr (Sym || R == 1) {  // (one register per block: the compare form measured faster)
-    const __m256i base = set1<K>(bv);
+  const __m256i base = set1<K>(bv);
+  if constexpr (Sym) {
     for (std::size_t r = 0; r < R; ++r)
       acc = _mm256_or_si256(acc, _mm256_and_si256(bad[r], outside<K, Sym>(sub<K>(x[r], base), h, neg_h)));
     return static_cast<unsigned>(_mm256_testz_si256(acc, acc));
   } else {
     // A wrapped delta fits the signed d-byte range iff delta + 2^(8d-1) has no bit at or above
     // 8d in its lane: one subtraction of (base - 2^(8d-1)) per register, and one test at the end.
-    const __m256i shift = set1<K>(bv - hv - 1);
+    const __m256i shift = sub<K>(base, set1<K>(hv + 1));
     for (std::size_t r = 0; r < R; ++r) acc = _mm256_or_si256(acc, _mm256_and_si256(bad[r], sub<K>(x[r], shift)));
     return static_cast<unsigned>(_mm256_testz_si256(acc, set1<K>(~low_mask(8 * D))));
   }
@@ -687,15 +687,24 @@ class BDI final : public CodecImpl<BDI> {
       x2[r] = Big ? swap_lanes<2>(v[r]) : v[r];
     }
     if (_mm256_testz_si256(any, any)) return winner_[ceil_log2(B) - 4][511];  // zeros: every candidate fits
-    unsigned cand = 0;
-    cand |= static_cast<unsigned>(_mm256_movemask_epi8(same8) == -1) << kRep8;
-    cand |= static_cast<unsigned>(_mm256_movemask_epi8(same4) == -1) << 8;
-    cand |= bdi_avx2::candidate_fits<B, 8, 1, Sym, Big>(x8, blk) << 2;
-    cand |= bdi_avx2::candidate_fits<B, 8, 2, Sym, Big>(x8, blk) << 3;
-    cand |= bdi_avx2::candidate_fits<B, 8, 4, Sym, Big>(x8, blk) << 4;
-    cand |= bdi_avx2::candidate_fits<B, 4, 1, Sym, Big>(x4, blk) << 5;
+    // The widest delta of each element size first. A narrower delta that fits implies the wider
+    // one fits (every delta from the narrower base is within twice its range of the wider base),
+    // and so does a repeat of that element size (all deltas 0). So a block that fits none of the
+    // three is raw (most blocks of real dumps, and in runs, so the branch predicts well), and the
+    // narrower candidates of an element size are tried only if its widest one fits.
+    unsigned cand = bdi_avx2::candidate_fits<B, 8, 4, Sym, Big>(x8, blk) << 4;
     cand |= bdi_avx2::candidate_fits<B, 4, 2, Sym, Big>(x4, blk) << 6;
     cand |= bdi_avx2::candidate_fits<B, 2, 1, Sym, Big>(x2, blk) << 7;
+    if (cand == 0) return winner_[ceil_log2(B) - 4][0];
+    if (cand & 1u << 4) {
+      cand |= static_cast<unsigned>(_mm256_movemask_epi8(same8) == -1) << kRep8;
+      cand |= bdi_avx2::candidate_fits<B, 8, 1, Sym, Big>(x8, blk) << 2;
+      cand |= bdi_avx2::candidate_fits<B, 8, 2, Sym, Big>(x8, blk) << 3;
+    }
+    if (cand & 1u << 6) {
+      cand |= static_cast<unsigned>(_mm256_movemask_epi8(same4) == -1) << 8;
+      cand |= bdi_avx2::candidate_fits<B, 4, 1, Sym, Big>(x4, blk) << 5;
+    }
     return winner_[ceil_log2(B) - 4][cand];
   }
 
