@@ -349,6 +349,22 @@ class BDI final : public CodecImpl<BDI> {
 #endif
     CodecImpl<BDI>::measure_range(blocks, begin, end, out);
   }
+  std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
+                           std::size_t max_bytes, EncodedBlocks& enc) const override {
+#if defined(MEMCOMP_X86_SIMD)
+    const std::size_t si = ceil_log2(blocks.block_bytes) - 4;
+    if (encode_range_avx2_[si] && simd_avx2())
+      return (this->*encode_range_avx2_[si])(blocks, begin, end, buf, max_bytes, enc);
+#endif
+    return CodecImpl<BDI>::encode_range(blocks, begin, end, buf, max_bytes, enc);
+  }
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
+#if defined(MEMCOMP_X86_SIMD)
+    const std::size_t si = ceil_log2(enc.block_bytes) - 4;
+    if (decode_range_avx2_[si] && simd_avx2()) return (this->*decode_range_avx2_[si])(enc, out, begin, end);
+#endif
+    CodecImpl<BDI>::decode_range(enc, out, begin, end);
+  }
 
  public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
@@ -361,6 +377,14 @@ class BDI final : public CodecImpl<BDI> {
 
   // The stream of encoding id (which fits the block).
   std::uint32_t encode_as(int id, const std::uint8_t* blk, std::size_t b, BitWriter& w) const {
+    return encode_with(id, blk, b, w, [&](const Delta& x) { encode_deltas(x, blk, b, w); });
+  }
+
+  // encode_as's body around a writer of the delta encodings, deltas(x) (the scalar one above or
+  // a kernel): inlined where b is a constant, so the raw copy is too.
+  template <class Deltas>
+  [[gnu::always_inline]] std::uint32_t encode_with(int id, const std::uint8_t* blk, std::size_t b, BitWriter& w,
+                                                   Deltas&& deltas) const {
     if (c_.encoding == EncBits::inband) w.write(static_cast<std::uint64_t>(id), 4);
     if (id == kZero) {
       w.write(0, c_.zero_bits);
@@ -370,38 +394,56 @@ class BDI final : public CodecImpl<BDI> {
     } else if (id == kRaw) {
       w.write_bytes(blk, b);
     } else {
-      const Delta& x = *find_delta(id);
-      const std::size_t n = b / x.k;
-      std::uint64_t v[128], mask[2] = {0, 0};  // mask bit i (MSB first): element i is explicit
-      int base = -1;
-      for (std::size_t i = 0; i < n; ++i) {
-        v[i] = load_k(blk + i * x.k, x.k, c_.endian);
-        const bool explicit_base = !immediate(v[i], x.k, x.d);
-        if (explicit_base && base < 0) base = static_cast<int>(i);
-        mask[i / 64] |= std::uint64_t{explicit_base} << (63 - i % 64);
-      }
-      for (std::size_t i = 0; i < n; i += 64) {
-        const unsigned bits = static_cast<unsigned>(std::min<std::size_t>(64, n - i));
-        w.write(mask[i / 64] >> (64 - bits), bits);
-      }
-      const std::uint64_t bv = base < 0 ? 0 : v[base];
-      w.write(bv, 8 * x.k);
-      // The deltas, packed 64 bits at a time (8d divides 64).
-      const unsigned dbits = 8 * x.d, per_word = 64 / dbits;
-      for (std::size_t i = 0; i < n; i += per_word) {
-        std::uint64_t word = 0;
-        const std::size_t m = std::min<std::size_t>(per_word, n - i);
-        for (std::size_t j = i; j < i + m; ++j) {
-          const bool explicit_base = (mask[j / 64] >> (63 - j % 64)) & 1u;
-          word = (word << (dbits % 64)) | ((explicit_base ? v[j] - bv : v[j]) & low_mask(dbits));
-        }
-        w.write(word, static_cast<unsigned>(m * dbits));
-      }
+      deltas(*find_delta(id));
     }
     return c_.encoding == EncBits::tag ? static_cast<std::uint32_t>(id) : 0u;
   }
 
+  // The scalar writer of delta encoding x.
+  void encode_deltas(const Delta& x, const std::uint8_t* blk, std::size_t b, BitWriter& w) const {
+    const std::size_t n = b / x.k;
+    std::uint64_t v[128], mask[2] = {0, 0};  // mask bit i (MSB first): element i is explicit
+    int base = -1;
+    for (std::size_t i = 0; i < n; ++i) {
+      v[i] = load_k(blk + i * x.k, x.k, c_.endian);
+      const bool explicit_base = !immediate(v[i], x.k, x.d);
+      if (explicit_base && base < 0) base = static_cast<int>(i);
+      mask[i / 64] |= std::uint64_t{explicit_base} << (63 - i % 64);
+    }
+    for (std::size_t i = 0; i < n; i += 64) {
+      const unsigned bits = static_cast<unsigned>(std::min<std::size_t>(64, n - i));
+      w.write(mask[i / 64] >> (64 - bits), bits);
+    }
+    const std::uint64_t bv = base < 0 ? 0 : v[base];
+    w.write(bv, 8 * x.k);
+    // The deltas, packed 64 bits at a time (8d divides 64).
+    const unsigned dbits = 8 * x.d, per_word = 64 / dbits;
+    for (std::size_t i = 0; i < n; i += per_word) {
+      std::uint64_t word = 0;
+      const std::size_t m = std::min<std::size_t>(per_word, n - i);
+      for (std::size_t j = i; j < i + m; ++j) {
+        const bool explicit_base = (mask[j / 64] >> (63 - j % 64)) & 1u;
+        word = (word << (dbits % 64)) | ((explicit_base ? v[j] - bv : v[j]) & low_mask(dbits));
+      }
+      w.write(word, static_cast<unsigned>(m * dbits));
+    }
+  }
+
   void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
+    decode_with(in, tag, out, b, [&](const Delta& x) {
+#if defined(MEMCOMP_X86_SIMD)
+      const std::size_t si = ceil_log2(b) - 4;
+      if (decode_avx2_[si] && simd_avx2()) return (this->*decode_avx2_[si])(in, x.id, out);
+#endif
+      decode_deltas(x, in, out, b);
+    });
+  }
+
+  // decode's body around a reader of the delta encodings, deltas(x) (the scalar one below or a
+  // kernel): inlined where b is a constant.
+  template <class Deltas>
+  [[gnu::always_inline]] void decode_with(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b,
+                                          Deltas&& deltas) const {
     const int id = static_cast<int>(c_.encoding == EncBits::inband ? in.read(4) : tag);
     if (id == kZero) {
       if (in.read(c_.zero_bits) != 0) throw corrupt_stream("bdi zero block with non-zero payload");
@@ -413,30 +455,32 @@ class BDI final : public CodecImpl<BDI> {
     } else if (id == kRaw) {
       in.read_bytes(out, b);
     } else if (const Delta* x = find_delta(id)) {
-#if defined(MEMCOMP_X86_SIMD)
-      const std::size_t si = ceil_log2(b) - 4;
-      if (decode_avx2_[si] && simd_avx2()) return (this->*decode_avx2_[si])(in, id, out);
-#endif
-      const std::size_t n = b / x->k;
-      std::uint64_t mask[2] = {0, 0};  // bit i (MSB first): element i is explicit
-      for (std::size_t i = 0; i < n; i += 64) {
-        const unsigned bits = static_cast<unsigned>(std::min<std::size_t>(64, n - i));
-        mask[i / 64] = in.read(bits) << (64 - bits);
-      }
-      const std::uint64_t bv = in.read(8 * x->k);
-      const unsigned dbits = 8 * x->d, per_word = 64 / dbits;
-      for (std::size_t i = 0; i < n; i += per_word) {
-        const std::size_t m = std::min<std::size_t>(per_word, n - i);
-        const std::uint64_t word = in.read(static_cast<unsigned>(m * dbits));
-        for (std::size_t j = i; j < i + m; ++j) {
-          const std::uint64_t field = (word >> (dbits * (i + m - 1 - j))) & low_mask(dbits);
-          const auto delta = static_cast<std::uint64_t>(sign_extend(field, dbits));
-          const bool explicit_base = (mask[j / 64] >> (63 - j % 64)) & 1u;
-          store_k(out + j * x->k, explicit_base ? bv + delta : delta, x->k, c_.endian);
-        }
-      }
+      deltas(*x);
     } else {
       throw corrupt_stream("bdi encoding " + std::to_string(id) + " is not defined");
+    }
+  }
+
+  // The scalar reader of delta encoding x.
+  void decode_deltas(const Delta& xr, BitReader& in, std::uint8_t* out, std::size_t b) const {
+    const Delta* x = &xr;
+    const std::size_t n = b / x->k;
+    std::uint64_t mask[2] = {0, 0};  // bit i (MSB first): element i is explicit
+    for (std::size_t i = 0; i < n; i += 64) {
+      const unsigned bits = static_cast<unsigned>(std::min<std::size_t>(64, n - i));
+      mask[i / 64] = in.read(bits) << (64 - bits);
+    }
+    const std::uint64_t bv = in.read(8 * x->k);
+    const unsigned dbits = 8 * x->d, per_word = 64 / dbits;
+    for (std::size_t i = 0; i < n; i += per_word) {
+      const std::size_t m = std::min<std::size_t>(per_word, n - i);
+      const std::uint64_t word = in.read(static_cast<unsigned>(m * dbits));
+      for (std::size_t j = i; j < i + m; ++j) {
+        const std::uint64_t field = (word >> (dbits * (i + m - 1 - j))) & low_mask(dbits);
+        const auto delta = static_cast<std::uint64_t>(sign_extend(field, dbits));
+        const bool explicit_base = (mask[j / 64] >> (63 - j % 64)) & 1u;
+        store_k(out + j * x->k, explicit_base ? bv + delta : delta, x->k, c_.endian);
+      }
     }
   }
 
@@ -607,6 +651,10 @@ class BDI final : public CodecImpl<BDI> {
     decode_avx2_[2] = big ? &BDI::decode_avx2<64, true> : &BDI::decode_avx2<64, false>;
     decode_avx2_[3] = big ? &BDI::decode_avx2<128, true> : &BDI::decode_avx2<128, false>;
     decode_avx2_[4] = big ? &BDI::decode_avx2<256, true> : &BDI::decode_avx2<256, false>;
+    decode_range_avx2_[1] = big ? &BDI::decode_range_avx2<32, true> : &BDI::decode_range_avx2<32, false>;
+    decode_range_avx2_[2] = big ? &BDI::decode_range_avx2<64, true> : &BDI::decode_range_avx2<64, false>;
+    decode_range_avx2_[3] = big ? &BDI::decode_range_avx2<128, true> : &BDI::decode_range_avx2<128, false>;
+    decode_range_avx2_[4] = big ? &BDI::decode_range_avx2<256, true> : &BDI::decode_range_avx2<256, false>;
     if (c_.immediates != Ext::sign || c_.delta_fit == Fit::magnitude) return;
     set_kernels<32>(1);
     set_kernels<64>(2);
@@ -620,6 +668,9 @@ class BDI final : public CodecImpl<BDI> {
   using ChooseFn = int (BDI::*)(const std::uint8_t*) const;
   using EncodeFn = std::uint32_t (BDI::*)(const std::uint8_t*, BitWriter&) const;
   using DecodeFn = void (BDI::*)(BitReader&, int, std::uint8_t*) const;
+  using EncodeRangeFn = std::size_t (BDI::*)(const BlockView&, std::size_t, std::size_t, std::uint8_t*, std::size_t,
+                                             EncodedBlocks&) const;
+  using DecodeRangeFn = void (BDI::*)(const EncodedView&, std::uint8_t*, std::size_t, std::size_t) const;
 
   template <std::size_t B>
   void set_kernels(std::size_t si) {
@@ -630,11 +681,14 @@ class BDI final : public CodecImpl<BDI> {
                            : (big ? &BDI::choose_avx2<B, false, true> : &BDI::choose_avx2<B, false, false>);
     encode_avx2_[si] = sym ? (big ? &BDI::encode_avx2<B, true, true> : &BDI::encode_avx2<B, true, false>)
                            : (big ? &BDI::encode_avx2<B, false, true> : &BDI::encode_avx2<B, false, false>);
+    encode_range_avx2_[si] =
+        sym ? (big ? &BDI::encode_range_avx2<B, true, true> : &BDI::encode_range_avx2<B, true, false>)
+            : (big ? &BDI::encode_range_avx2<B, false, true> : &BDI::encode_range_avx2<B, false, false>);
   }
 
   // The delta encodings of decode.
   template <std::size_t B, bool Big>
-  MEMCOMP_AVX2 void decode_avx2(BitReader& in, int id, std::uint8_t* out) const {
+  MEMCOMP_AVX2_INLINE void decode_avx2(BitReader& in, int id, std::uint8_t* out) const {
     using namespace bdi_avx2;
     switch (id) {
       case 2: return read_deltas<B, 8, 1, Big>(in, out);
@@ -646,22 +700,51 @@ class BDI final : public CodecImpl<BDI> {
     }
   }
 
-  // encode_as with the AVX2 classification and delta writer.
+  // encode_with with the AVX2 classification and delta writer.
+  template <std::size_t B, bool Sym, bool Big>
+  MEMCOMP_AVX2_INLINE std::uint32_t encode_block_avx2(const std::uint8_t* blk, BitWriter& w) const {
+    return encode_with(classify_avx2<B, Sym, Big>(blk), blk, B, w, [&](const Delta& x) MEMCOMP_AVX2 {
+      using namespace bdi_avx2;
+      switch (x.id) {
+        case 2: return write_deltas<B, 8, 1, Sym, Big>(blk, w);
+        case 3: return write_deltas<B, 8, 2, Sym, Big>(blk, w);
+        case 4: return write_deltas<B, 8, 4, Sym, Big>(blk, w);
+        case 5: return write_deltas<B, 4, 1, Sym, Big>(blk, w);
+        case 6: return write_deltas<B, 4, 2, Sym, Big>(blk, w);
+        default: return write_deltas<B, 2, 1, Sym, Big>(blk, w);
+      }
+    });
+  }
   template <std::size_t B, bool Sym, bool Big>
   MEMCOMP_AVX2 std::uint32_t encode_avx2(const std::uint8_t* blk, BitWriter& w) const {
-    using namespace bdi_avx2;
-    const int id = classify_avx2<B, Sym, Big>(blk);
-    if (!find_delta(id)) return encode_as(id, blk, B, w);
-    if (c_.encoding == EncBits::inband) w.write(static_cast<std::uint64_t>(id), 4);
-    switch (id) {
-      case 2: write_deltas<B, 8, 1, Sym, Big>(blk, w); break;
-      case 3: write_deltas<B, 8, 2, Sym, Big>(blk, w); break;
-      case 4: write_deltas<B, 8, 4, Sym, Big>(blk, w); break;
-      case 5: write_deltas<B, 4, 1, Sym, Big>(blk, w); break;
-      case 6: write_deltas<B, 4, 2, Sym, Big>(blk, w); break;
-      default: write_deltas<B, 2, 1, Sym, Big>(blk, w); break;
+    return encode_block_avx2<B, Sym, Big>(blk, w);
+  }
+  // A range of blocks: the dispatch once, every block's encoder inline.
+  template <std::size_t B, bool Sym, bool Big>
+  MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                             std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
+    std::size_t at = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      BitWriter w(buf + at, 8 * max_bytes);
+      const std::uint32_t tag = encode_block_avx2<B, Sym, Big>(blocks.block(i), w);
+      at = record_block(enc, i, at, tag, w.finish());
     }
-    return c_.encoding == EncBits::tag ? static_cast<std::uint32_t>(id) : 0u;
+    return at;
+  }
+  template <std::size_t B, bool Big>
+  MEMCOMP_AVX2 void decode_range_avx2(const EncodedView& enc, std::uint8_t* out, std::size_t begin,
+                                      std::size_t end) const {
+    std::size_t i = begin;
+    try {
+      for (; i < end; ++i) {
+        BitReader r = block_reader(enc, i);
+        std::uint8_t* o = out + i * B;
+        decode_with(r, enc.tags[i], o, B, [&](const Delta& x) MEMCOMP_AVX2 { decode_avx2<B, Big>(r, x.id, o); });
+        if (r.remaining() != 0) trailing_bits(r.remaining());
+      }
+    } catch (const corrupt_stream& err) {
+      in_block(i, err);
+    }
   }
 
   template <std::size_t B, bool Sym, bool Big>
@@ -726,6 +809,8 @@ class BDI final : public CodecImpl<BDI> {
   ChooseFn choose_avx2_[5] = {};
   EncodeFn encode_avx2_[5] = {};
   DecodeFn decode_avx2_[5] = {};
+  EncodeRangeFn encode_range_avx2_[5] = {};
+  DecodeRangeFn decode_range_avx2_[5] = {};
 #endif
 
   Config c_;

@@ -127,13 +127,19 @@ class Codec {
     std::size_t at = 0;
     for (std::size_t i = begin; i < end; ++i) {
       BitWriter w(buf + at, 8 * max_bytes);
-      enc.tags[i] = f(blocks, i, w);
-      const std::size_t bits = w.finish();
-      enc.bit_offsets[i] = 8 * at;
-      enc.bit_lengths[i] = static_cast<std::uint32_t>(bits);
-      at += (bits + 7) / 8;
+      const std::uint32_t tag = f(blocks, i, w);
+      at = record_block(enc, i, at, tag, w.finish());
     }
     return at;
+  }
+  /// Records block i's stream of `bits` bits from byte `at` of its range's buffer, and returns
+  /// the byte where the next one starts (encode_loop's step, for kernels that run their own loop).
+  static std::size_t record_block(EncodedBlocks& enc, std::size_t i, std::size_t at, std::uint32_t tag,
+                                  std::size_t bits) noexcept {
+    enc.tags[i] = tag;
+    enc.bit_offsets[i] = 8 * at;
+    enc.bit_lengths[i] = static_cast<std::uint32_t>(bits);
+    return at + (bits + 7) / 8;
   }
   /// The reader of block i's stream (the view is validated).
   static BitReader block_reader(const EncodedView& enc, std::size_t i) {

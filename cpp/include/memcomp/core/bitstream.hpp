@@ -37,7 +37,7 @@ class BitWriter {
     if (8 * n > capacity_ - pos_) overflow(0);
     if ((nacc_ & 7) == 0) {  // byte-aligned: drain whole pending bytes, then copy straight through
       drain_bytes();
-      std::memcpy(data_ + byte_, p, n);
+      copy_bytes(data_ + byte_, p, n);
       byte_ += n;
       pos_ += 8 * n;
       return;
@@ -132,11 +132,11 @@ class BitReader {
     pos_ += nbits;
   }
 
-  void read_bytes(std::uint8_t* out, std::size_t n) {
+  [[gnu::always_inline]] void read_bytes(std::uint8_t* out, std::size_t n) {
     if (8 * n > end_ - pos_) past_end_bytes(n);
     std::size_t i = 0;
     if ((pos_ & 7) == 0) {  // byte-aligned: copy straight through
-      std::memcpy(out, data_ + (pos_ >> 3), n);
+      copy_bytes(out, data_ + (pos_ >> 3), n);
       pos_ += 8 * n;
       return;
     }
