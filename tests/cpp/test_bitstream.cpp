@@ -1,6 +1,7 @@
 // BitWriter / BitReader contracts (SPEC 0.3).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -79,6 +80,43 @@ TEST(BitStream, RandomRoundTripAllWidths) {
     for (auto [v, n] : fields) ASSERT_EQ(r.read(n), v) << "width " << n;
     EXPECT_EQ(r.remaining(), 0u);
   }
+}
+
+// write_fields is the same stream as field-by-field writes, with room to spare (the 8-byte
+// store path) and without (the capacity exactly the stream: the fallback), from every phase.
+TEST(BitWriter, WriteFieldsEqualsWrites) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::size_t k = rng() % 40;
+    std::vector<std::uint64_t> v(k);
+    std::vector<std::uint8_t> len(k);
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      len[i] = static_cast<std::uint8_t>(trial % 3 == 0 ? rng() % 57 : rng() % 8 == 0 ? 0 : 20 + rng() % 37);
+      v[i] = rng() & low_mask(len[i]);
+      total += len[i];
+    }
+    const auto start = static_cast<unsigned>(rng() % 40);
+    const bool tight = trial % 2 == 1;
+    const std::size_t cap = start + total + 3 + (tight ? 0 : 200);
+    std::vector<std::uint8_t> a((cap + 7) / 8, 0), b((cap + 7) / 8, 0xA5);
+    BitWriter wa(a.data(), cap), wb(b.data(), cap);
+    const std::uint64_t prefix = rng();
+    wa.write(prefix, start);
+    wb.write(prefix, start);
+    for (std::size_t i = 0; i < k; ++i) wa.write(v[i], len[i]);
+    wb.write_fields(v.data(), len.data(), k);
+    wa.write(0x5, 3);  // the writer goes on from where write_fields left it
+    wb.write(0x5, 3);
+    ASSERT_EQ(wa.finish(), wb.finish());
+    const std::size_t bytes = (wa.position() + 7) / 8;
+    ASSERT_TRUE(std::equal(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(bytes), b.begin())) << trial;
+  }
+  std::uint8_t buf[4];
+  BitWriter w(buf, 30);
+  const std::uint64_t v[2] = {1, 2};
+  const std::uint8_t len[2] = {16, 16};
+  EXPECT_THROW(w.write_fields(v, len, 2), std::length_error);
 }
 
 TEST(BitReader, BufferLimitAllowsWordLoadsButKeepsLogicalEnd) {

@@ -343,7 +343,7 @@ MEMCOMP_INLINE StreamBounds stream_bounds(const StreamsView& s) {
   return b;
 }
 #if defined(MEMCOMP_X86_SIMD)
-__attribute__((target("avx2"))) StreamBounds stream_bounds_avx2(const StreamsView& s) { return stream_bounds(s); }
+MEMCOMP_AVX2 StreamBounds stream_bounds_avx2(const StreamsView& s) { return stream_bounds(s); }
 #endif
 
 /// check_streams, returning the bounds (the messages only once a bad stream is known).
@@ -1144,8 +1144,8 @@ void run_portable(const std::uint8_t* d, std::size_t len, std::size_t u, std::ui
 /// AVX2: per-byte popcounts by nibble lookup, summed in bytes for up to 31 steps of 32 bytes (at
 /// most 8 per step), then into 64-bit lanes.
 template <class P>
-__attribute__((target("avx2"))) void run_avx2(const std::uint8_t* d, std::size_t len, std::size_t u, std::uint64_t& tog,
-                                              std::uint64_t& ones) {
+MEMCOMP_AVX2 void run_avx2(const std::uint8_t* d, std::size_t len, std::size_t u, std::uint64_t& tog,
+                           std::uint64_t& ones) {
   const std::uint8_t* a = d + u;
   const std::size_t n = len - u, end = n - n % 32;
   const __m256i lut =

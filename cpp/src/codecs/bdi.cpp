@@ -45,8 +45,6 @@ inline const Delta* find_delta(int id) { return id >= 2 && id <= 7 ? &kDeltas[id
 // A 32-byte register holds 32/k elements of k bytes. Per (k, d) candidate: the lanes that are
 // not immediates (outside the signed d-byte range), the first of them is the base, and the
 // candidate fits iff every such lane's wrapped difference from the base is in range too.
-#define MEMCOMP_AVX2 __attribute__((target("avx2")))
-#define MEMCOMP_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
 namespace bdi_avx2 {
 
 template <unsigned K>
@@ -723,9 +721,10 @@ class BDI final : public CodecImpl<BDI> {
   template <std::size_t B, bool Sym, bool Big>
   MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
                                              std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
+    const std::size_t buf_bytes = range_bytes(begin, end, max_bytes);
     std::size_t at = 0;
     for (std::size_t i = begin; i < end; ++i) {
-      BitWriter w(buf + at, 8 * max_bytes);
+      BitWriter w = block_writer(buf, at, max_bytes, buf_bytes);
       const std::uint32_t tag = encode_block_avx2<B, Sym, Big>(blocks.block(i), w);
       at = record_block(enc, i, at, tag, w.finish());
     }

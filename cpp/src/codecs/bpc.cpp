@@ -195,7 +195,7 @@ inline std::uint64_t transpose8(std::uint64_t x) {
 // out[c] bit r = in[r] bit c for a 32x32 bit matrix: a byte transpose (row r's byte k to byte r
 // of register k), then 8 movemasks per register, each taking the top bit of every byte.
 // The rows come in four registers of eight.
-__attribute__((target("avx2"))) void transpose32_avx2(const __m256i (&in)[4], std::uint32_t* out) {
+MEMCOMP_AVX2 void transpose32_avx2(const __m256i (&in)[4], std::uint32_t* out) {
   const __m256i group = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9, 13,
                                          2, 6, 10, 14, 3, 7, 11, 15);
   __m256i r[4];
@@ -242,8 +242,7 @@ void transpose_bits_tiles(const std::uint64_t* rows, unsigned R, unsigned C, std
 // transpose_bits up to 33 x 33 with AVX2 throughout: rows 0..31 split into their low words and
 // bit 32 (four rows per register), the 32x32 transpose, and row 32 merged as bit 32 of each
 // column.
-__attribute__((target("avx2"))) void transpose33_avx2(const std::uint64_t* rows, unsigned R, unsigned C,
-                                                      std::uint64_t* cols) {
+MEMCOMP_AVX2 void transpose33_avx2(const std::uint64_t* rows, unsigned R, unsigned C, std::uint64_t* cols) {
   alignas(32) std::uint64_t rr[32];
   const unsigned in = R < 32 ? R : 32;
   std::memcpy(rr, rows, 8 * std::size_t{in});
@@ -439,7 +438,7 @@ class BPC final : public CodecImpl<BPC> {
   // sign of the 33-bit delta: word i below word i - 1, as signed words, the only exact ones) in
   // a mask; lane 0 (word 0, no row) is shifted out of every plane.
   template <std::size_t B>
-  __attribute__((target("avx2"))) void planes_avx2(const std::uint8_t* blk, Src src, std::uint64_t* planes) const {
+  MEMCOMP_AVX2 void planes_avx2(const std::uint8_t* blk, Src src, std::uint64_t* planes) const {
     constexpr std::size_t R = B / 32;
     const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
                                           11, 10, 9, 8, 15, 14, 13, 12);
@@ -507,7 +506,7 @@ class BPC final : public CodecImpl<BPC> {
   // does not count against `all`.
   // Lane j ^ 4 (K = 0), ^ 2 (1) or ^ 1 (2) of 32-bit lanes.
   template <int K>
-  __attribute__((target("avx2"), always_inline)) static inline __m256i other(__m256i x) {
+  MEMCOMP_AVX2_INLINE static __m256i other(__m256i x) {
     if constexpr (K == 0)
       return _mm256_permute2x128_si256(x, x, 0x01);
     else if constexpr (K == 1)
@@ -517,9 +516,8 @@ class BPC final : public CodecImpl<BPC> {
   }
   // One step of the lane merge: each lane with its partner other<K>.
   template <int K>
-  __attribute__((target("avx2"), always_inline)) static inline void merge_lanes(__m256i& any, __m256i& two,
-                                                                                __m256i& three, __m256i& all,
-                                                                                __m256i& dbp, __m256i& adj) {
+  MEMCOMP_AVX2_INLINE static void merge_lanes(__m256i& any, __m256i& two, __m256i& three, __m256i& all, __m256i& dbp,
+                                              __m256i& adj) {
     const __m256i a2 = other<K>(any), t2 = other<K>(two), t3 = other<K>(three);
     three = _mm256_or_si256(_mm256_or_si256(three, t3),
                             _mm256_or_si256(_mm256_and_si256(two, a2), _mm256_and_si256(any, t2)));
@@ -531,7 +529,7 @@ class BPC final : public CodecImpl<BPC> {
   }
 
   template <std::size_t B, Src S, bool Unsigned, bool Big>
-  __attribute__((target("avx2,popcnt"))) static RowStats row_stats_avx2(const std::uint8_t* blk) {
+  MEMCOMP_AVX2 static RowStats row_stats_avx2(const std::uint8_t* blk) {
     constexpr std::size_t R = B / 32, n = B / 4;
     const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi8(-1);
     const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
@@ -650,8 +648,8 @@ class BPC final : public CodecImpl<BPC> {
 #if defined(MEMCOMP_X86_SIMD)
   // The batch loop with measure_t's statistics and costs inlined (flatten: AVX2 and popcnt).
   template <std::size_t B>
-  __attribute__((target("avx2,popcnt"), flatten)) void measure_avx2(const BlockView& blocks, std::size_t begin,
-                                                                    std::size_t end, const SizeColumns& out) const {
+  MEMCOMP_AVX2 __attribute__((flatten)) void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                                          const SizeColumns& out) const {
     for (std::size_t i = begin; i < end; ++i) out.set(i, measure_t<B>(blocks.block(i)));
   }
 #endif

@@ -92,7 +92,7 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
   // offsets relative to the buffer): the first range straight into the result, which has room
   // for every block's worst case; the others into buffers of their own, appended after, their
   // bytes and offsets moved by all threads at once.
-  enc.data.resize(n * max_bytes);
+  enc.data.resize(range_bytes(0, n, max_bytes));
   std::size_t head = 0;  // bytes of the first range
   std::mutex mu;
   std::vector<std::pair<std::size_t, ByteBuffer>> parts;  // (first block, bytes) of the other ranges
@@ -101,7 +101,7 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
       head = encode_range(blocks, b, e, enc.data.data(), max_bytes, enc);
       return;
     }
-    ByteBuffer buf((e - b) * max_bytes);
+    ByteBuffer buf(range_bytes(b, e, max_bytes));
     buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc));
     std::lock_guard<std::mutex> join(mu);
     parts.emplace_back(b, std::move(buf));

@@ -49,8 +49,6 @@
 
 #if defined(MEMCOMP_X86_SIMD)
 #include <immintrin.h>
-#define MEMCOMP_AVX2 __attribute__((target("avx2")))
-#define MEMCOMP_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
 #endif
 
 namespace memcomp {
@@ -621,7 +619,7 @@ class CPack final : public CodecImpl<CPack> {
     return encode_sets<16, Big>(blk, out);
   }
   template <std::size_t N, bool Big>
-  __attribute__((target("avx2,popcnt"))) std::uint32_t encode_sets(const std::uint8_t* blk, BitWriter& out) const {
+  MEMCOMP_AVX2 std::uint32_t encode_sets(const std::uint8_t* blk, BitWriter& out) const {
     constexpr std::size_t R = (N + 7) / 8;
     alignas(32) std::uint32_t w[8 * R], m[8 * R];
     __m256i W[R], M[R];
@@ -663,11 +661,11 @@ class CPack final : public CodecImpl<CPack> {
   }
 
   // All ones in the lanes of x at most c (unsigned).
-  __attribute__((target("avx2"), always_inline)) static __m256i at_most(__m256i x, std::uint32_t c) {
+  MEMCOMP_AVX2_INLINE static __m256i at_most(__m256i x, std::uint32_t c) {
     return _mm256_cmpeq_epi32(_mm256_min_epu32(x, _mm256_set1_epi32(static_cast<int>(c))), x);
   }
 
-  __attribute__((target("avx2"), always_inline)) static std::uint32_t hsum(__m256i v) {
+  MEMCOMP_AVX2_INLINE static std::uint32_t hsum(__m256i v) {
     __m128i x = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
     x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4E));
     x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0xB1));

@@ -419,8 +419,7 @@ class E2MC final : public CodecImpl<E2MC> {
 #if defined(MEMCOMP_X86_SIMD)
   // The bits of each of the n 32-bit symbols with one hashed table (the code's length, or
   // `miss` for a value without one), eight symbols per gather.
-  __attribute__((target("avx2"))) void bits32_avx2(const std::uint8_t* blk, std::size_t n, unsigned miss,
-                                                   std::uint8_t* c) const {
+  MEMCOMP_AVX2 void bits32_avx2(const std::uint8_t* blk, std::size_t n, unsigned miss, std::uint8_t* c) const {
     const CanonicalCode::Lengths length_of(tables_[0]);
     const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
                                           11, 10, 9, 8, 15, 14, 13, 12);

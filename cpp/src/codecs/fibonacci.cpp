@@ -209,8 +209,8 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   // fib_code for sixteen words at once: the greedy steps from the block's largest term down to
   // F(20), one compare and subtract per term for every lane (t: bit 47 - k for a term F(k)),
   // then the rest below F(20) < 2^13 through kLow, as fib_code does.
-  __attribute__((target("avx2"))) std::uint32_t encode_avx2(const std::uint8_t* blk, std::size_t b, std::uint32_t prev,
-                                                            BitWriter& out) const {
+  MEMCOMP_AVX2 std::uint32_t encode_avx2(const std::uint8_t* blk, std::size_t b, std::uint32_t prev,
+                                         BitWriter& out) const {
     const std::size_t m = b / 4 - 1;
     alignas(32) std::uint64_t n[64] = {}, t[64], rest[64];
     for (std::size_t i = 0; i < m; ++i) {

@@ -19,6 +19,8 @@
 // Presets: `paper` (= gem5, kim sizes), `mc` (paper with layout mc),
 // `skku` (one 6-bit token per maximal zero run, accounting-only) and `cmu` (the CMU-SAFARI
 // byte approximation, accounting-only).
+#include <cstring>
+
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/core/simd.hpp"
 
@@ -57,8 +59,6 @@ inline std::uint32_t field_of(std::uint32_t w, unsigned p) {
 inline unsigned pattern_bits(std::uint32_t w) { return kPayload[pattern(w)]; }
 
 #if defined(MEMCOMP_X86_SIMD)
-#define MEMCOMP_AVX2 __attribute__((target("avx2")))
-#define MEMCOMP_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
 namespace fpc_avx2 {
 
 // pattern_bits of 8 words at once (zero words: 0), and their zero mask (bit i: word i is zero).
@@ -81,6 +81,52 @@ MEMCOMP_AVX2_INLINE __m256i word_bits(__m256i w, unsigned& zero) {
   bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(8), s8);
   bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(4), s4);
   return _mm256_andnot_si256(is0, bits);
+}
+
+// The tokens of 8 non-zero words (layout interleaved): token = prefix << payload | field as 64-bit
+// values (tok[0..7]), and their bits (len[0..7]); 0 and 0 for a zero word, whose run the caller
+// forms.
+MEMCOMP_AVX2_INLINE unsigned word_tokens(__m256i w, std::uint64_t* tok, std::uint8_t* len) {
+  const __m256i z = _mm256_setzero_si256();
+  const __m256i m = _mm256_xor_si256(w, _mm256_srai_epi32(w, 31));
+  const __m256i m16 = _mm256_xor_si256(w, _mm256_srai_epi16(w, 15));
+  const __m256i halves = _mm256_cmpeq_epi32(_mm256_cmpgt_epi16(_mm256_set1_epi16(128), m16), _mm256_set1_epi32(-1));
+  const __m256i low_byte = _mm256_shuffle_epi8(w, _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
+                                                                   0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12));
+  const __m256i is0 = _mm256_cmpeq_epi32(w, z);
+  // The first row that matches, as in pattern(): later blends take precedence.
+  __m256i p = _mm256_blendv_epi8(_mm256_set1_epi32(7), _mm256_set1_epi32(6), _mm256_cmpeq_epi32(w, low_byte));
+  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(5), halves);
+  const __m256i low0 = _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0xFFFF)), z);
+  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(4), low0);
+  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(3), _mm256_cmpgt_epi32(_mm256_set1_epi32(32768), m));
+  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(2), _mm256_cmpgt_epi32(_mm256_set1_epi32(128), m));
+  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(1), _mm256_cmpgt_epi32(_mm256_set1_epi32(8), m));
+  const __m256i pl = _mm256_permutevar8x32_epi32(_mm256_setr_epi32(3, 4, 8, 16, 16, 16, 8, 32), p);
+  // field_of(): the low payload bits, the high half (4), or both halves' low bytes (5).
+  __m256i f = _mm256_and_si256(w, _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), pl), _mm256_set1_epi32(1)));
+  f = _mm256_blendv_epi8(f, _mm256_srli_epi32(w, 16), _mm256_cmpeq_epi32(p, _mm256_set1_epi32(4)));
+  const __m256i f5 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w, 8), _mm256_set1_epi32(0xFF00)),
+                                     _mm256_and_si256(w, _mm256_set1_epi32(0xFF)));
+  f = _mm256_blendv_epi8(f, f5, _mm256_cmpeq_epi32(p, _mm256_set1_epi32(5)));
+  const __m256i n = _mm256_andnot_si256(is0, _mm256_add_epi32(pl, _mm256_set1_epi32(3)));
+  p = _mm256_andnot_si256(is0, p);  // (the field of a zero word is 0 already)
+  for (int h = 0; h < 2; ++h) {
+    const __m128i ph = h ? _mm256_extracti128_si256(p, 1) : _mm256_castsi256_si128(p);
+    const __m128i lh = h ? _mm256_extracti128_si256(pl, 1) : _mm256_castsi256_si128(pl);
+    const __m128i fh = h ? _mm256_extracti128_si256(f, 1) : _mm256_castsi256_si128(f);
+    const __m256i t = _mm256_or_si256(_mm256_sllv_epi64(_mm256_cvtepu32_epi64(ph), _mm256_cvtepu32_epi64(lh)),
+                                      _mm256_cvtepu32_epi64(fh));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(tok + 4 * h), t);
+  }
+  const __m256i nb =
+      _mm256_shuffle_epi8(n, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12,
+                                              -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+  const std::uint32_t lo = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(nb));
+  const std::uint32_t hi = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm256_extracti128_si256(nb, 1)));
+  std::memcpy(len, &lo, 4);
+  std::memcpy(len + 4, &hi, 4);
+  return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(is0)));
 }
 
 }  // namespace fpc_avx2
@@ -172,6 +218,19 @@ class FPC final : public CodecImpl<FPC> {
     CodecImpl<FPC>::measure_range(blocks, begin, end, out);
   }
 
+  std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
+                           std::size_t max_bytes, EncodedBlocks& enc) const override {
+    if (!mc_ && blocks.block_bytes >= 32 && simd_avx2()) {
+      const bool big = endian_ == Endian::big;
+      return with_block_size(blocks.block_bytes, [&](auto bs) {
+        constexpr std::size_t B = decltype(bs)::value < 32 ? 32 : decltype(bs)::value;
+        return big ? encode_range_avx2<B, true>(blocks, begin, end, buf, max_bytes, enc)
+                   : encode_range_avx2<B, false>(blocks, begin, end, buf, max_bytes, enc);
+      });
+    }
+    return CodecImpl<FPC>::encode_range(blocks, begin, end, buf, max_bytes, enc);
+  }
+
  private:
   // The scalar measure's sums with 8 words per register: payload bits of the non-zero words,
   // and the zero tokens from the block's zero mask (a token opens where a zero run starts and,
@@ -205,6 +264,40 @@ class FPC final : public CodecImpl<FPC> {
       s.meta = 3 * (nz + zt);
       out.set(i, s);
     }
+  }
+
+  // encode (layout interleaved) with every word's token formed 8 words per register, the zero
+  // runs from the block's zero mask, and the tokens written by one write_fields.
+  template <std::size_t B, bool Big>
+  MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                             std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
+    constexpr std::size_t R = B / 32, n = B / 4;
+    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                          11, 10, 9, 8, 15, 14, 13, 12);
+    const std::size_t buf_bytes = range_bytes(begin, end, max_bytes);
+    std::size_t at = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint8_t* blk = blocks.block(i);
+      std::uint64_t tok[n];
+      std::uint8_t len[n];
+      std::uint64_t zero = 0;
+      for (std::size_t r = 0; r < R; ++r) {
+        __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
+        if (Big) w = _mm256_shuffle_epi8(w, swap);
+        zero |= std::uint64_t{fpc_avx2::word_tokens(w, tok + 8 * r, len + 8 * r)} << (8 * r);
+      }
+      // A zero-run token (prefix 000, field run - 1) where a run opens: the run is the zero
+      // words from there, at most 8.
+      for (std::uint64_t o = zero_tokens<n>(zero); o; o &= o - 1) {
+        const auto j = static_cast<unsigned>(__builtin_ctzll(o));
+        tok[j] = static_cast<std::uint64_t>(__builtin_ctzll(~(zero >> j) | 0x100u)) - 1;
+        len[j] = 6;
+      }
+      BitWriter w = block_writer(buf, at, max_bytes, buf_bytes);
+      w.write_fields(tok, len, n);
+      at = record_block(enc, i, at, 0, w.finish());
+    }
+    return at;
   }
 #endif
 

@@ -100,8 +100,6 @@ const char* const kCal22RtlModel =
 7,7,7,6,6,12,20,5,5,20,12,7,6,7,31,31]}]})json";
 
 #if defined(MEMCOMP_X86_SIMD)
-#define MEMCOMP_AVX2 __attribute__((target("avx2,popcnt")))
-#define MEMCOMP_AVX2_INLINE __attribute__((target("avx2,popcnt"), always_inline)) inline
 
 // pshufb indexes that gather byte `from` into byte o from the low or the high half of a block
 // (0x80 in the other: the shuffle writes 0 there; none: 0 in both).

@@ -16,7 +16,8 @@ bool env_allows() {
 std::atomic<bool> g_enabled{env_allows()};
 
 #if defined(MEMCOMP_X86_SIMD)
-const bool kAvx2 = __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("popcnt") != 0;
+const bool kAvx2 = __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("popcnt") != 0 &&
+                   __builtin_cpu_supports("bmi") != 0 && __builtin_cpu_supports("bmi2") != 0;
 const bool kSsse3 = __builtin_cpu_supports("ssse3") != 0;
 #else
 constexpr bool kAvx2 = false;

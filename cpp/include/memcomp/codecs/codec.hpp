@@ -114,7 +114,9 @@ class Codec {
   virtual void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const;
   /// Encodes blocks [begin, end) one after another into buf (each stream from a byte boundary,
   /// at most max_bytes), filling their offsets (from buf), lengths and tags; returns the bytes
-  /// used. CodecImpl overrides it with a statically dispatched loop.
+  /// used. buf holds range_bytes(begin, end, max_bytes): the worst case and kWriteSlack bytes a
+  /// writer may scribble on past its stream. CodecImpl overrides it with a statically
+  /// dispatched loop.
   virtual std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
                                    std::size_t max_bytes, EncodedBlocks& enc) const;
   /// Decodes blocks [begin, end) of a validated view; CodecImpl: statically dispatched.
@@ -126,11 +128,20 @@ class Codec {
                                  std::size_t max_bytes, EncodedBlocks& enc, F&& f) {
     std::size_t at = 0;
     for (std::size_t i = begin; i < end; ++i) {
-      BitWriter w(buf + at, 8 * max_bytes);
+      BitWriter w = block_writer(buf, at, max_bytes, range_bytes(begin, end, max_bytes));
       const std::uint32_t tag = f(blocks, i, w);
       at = record_block(enc, i, at, tag, w.finish());
     }
     return at;
+  }
+  static constexpr std::size_t kWriteSlack = 8;
+  static std::size_t range_bytes(std::size_t begin, std::size_t end, std::size_t max_bytes) noexcept {
+    return (end - begin) * max_bytes + kWriteSlack;
+  }
+  /// The writer of a block's stream from byte `at` of a range's buffer of buf_bytes bytes.
+  static BitWriter block_writer(std::uint8_t* buf, std::size_t at, std::size_t max_bytes,
+                                std::size_t buf_bytes) noexcept {
+    return BitWriter(buf + at, 8 * max_bytes, buf_bytes - at);
   }
   /// Records block i's stream of `bits` bits from byte `at` of its range's buffer, and returns
   /// the byte where the next one starts (encode_loop's step, for kernels that run their own loop).

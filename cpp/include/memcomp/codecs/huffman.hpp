@@ -206,7 +206,7 @@ class CanonicalCode {
     /// The lengths of eight keys below 2^32 (32-bit lanes) at once, the same as operator():
     /// both slots of each gathered, the hit selected by masks; a key behind two others (rare at
     /// 1/8 load) probes on in scalar code. REQUIRES: a hashed code (no dense table) and AVX2.
-    __attribute__((target("avx2"))) __m256i eight(__m256i keys) const noexcept {
+    MEMCOMP_AVX2 __m256i eight(__m256i keys) const noexcept {
       const __m256i idx =
           _mm256_srl_epi32(_mm256_mullo_epi32(keys, _mm256_set1_epi32(static_cast<int>(kHashMultiplier32))),
                            _mm_cvtsi32_si128(static_cast<int>(shift_)));

@@ -16,7 +16,11 @@ namespace memcomp {
 /// REQUIRES: data points to at least ceil(capacity_bits / 8) writable bytes.
 class BitWriter {
  public:
-  BitWriter(std::uint8_t* data, std::size_t capacity_bits) noexcept : data_(data), capacity_(capacity_bits) {}
+  /// buffer_bytes (default: just the capacity) bounds the bytes write_fields may scribble on.
+  BitWriter(std::uint8_t* data, std::size_t capacity_bits, std::size_t buffer_bytes = 0) noexcept
+      : data_(data),
+        capacity_(capacity_bits),
+        limit_(buffer_bytes > (capacity_bits + 7) / 8 ? buffer_bytes : (capacity_bits + 7) / 8) {}
 
   /// Appends the low `nbits` (0..64) bits of `value`; higher bits of value are ignored.
   /// Throws std::length_error past the capacity, invalid_argument for nbits > 64.
@@ -45,6 +49,36 @@ class BitWriter {
     std::size_t i = 0;
     for (; i + 4 <= n; i += 4) put(load<std::uint32_t>(p + i, Endian::big), 32);
     for (; i < n; ++i) put(p[i], 8);
+  }
+
+  /// Appends k fields: v[i] in len[i] (0..56) bits, in order. REQUIRES v[i] < 2^len[i]. The same
+  /// stream as k calls of write, for kernels that form a block's fields first: with 8 bytes of
+  /// the buffer to spare past them, every field goes out branch-free through one 8-byte store
+  /// (bytes past the position may be scribbled on, never past buffer_bytes).
+  void write_fields(const std::uint64_t* v, const std::uint8_t* len, std::size_t k) {
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < k; ++i) total += len[i];
+    if (total > capacity_ - pos_) overflow(0);
+    if ((pos_ + total) / 8 + 8 > limit_) {  // near the end of the buffer: field by field
+      for (std::size_t i = 0; i < k; ++i) write(v[i], len[i]);
+      return;
+    }
+    drain_bytes();  // at most 7 bits pending, so a field of up to 56 fits the accumulator
+    std::uint64_t acc = acc_;
+    unsigned nacc = nacc_;
+    std::uint8_t* at = data_ + byte_;
+    for (std::size_t i = 0; i < k; ++i) {
+      nacc += len[i];                      // (<= 63)
+      acc |= v[i] << ((64 - nacc) & 63u);  // (a zero-width field is 0: nothing to add)
+      store<std::uint64_t>(at, acc, Endian::big);
+      at += nacc >> 3;
+      acc <<= nacc & ~7u;
+      nacc &= 7u;
+    }
+    acc_ = acc;
+    nacc_ = nacc;
+    byte_ = static_cast<std::size_t>(at - data_);
+    pos_ += total;
   }
 
   /// Bits written so far.
@@ -89,6 +123,7 @@ class BitWriter {
 
   std::uint8_t* data_;
   std::size_t capacity_;
+  std::size_t limit_;
   std::size_t pos_ = 0;
   std::size_t byte_ = 0;
   std::uint64_t acc_ = 0;

@@ -4,12 +4,16 @@
 #pragma once
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define MEMCOMP_X86_SIMD 1  // __attribute__((target("avx2"))) kernels, chosen at run time
+#define MEMCOMP_X86_SIMD 1  // AVX2 kernels, chosen at run time
+// The instruction sets of the AVX2 tier (every AVX2 CPU has them; simd_avx2() checks them all):
+// BMI2's shifts by a register are one micro-op, where SHL by CL is three.
+#define MEMCOMP_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+#define MEMCOMP_AVX2_INLINE __attribute__((target("avx2,bmi,bmi2,popcnt"), always_inline)) inline
 #endif
 
 namespace memcomp {
 
-/// True when fast paths may use AVX2 and POPCNT: the CPU has them and set_simd(false) was not called
+/// True when fast paths may use AVX2, BMI1/2 and POPCNT: the CPU has them and set_simd(false) was not called
 /// (nor the environment variable MEMCOMP_SIMD=0 set at load time).
 bool simd_avx2() noexcept;
 /// True when fast paths may use SSSE3 (under the same switch).
