@@ -102,7 +102,7 @@ MEMCOMP_AVX2_INLINE unsigned candidate_fits(const __m256i (&x)[B / 32], const st
   // (no lane is tested against it).
   m[W - 1] |= std::uint64_t{1} << ((B - K) % 64);
   std::size_t first = 0;
-  for (std::size_t w = W; w-- > 0;) first = m[w] ? 64 * w + static_cast<std::size_t>(__builtin_ctzll(m[w])) : first;
+  for (std::size_t w = W; w-- > 0;) first = m[w] ? 64 * w + static_cast<std::size_t>(_tzcnt_u64(m[w])) : first;
   const std::uint64_t bv = load_k(blk + first, K, Big ? Endian::big : Endian::little);
   __m256i acc = _mm256_setzero_si256();
   const __m256i base = set1<K>(bv);
@@ -169,7 +169,7 @@ MEMCOMP_AVX2_INLINE void write_deltas(const std::uint8_t* blk, BitWriter& w) {
     m[r * per / 64] |= lane_bits<K>(bad[r]) << (r * per % 64);
   }
   std::size_t first = n;
-  for (std::size_t q = W; q-- > 0;) first = m[q] ? 64 * q + static_cast<std::size_t>(__builtin_ctzll(m[q])) : first;
+  for (std::size_t q = W; q-- > 0;) first = m[q] ? 64 * q + static_cast<std::size_t>(_tzcnt_u64(m[q])) : first;
   const std::uint64_t bv = first < n ? load_k(blk + K * first, K, Big ? Endian::big : Endian::little) : 0;
   for (std::size_t q = 0; q < W; ++q) {
     constexpr unsigned last = n % 64 ? n % 64 : 64;
