@@ -212,7 +212,8 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   MEMCOMP_AVX2 std::uint32_t encode_avx2(const std::uint8_t* blk, std::size_t b, std::uint32_t prev,
                                          BitWriter& out) const {
     const std::size_t m = b / 4 - 1;
-    alignas(32) std::uint64_t n[64] = {}, t[64], rest[64];
+    alignas(32) std::uint64_t n[64], t[64], rest[64];
+    for (std::size_t i = m; i < (m + 15) / 16 * 16; ++i) n[i] = 0;  // the last vectors' spare lanes
     for (std::size_t i = 0; i < m; ++i) {
       const std::uint32_t w = load<std::uint32_t>(blk + 4 * (i + 1), endian_);
       n[i] = std::uint64_t{zigzag(w, prev)} + 1;
@@ -241,15 +242,16 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
         _mm256_store_si256(reinterpret_cast<__m256i*>(rest + i + 4 * v), r[v]);
       }
     }
+    std::uint8_t lens[64];
     for (std::size_t i = 0; i < m; ++i) {
       const unsigned len = fib_len(n[i]);
       // F(k) sits at field bit len - k + 1 = (47 - k) + len - 46; the low terms as in fib_code.
       const std::uint64_t high = len >= 46 ? t[i] << (len - 46) : t[i] >> (46 - len);
       const std::uint64_t low = kLow.v[rest[i]];
-      const std::uint64_t code = 1u | high |
-                                 (len + 1 >= kLowTop ? low << (len + 1 - kLowTop) : low >> (kLowTop - len - 1));
-      out.write(code, len);
+      n[i] = 1u | high | (len + 1 >= kLowTop ? low << (len + 1 - kLowTop) : low >> (kLowTop - len - 1));
+      lens[i] = static_cast<std::uint8_t>(len);
     }
+    out.write_fields(n, lens, m);  // (the codewords, in place of their values)
     return 0;
   }
 #endif
