@@ -430,8 +430,8 @@ class BDI final : public CodecImpl<BDI> {
   void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
     decode_with(in, tag, out, b, [&](const Delta& x) {
 #if defined(MEMCOMP_X86_SIMD)
-      const std::size_t si = ceil_log2(b) - 4;
-      if (decode_avx2_[si] && simd_avx2()) return (this->*decode_avx2_[si])(in, x.id, out);
+      const DecodeFn kernel = decode_avx2_[ceil_log2(b) - 4];
+      if (kernel && simd_avx2()) return (this->*kernel)(in, x.id, out);
 #endif
       decode_deltas(x, in, out, b);
     });
