@@ -648,15 +648,19 @@ class CPack final : public CodecImpl<CPack> {
       const auto index = static_cast<std::uint64_t>(__builtin_popcount(pushed & ((match & (0u - match)) - 1u)));
       field[i] = (has_index(c) ? index : 0u) << kLowBits[c] | (w[i] & low_mask(kLowBits[c]));
     }
-    BitWriter w2 = out;  // a local writer: its state stays in registers across the byte stores
     if (mc_) {
+      BitWriter w2 = out;  // a local writer: its state stays in registers across the byte stores
       for (std::size_t i = 0; i < N; ++i) w2.write(kPrefix[code[i]], kMeta[code[i]]);
       for (std::size_t i = 0; i < N; ++i) w2.write(field[i], kPayload[code[i]]);
-    } else {
-      for (std::size_t i = 0; i < N; ++i)
-        w2.write(std::uint64_t{kPrefix[code[i]]} << kPayload[code[i]] | field[i], kMeta[code[i]] + kPayload[code[i]]);
+      out = w2;
+      return 0;
     }
-    out = w2;
+    std::uint8_t len[N];
+    for (std::size_t i = 0; i < N; ++i) {
+      field[i] |= std::uint64_t{kPrefix[code[i]]} << kPayload[code[i]];
+      len[i] = static_cast<std::uint8_t>(kMeta[code[i]] + kPayload[code[i]]);
+    }
+    out.write_fields(field, len, N);
     return 0;
   }
 
