@@ -134,6 +134,7 @@ class Codec {
     }
     return at;
   }
+  /// Bytes past a range's worst case that its writers may scribble on (BitWriter::write_fields).
   static constexpr std::size_t kWriteSlack = 8;
   static std::size_t range_bytes(std::size_t begin, std::size_t end, std::size_t max_bytes) noexcept {
     return (end - begin) * max_bytes + kWriteSlack;
