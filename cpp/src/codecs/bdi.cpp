@@ -460,16 +460,15 @@ class BDI final : public CodecImpl<BDI> {
   }
 
   // The scalar reader of delta encoding x.
-  void decode_deltas(const Delta& xr, BitReader& in, std::uint8_t* out, std::size_t b) const {
-    const Delta* x = &xr;
-    const std::size_t n = b / x->k;
+  void decode_deltas(const Delta& x, BitReader& in, std::uint8_t* out, std::size_t b) const {
+    const std::size_t n = b / x.k;
     std::uint64_t mask[2] = {0, 0};  // bit i (MSB first): element i is explicit
     for (std::size_t i = 0; i < n; i += 64) {
       const unsigned bits = static_cast<unsigned>(std::min<std::size_t>(64, n - i));
       mask[i / 64] = in.read(bits) << (64 - bits);
     }
-    const std::uint64_t bv = in.read(8 * x->k);
-    const unsigned dbits = 8 * x->d, per_word = 64 / dbits;
+    const std::uint64_t bv = in.read(8 * x.k);
+    const unsigned dbits = 8 * x.d, per_word = 64 / dbits;
     for (std::size_t i = 0; i < n; i += per_word) {
       const std::size_t m = std::min<std::size_t>(per_word, n - i);
       const std::uint64_t word = in.read(static_cast<unsigned>(m * dbits));
@@ -477,7 +476,7 @@ class BDI final : public CodecImpl<BDI> {
         const std::uint64_t field = (word >> (dbits * (i + m - 1 - j))) & low_mask(dbits);
         const auto delta = static_cast<std::uint64_t>(sign_extend(field, dbits));
         const bool explicit_base = (mask[j / 64] >> (63 - j % 64)) & 1u;
-        store_k(out + j * x->k, explicit_base ? bv + delta : delta, x->k, c_.endian);
+        store_k(out + j * x.k, explicit_base ? bv + delta : delta, x.k, c_.endian);
       }
     }
   }
@@ -677,8 +676,8 @@ class BDI final : public CodecImpl<BDI> {
                             : (big ? &BDI::measure_avx2<B, false, true> : &BDI::measure_avx2<B, false, false>);
     choose_avx2_[si] = sym ? (big ? &BDI::choose_avx2<B, true, true> : &BDI::choose_avx2<B, true, false>)
                            : (big ? &BDI::choose_avx2<B, false, true> : &BDI::choose_avx2<B, false, false>);
-    encode_avx2_[si] = sym ? (big ? &BDI::encode_avx2<B, true, true> : &BDI::encode_avx2<B, true, false>)
-                           : (big ? &BDI::encode_avx2<B, false, true> : &BDI::encode_avx2<B, false, false>);
+    encode_avx2_[si] = sym ? (big ? &BDI::encode_block_avx2<B, true, true> : &BDI::encode_block_avx2<B, true, false>)
+                           : (big ? &BDI::encode_block_avx2<B, false, true> : &BDI::encode_block_avx2<B, false, false>);
     encode_range_avx2_[si] =
         sym ? (big ? &BDI::encode_range_avx2<B, true, true> : &BDI::encode_range_avx2<B, true, false>)
             : (big ? &BDI::encode_range_avx2<B, false, true> : &BDI::encode_range_avx2<B, false, false>);
@@ -712,10 +711,6 @@ class BDI final : public CodecImpl<BDI> {
         default: return write_deltas<B, 2, 1, Sym, Big>(blk, w);
       }
     });
-  }
-  template <std::size_t B, bool Sym, bool Big>
-  MEMCOMP_AVX2 std::uint32_t encode_avx2(const std::uint8_t* blk, BitWriter& w) const {
-    return encode_block_avx2<B, Sym, Big>(blk, w);
   }
   // A range of blocks: the dispatch once, every block's encoder inline.
   template <std::size_t B, bool Sym, bool Big>

@@ -61,25 +61,35 @@ inline unsigned pattern_bits(std::uint32_t w) { return kPayload[pattern(w)]; }
 #if defined(MEMCOMP_X86_SIMD)
 namespace fpc_avx2 {
 
-// pattern_bits of 8 words at once (zero words: 0), and their zero mask (bit i: word i is zero).
-MEMCOMP_AVX2_INLINE __m256i word_bits(__m256i w, unsigned& zero) {
+// pattern() of 8 words at once (the first row that matches: later blends take precedence; any
+// value for a zero word), and their zero lanes.
+MEMCOMP_AVX2_INLINE __m256i word_patterns(__m256i w, __m256i& is0) {
   const __m256i z = _mm256_setzero_si256();
-  const __m256i m = _mm256_xor_si256(w, _mm256_srai_epi32(w, 31));  // |w| folded: w in [-h-1, h] iff m <= h
-  const __m256i s4 = _mm256_cmpgt_epi32(_mm256_set1_epi32(8), m);
-  const __m256i s8 = _mm256_cmpgt_epi32(_mm256_set1_epi32(128), m);
-  const __m256i s16 = _mm256_cmpgt_epi32(_mm256_set1_epi32(32768), m);
-  const __m256i low0 = _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0xFFFF)), z);
+  const __m256i m = _mm256_xor_si256(w, _mm256_srai_epi32(w, 31));    // |w| folded: w in [-h-1, h] iff m <= h
   const __m256i m16 = _mm256_xor_si256(w, _mm256_srai_epi16(w, 15));  // each halfword a signed byte
   const __m256i halves = _mm256_cmpeq_epi32(_mm256_cmpgt_epi16(_mm256_set1_epi16(128), m16), _mm256_set1_epi32(-1));
   const __m256i low_byte = _mm256_shuffle_epi8(w, _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
                                                                    0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12));
-  const __m256i rep = _mm256_cmpeq_epi32(w, low_byte);
-  const __m256i is0 = _mm256_cmpeq_epi32(w, z);
+  is0 = _mm256_cmpeq_epi32(w, z);
+  __m256i p = _mm256_blendv_epi8(_mm256_set1_epi32(7), _mm256_set1_epi32(6), _mm256_cmpeq_epi32(w, low_byte));
+  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(5), halves);
+  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(4),
+                         _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0xFFFF)), z));
+  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(3), _mm256_cmpgt_epi32(_mm256_set1_epi32(32768), m));
+  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(2), _mm256_cmpgt_epi32(_mm256_set1_epi32(128), m));
+  return _mm256_blendv_epi8(p, _mm256_set1_epi32(1), _mm256_cmpgt_epi32(_mm256_set1_epi32(8), m));
+}
+
+// kPayload of 8 prefixes.
+MEMCOMP_AVX2_INLINE __m256i payload_bits(__m256i p) {
+  return _mm256_permutevar8x32_epi32(_mm256_setr_epi32(3, 4, 8, 16, 16, 16, 8, 32), p);
+}
+
+// pattern_bits of 8 words at once (zero words: 0), and their zero mask (bit i: word i is zero).
+MEMCOMP_AVX2_INLINE __m256i word_bits(__m256i w, unsigned& zero) {
+  __m256i is0;
+  const __m256i bits = payload_bits(word_patterns(w, is0));
   zero = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(is0)));
-  __m256i bits = _mm256_blendv_epi8(_mm256_set1_epi32(32), _mm256_set1_epi32(8), rep);
-  bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(16), _mm256_or_si256(_mm256_or_si256(s16, low0), halves));
-  bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(8), s8);
-  bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(4), s4);
   return _mm256_andnot_si256(is0, bits);
 }
 
@@ -87,22 +97,9 @@ MEMCOMP_AVX2_INLINE __m256i word_bits(__m256i w, unsigned& zero) {
 // values (tok[0..7]), and their bits (len[0..7]); 0 and 0 for a zero word, whose run the caller
 // forms.
 MEMCOMP_AVX2_INLINE unsigned word_tokens(__m256i w, std::uint64_t* tok, std::uint8_t* len) {
-  const __m256i z = _mm256_setzero_si256();
-  const __m256i m = _mm256_xor_si256(w, _mm256_srai_epi32(w, 31));
-  const __m256i m16 = _mm256_xor_si256(w, _mm256_srai_epi16(w, 15));
-  const __m256i halves = _mm256_cmpeq_epi32(_mm256_cmpgt_epi16(_mm256_set1_epi16(128), m16), _mm256_set1_epi32(-1));
-  const __m256i low_byte = _mm256_shuffle_epi8(w, _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
-                                                                   0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12));
-  const __m256i is0 = _mm256_cmpeq_epi32(w, z);
-  // The first row that matches, as in pattern(): later blends take precedence.
-  __m256i p = _mm256_blendv_epi8(_mm256_set1_epi32(7), _mm256_set1_epi32(6), _mm256_cmpeq_epi32(w, low_byte));
-  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(5), halves);
-  const __m256i low0 = _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0xFFFF)), z);
-  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(4), low0);
-  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(3), _mm256_cmpgt_epi32(_mm256_set1_epi32(32768), m));
-  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(2), _mm256_cmpgt_epi32(_mm256_set1_epi32(128), m));
-  p = _mm256_blendv_epi8(p, _mm256_set1_epi32(1), _mm256_cmpgt_epi32(_mm256_set1_epi32(8), m));
-  const __m256i pl = _mm256_permutevar8x32_epi32(_mm256_setr_epi32(3, 4, 8, 16, 16, 16, 8, 32), p);
+  __m256i is0;
+  __m256i p = word_patterns(w, is0);
+  const __m256i pl = payload_bits(p);
   // field_of(): the low payload bits, the high half (4), or both halves' low bytes (5).
   __m256i f = _mm256_and_si256(w, _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), pl), _mm256_set1_epi32(1)));
   f = _mm256_blendv_epi8(f, _mm256_srli_epi32(w, 16), _mm256_cmpeq_epi32(p, _mm256_set1_epi32(4)));
