@@ -192,10 +192,10 @@ def _decode_or_error(codec, enc):
 )
 def test_damaged_streams_decode_alike(name, options):
     """E2MC decodes the PDW segments of a block side by side, BDI unpacks its deltas with byte
-    shuffles, FPC and Fibonacci decode two blocks side by side: every run of blocks with
-    damaged streams (bits flipped anywhere: pointers, pads, encodings, masks, prefixes,
-    codewords) is refused naming the same first bad block, or decoded to the same blocks,
-    exactly as the scalar reference does."""
+    shuffles, FPC decodes eight blocks side by side (lanes of a register) and Fibonacci two:
+    every run of blocks with damaged streams (bits flipped anywhere: pointers, pads,
+    encodings, masks, prefixes, codewords) is refused naming the same first bad block, or
+    decoded to the same blocks, exactly as the scalar reference does."""
     x = realistic(128, 1 << 14, seed=5)
     codec = memcomp.get_codec(name, **options)
     codec = codec.fit(x) if codec.requires_fit else codec
@@ -203,18 +203,18 @@ def test_damaged_streams_decode_alike(name, options):
     rng = np.random.default_rng(len(options) + len(name))
     outcomes = set()
     for trial in range(400):
-        j = int(rng.integers(60))  # blocks j .. j + 4, one or two of them damaged
+        j = int(rng.integers(44))  # blocks j .. j + 19, one or two of them damaged
         data = enc.data.copy()
-        for i in rng.choice(5, int(rng.integers(1, 3)), replace=False) + j:
+        for i in rng.choice(20, int(rng.integers(1, 3)), replace=False) + j:
             off, n = int(enc.bit_offsets[i]), int(enc.bit_lengths[i])
             for bit in rng.integers(off, off + n, int(rng.integers(1, 4))):
                 data[bit // 8] ^= np.uint8(0x80 >> (bit % 8))
         run = dataclasses.replace(
             enc,
             data=data,
-            bit_offsets=enc.bit_offsets[j : j + 5],
-            bit_lengths=enc.bit_lengths[j : j + 5],
-            tags=enc.tags[j : j + 5],
+            bit_offsets=enc.bit_offsets[j : j + 20],
+            bit_lengths=enc.bit_lengths[j : j + 20],
+            tags=enc.tags[j : j + 20],
         )
         got, got_bad = _decode_or_error(codec, run)
         with scalar():

@@ -126,6 +126,84 @@ MEMCOMP_AVX2_INLINE unsigned word_tokens(__m256i w, std::uint64_t* tok, std::uin
   return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(is0)));
 }
 
+// Decodes 8 * G blocks (layout interleaved) side by side, one token of each per step: the token
+// chains are the lanes of G registers, so a step is G gathers and branch-free arithmetic for all
+// of them. Block k's stream is bits [pos[k], end[k]) from `base` (both below 2^30, and `base`
+// readable 13 bytes past every end); its n words go to buf + k * b, which is zeroed, with spare
+// words from buf + 8 * G * b for lanes that have finished. True when every lane read a whole
+// valid stream: n words, exactly its bits, no zero run past its block's end.
+template <bool Big, unsigned G>
+MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32_t* pos_at, const std::int32_t* end_at,
+                                      unsigned n, unsigned b, std::uint8_t* buf) {
+  const __m256i one = _mm256_set1_epi32(1), nw = _mm256_set1_epi32(static_cast<int>(n));
+  const __m256i bswap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+                                           15, 14, 13, 12, 11, 10, 9, 8);
+  // Prefix 5: the field's bytes (bits 31..24 and 23..16) to the high bytes of both halves; 6: the
+  // byte to all four.
+  const __m256i halves = _mm256_setr_epi8(-1, 2, -1, 3, -1, 6, -1, 7, -1, 10, -1, 11, -1, 14, -1, 15, -1, 2, -1, 3, -1,
+                                          6, -1, 7, -1, 10, -1, 11, -1, 14, -1, 15);
+  const __m256i bytes = _mm256_setr_epi8(3, 3, 3, 3, 7, 7, 7, 7, 11, 11, 11, 11, 15, 15, 15, 15, 3, 3, 3, 3, 7, 7, 7, 7,
+                                         11, 11, 11, 11, 15, 15, 15, 15);
+  const __m256i spare = _mm256_set1_epi32(static_cast<int>(8 * G * b));
+  const auto* q = reinterpret_cast<const long long*>(base);
+  __m256i pos[G], end[G], widx[G], bad[G], lane[G];
+  for (unsigned g = 0; g < G; ++g) {
+    pos[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pos_at + 8 * g));
+    end[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(end_at + 8 * g));
+    widx[g] = bad[g] = _mm256_setzero_si256();
+    lane[g] = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(b)));
+    lane[g] = _mm256_add_epi32(lane[g], _mm256_set1_epi32(static_cast<int>(8 * g * b)));
+  }
+  alignas(32) std::uint32_t word[8 * G], at[8 * G];
+  for (unsigned step = 0; step < n; ++step) {
+    __m256i any = _mm256_setzero_si256();
+    for (unsigned g = 0; g < G; ++g) {
+      const __m256i active = _mm256_andnot_si256(bad[g], _mm256_cmpgt_epi32(nw, widx[g]));
+      any = _mm256_or_si256(any, active);
+      // The 35 bits from each lane's position: [prefix:3][payload, top-aligned in 32].
+      const __m256i at_byte = _mm256_srli_epi32(pos[g], 3), sh = _mm256_and_si256(pos[g], _mm256_set1_epi32(7));
+      __m256i t0 = _mm256_i32gather_epi64(q, _mm256_castsi256_si128(at_byte), 1);
+      __m256i t1 = _mm256_i32gather_epi64(q, _mm256_extracti128_si256(at_byte, 1), 1);
+      t0 = _mm256_sllv_epi64(_mm256_shuffle_epi8(t0, bswap64), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sh)));
+      t1 = _mm256_sllv_epi64(_mm256_shuffle_epi8(t1, bswap64), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(sh, 1)));
+      const __m256 f0 = _mm256_castsi256_ps(_mm256_srli_epi64(t0, 29)),
+                   f1 = _mm256_castsi256_ps(_mm256_srli_epi64(t1, 29));
+      const __m256i f = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(f0, f1, 0x88)), 0xD8);
+      const __m256i p = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(f0, f1, 0xDD)), 0xD8);
+      const __m256i len = payload_bits(p);
+      pos[g] = _mm256_add_epi32(pos[g], _mm256_and_si256(active, _mm256_add_epi32(len, _mm256_set1_epi32(3))));
+      // The word: sign-extended (1-3, and 7 as is), high half (4), two bytes (5), byte (6), 0 (0).
+      __m256i w = _mm256_srav_epi32(f, _mm256_sub_epi32(_mm256_set1_epi32(32), len));
+      w = _mm256_blendv_epi8(w, _mm256_and_si256(f, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))),
+                             _mm256_cmpeq_epi32(p, _mm256_set1_epi32(4)));
+      w = _mm256_blendv_epi8(w, _mm256_srai_epi16(_mm256_shuffle_epi8(f, halves), 8),
+                             _mm256_cmpeq_epi32(p, _mm256_set1_epi32(5)));
+      w = _mm256_blendv_epi8(w, _mm256_shuffle_epi8(f, bytes), _mm256_cmpeq_epi32(p, _mm256_set1_epi32(6)));
+      const __m256i run = _mm256_cmpeq_epi32(p, _mm256_setzero_si256());
+      w = _mm256_andnot_si256(run, w);
+      if (Big)
+        w = _mm256_shuffle_epi8(w, _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7,
+                                                    6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(word + 8 * g), w);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(at + 8 * g),
+                         _mm256_blendv_epi8(spare, _mm256_add_epi32(lane[g], _mm256_slli_epi32(widx[g], 2)), active));
+      const __m256i adv = _mm256_blendv_epi8(one, _mm256_add_epi32(_mm256_srli_epi32(f, 29), one), run);
+      widx[g] = _mm256_add_epi32(widx[g], _mm256_and_si256(active, adv));
+      bad[g] =
+          _mm256_or_si256(bad[g], _mm256_or_si256(_mm256_cmpgt_epi32(widx[g], nw), _mm256_cmpgt_epi32(pos[g], end[g])));
+    }
+    if (_mm256_testz_si256(any, any)) break;
+    for (unsigned k = 0; k < 8 * G; ++k) std::memcpy(buf + at[k], word + k, 4);
+  }
+  unsigned ok = 0xFF;
+  for (unsigned g = 0; g < G; ++g) {
+    const __m256i good = _mm256_andnot_si256(
+        bad[g], _mm256_and_si256(_mm256_cmpeq_epi32(widx[g], nw), _mm256_cmpeq_epi32(pos[g], end[g])));
+    ok &= static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(good)));
+  }
+  return ok == 0xFF;
+}
+
 }  // namespace fpc_avx2
 #endif
 
@@ -355,10 +433,15 @@ class FPC final : public CodecImpl<FPC> {
   }
 
  protected:
-  // Layout interleaved: two blocks side by side (each block's tokens form a chain through their
-  // prefixes, two independent chains overlap).
+  // Layout interleaved: each block's tokens form a chain through their prefixes, so independent
+  // blocks are decoded side by side: 24 at a time as vector lanes (AVX2), the rest two at a time.
   void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
     if (mc_ || !simd_enabled()) return CodecImpl<FPC>::decode_range(enc, out, begin, end);
+#if defined(MEMCOMP_X86_SIMD)
+    if (simd_avx2())
+      begin = endian_ == Endian::big ? decode_range_avx2<true>(enc, out, begin, end)
+                                     : decode_range_avx2<false>(enc, out, begin, end);
+#endif
     const std::size_t n = enc.block_bytes / 4;
     decode_pairs(
         enc, out, begin, end,
@@ -375,6 +458,40 @@ class FPC final : public CodecImpl<FPC> {
   }
 
  private:
+#if defined(MEMCOMP_X86_SIMD)
+  // Layout interleaved: groups of kLanes blocks through fpc_avx2::decode_lanes. A group whose
+  // streams are not all valid, or too near the end of the data for its reads, is decoded one
+  // block at a time (which names the first bad block); returns where the groups stopped.
+  template <bool Big>
+  MEMCOMP_AVX2 std::size_t decode_range_avx2(const EncodedView& enc, std::uint8_t* out, std::size_t begin,
+                                             std::size_t end) const {
+    constexpr unsigned G = 3, kLanes = 8 * G;
+    const std::size_t b = enc.block_bytes;
+    alignas(32) std::uint8_t buf[kLanes * 256 + 4];
+    std::int32_t pos[kLanes], stop[kLanes];
+    std::size_t i = begin;
+    for (; i + kLanes <= end; i += kLanes) {
+      std::uint64_t lo = enc.bit_offsets[i], hi = 0;
+      for (std::size_t k = 1; k < kLanes; ++k) lo = std::min(lo, enc.bit_offsets[i + k]);
+      lo &= ~std::uint64_t{7};
+      for (std::size_t k = 0; k < kLanes; ++k) hi = std::max(hi, enc.bit_offsets[i + k] + enc.bit_lengths[i + k] - lo);
+      if (hi >= (std::uint64_t{1} << 30) || lo / 8 + (hi + 35) / 8 + 8 > enc.data_bytes) break;
+      for (std::size_t k = 0; k < kLanes; ++k) {
+        pos[k] = static_cast<std::int32_t>(enc.bit_offsets[i + k] - lo);
+        stop[k] = pos[k] + static_cast<std::int32_t>(enc.bit_lengths[i + k]);
+      }
+      std::memset(buf, 0, kLanes * b);
+      if (fpc_avx2::decode_lanes<Big, G>(enc.data + lo / 8, pos, stop, static_cast<unsigned>(b / 4),
+                                         static_cast<unsigned>(b), buf))
+        std::memcpy(out + i * b, buf, kLanes * b);
+      else
+        decode_loop(enc, out, i, i + kLanes,
+                    [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t bb) { decode(r, tag, o, bb); });
+    }
+    return i;
+  }
+#endif
+
   /// Reads one token (layout interleaved) and writes its words at word i; the next word index.
   std::size_t read_token(BitReader& in, std::uint8_t* out, std::size_t i, std::size_t n) const {
     const std::uint64_t head = in.peek(35);  // a whole token: 3 prefix bits and up to 32 field bits
