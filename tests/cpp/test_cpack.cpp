@@ -395,4 +395,17 @@ TEST(CPack, DecoderRejectsTruncatedStreams) {
   }
 }
 
+TEST(CPack, LaneDecoderEqualsScalarOnWholeAndDamagedStreams) {
+  for (const char* endian : {"little", "big"})
+    test::check_lane_decoder(*make_codec("cpack.paper", {{"endian", std::string(endian)}}));
+  for (const char* dict : {"fifo", "deque"})
+    for (const char* push : {"unmatched", "literal", "nonnarrow", "nonzero"})
+      test::check_lane_decoder(*make_codec(
+          "cpack.paper",
+          {{"dictionary", std::string(dict)}, {"init", std::string("zeros")}, {"push", std::string(push)}}));
+  test::check_lane_decoder(
+      *make_codec("cpack.paper", {{"dictionary", std::string("fill")}, {"push", std::string("nonzero")}}));
+  test::check_lane_decoder(*make_codec("cpack.paper", {{"dictionary", std::string("deque")}}));
+}
+
 }  // namespace

@@ -188,11 +188,14 @@ def _decode_or_error(codec, enc):
         ("fpc.paper", {}),
         ("fpc.paper", {"endian": "big"}),
         ("fib.ours", {}),
+        ("cpack.paper", {}),
+        ("cpack.paper", {"endian": "big", "dictionary": "deque", "init": "zeros"}),
+        ("cpack.paper", {"dictionary": "fill", "push": "nonzero"}),
     ],
 )
 def test_damaged_streams_decode_alike(name, options):
     """E2MC decodes the PDW segments of a block side by side, BDI unpacks its deltas with byte
-    shuffles, FPC decodes eight blocks side by side (lanes of a register) and Fibonacci two:
+    shuffles, FPC and C-Pack decode 24 blocks side by side (lanes of registers), Fibonacci two:
     every run of blocks with damaged streams (bits flipped anywhere: pointers, pads,
     encodings, masks, prefixes, codewords) is refused naming the same first bad block, or
     decoded to the same blocks, exactly as the scalar reference does."""

@@ -168,6 +168,21 @@ void Codec::decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t 
               [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t b) { decode(r, tag, o, b); });
 }
 
+bool Codec::lane_streams(const EncodedView& enc, std::size_t i, std::size_t k, unsigned max_token,
+                         const std::uint8_t*& base, std::int32_t* pos, std::int32_t* end) noexcept {
+  std::uint64_t lo = enc.bit_offsets[i], hi = 0;
+  for (std::size_t j = 1; j < k; ++j) lo = std::min(lo, enc.bit_offsets[i + j]);
+  lo &= ~std::uint64_t{7};
+  for (std::size_t j = 0; j < k; ++j) hi = std::max(hi, enc.bit_offsets[i + j] + enc.bit_lengths[i + j] - lo);
+  if (hi >= (std::uint64_t{1} << 30) || lo / 8 + (hi + max_token) / 8 + 8 > enc.data_bytes) return false;
+  base = enc.data + lo / 8;
+  for (std::size_t j = 0; j < k; ++j) {
+    pos[j] = static_cast<std::int32_t>(enc.bit_offsets[i + j] - lo);
+    end[j] = pos[j] + static_cast<std::int32_t>(enc.bit_lengths[i + j]);
+  }
+  return true;
+}
+
 void Codec::trailing_bits(std::size_t n) {
   throw corrupt_stream(std::to_string(n) + " trailing bits after the last field");
 }

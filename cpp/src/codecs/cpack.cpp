@@ -166,6 +166,121 @@ struct SlotSel {  // per target: all-ones in the slots a push writes (0..15: one
 constexpr SlotSel kSlotSel{};
 #endif
 
+#if defined(MEMCOMP_X86_SIMD)
+namespace cpack_avx2 {
+
+// The dictionary rules of a lane decode (fifo, deque or fill; init empty or zeros) and, by code,
+// which words are pushed.
+struct LaneRules {
+  __m256i push;  // by code (0..5; 6 = the undefined code 1111): all-ones if pushed
+  bool deque, fill, zeros;
+};
+
+// Decodes 8 * G blocks (layout interleaved, a fresh dictionary each) side by side, one word of
+// each per step: the blocks are the lanes of G registers, so a step is a gather of every lane's
+// next bits, one of its dictionary entries, and branch-free arithmetic. Block k's stream is bits
+// [pos[k], end[k]) from `base` (both below 2^30, `base` readable 13 bytes past every end); its
+// n words go to buf + k * b. dict holds 16 slots per lane and a spare one after them (zeroed
+// for init=zeros). True when every lane read exactly its bits with no undefined code and no
+// index naming an empty slot.
+template <bool Big, unsigned G>
+MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32_t* pos_at, const std::int32_t* end_at,
+                                      unsigned n, unsigned b, std::uint8_t* buf, std::uint32_t* dict,
+                                      const LaneRules& rules) {
+  const __m256i bswap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+                                           15, 14, 13, 12, 11, 10, 9, 8);
+  // By the first four bits: the code (00xx zzzz, 01xx xxxx, 10xx mmmm, 1100 mmxx, 1101 zzzx,
+  // 1110 mmmx, 1111 undefined), then by code its bits, the shift of its index and of its low
+  // bits below the top of the 32 bits from its start, the mask of those low bits, the entry
+  // bits kept, and the literal (xxxx's 32 bits start 2 bits in).
+  const __m256i code_of =
+      _mm256_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 4, 5, 6, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 4, 5, 6);
+  const __m256i bits = _mm256_setr_epi32(2, 34, 6, 24, 12, 16, 0, 0);
+  const __m256i index_shift = _mm256_setr_epi32(0, 0, 26, 24, 0, 24, 0, 0);
+  const __m256i has_index = _mm256_setr_epi32(0, 0, -1, -1, 0, -1, 0, 0);
+  const __m256i low_shift = _mm256_setr_epi32(0, 0, 0, 8, 20, 16, 0, 0);
+  const __m256i low_mask = _mm256_setr_epi32(0, 0, 0, 0xFFFF, 0xFF, 0xFF, 0, 0);
+  const __m256i kept =
+      _mm256_setr_epi32(0, 0, -1, static_cast<int>(0xFFFF0000u), 0, static_cast<int>(0xFFFFFF00u), 0, 0);
+  const __m256i literal = _mm256_setr_epi32(0, -1, 0, 0, 0, 0, 0, 0);
+  const __m256i fifteen = _mm256_set1_epi32(15), sixteen = _mm256_set1_epi32(16), one = _mm256_set1_epi32(1);
+  const __m256i deque = _mm256_set1_epi32(rules.deque ? -1 : 0), fill = _mm256_set1_epi32(rules.fill ? -1 : 0);
+  const __m256i spare = _mm256_set1_epi32(static_cast<int>(8 * G * 16));
+  const auto* q = reinterpret_cast<const long long*>(base);
+  const auto* dq = reinterpret_cast<const int*>(dict);
+  __m256i pos[G], end[G], count[G], wp[G], bad[G], slots[G], lane[G];
+  for (unsigned g = 0; g < G; ++g) {
+    pos[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pos_at + 8 * g));
+    end[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(end_at + 8 * g));
+    count[g] = wp[g] = bad[g] = _mm256_setzero_si256();
+    const __m256i k =
+        _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(8 * g)));
+    slots[g] = _mm256_slli_epi32(k, 4);
+    lane[g] = _mm256_mullo_epi32(k, _mm256_set1_epi32(static_cast<int>(b)));
+  }
+  alignas(32) std::uint32_t word[8 * G], slot[8 * G], at[8 * G];
+  for (unsigned step = 0; step < n; ++step) {
+    for (unsigned g = 0; g < G; ++g) {
+      const __m256i at_byte = _mm256_srli_epi32(pos[g], 3), sh = _mm256_and_si256(pos[g], _mm256_set1_epi32(7));
+      __m256i t0 = _mm256_i32gather_epi64(q, _mm256_castsi256_si128(at_byte), 1);
+      __m256i t1 = _mm256_i32gather_epi64(q, _mm256_extracti128_si256(at_byte, 1), 1);
+      t0 = _mm256_sllv_epi64(_mm256_shuffle_epi8(t0, bswap64), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sh)));
+      t1 = _mm256_sllv_epi64(_mm256_shuffle_epi8(t1, bswap64), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(sh, 1)));
+      // hi: the 32 bits from the word's start; lit: the 32 after its first 2.
+      const __m256i hi = _mm256_permute4x64_epi64(
+          _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(t0), _mm256_castsi256_ps(t1), 0xDD)), 0xD8);
+      const __m256i lit = _mm256_permute4x64_epi64(
+          _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(_mm256_srli_epi64(t0, 30)),
+                                                _mm256_castsi256_ps(_mm256_srli_epi64(t1, 30)), 0x88)),
+          0xD8);
+      const __m256i c =
+          _mm256_and_si256(_mm256_shuffle_epi8(code_of, _mm256_srli_epi32(hi, 28)), _mm256_set1_epi32(0xFF));
+      pos[g] = _mm256_add_epi32(pos[g], _mm256_andnot_si256(bad[g], _mm256_permutevar8x32_epi32(bits, c)));
+      // The entry an index names (deque: by age once full), if the slot holds one.
+      const __m256i idx = _mm256_and_si256(_mm256_srlv_epi32(hi, _mm256_permutevar8x32_epi32(index_shift, c)), fifteen);
+      const __m256i valid = rules.zeros ? sixteen : count[g];
+      const __m256i empty = _mm256_and_si256(_mm256_permutevar8x32_epi32(has_index, c),
+                                             _mm256_cmpgt_epi32(_mm256_add_epi32(idx, one), valid));
+      const __m256i phys = _mm256_blendv_epi8(idx, _mm256_and_si256(_mm256_add_epi32(wp[g], idx), fifteen),
+                                              _mm256_and_si256(deque, _mm256_cmpeq_epi32(valid, sixteen)));
+      const __m256i entry = _mm256_i32gather_epi32(dq, _mm256_add_epi32(slots[g], phys), 4);
+      const __m256i low =
+          _mm256_or_si256(_mm256_and_si256(_mm256_srlv_epi32(hi, _mm256_permutevar8x32_epi32(low_shift, c)),
+                                           _mm256_permutevar8x32_epi32(low_mask, c)),
+                          _mm256_and_si256(lit, _mm256_permutevar8x32_epi32(literal, c)));
+      const __m256i w = _mm256_or_si256(_mm256_and_si256(entry, _mm256_permutevar8x32_epi32(kept, c)), low);
+      // The push, at wp: fifo and deque wrap, fill stops when full (so wp stays its count).
+      const __m256i room = _mm256_cmpgt_epi32(sixteen, count[g]);
+      const __m256i p =
+          _mm256_andnot_si256(_mm256_andnot_si256(room, fill), _mm256_permutevar8x32_epi32(rules.push, c));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(slot + 8 * g),
+                         _mm256_blendv_epi8(spare, _mm256_add_epi32(slots[g], wp[g]), p));
+      wp[g] = _mm256_and_si256(_mm256_sub_epi32(wp[g], p), fifteen);
+      count[g] = _mm256_sub_epi32(count[g], _mm256_and_si256(p, room));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(word + 8 * g), w);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(at + 8 * g),
+                         _mm256_add_epi32(lane[g], _mm256_set1_epi32(static_cast<int>(4 * step))));
+      bad[g] = _mm256_or_si256(
+          _mm256_or_si256(bad[g], empty),
+          _mm256_or_si256(_mm256_cmpeq_epi32(c, _mm256_set1_epi32(6)), _mm256_cmpgt_epi32(pos[g], end[g])));
+    }
+    for (unsigned k = 0; k < 8 * G; ++k) {
+      dict[slot[k]] = word[k];
+      const std::uint32_t v = Big ? __builtin_bswap32(word[k]) : word[k];
+      std::memcpy(buf + at[k], &v, 4);
+    }
+  }
+  unsigned ok = 0xFF;
+  for (unsigned g = 0; g < G; ++g) {
+    const __m256i good = _mm256_andnot_si256(bad[g], _mm256_cmpeq_epi32(pos[g], end[g]));
+    ok &= static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(good)));
+  }
+  return ok == 0xFF;
+}
+
+}  // namespace cpack_avx2
+#endif
+
 /// One block being measured.
 struct Lane {
   Dictionary d;
@@ -289,6 +404,45 @@ class CPack final : public CodecImpl<CPack> {
   }
 
  protected:
+#if defined(MEMCOMP_X86_SIMD)
+  // Fresh dictionaries, layout interleaved: groups of 24 blocks through cpack_avx2::decode_lanes.
+  // A group whose streams are not all valid, or too near the end of the data for its reads, is
+  // decoded one block at a time (which names the first bad block).
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
+    if (!persistent_ && !mc_ && dict_ != Dict::block && simd_enabled() && simd_avx2())
+      begin = endian_ == Endian::big ? decode_range_avx2<true>(enc, out, begin, end)
+                                     : decode_range_avx2<false>(enc, out, begin, end);
+    CodecImpl<CPack>::decode_range(enc, out, begin, end);
+  }
+  template <bool Big>
+  MEMCOMP_AVX2 std::size_t decode_range_avx2(const EncodedView& enc, std::uint8_t* out, std::size_t begin,
+                                             std::size_t end) const {
+    constexpr unsigned G = 3, kLanes = 8 * G;
+    const std::size_t b = enc.block_bytes;
+    alignas(32) std::uint8_t buf[kLanes * 256];
+    alignas(32) std::uint32_t dict[kLanes * kSlots + 1] = {};  // zeros: init=zeros' entries, never rewritten
+    std::int32_t pos[kLanes], stop[kLanes];
+    const std::uint8_t* base = nullptr;
+    cpack_avx2::LaneRules rules{};
+    alignas(32) std::int32_t push[8];
+    for (unsigned c = 0; c < 8; ++c) push[c] = c < 6 && ((push_mask_ >> c) & 1u) ? -1 : 0;
+    rules.push = _mm256_load_si256(reinterpret_cast<const __m256i*>(push));
+    rules.deque = dict_ == Dict::deque;
+    rules.fill = dict_ == Dict::fill;
+    rules.zeros = zeros_;
+    std::size_t i = begin;
+    for (; i + kLanes <= end; i += kLanes) {
+      if (!lane_streams(enc, i, kLanes, 34, base, pos, stop)) break;
+      if (zeros_) std::fill(dict, dict + kLanes * kSlots, 0u);
+      if (cpack_avx2::decode_lanes<Big, G>(base, pos, stop, static_cast<unsigned>(b / 4), static_cast<unsigned>(b), buf,
+                                           dict, rules))
+        std::memcpy(out + i * b, buf, kLanes * b);
+      else
+        CodecImpl<CPack>::decode_range(enc, out, i, i + kLanes);
+    }
+    return i;
+  }
+#endif
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
                      const SizeColumns& out) const override {
     if (push_name_ == "literal" && dict_ != Dict::block && simd_enabled())

@@ -469,20 +469,12 @@ class FPC final : public CodecImpl<FPC> {
     const std::size_t b = enc.block_bytes;
     alignas(32) std::uint8_t buf[kLanes * 256 + 4];
     std::int32_t pos[kLanes], stop[kLanes];
+    const std::uint8_t* base = nullptr;
     std::size_t i = begin;
     for (; i + kLanes <= end; i += kLanes) {
-      std::uint64_t lo = enc.bit_offsets[i], hi = 0;
-      for (std::size_t k = 1; k < kLanes; ++k) lo = std::min(lo, enc.bit_offsets[i + k]);
-      lo &= ~std::uint64_t{7};
-      for (std::size_t k = 0; k < kLanes; ++k) hi = std::max(hi, enc.bit_offsets[i + k] + enc.bit_lengths[i + k] - lo);
-      if (hi >= (std::uint64_t{1} << 30) || lo / 8 + (hi + 35) / 8 + 8 > enc.data_bytes) break;
-      for (std::size_t k = 0; k < kLanes; ++k) {
-        pos[k] = static_cast<std::int32_t>(enc.bit_offsets[i + k] - lo);
-        stop[k] = pos[k] + static_cast<std::int32_t>(enc.bit_lengths[i + k]);
-      }
+      if (!lane_streams(enc, i, kLanes, 35, base, pos, stop)) break;
       std::memset(buf, 0, kLanes * b);
-      if (fpc_avx2::decode_lanes<Big, G>(enc.data + lo / 8, pos, stop, static_cast<unsigned>(b / 4),
-                                         static_cast<unsigned>(b), buf))
+      if (fpc_avx2::decode_lanes<Big, G>(base, pos, stop, static_cast<unsigned>(b / 4), static_cast<unsigned>(b), buf))
         std::memcpy(out + i * b, buf, kLanes * b);
       else
         decode_loop(enc, out, i, i + kLanes,

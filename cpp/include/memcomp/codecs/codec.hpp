@@ -158,6 +158,11 @@ class Codec {
     const auto off = static_cast<std::size_t>(enc.bit_offsets[i]);
     return BitReader(enc.data, off, off + enc.bit_lengths[i], enc.data_bytes);
   }
+  /// Blocks [i, i + k) as the lanes of a vector decoder: each stream as bits [pos, end) from
+  /// `base`. False (decode those blocks one by one) unless every position is below 2^30 and
+  /// `base` is readable 8 bytes past a token of up to max_token bits begun at any stream's end.
+  static bool lane_streams(const EncodedView& enc, std::size_t i, std::size_t k, unsigned max_token,
+                           const std::uint8_t*& base, std::int32_t* pos, std::int32_t* end) noexcept;
   template <class G>
   void decode_loop(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, G&& g) const {
     for (std::size_t i = begin; i < end; ++i) {
