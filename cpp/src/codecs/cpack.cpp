@@ -278,6 +278,114 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
   return ok == 0xFF;
 }
 
+// Codes 8 blocks of N words (N <= 8, so a fresh dictionary never wraps: fifo, deque and fill
+// agree, and the entry in slot s is the s-th word pushed) side by side, block k being lane k, one
+// word of each per step. The search runs over the earlier words: each word j that was pushed
+// ranks 0 (equal), 1 (shares bits 31..8), 2 (shares bits 31..16) or 3, and the smallest
+// 16 * rank + slot names the best match at its lowest slot. Word i of block k gives
+// tok[8 * i + k] (prefix, index and low bits; layout interleaved) in len[8 * i + k] bits. Blocks
+// start at `base`, `stride` bytes apart.
+template <std::size_t N, bool Big>
+MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stride, const __m256i push,
+                                      std::uint64_t* tok, std::uint32_t* len) {
+  // By rank (0..3) + 4 if bits 31..8 of the word are zero: its code unless the word is zero.
+  const __m256i code_of = _mm256_setr_epi32(kMMMM, kMMMX, kMMXX, kXXXX, kMMMM, kZZZX, kZZZX, kZZZX);
+  // By code (zzzz, xxxx, mmmm, mmxx, zzzx, mmmx): its low bits' mask and width (the index goes
+  // above them), whether it has an index, its prefix and its payload and total bits.
+  const __m256i low_mask = _mm256_setr_epi32(0, -1, 0, 0xFFFF, 0xFF, 0xFF, 0, 0);
+  const __m256i low_bits = _mm256_setr_epi32(0, 0, 0, 16, 8, 8, 0, 0);
+  const __m256i has_index = _mm256_setr_epi32(0, 0, -1, -1, 0, -1, 0, 0);
+  const __m256i prefix = _mm256_setr_epi32(0, 1, 2, 12, 13, 14, 0, 0);
+  const __m256i payload = _mm256_setr_epi32(0, 32, 4, 20, 8, 12, 0, 0);
+  const __m256i bits = _mm256_setr_epi32(2, 34, 6, 24, 12, 16, 0, 0);
+  const __m256i zero = _mm256_setzero_si256(), none = _mm256_set1_epi32(0x100);
+  const __m256i at =
+      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(stride)));
+  const auto* src = reinterpret_cast<const int*>(base);
+  __m256i word[N], slot[N];  // earlier words, and their slots (none: not pushed)
+  __m256i count = zero;
+  for (std::size_t i = 0; i < N; ++i) {
+    __m256i w = _mm256_i32gather_epi32(src + i, at, 1);
+    if (Big)
+      w = _mm256_shuffle_epi8(w, _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7,
+                                                  6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+    __m256i best = none;
+    for (std::size_t j = 0; j < i; ++j) {
+      const __m256i x = _mm256_xor_si256(w, word[j]);
+      // -rank: one -1 for each of x, x >> 8, x >> 16 that is not zero.
+      const __m256i r = _mm256_add_epi32(
+          _mm256_add_epi32(_mm256_cmpeq_epi32(x, zero), _mm256_cmpeq_epi32(_mm256_srli_epi32(x, 8), zero)),
+          _mm256_cmpeq_epi32(_mm256_srli_epi32(x, 16), zero));
+      best = _mm256_min_epu32(
+          best, _mm256_add_epi32(slot[j], _mm256_slli_epi32(_mm256_add_epi32(r, _mm256_set1_epi32(3)), 4)));
+    }
+    const __m256i narrow = _mm256_cmpeq_epi32(_mm256_srli_epi32(w, 8), zero);
+    const __m256i rank = _mm256_min_epu32(_mm256_srli_epi32(best, 4), _mm256_set1_epi32(3));
+    __m256i c =
+        _mm256_permutevar8x32_epi32(code_of, _mm256_or_si256(rank, _mm256_and_si256(narrow, _mm256_set1_epi32(4))));
+    c = _mm256_andnot_si256(_mm256_cmpeq_epi32(w, zero), c);  // zzzz = 0
+    const __m256i idx = _mm256_and_si256(best, _mm256_set1_epi32(15));
+    const __m256i field =
+        _mm256_or_si256(_mm256_and_si256(_mm256_permutevar8x32_epi32(has_index, c),
+                                         _mm256_sllv_epi32(idx, _mm256_permutevar8x32_epi32(low_bits, c))),
+                        _mm256_and_si256(w, _mm256_permutevar8x32_epi32(low_mask, c)));
+    const __m256i pre = _mm256_permutevar8x32_epi32(prefix, c), pay = _mm256_permutevar8x32_epi32(payload, c);
+    for (int h = 0; h < 2; ++h) {
+      const __m128i ph = h ? _mm256_extracti128_si256(pre, 1) : _mm256_castsi256_si128(pre);
+      const __m128i lh = h ? _mm256_extracti128_si256(pay, 1) : _mm256_castsi256_si128(pay);
+      const __m128i fh = h ? _mm256_extracti128_si256(field, 1) : _mm256_castsi256_si128(field);
+      const __m256i t = _mm256_or_si256(_mm256_sllv_epi64(_mm256_cvtepu32_epi64(ph), _mm256_cvtepu32_epi64(lh)),
+                                        _mm256_cvtepu32_epi64(fh));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(tok + 8 * i + 4 * h), t);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(len + 8 * i), _mm256_permutevar8x32_epi32(bits, c));
+    // The push: into slot count, or nowhere.
+    const __m256i p = _mm256_permutevar8x32_epi32(push, c);
+    word[i] = w;
+    slot[i] = _mm256_blendv_epi8(none, count, p);
+    count = _mm256_sub_epi32(count, p);
+  }
+}
+
+// Packs the N tokens of each of 8 blocks (tok[8 * i + k] in len[8 * i + k] <= 56 bits, block k
+// being lane k) into its stream at out + k * lane_bytes, side by side: each lane's accumulator
+// takes a token and goes out as one 8-byte store, its position moving on by the whole bytes
+// (the rest of the store is rewritten by the next). lane_bytes must hold a stream and 8 bytes
+// more. bits[k]: block k's stream length.
+template <std::size_t N>
+MEMCOMP_AVX2_INLINE void pack_lanes(const std::uint64_t* tok, const std::uint32_t* len, std::uint8_t* out,
+                                    std::size_t lane_bytes, std::uint32_t* bits) {
+  const __m256i bswap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+                                           15, 14, 13, 12, 11, 10, 9, 8);
+  const __m256i sixty_four = _mm256_set1_epi64x(64), seven = _mm256_set1_epi64x(7);
+  __m256i acc[2], nacc[2], at[2], total[2];
+  for (int h = 0; h < 2; ++h) {
+    acc[h] = nacc[h] = total[h] = _mm256_setzero_si256();
+    at[h] = _mm256_mullo_epi32(_mm256_setr_epi64x(4 * h, 4 * h + 1, 4 * h + 2, 4 * h + 3),
+                               _mm256_set1_epi64x(static_cast<long long>(lane_bytes)));
+  }
+  alignas(32) std::uint64_t v[8], where[8];
+  for (std::size_t i = 0; i < N; ++i) {
+    for (int h = 0; h < 2; ++h) {
+      const __m256i l = _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(len + 8 * i + 4 * h)));
+      const __m256i t = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tok + 8 * i + 4 * h));
+      total[h] = _mm256_add_epi64(total[h], l);
+      nacc[h] = _mm256_add_epi64(nacc[h], l);  // (<= 7 + 56)
+      acc[h] = _mm256_or_si256(acc[h], _mm256_sllv_epi64(t, _mm256_sub_epi64(sixty_four, nacc[h])));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(v + 4 * h), _mm256_shuffle_epi8(acc[h], bswap64));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(where + 4 * h), at[h]);
+      at[h] = _mm256_add_epi64(at[h], _mm256_srli_epi64(nacc[h], 3));
+      acc[h] = _mm256_sllv_epi64(acc[h], _mm256_andnot_si256(seven, nacc[h]));
+      nacc[h] = _mm256_and_si256(nacc[h], seven);
+    }
+    for (std::size_t k = 0; k < 8; ++k) std::memcpy(out + where[k], v + k, 8);
+  }
+  const __m256i b = _mm256_permutevar8x32_epi32(
+      _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(total[0]), _mm256_castsi256_ps(total[1]), 0x88)),
+      _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(bits), b);
+}
+
 }  // namespace cpack_avx2
 #endif
 
@@ -404,7 +512,52 @@ class CPack final : public CodecImpl<CPack> {
   }
 
  protected:
+  std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
+                           std::size_t max_bytes, EncodedBlocks& enc) const override {
 #if defined(MEMCOMP_X86_SIMD)
+    if (!persistent_ && !zeros_ && !mc_ && dict_ != Dict::block && simd_enabled() && simd_avx2()) {
+      const bool big = endian_ == Endian::big;
+      if (blocks.block_bytes == 32)
+        return big ? encode_range_avx2<8, true>(blocks, begin, end, buf, max_bytes, enc)
+                   : encode_range_avx2<8, false>(blocks, begin, end, buf, max_bytes, enc);
+      if (blocks.block_bytes == 16)
+        return big ? encode_range_avx2<4, true>(blocks, begin, end, buf, max_bytes, enc)
+                   : encode_range_avx2<4, false>(blocks, begin, end, buf, max_bytes, enc);
+    }
+#endif
+    return CodecImpl<CPack>::encode_range(blocks, begin, end, buf, max_bytes, enc);
+  }
+#if defined(MEMCOMP_X86_SIMD)
+  // Fresh dictionaries without zero entries, layout interleaved, B = 16 or 32: groups of 8
+  // blocks through cpack_avx2::encode_lanes and pack_lanes, each stream then behind the last.
+  template <std::size_t N, bool Big>
+  MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                             std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
+    const std::size_t buf_bytes = range_bytes(begin, end, max_bytes);
+    alignas(32) std::int32_t pushed[8];
+    for (unsigned c = 0; c < 8; ++c) pushed[c] = c < 6 && ((push_mask_ >> c) & 1u) ? -1 : 0;
+    const __m256i push = _mm256_load_si256(reinterpret_cast<const __m256i*>(pushed));
+    alignas(32) std::uint64_t tok[8 * N];
+    alignas(32) std::uint32_t len[8 * N], bits[8];
+    constexpr std::size_t kLaneBytes = (34 * N + 7) / 8 + 8 + 8;  // a stream, a store past it, rounding to 8
+    alignas(32) std::uint8_t lanes[8 * kLaneBytes];
+    std::size_t at = 0, i = begin;
+    for (; i + 8 <= end; i += 8) {
+      cpack_avx2::encode_lanes<N, Big>(blocks.block(i), blocks.block_bytes, push, tok, len);
+      cpack_avx2::pack_lanes<N>(tok, len, lanes, kLaneBytes, bits);
+      for (std::size_t k = 0; k < 8; ++k) {  // each stream behind the last, 8 bytes at a time (kWriteSlack)
+        const std::size_t n = (bits[k] + 7) / 8;
+        for (std::size_t o = 0; o < n; o += 8) std::memcpy(buf + at + o, lanes + k * kLaneBytes + o, 8);
+        at = record_block(enc, i + k, at, 0, bits[k]);
+      }
+    }
+    for (; i < end; ++i) {
+      BitWriter w = block_writer(buf, at, max_bytes, buf_bytes);
+      encode(blocks.block(i), N * 4, w);
+      at = record_block(enc, i, at, 0, w.finish());
+    }
+    return at;
+  }
   // Fresh dictionaries, layout interleaved: groups of 24 blocks through cpack_avx2::decode_lanes.
   // A group whose streams are not all valid, or too near the end of the data for its reads, is
   // decoded one block at a time (which names the first bad block).

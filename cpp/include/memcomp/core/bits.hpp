@@ -70,7 +70,6 @@ inline void store_k(std::uint8_t* p, std::uint64_t v, unsigned k, Endian e) {
   }
 }
 
-/// Mask of the low n bits, n in 0..64.
 /// memcpy for the short copies of block codecs (a raw block, a run of bytes): 16 bytes at a
 /// time inline, where a library call would cost more than the copy.
 inline void copy_bytes(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) noexcept {
@@ -82,6 +81,7 @@ inline void copy_bytes(std::uint8_t* dst, const std::uint8_t* src, std::size_t n
   for (; n > 0; --n) *dst++ = *src++;
 }
 
+/// Mask of the low n bits, n in 0..64.
 inline constexpr std::uint64_t low_mask(unsigned n) {
   return n >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1);
 }
