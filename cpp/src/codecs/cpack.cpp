@@ -45,6 +45,7 @@
 #include <algorithm>
 
 #include "memcomp/codecs/families.hpp"
+#include "memcomp/codecs/lanes.hpp"
 #include "memcomp/core/simd.hpp"
 
 #if defined(MEMCOMP_X86_SIMD)
@@ -187,8 +188,6 @@ template <bool Big, unsigned G>
 MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32_t* pos_at, const std::int32_t* end_at,
                                       unsigned n, unsigned b, std::uint8_t* buf, std::uint32_t* dict,
                                       const LaneRules& rules) {
-  const __m256i bswap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
-                                           15, 14, 13, 12, 11, 10, 9, 8);
   // By the first four bits: the code (00xx zzzz, 01xx xxxx, 10xx mmmm, 1100 mmxx, 1101 zzzx,
   // 1110 mmmx, 1111 undefined), then by code its bits, the shift of its index and of its low
   // bits below the top of the 32 bits from its start, the mask of those low bits, the entry
@@ -206,7 +205,6 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
   const __m256i fifteen = _mm256_set1_epi32(15), sixteen = _mm256_set1_epi32(16), one = _mm256_set1_epi32(1);
   const __m256i deque = _mm256_set1_epi32(rules.deque ? -1 : 0), fill = _mm256_set1_epi32(rules.fill ? -1 : 0);
   const __m256i spare = _mm256_set1_epi32(static_cast<int>(8 * G * 16));
-  const auto* q = reinterpret_cast<const long long*>(base);
   const auto* dq = reinterpret_cast<const int*>(dict);
   __m256i pos[G], end[G], count[G], wp[G], bad[G], slots[G], lane[G];
   for (unsigned g = 0; g < G; ++g) {
@@ -221,18 +219,11 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
   alignas(32) std::uint32_t word[8 * G], slot[8 * G], at[8 * G];
   for (unsigned step = 0; step < n; ++step) {
     for (unsigned g = 0; g < G; ++g) {
-      const __m256i at_byte = _mm256_srli_epi32(pos[g], 3), sh = _mm256_and_si256(pos[g], _mm256_set1_epi32(7));
-      __m256i t0 = _mm256_i32gather_epi64(q, _mm256_castsi256_si128(at_byte), 1);
-      __m256i t1 = _mm256_i32gather_epi64(q, _mm256_extracti128_si256(at_byte, 1), 1);
-      t0 = _mm256_sllv_epi64(_mm256_shuffle_epi8(t0, bswap64), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sh)));
-      t1 = _mm256_sllv_epi64(_mm256_shuffle_epi8(t1, bswap64), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(sh, 1)));
+      __m256i t0, t1;
+      lanes::window(base, pos[g], t0, t1);
       // hi: the 32 bits from the word's start; lit: the 32 after its first 2.
-      const __m256i hi = _mm256_permute4x64_epi64(
-          _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(t0), _mm256_castsi256_ps(t1), 0xDD)), 0xD8);
-      const __m256i lit = _mm256_permute4x64_epi64(
-          _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(_mm256_srli_epi64(t0, 30)),
-                                                _mm256_castsi256_ps(_mm256_srli_epi64(t1, 30)), 0x88)),
-          0xD8);
+      const __m256i hi = lanes::high_halves(t0, t1);
+      const __m256i lit = lanes::low_halves(_mm256_srli_epi64(t0, 30), _mm256_srli_epi64(t1, 30));
       const __m256i c =
           _mm256_and_si256(_mm256_shuffle_epi8(code_of, _mm256_srli_epi32(hi, 28)), _mm256_set1_epi32(0xFF));
       pos[g] = _mm256_add_epi32(pos[g], _mm256_andnot_si256(bad[g], _mm256_permutevar8x32_epi32(bits, c)));
@@ -345,45 +336,6 @@ MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stri
     slot[i] = _mm256_blendv_epi8(none, count, p);
     count = _mm256_sub_epi32(count, p);
   }
-}
-
-// Packs the N tokens of each of 8 blocks (tok[8 * i + k] in len[8 * i + k] <= 56 bits, block k
-// being lane k) into its stream at out + k * lane_bytes, side by side: each lane's accumulator
-// takes a token and goes out as one 8-byte store, its position moving on by the whole bytes
-// (the rest of the store is rewritten by the next). lane_bytes must hold a stream and 8 bytes
-// more. bits[k]: block k's stream length.
-template <std::size_t N>
-MEMCOMP_AVX2_INLINE void pack_lanes(const std::uint64_t* tok, const std::uint32_t* len, std::uint8_t* out,
-                                    std::size_t lane_bytes, std::uint32_t* bits) {
-  const __m256i bswap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
-                                           15, 14, 13, 12, 11, 10, 9, 8);
-  const __m256i sixty_four = _mm256_set1_epi64x(64), seven = _mm256_set1_epi64x(7);
-  __m256i acc[2], nacc[2], at[2], total[2];
-  for (int h = 0; h < 2; ++h) {
-    acc[h] = nacc[h] = total[h] = _mm256_setzero_si256();
-    at[h] = _mm256_mullo_epi32(_mm256_setr_epi64x(4 * h, 4 * h + 1, 4 * h + 2, 4 * h + 3),
-                               _mm256_set1_epi64x(static_cast<long long>(lane_bytes)));
-  }
-  alignas(32) std::uint64_t v[8], where[8];
-  for (std::size_t i = 0; i < N; ++i) {
-    for (int h = 0; h < 2; ++h) {
-      const __m256i l = _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(len + 8 * i + 4 * h)));
-      const __m256i t = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tok + 8 * i + 4 * h));
-      total[h] = _mm256_add_epi64(total[h], l);
-      nacc[h] = _mm256_add_epi64(nacc[h], l);  // (<= 7 + 56)
-      acc[h] = _mm256_or_si256(acc[h], _mm256_sllv_epi64(t, _mm256_sub_epi64(sixty_four, nacc[h])));
-      _mm256_store_si256(reinterpret_cast<__m256i*>(v + 4 * h), _mm256_shuffle_epi8(acc[h], bswap64));
-      _mm256_store_si256(reinterpret_cast<__m256i*>(where + 4 * h), at[h]);
-      at[h] = _mm256_add_epi64(at[h], _mm256_srli_epi64(nacc[h], 3));
-      acc[h] = _mm256_sllv_epi64(acc[h], _mm256_andnot_si256(seven, nacc[h]));
-      nacc[h] = _mm256_and_si256(nacc[h], seven);
-    }
-    for (std::size_t k = 0; k < 8; ++k) std::memcpy(out + where[k], v + k, 8);
-  }
-  const __m256i b = _mm256_permutevar8x32_epi32(
-      _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(total[0]), _mm256_castsi256_ps(total[1]), 0x88)),
-      _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(bits), b);
 }
 
 }  // namespace cpack_avx2
@@ -529,7 +481,7 @@ class CPack final : public CodecImpl<CPack> {
   }
 #if defined(MEMCOMP_X86_SIMD)
   // Fresh dictionaries without zero entries, layout interleaved, B = 16 or 32: groups of 8
-  // blocks through cpack_avx2::encode_lanes and pack_lanes, each stream then behind the last.
+  // blocks through cpack_avx2::encode_lanes and lanes::pack, each stream then behind the last.
   template <std::size_t N, bool Big>
   MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
                                              std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
@@ -540,16 +492,12 @@ class CPack final : public CodecImpl<CPack> {
     alignas(32) std::uint64_t tok[8 * N];
     alignas(32) std::uint32_t len[8 * N], bits[8];
     constexpr std::size_t kLaneBytes = (34 * N + 7) / 8 + 8 + 8;  // a stream, a store past it, rounding to 8
-    alignas(32) std::uint8_t lanes[8 * kLaneBytes];
+    alignas(32) std::uint8_t lane_out[8 * kLaneBytes];
     std::size_t at = 0, i = begin;
     for (; i + 8 <= end; i += 8) {
       cpack_avx2::encode_lanes<N, Big>(blocks.block(i), blocks.block_bytes, push, tok, len);
-      cpack_avx2::pack_lanes<N>(tok, len, lanes, kLaneBytes, bits);
-      for (std::size_t k = 0; k < 8; ++k) {  // each stream behind the last, 8 bytes at a time (kWriteSlack)
-        const std::size_t n = (bits[k] + 7) / 8;
-        for (std::size_t o = 0; o < n; o += 8) std::memcpy(buf + at + o, lanes + k * kLaneBytes + o, 8);
-        at = record_block(enc, i + k, at, 0, bits[k]);
-      }
+      lanes::pack<N, lanes::Layout::step_major>(tok, len, lane_out, kLaneBytes, bits);
+      at = append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
     }
     for (; i < end; ++i) {
       BitWriter w = block_writer(buf, at, max_bytes, buf_bytes);

@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "memcomp/codecs/families.hpp"
+#include "memcomp/codecs/lanes.hpp"
 #include "memcomp/core/simd.hpp"
 
 #if defined(MEMCOMP_X86_SIMD)
@@ -136,8 +137,6 @@ template <bool Big, unsigned G>
 MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32_t* pos_at, const std::int32_t* end_at,
                                       unsigned n, unsigned b, std::uint8_t* buf) {
   const __m256i one = _mm256_set1_epi32(1), nw = _mm256_set1_epi32(static_cast<int>(n));
-  const __m256i bswap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
-                                           15, 14, 13, 12, 11, 10, 9, 8);
   // Prefix 5: the field's bytes (bits 31..24 and 23..16) to the high bytes of both halves; 6: the
   // byte to all four.
   const __m256i halves = _mm256_setr_epi8(-1, 2, -1, 3, -1, 6, -1, 7, -1, 10, -1, 11, -1, 14, -1, 15, -1, 2, -1, 3, -1,
@@ -145,7 +144,6 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
   const __m256i bytes = _mm256_setr_epi8(3, 3, 3, 3, 7, 7, 7, 7, 11, 11, 11, 11, 15, 15, 15, 15, 3, 3, 3, 3, 7, 7, 7, 7,
                                          11, 11, 11, 11, 15, 15, 15, 15);
   const __m256i spare = _mm256_set1_epi32(static_cast<int>(8 * G * b));
-  const auto* q = reinterpret_cast<const long long*>(base);
   __m256i pos[G], end[G], widx[G], bad[G], lane[G];
   for (unsigned g = 0; g < G; ++g) {
     pos[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pos_at + 8 * g));
@@ -161,15 +159,11 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
       const __m256i active = _mm256_andnot_si256(bad[g], _mm256_cmpgt_epi32(nw, widx[g]));
       any = _mm256_or_si256(any, active);
       // The 35 bits from each lane's position: [prefix:3][payload, top-aligned in 32].
-      const __m256i at_byte = _mm256_srli_epi32(pos[g], 3), sh = _mm256_and_si256(pos[g], _mm256_set1_epi32(7));
-      __m256i t0 = _mm256_i32gather_epi64(q, _mm256_castsi256_si128(at_byte), 1);
-      __m256i t1 = _mm256_i32gather_epi64(q, _mm256_extracti128_si256(at_byte, 1), 1);
-      t0 = _mm256_sllv_epi64(_mm256_shuffle_epi8(t0, bswap64), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sh)));
-      t1 = _mm256_sllv_epi64(_mm256_shuffle_epi8(t1, bswap64), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(sh, 1)));
-      const __m256 f0 = _mm256_castsi256_ps(_mm256_srli_epi64(t0, 29)),
-                   f1 = _mm256_castsi256_ps(_mm256_srli_epi64(t1, 29));
-      const __m256i f = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(f0, f1, 0x88)), 0xD8);
-      const __m256i p = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(f0, f1, 0xDD)), 0xD8);
+      __m256i t0, t1;
+      lanes::window(base, pos[g], t0, t1);
+      t0 = _mm256_srli_epi64(t0, 29);
+      t1 = _mm256_srli_epi64(t1, 29);
+      const __m256i f = lanes::low_halves(t0, t1), p = lanes::high_halves(t0, t1);
       const __m256i len = payload_bits(p);
       pos[g] = _mm256_add_epi32(pos[g], _mm256_and_si256(active, _mm256_add_epi32(len, _mm256_set1_epi32(3))));
       // The word: sign-extended (1-3, and 7 as is), high half (4), two bytes (5), byte (6), 0 (0).
@@ -346,33 +340,49 @@ class FPC final : public CodecImpl<FPC> {
   template <std::size_t B, bool Big>
   MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
                                              std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
-    constexpr std::size_t R = B / 32, n = B / 4;
-    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                          11, 10, 9, 8, 15, 14, 13, 12);
+    constexpr std::size_t n = B / 4;
     const std::size_t buf_bytes = range_bytes(begin, end, max_bytes);
-    std::size_t at = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::uint8_t* blk = blocks.block(i);
-      std::uint64_t tok[n];
-      std::uint8_t len[n];
-      std::uint64_t zero = 0;
-      for (std::size_t r = 0; r < R; ++r) {
-        __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
-        if (Big) w = _mm256_shuffle_epi8(w, swap);
-        zero |= std::uint64_t{fpc_avx2::word_tokens(w, tok + 8 * r, len + 8 * r)} << (8 * r);
-      }
-      // A zero-run token (prefix 000, field run - 1) where a run opens: the run is the zero
-      // words from there, at most 8.
-      for (std::uint64_t o = zero_tokens<n>(zero); o; o &= o - 1) {
-        const auto j = static_cast<unsigned>(__builtin_ctzll(o));
-        tok[j] = static_cast<std::uint64_t>(__builtin_ctzll(~(zero >> j) | 0x100u)) - 1;
-        len[j] = 6;
-      }
+    // Eight blocks' tokens (block k's at k * n, a zero word inside a run as a 0-bit token), then
+    // their streams side by side (lanes::pack).
+    constexpr std::size_t kLaneBytes = (35 * n + 7) / 8 + 16;
+    alignas(32) std::uint64_t tok[8 * n];
+    alignas(32) std::uint8_t len[8 * n + 4], lane_out[8 * kLaneBytes];
+    alignas(32) std::uint32_t bits[8];
+    std::size_t at = 0, i = begin;
+    for (; i + 8 <= end; i += 8) {
+      for (std::size_t k = 0; k < 8; ++k) block_tokens<B, Big>(blocks.block(i + k), tok + k * n, len + k * n);
+      lanes::pack<n, lanes::Layout::block_major>(tok, len, lane_out, kLaneBytes, bits);
+      at = append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
+    }
+    for (; i < end; ++i) {
+      block_tokens<B, Big>(blocks.block(i), tok, len);
       BitWriter w = block_writer(buf, at, max_bytes, buf_bytes);
       w.write_fields(tok, len, n);
       at = record_block(enc, i, at, 0, w.finish());
     }
     return at;
+  }
+
+  // The n tokens of a block (layout interleaved): tok[j] in len[j] bits for word j, 0 bits for
+  // a zero word that a run token before it covers.
+  template <std::size_t B, bool Big>
+  MEMCOMP_AVX2_INLINE void block_tokens(const std::uint8_t* blk, std::uint64_t* tok, std::uint8_t* len) const {
+    constexpr std::size_t R = B / 32, n = B / 4;
+    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                          11, 10, 9, 8, 15, 14, 13, 12);
+    std::uint64_t zero = 0;
+    for (std::size_t r = 0; r < R; ++r) {
+      __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
+      if (Big) w = _mm256_shuffle_epi8(w, swap);
+      zero |= std::uint64_t{fpc_avx2::word_tokens(w, tok + 8 * r, len + 8 * r)} << (8 * r);
+    }
+    // A zero-run token (prefix 000, field run - 1) where a run opens: the run is the zero
+    // words from there, at most 8.
+    for (std::uint64_t o = zero_tokens<n>(zero); o; o &= o - 1) {
+      const auto j = static_cast<unsigned>(__builtin_ctzll(o));
+      tok[j] = static_cast<std::uint64_t>(__builtin_ctzll(~(zero >> j) | 0x100u)) - 1;
+      len[j] = 6;
+    }
   }
 #endif
 

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -152,6 +153,18 @@ class Codec {
     enc.bit_offsets[i] = 8 * at;
     enc.bit_lengths[i] = static_cast<std::uint32_t>(bits);
     return at + (bits + 7) / 8;
+  }
+  /// Records blocks [i, i + k) whose streams of bits[j] bits were written apart, at lanes +
+  /// j * lane_bytes (a lane kernel's), each behind the last from byte `at` of the range's buffer
+  /// (8 bytes at a time, into kWriteSlack); returns the byte where the next one starts.
+  static std::size_t append_streams(EncodedBlocks& enc, std::size_t i, std::size_t k, std::uint8_t* buf, std::size_t at,
+                                    const std::uint8_t* lanes, std::size_t lane_bytes,
+                                    const std::uint32_t* bits) noexcept {
+    for (std::size_t j = 0; j < k; ++j) {
+      for (std::size_t o = 0; o < (bits[j] + 7) / 8; o += 8) std::memcpy(buf + at + o, lanes + j * lane_bytes + o, 8);
+      at = record_block(enc, i + j, at, 0, bits[j]);
+    }
+    return at;
   }
   /// The reader of block i's stream (the view is validated).
   static BitReader block_reader(const EncodedView& enc, std::size_t i) {
