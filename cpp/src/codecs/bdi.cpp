@@ -375,14 +375,14 @@ class BDI final : public CodecImpl<BDI> {
 
   // The stream of encoding id (which fits the block).
   std::uint32_t encode_as(int id, const std::uint8_t* blk, std::size_t b, BitWriter& w) const {
-    return encode_with(id, blk, b, w, [&](const Delta& x) { encode_deltas(x, blk, b, w); });
+    if (const Delta* x = encode_head(id, blk, b, w)) encode_deltas(*x, blk, b, w);
+    return tag_of(id);
   }
 
-  // encode_as's body around a writer of the delta encodings, deltas(x) (the scalar one above or
-  // a kernel): inlined where b is a constant, so the raw copy is too.
-  template <class Deltas>
-  [[gnu::always_inline]] std::uint32_t encode_with(int id, const std::uint8_t* blk, std::size_t b, BitWriter& w,
-                                                   Deltas&& deltas) const {
+  // encode_as's stream up to the deltas: the whole stream of a zero, repeated or raw block (and
+  // nullptr), else its encoding's Delta for a delta writer (the scalar one below or a kernel) to
+  // finish. Inlined where b is a constant, so the raw copy is too.
+  [[gnu::always_inline]] const Delta* encode_head(int id, const std::uint8_t* blk, std::size_t b, BitWriter& w) const {
     if (c_.encoding == EncBits::inband) w.write(static_cast<std::uint64_t>(id), 4);
     if (id == kZero) {
       w.write(0, c_.zero_bits);
@@ -392,10 +392,11 @@ class BDI final : public CodecImpl<BDI> {
     } else if (id == kRaw) {
       w.write_bytes(blk, b);
     } else {
-      deltas(*find_delta(id));
+      return find_delta(id);
     }
-    return c_.encoding == EncBits::tag ? static_cast<std::uint32_t>(id) : 0u;
+    return nullptr;
   }
+  std::uint32_t tag_of(int id) const { return c_.encoding == EncBits::tag ? static_cast<std::uint32_t>(id) : 0u; }
 
   // The scalar writer of delta encoding x.
   void encode_deltas(const Delta& x, const std::uint8_t* blk, std::size_t b, BitWriter& w) const {
@@ -428,20 +429,20 @@ class BDI final : public CodecImpl<BDI> {
   }
 
   void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
-    decode_with(in, tag, out, b, [&](const Delta& x) {
+    const Delta* x = decode_head(in, tag, out, b);
+    if (!x) return;
 #if defined(MEMCOMP_X86_SIMD)
-      const DecodeFn kernel = decode_avx2_[ceil_log2(b) - 4];
-      if (kernel && simd_avx2()) return (this->*kernel)(in, x.id, out);
+    const DecodeFn kernel = decode_avx2_[ceil_log2(b) - 4];
+    if (kernel && simd_avx2()) return (this->*kernel)(in, x->id, out);
 #endif
-      decode_deltas(x, in, out, b);
-    });
+    decode_deltas(*x, in, out, b);
   }
 
-  // decode's body around a reader of the delta encodings, deltas(x) (the scalar one below or a
-  // kernel): inlined where b is a constant.
-  template <class Deltas>
-  [[gnu::always_inline]] void decode_with(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b,
-                                          Deltas&& deltas) const {
+  // decode's stream up to the deltas: the whole block if zero, repeated or raw (and nullptr),
+  // else its encoding's Delta for a delta reader (the scalar one below or a kernel) to finish.
+  // Inlined where b is a constant.
+  [[gnu::always_inline]] const Delta* decode_head(BitReader& in, std::uint32_t tag, std::uint8_t* out,
+                                                  std::size_t b) const {
     const int id = static_cast<int>(c_.encoding == EncBits::inband ? in.read(4) : tag);
     if (id == kZero) {
       if (in.read(c_.zero_bits) != 0) throw corrupt_stream("bdi zero block with non-zero payload");
@@ -453,10 +454,11 @@ class BDI final : public CodecImpl<BDI> {
     } else if (id == kRaw) {
       in.read_bytes(out, b);
     } else if (const Delta* x = find_delta(id)) {
-      deltas(*x);
+      return x;
     } else {
       throw corrupt_stream("bdi encoding " + std::to_string(id) + " is not defined");
     }
+    return nullptr;
   }
 
   // The scalar reader of delta encoding x.
@@ -697,21 +699,24 @@ class BDI final : public CodecImpl<BDI> {
     }
   }
 
-  // encode_with with the AVX2 classification and delta writer.
+  // encode_as with the AVX2 classification and delta writers.
   template <std::size_t B, bool Sym, bool Big>
   MEMCOMP_AVX2_INLINE std::uint32_t encode_block_avx2(const std::uint8_t* blk, BitWriter& w) const {
-    return encode_with(classify_avx2<B, Sym, Big>(blk), blk, B, w, [&](const Delta& x) MEMCOMP_AVX2 {
-      using namespace bdi_avx2;
-      switch (x.id) {
-        case 2: return write_deltas<B, 8, 1, Sym, Big>(blk, w);
-        case 3: return write_deltas<B, 8, 2, Sym, Big>(blk, w);
-        case 4: return write_deltas<B, 8, 4, Sym, Big>(blk, w);
-        case 5: return write_deltas<B, 4, 1, Sym, Big>(blk, w);
-        case 6: return write_deltas<B, 4, 2, Sym, Big>(blk, w);
-        default: return write_deltas<B, 2, 1, Sym, Big>(blk, w);
+    using namespace bdi_avx2;
+    const int id = classify_avx2<B, Sym, Big>(blk);
+    if (const Delta* x = encode_head(id, blk, B, w)) {
+      switch (x->id) {
+        case 2: write_deltas<B, 8, 1, Sym, Big>(blk, w); break;
+        case 3: write_deltas<B, 8, 2, Sym, Big>(blk, w); break;
+        case 4: write_deltas<B, 8, 4, Sym, Big>(blk, w); break;
+        case 5: write_deltas<B, 4, 1, Sym, Big>(blk, w); break;
+        case 6: write_deltas<B, 4, 2, Sym, Big>(blk, w); break;
+        default: write_deltas<B, 2, 1, Sym, Big>(blk, w); break;
       }
-    });
+    }
+    return tag_of(id);
   }
+
   // A range of blocks: the dispatch once, every block's encoder inline.
   template <std::size_t B, bool Sym, bool Big>
   MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
@@ -733,7 +738,7 @@ class BDI final : public CodecImpl<BDI> {
       for (; i < end; ++i) {
         BitReader r = block_reader(enc, i);
         std::uint8_t* o = out + i * B;
-        decode_with(r, enc.tags[i], o, B, [&](const Delta& x) MEMCOMP_AVX2 { decode_avx2<B, Big>(r, x.id, o); });
+        if (const Delta* x = decode_head(r, enc.tags[i], o, B)) decode_avx2<B, Big>(r, x->id, o);
         if (r.remaining() != 0) trailing_bits(r.remaining());
       }
     } catch (const corrupt_stream& err) {
