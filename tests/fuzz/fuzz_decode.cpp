@@ -2,8 +2,11 @@
 // decode consumes exactly the stream or throws corrupt_stream, never reads out of bounds).
 // Input: preset index, block-size index, flags, block count, then per block a tag (u32) and a
 // bit length (u16), explicit bit offsets (u32 each) if flags bit 0, an entry state (u16 length +
-// bytes) if flags bit 1, and the stream bytes. Whatever decodes must re-encode and round-trip.
+// bytes) if flags bit 1, and the stream bytes. Whatever decodes must re-encode and round-trip,
+// and the fast paths (SIMD, and the lane decoders that take 24 blocks at a time) must decode it
+// to the same blocks, or refuse it naming the same block, as the scalar reference.
 #include "fuzz_common.hpp"
+#include "memcomp/core/simd.hpp"
 
 using namespace memcomp;
 using namespace memcomp::fuzz;
@@ -25,9 +28,9 @@ void make_seeds(const std::function<void(const std::string&, const std::vector<s
       const Codec* c = codec_for(names[k], {}, B);
       if (!c) continue;
       const auto blocks = golden_blocks(B);
-      // Each seed: up to 3 consecutive golden blocks, encoded by the codec itself.
-      for (std::size_t g = 0; g < blocks.size(); g += 3) {
-        const std::size_t n = std::min<std::size_t>(3, blocks.size() - g);
+      // Each seed: consecutive golden blocks, encoded by the codec itself: up to 3 at a time,
+      // and the first 32 (a group of lanes and more).
+      auto seed = [&](std::size_t g, std::size_t n, const std::string& label) {
         std::vector<std::uint8_t> data;
         for (std::size_t i = 0; i < n; ++i) data.insert(data.end(), blocks[g + i].begin(), blocks[g + i].end());
         const EncodedBlocks enc = c->encode_batch(BlockView{data.data(), n, B, nullptr}, 1);
@@ -42,8 +45,11 @@ void make_seeds(const std::function<void(const std::string&, const std::vector<s
           w.bytes(enc.entry_state.data(), enc.entry_state.size());
         }
         w.bytes(enc.data.data(), enc.data.size());
-        put(names[k] + "-" + std::to_string(B) + "-" + std::to_string(g / 3), w.out);
-      }
+        put(names[k] + "-" + std::to_string(B) + "-" + label, w.out);
+      };
+      for (std::size_t g = 0; g < blocks.size(); g += 3)
+        seed(g, std::min<std::size_t>(3, blocks.size() - g), std::to_string(g / 3));
+      seed(0, std::min<std::size_t>(32, blocks.size()), "lanes");
     }
   }
 }
@@ -61,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string& name = names[in.byte() % names.size()];
   const std::size_t B = block_size(in.byte());
   const std::uint8_t flags = in.byte();
-  const std::size_t n = 1 + in.byte() % 8;
+  const std::size_t n = 1 + in.byte() % 32;  // up to a group of lanes and more
   const Codec* c = codec_for(name, {}, B);
   if (!c) return 0;
 
@@ -92,14 +98,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                          B,
                          (flags & 2) ? state.data() : nullptr,
                          state.size()};
-  std::vector<std::uint8_t> out(n * B);
-  try {
-    c->decode_batch(view, out.data(), 1);
-  } catch (const corrupt_stream&) {
-    return 0;
-  } catch (const std::exception& e) {
-    finding(name + " decode threw something other than corrupt_stream: " + e.what());
-  }
+  // The blocks, or "error: " and the message.
+  auto decode = [&](bool simd, std::vector<std::uint8_t>& out) -> std::string {
+    set_simd(simd);
+    out.assign(n * B, 0);
+    std::string error;
+    try {
+      c->decode_batch(view, out.data(), 1);
+    } catch (const corrupt_stream& e) {
+      error = std::string("error: ") + e.what();
+    } catch (const std::exception& e) {
+      finding(name + " decode threw something other than corrupt_stream: " + e.what());
+    }
+    set_simd(true);
+    return error;
+  };
+  // The block an error names (its detail may differ: a kernel reads its fields its own way).
+  auto named = [](const std::string& e) {
+    const std::size_t at = e.find("block ");
+    return at == std::string::npos ? e : e.substr(0, e.find(':', at));
+  };
+  std::vector<std::uint8_t> out, ref;
+  const std::string error = decode(true, out), ref_error = decode(false, ref);
+  if (named(error) != named(ref_error) || (error.empty() && out != ref))
+    finding(name + " fast and scalar decoders disagree: '" + error + "' vs '" + ref_error + "'");
+  if (!error.empty()) return 0;
   check_round_trip(*c, BlockView{out.data(), n, B, nullptr}, name + " (re-encoding a decoded stream)");
   return 0;
 }
