@@ -269,7 +269,7 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
   return ok == 0xFF;
 }
 
-// Codes 8 blocks of N words (N <= 8, so a fresh dictionary never wraps: fifo, deque and fill
+// Codes 8 blocks of N words (N <= 16, so a fresh dictionary never wraps: fifo, deque and fill
 // agree, and the entry in slot s is the s-th word pushed) side by side, block k being lane k, one
 // word of each per step. The search runs over the earlier words: each word j that was pushed
 // ranks 0 (equal), 1 (shares bits 31..8), 2 (shares bits 31..16) or 3, and the smallest
@@ -472,6 +472,9 @@ class CPack final : public CodecImpl<CPack> {
       if (blocks.block_bytes == 32)
         return big ? encode_range_avx2<8, true>(blocks, begin, end, buf, max_bytes, enc)
                    : encode_range_avx2<8, false>(blocks, begin, end, buf, max_bytes, enc);
+      if (blocks.block_bytes == 64)
+        return big ? encode_range_avx2<16, true>(blocks, begin, end, buf, max_bytes, enc)
+                   : encode_range_avx2<16, false>(blocks, begin, end, buf, max_bytes, enc);
       if (blocks.block_bytes == 16)
         return big ? encode_range_avx2<4, true>(blocks, begin, end, buf, max_bytes, enc)
                    : encode_range_avx2<4, false>(blocks, begin, end, buf, max_bytes, enc);
@@ -480,7 +483,7 @@ class CPack final : public CodecImpl<CPack> {
     return CodecImpl<CPack>::encode_range(blocks, begin, end, buf, max_bytes, enc);
   }
 #if defined(MEMCOMP_X86_SIMD)
-  // Fresh dictionaries without zero entries, layout interleaved, B = 16 or 32: groups of 8
+  // Fresh dictionaries without zero entries, layout interleaved, B = 16 to 64: groups of 8
   // blocks through cpack_avx2::encode_lanes and lanes::pack, each stream then behind the last.
   template <std::size_t N, bool Big>
   MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
