@@ -467,7 +467,7 @@ class CPack final : public CodecImpl<CPack> {
   std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
                            std::size_t max_bytes, EncodedBlocks& enc) const override {
 #if defined(MEMCOMP_X86_SIMD)
-    if (!persistent_ && !zeros_ && !mc_ && dict_ != Dict::block && simd_enabled() && simd_avx2()) {
+    if (!persistent_ && !zeros_ && !mc_ && dict_ != Dict::block && simd_avx2()) {
       const bool big = endian_ == Endian::big;
       if (blocks.block_bytes == 32)
         return big ? encode_range_avx2<8, true>(blocks, begin, end, buf, max_bytes, enc)
@@ -513,7 +513,7 @@ class CPack final : public CodecImpl<CPack> {
   // A group whose streams are not all valid, or too near the end of the data for its reads, is
   // decoded one block at a time (which names the first bad block).
   void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
-    if (!persistent_ && !mc_ && dict_ != Dict::block && simd_enabled() && simd_avx2())
+    if (!persistent_ && !mc_ && dict_ != Dict::block && simd_avx2())
       begin = endian_ == Endian::big ? decode_range_avx2<true>(enc, out, begin, end)
                                      : decode_range_avx2<false>(enc, out, begin, end);
     CodecImpl<CPack>::decode_range(enc, out, begin, end);
