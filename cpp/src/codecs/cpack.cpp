@@ -186,7 +186,8 @@ struct LaneRules {
 // index naming an empty slot.
 template <bool Big, unsigned G>
 MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32_t* pos_at, const std::int32_t* end_at,
-                                      unsigned n, unsigned b, std::uint8_t* buf, std::uint32_t* dict,
+                                      unsigned n, unsigned b, std::uint8_t* buf,
+                                      std::uint32_t* dict,  // NOLINT(readability-non-const-parameter): pushes write it
                                       const LaneRules& rules) {
   // By the first four bits: the code (00xx zzzz, 01xx xxxx, 10xx mmmm, 1100 mmxx, 1101 zzzx,
   // 1110 mmmx, 1111 undefined), then by code its bits, the shift of its index and of its low
