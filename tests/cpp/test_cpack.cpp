@@ -395,9 +395,14 @@ TEST(CPack, DecoderRejectsTruncatedStreams) {
   }
 }
 
-TEST(CPack, LaneDecoderEqualsScalarOnWholeAndDamagedStreams) {
-  for (const char* endian : {"little", "big"})
-    test::check_lane_decoder(*make_codec("cpack.paper", {{"endian", std::string(endian)}}));
+TEST(CPack, LaneKernelsEqualScalar) {
+  for (const char* endian : {"little", "big"}) {
+    const auto c = make_codec("cpack.paper", {{"endian", std::string(endian)}});
+    test::check_lane_encoder(*c);
+    test::check_lane_decoder(*c);
+  }
+  for (const char* push : {"literal", "nonnarrow", "nonzero"})
+    test::check_lane_encoder(*make_codec("cpack.paper", {{"push", std::string(push)}}));
   for (const char* dict : {"fifo", "deque"})
     for (const char* push : {"unmatched", "literal", "nonnarrow", "nonzero"})
       test::check_lane_decoder(*make_codec(

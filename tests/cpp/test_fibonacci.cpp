@@ -164,4 +164,9 @@ TEST(Fibonacci, GoldenFile) {
   }
 }
 
+TEST(Fibonacci, LaneEncoderEqualsScalar) {
+  for (const char* endian : {"little", "big"})
+    test::check_lane_encoder(*make_codec("fib.ours", {{"endian", std::string(endian)}}));
+}
+
 }  // namespace

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "memcomp/codecs/families.hpp"
+#include "memcomp/codecs/lanes.hpp"
 #include "memcomp/core/simd.hpp"
 
 #if defined(MEMCOMP_X86_SIMD)
@@ -80,6 +81,19 @@ constexpr LowCodes make_low_codes() {
   return t;
 }
 constexpr LowCodes kLow = make_low_codes();
+
+// fib_len(n) for every n < 2^13 (a byte each, 3 spare bytes so 4-byte gathers stay inside).
+struct LowLens {
+  std::uint8_t v[(std::size_t{1} << kLowBits) + 3] = {};
+  constexpr LowLens() {
+    for (std::uint64_t n = 1; n < (std::uint64_t{1} << kLowBits); ++n) {
+      unsigned k = 1;
+      while (kT.F[k + 2] <= n) ++k;
+      v[n] = static_cast<std::uint8_t>(k + 1);
+    }
+  }
+};
+constexpr LowLens kLowLen{};
 
 /// The codeword of n as a field of fib_len(n) bits (first stream bit = the F2 coefficient): the
 /// term F(k) sits at field bit len - k + 1. Greedy from the top down to 2^13, then one lookup.
@@ -161,6 +175,20 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   }
 
  protected:
+#if defined(MEMCOMP_X86_SIMD)
+  // Eight blocks side by side: every word's value, the greedy steps and the codewords for all of
+  // them at once, then their streams through lanes::pack.
+  std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
+                           std::size_t max_bytes, EncodedBlocks& enc) const override {
+    if (!simd_avx2()) return CodecImpl<Fibonacci>::encode_range(blocks, begin, end, buf, max_bytes, enc);
+    return with_block_size(blocks.block_bytes, [&](auto bs) {
+      constexpr std::size_t B = decltype(bs)::value;
+      return endian_ == Endian::big ? encode_range_avx2<B, true>(blocks, begin, end, buf, max_bytes, enc)
+                                    : encode_range_avx2<B, false>(blocks, begin, end, buf, max_bytes, enc);
+    });
+  }
+#endif
+
   // Two blocks side by side: each codeword's length waits on the one before it, so a block's
   // codewords form a chain; two independent chains overlap.
   void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
@@ -253,6 +281,123 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
     }
     out.write_fields(n, lens, m);  // (the codewords, in place of their values)
     return 0;
+  }
+#endif
+
+#if defined(MEMCOMP_X86_SIMD)
+  template <std::size_t B, bool Big>
+  MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                             std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
+    constexpr std::size_t N = B / 4;  // token 0: the first word, as is; token i: word i's codeword
+    constexpr std::size_t kLaneBytes = (32 + kMaxLen * (N - 1) + 7) / 8 + 16;
+    const std::size_t buf_bytes = range_bytes(begin, end, max_bytes);
+    alignas(32) std::uint64_t tok[8 * N];
+    alignas(32) std::uint8_t len[8 * N + 4], lane_out[8 * kLaneBytes];
+    alignas(32) std::uint32_t bits[8];
+    std::size_t at = 0, i = begin;
+    for (; i + 8 <= end; i += 8) {
+      codewords<N, Big>(blocks.block(i), tok, len);
+      lanes::pack<N, lanes::Layout::block_major>(tok, len, lane_out, kLaneBytes, bits);
+      at = append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
+    }
+    for (; i < end; ++i) {
+      BitWriter w = block_writer(buf, at, max_bytes, buf_bytes);
+      encode(blocks.block(i), B, w);
+      at = record_block(enc, i, at, 0, w.finish());
+    }
+    return at;
+  }
+
+  // The tokens of 8 consecutive blocks of N words (block k's at k * N): values n = zigzag + 1,
+  // the greedy steps down to F(20) (bit 47 - k of t for a term F(k)) and the rest below F(20)
+  // for all 8N at once, four values per register; then each codeword from its terms: the length
+  // is the largest term's index (t's lowest set bit, found through a double's exponent), or for
+  // a value below F(20) a lookup, as fib_code and fib_len compute them.
+  template <std::size_t N, bool Big>
+  MEMCOMP_AVX2_INLINE void codewords(const std::uint8_t* blk, std::uint64_t* tok, std::uint8_t* len) const {
+    constexpr std::size_t M = 8 * N;
+    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                          11, 10, 9, 8, 15, 14, 13, 12);
+    alignas(32) std::uint64_t n[M];
+    __m256i most = _mm256_setzero_si256();
+    for (std::size_t k = 0; k < 8; ++k) {
+      const std::uint8_t* b = blk + 4 * N * k;
+      __m128i before = _mm_setzero_si128();     // words j - 4 .. j - 1
+      for (std::size_t j = 0; j < N; j += 4) {  // words j..j+3 less words j-1..j+2
+        __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 4 * j));
+        if (Big) w = _mm_shuffle_epi8(w, _mm256_castsi256_si128(swap));
+        const __m128i r = _mm_sub_epi32(w, _mm_alignr_epi8(w, before, 12));
+        before = w;
+        const __m128i z = _mm_xor_si128(_mm_slli_epi32(r, 1), _mm_srai_epi32(r, 31));
+        const __m256i v = _mm256_add_epi64(_mm256_cvtepu32_epi64(z), _mm256_set1_epi64x(1));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(n + k * N + j), v);
+        most = _mm256_or_si256(most, v);
+      }
+      n[k * N] = 0;  // the first word: no codeword
+    }
+    alignas(32) std::uint64_t m4[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(m4), most);
+    const std::uint64_t top_n = m4[0] | m4[1] | m4[2] | m4[3];       // >= the largest value, same bit length
+    const unsigned top = fib_len(std::min(top_n, kMaxN));            // (word 0's 1 + garbage is in range too)
+    const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);  // 2^52 as a double: exact below it
+    alignas(32) std::uint64_t terms[M];
+    for (std::size_t i = 0; i < M; i += 16) {  // four independent chains per step
+      __m256i r[4], t[4];
+      for (unsigned v = 0; v < 4; ++v) {
+        r[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(n + i + 4 * v));
+        t[v] = _mm256_setzero_si256();
+      }
+      for (unsigned k = top; k >= kLowTop; --k) {
+        const __m256i f = _mm256_set1_epi64x(static_cast<long long>(kT.F[k]));
+        const __m256i bit = _mm256_set1_epi64x(1ll << (47 - k));
+        for (unsigned v = 0; v < 4; ++v) {
+          const __m256i skip = _mm256_cmpgt_epi64(f, r[v]);  // all ones where F(k) > r: not taken
+          r[v] = _mm256_sub_epi64(r[v], _mm256_andnot_si256(skip, f));
+          t[v] = _mm256_or_si256(t[v], _mm256_andnot_si256(skip, bit));
+        }
+      }
+      for (unsigned v = 0; v < 4; ++v) {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(n + i + 4 * v), r[v]);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(terms + i + 4 * v), t[v]);
+      }
+    }
+    for (std::size_t i = 0; i < M; i += 4) {  // n now holds the rests
+      const __m256i r = _mm256_load_si256(reinterpret_cast<const __m256i*>(n + i));
+      const __m256i t = _mm256_load_si256(reinterpret_cast<const __m256i*>(terms + i));
+      // Length: 47 - (t's lowest bit), or the rest's (< F(20), so every value here is >= 1).
+      const __m256i lowest = _mm256_and_si256(t, _mm256_sub_epi64(_mm256_setzero_si256(), t));
+      const __m256i e =
+          _mm256_srli_epi64(_mm256_castpd_si256(_mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(lowest, magic)),
+                                                              _mm256_castsi256_pd(magic))),
+                            52);
+      const __m128i r32 =
+          _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(r, _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0)));
+      const __m256i small = _mm256_cvtepu32_epi64(
+          _mm_and_si128(_mm_i32gather_epi32(reinterpret_cast<const int*>(kLowLen.v), r32, 1), _mm_set1_epi32(0xFF)));
+      const __m256i l = _mm256_blendv_epi8(_mm256_sub_epi64(_mm256_set1_epi64x(47 + 1023), e), small,
+                                           _mm256_cmpeq_epi64(t, _mm256_setzero_si256()));
+      // The codeword: F(k) at bit l - k + 1 = (47 - k) + l - 46; the rest's terms as in fib_code.
+      const __m256i up = _mm256_sub_epi64(l, _mm256_set1_epi64x(46)),
+                    down = _mm256_sub_epi64(_mm256_set1_epi64x(46), l);
+      const __m256i high = _mm256_or_si256(_mm256_sllv_epi64(t, up), _mm256_srlv_epi64(t, down));
+      const __m256i lo = _mm256_cvtepu32_epi64(_mm_i32gather_epi32(reinterpret_cast<const int*>(kLow.v), r32, 4));
+      const __m256i lup = _mm256_sub_epi64(l, _mm256_set1_epi64x(kLowTop - 1)),
+                    ldown = _mm256_sub_epi64(_mm256_set1_epi64x(kLowTop - 1), l);
+      const __m256i low = _mm256_or_si256(_mm256_sllv_epi64(lo, lup), _mm256_srlv_epi64(lo, ldown));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(tok + i),
+                         _mm256_or_si256(_mm256_set1_epi64x(1), _mm256_or_si256(high, low)));
+      const __m256i lb =
+          _mm256_shuffle_epi8(l, _mm256_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 8,
+                                                  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+      const auto l01 = static_cast<std::uint16_t>(_mm256_cvtsi256_si32(lb));
+      const auto l23 = static_cast<std::uint16_t>(_mm_cvtsi128_si32(_mm256_extracti128_si256(lb, 1)));
+      std::memcpy(len + i, &l01, 2);
+      std::memcpy(len + i + 2, &l23, 2);
+    }
+    for (std::size_t k = 0; k < 8; ++k) {  // token 0: the first word
+      tok[k * N] = load<std::uint32_t>(blk + 4 * N * k, endian_);
+      len[k * N] = 32;
+    }
   }
 #endif
 
