@@ -164,9 +164,12 @@ TEST(Fibonacci, GoldenFile) {
   }
 }
 
-TEST(Fibonacci, LaneEncoderEqualsScalar) {
-  for (const char* endian : {"little", "big"})
-    test::check_lane_encoder(*make_codec("fib.ours", {{"endian", std::string(endian)}}));
+TEST(Fibonacci, LaneKernelsEqualScalar) {
+  for (const char* endian : {"little", "big"}) {
+    const auto c = make_codec("fib.ours", {{"endian", std::string(endian)}});
+    test::check_lane_encoder(*c);
+    test::check_lane_decoder(*c);
+  }
 }
 
 }  // namespace

@@ -195,7 +195,7 @@ def _decode_or_error(codec, enc):
 )
 def test_damaged_streams_decode_alike(name, options):
     """E2MC decodes the PDW segments of a block side by side, BDI unpacks its deltas with byte
-    shuffles, FPC and C-Pack decode 24 blocks side by side (lanes of registers), Fibonacci two:
+    shuffles, FPC, C-Pack and Fibonacci decode 24 blocks side by side (lanes of registers):
     every run of blocks with damaged streams (bits flipped anywhere: pointers, pads,
     encodings, masks, prefixes, codewords) is refused naming the same first bad block, or
     decoded to the same blocks, exactly as the scalar reference does."""

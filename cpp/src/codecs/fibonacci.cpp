@@ -189,10 +189,16 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   }
 #endif
 
-  // Two blocks side by side: each codeword's length waits on the one before it, so a block's
-  // codewords form a chain; two independent chains overlap.
+  // Each codeword's length waits on the one before it, so a block's codewords form a chain:
+  // independent blocks are decoded side by side, 24 at a time as vector lanes (AVX2), the rest
+  // two at a time.
   void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
     if (!simd_enabled()) return CodecImpl<Fibonacci>::decode_range(enc, out, begin, end);
+#if defined(MEMCOMP_X86_SIMD)
+    if (simd_avx2())
+      begin = endian_ == Endian::big ? decode_range_avx2<true>(enc, out, begin, end)
+                                     : decode_range_avx2<false>(enc, out, begin, end);
+#endif
     const std::size_t n = enc.block_bytes / 4;
     decode_pairs(
         enc, out, begin, end,
@@ -398,6 +404,116 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
       tok[k * N] = load<std::uint32_t>(blk + 4 * N * k, endian_);
       len[k * N] = 32;
     }
+  }
+#endif
+
+#if defined(MEMCOMP_X86_SIMD)
+  // Groups of 24 blocks through decode_lanes; a group whose streams are not all valid, or too
+  // near the end of the data for its reads, is decoded one block at a time (which names the
+  // first bad block). Returns where the groups stopped.
+  template <bool Big>
+  MEMCOMP_AVX2 std::size_t decode_range_avx2(const EncodedView& enc, std::uint8_t* out, std::size_t begin,
+                                             std::size_t end) const {
+    constexpr unsigned G = 3, kLanes = 8 * G;
+    const std::size_t b = enc.block_bytes;
+    alignas(32) std::uint8_t buf[kLanes * 256];
+    std::int32_t pos[kLanes], stop[kLanes];
+    const std::uint8_t* base = nullptr;
+    std::size_t i = begin;
+    for (; i + kLanes <= end; i += kLanes) {
+      if (!lane_streams(enc, i, kLanes, kMaxLen + 1, base, pos, stop)) break;
+      if (decode_lanes<Big, G>(base, pos, stop, static_cast<unsigned>(b / 4), static_cast<unsigned>(b), buf))
+        std::memcpy(out + i * b, buf, kLanes * b);
+      else
+        CodecImpl<Fibonacci>::decode_range(enc, out, i, i + kLanes);
+    }
+    return i;
+  }
+
+  // Decodes 8 * G blocks side by side, one word of each per step: the first word's 32 bits,
+  // then each codeword's length from its first "11" (the highest set bit of bits & bits << 1,
+  // through a double's exponent) and its value from its coefficient bytes (kByteValues, by
+  // gather). Block k's stream is bits [pos[k], end[k]) from `base` (below 2^30, `base` readable
+  // 8 bytes past a codeword begun at any end); its n words go to buf + k * b. True when every
+  // lane read exactly its bits, every codeword ending within 47 bits at a value <= 2^32.
+  template <bool Big, unsigned G>
+  MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32_t* pos_at,
+                                        const std::int32_t* end_at, unsigned n, unsigned b, std::uint8_t* buf) const {
+    const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);  // 2^52 as a double
+    const __m256i ones = _mm256_set1_epi64x(-1), top48 = _mm256_set1_epi64x(~0xFFFFll), byte = _mm256_set1_epi32(0xFF);
+    const auto* v32 =
+        reinterpret_cast<const int*>(&kByteValues.v[0][0]);  // (the low halves: bytes 0..4 sum below 2^32)
+    const auto* v5 = reinterpret_cast<const long long*>(&kByteValues.v[5][0]);
+    __m256i pos[G], end[G], prev[G], bad[G], lane[G];
+    for (unsigned g = 0; g < G; ++g) {
+      pos[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pos_at + 8 * g));
+      end[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(end_at + 8 * g));
+      prev[g] = bad[g] = _mm256_setzero_si256();
+      lane[g] = _mm256_mullo_epi32(
+          _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(8 * g))),
+          _mm256_set1_epi32(static_cast<int>(b)));
+    }
+    alignas(32) std::uint32_t word[8 * G], at[8 * G];
+    for (unsigned step = 0; step < n; ++step) {
+      for (unsigned g = 0; g < G; ++g) {
+        __m256i c0, c1, w;
+        lanes::window(base, pos[g], c0, c1);
+        if (step == 0) {
+          w = lanes::high_halves(c0, c1);
+          pos[g] = _mm256_add_epi32(pos[g], _mm256_andnot_si256(bad[g], _mm256_set1_epi32(32)));
+        } else {
+          // Length: 65 - (the highest pair bit), from the exponent of (pairs >> 16) as a double.
+          __m256i len2[2], k2[2];
+          for (int h = 0; h < 2; ++h) {
+            const __m256i c = h ? c1 : c0;
+            const __m256i pairs = _mm256_and_si256(_mm256_and_si256(c, _mm256_slli_epi64(c, 1)), top48);
+            const __m256i d = _mm256_castpd_si256(_mm256_sub_pd(
+                _mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(pairs, 16), magic)), _mm256_castsi256_pd(magic)));
+            len2[h] = _mm256_sub_epi64(_mm256_set1_epi64x(1072), _mm256_srli_epi64(d, 52));  // no pair: 1072
+            k2[h] = _mm256_and_si256(c, _mm256_sllv_epi64(ones, _mm256_sub_epi64(_mm256_set1_epi64x(65), len2[h])));
+          }
+          const __m256i len = lanes::low_halves(len2[0], len2[1]);
+          const __m256i hi = lanes::high_halves(k2[0], k2[1]), lo = lanes::low_halves(k2[0], k2[1]);
+          __m256i sum = _mm256_i32gather_epi32(v32, _mm256_srli_epi32(hi, 24), 8);
+          sum = _mm256_add_epi32(
+              sum, _mm256_i32gather_epi32(v32 + 512, _mm256_and_si256(_mm256_srli_epi32(hi, 16), byte), 8));
+          sum = _mm256_add_epi32(
+              sum, _mm256_i32gather_epi32(v32 + 1024, _mm256_and_si256(_mm256_srli_epi32(hi, 8), byte), 8));
+          sum = _mm256_add_epi32(sum, _mm256_i32gather_epi32(v32 + 1536, _mm256_and_si256(hi, byte), 8));
+          sum = _mm256_add_epi32(sum, _mm256_i32gather_epi32(v32 + 2048, _mm256_srli_epi32(lo, 24), 8));
+          const __m256i b5 = _mm256_and_si256(_mm256_srli_epi32(lo, 16), byte);
+          __m256i u2[2];
+          for (int h = 0; h < 2; ++h) {
+            const __m128i bh = h ? _mm256_extracti128_si256(b5, 1) : _mm256_castsi256_si128(b5);
+            const __m128i sh = h ? _mm256_extracti128_si256(sum, 1) : _mm256_castsi256_si128(sum);
+            u2[h] = _mm256_add_epi64(_mm256_i32gather_epi64(v5, bh, 8), _mm256_cvtepu32_epi64(sh));  // n
+            bad[g] =
+                _mm256_or_si256(bad[g], _mm256_cmpgt_epi64(u2[h], _mm256_set1_epi64x(static_cast<long long>(kMaxN))));
+          }
+          const __m256i u = _mm256_sub_epi32(lanes::low_halves(u2[0], u2[1]), _mm256_set1_epi32(1));
+          w = _mm256_add_epi32(prev[g], _mm256_xor_si256(_mm256_srli_epi32(u, 1),
+                                                         _mm256_sub_epi32(_mm256_setzero_si256(),
+                                                                          _mm256_and_si256(u, _mm256_set1_epi32(1)))));
+          bad[g] = _mm256_or_si256(bad[g], _mm256_cmpgt_epi32(len, _mm256_set1_epi32(static_cast<int>(kMaxLen))));
+          pos[g] = _mm256_add_epi32(pos[g], _mm256_andnot_si256(bad[g], len));
+        }
+        prev[g] = w;
+        bad[g] = _mm256_or_si256(bad[g], _mm256_cmpgt_epi32(pos[g], end[g]));
+        if (Big)
+          w = _mm256_shuffle_epi8(w, _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0,
+                                                      7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(word + 8 * g), w);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(at + 8 * g),
+                           _mm256_add_epi32(lane[g], _mm256_set1_epi32(static_cast<int>(4 * step))));
+      }
+      for (unsigned k = 0; k < 8 * G; ++k) std::memcpy(buf + at[k], word + k, 4);
+    }
+    unsigned ok = 0xFF;
+    for (unsigned g = 0; g < G; ++g) {
+      const __m256i good = _mm256_andnot_si256(bad[g], _mm256_cmpeq_epi32(pos[g], end[g]));
+      ok &= static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(good)));
+    }
+    return ok == 0xFF;
   }
 #endif
 
