@@ -103,6 +103,30 @@ TEST(Buffers, AFreedLargeBufferServesTheNextSimilarRequest) {
   release_buffers();
 }
 
+TEST(Buffers, AFullCacheDropsTheBufferFreedLongestAgo) {
+  release_buffers();
+  const auto mib = [](std::size_t n) { return n << 20; };
+  std::vector<void*> p;
+  for (std::size_t k = 0; k < 9; ++k) p.push_back(alloc_buffer(mib(4 + 2 * k)));  // 4, 6, ..., 20 MiB
+  for (void* q : p) free_buffer(q);  // eight slots: the ninth free drops the 4 MiB one
+  void* a = alloc_buffer(mib(4));
+  EXPECT_EQ(a, p[1]);  // the smallest that holds it is now the 6 MiB one
+  void* b = alloc_buffer(mib(20));
+  EXPECT_EQ(b, p[8]);
+  free_buffer(a);
+  free_buffer(b);
+  release_buffers();
+  // The byte limit (512 MiB) too: a second 300 MiB buffer takes the first one's place.
+  void* c = alloc_buffer(mib(300));
+  void* d = alloc_buffer(mib(300));
+  free_buffer(c);
+  free_buffer(d);
+  void* e = alloc_buffer(mib(300));
+  EXPECT_EQ(e, d);
+  free_buffer(e);
+  release_buffers();
+}
+
 TEST(Buffers, PodVectorLeavesGrowthUninitialisedButKeepsValues) {
   PodVector<std::uint32_t> v(3);
   v[0] = 1;

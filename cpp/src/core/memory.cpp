@@ -1,12 +1,14 @@
 // memcomp core: huge-page backed batch buffers (memory.hpp), and a small cache of freed ones.
 // A sweep encodes, decodes and measures batch after batch; each fresh 100 MB buffer would cost
 // the kernel a page fault and a page of zeros per 4 KiB (or 2 MiB) before a byte is written. The
-// last few freed large buffers are kept for the next request of a similar size instead.
+// last few freed large buffers are kept for the next request of a similar size instead; when the
+// cache is full, the buffer freed longest ago makes room (a sweep repeats its latest requests).
 #include "memcomp/core/memory.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 
@@ -19,7 +21,8 @@ constexpr std::size_t kCacheBytes = std::size_t{512} << 20;  // at most this muc
 
 struct Block {
   void* p = nullptr;
-  std::size_t bytes = 0;  // rounded to kHuge
+  std::size_t bytes = 0;    // rounded to kHuge
+  std::uint64_t freed = 0;  // when (a count of frees)
 };
 
 // Freed large buffers (never shared with a forked child: its copy starts empty).
@@ -27,6 +30,7 @@ struct Cache {
   std::mutex mu;
   Block slot[kCacheSlots];
   std::size_t total = 0;
+  std::uint64_t frees = 0;
   pid_t pid = getpid();
 };
 Cache g_cache;
@@ -78,19 +82,32 @@ void free_buffer(void* p) noexcept {
     std::free(static_cast<char*>(p) - kHeader);
     return;
   }
-  if (cache_usable()) {
+  void* drop[kCacheSlots + 1] = {};  // released after the lock
+  std::size_t n_drop = 0;
+  if (cache_usable() && bytes <= kCacheBytes) {
     std::lock_guard<std::mutex> lock(g_cache.mu);
-    if (g_cache.total + bytes <= kCacheBytes) {
+    for (;;) {  // room for it: a free slot within the byte limit, evicting the oldest until there is
+      Block* empty = nullptr;
+      Block* oldest = nullptr;
       for (Block& b : g_cache.slot) {
-        if (!b.p) {
-          b = Block{p, bytes};
-          g_cache.total += bytes;
-          return;
-        }
+        if (!b.p)
+          empty = &b;
+        else if (!oldest || b.freed < oldest->freed)
+          oldest = &b;
       }
+      if (empty && g_cache.total + bytes <= kCacheBytes) {
+        *empty = Block{p, bytes, ++g_cache.frees};
+        g_cache.total += bytes;
+        p = nullptr;
+        break;
+      }
+      drop[n_drop++] = oldest->p;  // (some slot is taken: else the first test held)
+      g_cache.total -= oldest->bytes;
+      *oldest = Block{};
     }
   }
-  std::free(static_cast<char*>(p) - kHuge);
+  for (std::size_t i = 0; i < n_drop; ++i) std::free(static_cast<char*>(drop[i]) - kHuge);
+  if (p) std::free(static_cast<char*>(p) - kHuge);
 }
 
 void release_buffers() noexcept {
