@@ -164,8 +164,9 @@ inline std::string decode_outcome(const Codec& c, const EncodedView& e, bool sim
 }
 
 /// A decoder that takes blocks side by side (vector lanes): batches of 1 to 60 adversarial
-/// blocks, their streams ending at an unreadable page, decode to the blocks; with bits flipped,
-/// to the same blocks or the same error naming the same block as the scalar decoder.
+/// blocks, their streams ending at an unreadable page, decode to the blocks, and through the
+/// lanes (no group falls back); with bits flipped, to the same blocks or the same error naming
+/// the same block as the scalar decoder.
 inline void check_lane_decoder(const Codec& c, unsigned seed = 7) {
   std::mt19937_64 rng(seed);
   for (std::size_t B : {16u, 32u, 64u, 128u, 256u}) {
@@ -177,8 +178,10 @@ inline void check_lane_decoder(const Codec& c, unsigned seed = 7) {
       const std::size_t used = (enc.bit_offsets[n - 1] + enc.bit_lengths[n - 1] + 7) / 8;
       const GuardedBytes data(enc.data.data(), used);
       EncodedView v{data.data(), used, enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(), n, B};
+      const std::uint64_t fallbacks = Codec::lane_fallbacks();
       EXPECT_EQ(decode_outcome(c, v, true), std::string(reinterpret_cast<const char*>(x.data() + first * B), n * B))
           << c.preset() << " " << B << " " << n;
+      EXPECT_EQ(Codec::lane_fallbacks(), fallbacks) << c.preset() << " " << B << " " << n;  // the lanes decoded them
       const GuardedBytes bad(enc.data.data(), used);
       // Anywhere, or in the last stream (whose decoder may then read past the end of the data).
       const std::size_t from = n % 2 ? 0 : enc.bit_offsets[n - 1] / 8;

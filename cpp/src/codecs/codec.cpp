@@ -4,6 +4,7 @@
 #include "memcomp/codecs/registry.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -15,7 +16,11 @@ namespace memcomp {
 
 namespace {
 constexpr std::size_t kMinChunk = 4096;  // blocks per thread before another thread pays off
-}
+std::atomic<std::uint64_t> g_lane_fallbacks{0};
+}  // namespace
+
+std::uint64_t Codec::lane_fallbacks() noexcept { return g_lane_fallbacks.load(std::memory_order_relaxed); }
+void Codec::count_lane_fallback() noexcept { g_lane_fallbacks.fetch_add(1, std::memory_order_relaxed); }
 
 std::uint32_t Codec::encode(const std::uint8_t*, std::size_t, BitWriter&) const { not_decodable(); }
 

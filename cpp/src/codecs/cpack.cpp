@@ -543,7 +543,8 @@ class CPack final : public CodecImpl<CPack> {
                                            dict, rules))
         std::memcpy(out + i * b, buf, kLanes * b);
       else
-        CodecImpl<CPack>::decode_range(enc, out, i, i + kLanes);
+        lane_fallback(enc, out, i, kLanes,
+                      [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t bb) { decode(r, tag, o, bb); });
     }
     return i;
   }

@@ -425,7 +425,8 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
       if (decode_lanes<Big, G>(base, pos, stop, static_cast<unsigned>(b / 4), static_cast<unsigned>(b), buf))
         std::memcpy(out + i * b, buf, kLanes * b);
       else
-        CodecImpl<Fibonacci>::decode_range(enc, out, i, i + kLanes);
+        lane_fallback(enc, out, i, kLanes,
+                      [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t bb) { decode(r, tag, o, bb); });
     }
     return i;
   }

@@ -487,8 +487,8 @@ class FPC final : public CodecImpl<FPC> {
       if (fpc_avx2::decode_lanes<Big, G>(base, pos, stop, static_cast<unsigned>(b / 4), static_cast<unsigned>(b), buf))
         std::memcpy(out + i * b, buf, kLanes * b);
       else
-        decode_loop(enc, out, i, i + kLanes,
-                    [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t bb) { decode(r, tag, o, bb); });
+        lane_fallback(enc, out, i, kLanes,
+                      [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t bb) { decode(r, tag, o, bb); });
     }
     return i;
   }

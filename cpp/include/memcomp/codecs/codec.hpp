@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "memcomp/core/bitstream.hpp"
@@ -110,6 +111,11 @@ class Codec {
   EncodedBlocks encode_batch(const BlockView& blocks, int threads, bool resume = false) const;
   void decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, bool resume = false) const;
 
+  /// Groups of blocks that a lane decoder (codecs/lanes.hpp) handed to the one-block loop because
+  /// their streams were not all valid, counted over the process. Valid streams never add to it:
+  /// the tests read it to see that the lane kernels do decode them.
+  static std::uint64_t lane_fallbacks() noexcept;
+
  protected:
   /// Measures blocks [begin, end); CodecImpl overrides it with a statically dispatched loop.
   virtual void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const;
@@ -176,6 +182,13 @@ class Codec {
   /// `base` is readable 8 bytes past a token of up to max_token bits begun at any stream's end.
   static bool lane_streams(const EncodedView& enc, std::size_t i, std::size_t k, unsigned max_token,
                            const std::uint8_t*& base, std::int32_t* pos, std::int32_t* end) noexcept;
+  /// Decodes blocks [i, i + k) one by one after their lane decode failed (counted: lane_fallbacks).
+  template <class G>
+  void lane_fallback(const EncodedView& enc, std::uint8_t* out, std::size_t i, std::size_t k, G&& g) const {
+    count_lane_fallback();
+    decode_loop(enc, out, i, i + k, std::forward<G>(g));
+  }
+  static void count_lane_fallback() noexcept;
   template <class G>
   void decode_loop(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, G&& g) const {
     for (std::size_t i = begin; i < end; ++i) {
