@@ -523,11 +523,8 @@ class CPack final : public CodecImpl<CPack> {
   MEMCOMP_AVX2 std::size_t decode_range_avx2(const EncodedView& enc, std::uint8_t* out, std::size_t begin,
                                              std::size_t end) const {
     constexpr unsigned G = 3, kLanes = 8 * G;
-    const std::size_t b = enc.block_bytes;
-    alignas(32) std::uint8_t buf[kLanes * 256];
+    const auto n = static_cast<unsigned>(enc.block_bytes / 4), b = static_cast<unsigned>(enc.block_bytes);
     alignas(32) std::uint32_t dict[kLanes * kSlots + 1] = {};  // zeros: init=zeros' entries, never rewritten
-    std::int32_t pos[kLanes], stop[kLanes];
-    const std::uint8_t* base = nullptr;
     cpack_avx2::LaneRules rules{};
     alignas(32) std::int32_t push[8];
     for (unsigned c = 0; c < 8; ++c) push[c] = c < 6 && ((push_mask_ >> c) & 1u) ? -1 : 0;
@@ -535,18 +532,12 @@ class CPack final : public CodecImpl<CPack> {
     rules.deque = dict_ == Dict::deque;
     rules.fill = dict_ == Dict::fill;
     rules.zeros = zeros_;
-    std::size_t i = begin;
-    for (; i + kLanes <= end; i += kLanes) {
-      if (!lane_streams(enc, i, kLanes, 34, base, pos, stop)) break;
-      if (zeros_) std::fill(dict, dict + kLanes * kSlots, 0u);
-      if (cpack_avx2::decode_lanes<Big, G>(base, pos, stop, static_cast<unsigned>(b / 4), static_cast<unsigned>(b), buf,
-                                           dict, rules))
-        std::memcpy(out + i * b, buf, kLanes * b);
-      else
-        lane_fallback(enc, out, i, kLanes,
-                      [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t bb) { decode(r, tag, o, bb); });
-    }
-    return i;
+    return decode_groups<kLanes>(enc, out, begin, end, 34,
+                                 [&](const std::uint8_t* base, const std::int32_t* pos, const std::int32_t* stop,
+                                     std::uint8_t* buf) MEMCOMP_AVX2 {
+                                   if (zeros_) std::fill(dict, dict + kLanes * kSlots, 0u);
+                                   return cpack_avx2::decode_lanes<Big, G>(base, pos, stop, n, b, buf, dict, rules);
+                                 });
   }
 #endif
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,

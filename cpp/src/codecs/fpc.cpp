@@ -475,22 +475,14 @@ class FPC final : public CodecImpl<FPC> {
   template <bool Big>
   MEMCOMP_AVX2 std::size_t decode_range_avx2(const EncodedView& enc, std::uint8_t* out, std::size_t begin,
                                              std::size_t end) const {
-    constexpr unsigned G = 3, kLanes = 8 * G;
-    const std::size_t b = enc.block_bytes;
-    alignas(32) std::uint8_t buf[kLanes * 256 + 4];
-    std::int32_t pos[kLanes], stop[kLanes];
-    const std::uint8_t* base = nullptr;
-    std::size_t i = begin;
-    for (; i + kLanes <= end; i += kLanes) {
-      if (!lane_streams(enc, i, kLanes, 35, base, pos, stop)) break;
-      std::memset(buf, 0, kLanes * b);
-      if (fpc_avx2::decode_lanes<Big, G>(base, pos, stop, static_cast<unsigned>(b / 4), static_cast<unsigned>(b), buf))
-        std::memcpy(out + i * b, buf, kLanes * b);
-      else
-        lane_fallback(enc, out, i, kLanes,
-                      [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t bb) { decode(r, tag, o, bb); });
-    }
-    return i;
+    constexpr unsigned G = 3;
+    const auto n = static_cast<unsigned>(enc.block_bytes / 4), b = static_cast<unsigned>(enc.block_bytes);
+    return decode_groups<8 * G>(enc, out, begin, end, 35,
+                                [&](const std::uint8_t* base, const std::int32_t* pos, const std::int32_t* stop,
+                                    std::uint8_t* buf) MEMCOMP_AVX2 {
+                                  std::memset(buf, 0, 8 * G * b);
+                                  return fpc_avx2::decode_lanes<Big, G>(base, pos, stop, n, b, buf);
+                                });
   }
 #endif
 

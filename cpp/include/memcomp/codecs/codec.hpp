@@ -189,6 +189,27 @@ class Codec {
     decode_loop(enc, out, i, i + k, std::forward<G>(g));
   }
   static void count_lane_fallback() noexcept;
+  /// A lane decoder's loop: groups of K blocks, while lane_streams takes them, decoded by
+  /// lanes(base, pos, end, buf) into buf (K blocks), copied out when it returns true, else one
+  /// block at a time (lane_fallback, which names the first bad block). Returns where it stopped.
+  template <std::size_t K, class L>
+  std::size_t decode_groups(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
+                            unsigned max_token, L&& lanes) const {
+    const std::size_t b = enc.block_bytes;
+    alignas(32) std::uint8_t buf[K * 256 + 4];
+    std::int32_t pos[K], stop[K];
+    const std::uint8_t* base = nullptr;
+    std::size_t i = begin;
+    for (; i + K <= end; i += K) {
+      if (!lane_streams(enc, i, K, max_token, base, pos, stop)) break;
+      if (lanes(base, pos, stop, buf))
+        std::memcpy(out + i * b, buf, K * b);
+      else
+        lane_fallback(enc, out, i, K,
+                      [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t bb) { decode(r, tag, o, bb); });
+    }
+    return i;
+  }
   template <class G>
   void decode_loop(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, G&& g) const {
     for (std::size_t i = begin; i < end; ++i) {
