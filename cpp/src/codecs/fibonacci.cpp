@@ -95,17 +95,32 @@ struct LowLens {
 };
 constexpr LowLens kLowLen{};
 
-/// The codeword of n as a field of fib_len(n) bits (first stream bit = the F2 coefficient): the
-/// term F(k) sits at field bit len - k + 1. Greedy from the top down to 2^13, then one lookup.
-inline std::uint64_t fib_code(std::uint64_t n, unsigned len) {
-  std::uint64_t code = 1;  // the terminating 1 is the field's last bit
-  while (n >> kLowBits) {
+/// The greedy steps from n's largest term down to F(20): the terms F(k), k >= 20, as bit 47 - k of
+/// the result; n keeps the rest (below F(20), so kLow holds its terms).
+inline std::uint32_t high_terms(std::uint64_t& n) {
+  std::uint32_t t = 0;
+  while (n >= kT.F[kLowTop]) {
     const unsigned k = fib_len(n);  // the largest term of n is F(k)
-    code |= std::uint64_t{1} << (len - k + 1);
+    t |= 1u << (47 - k);
     n -= kT.F[k];
   }
-  const std::uint64_t low = kLow.v[n];  // terms F(k), k <= 20 < len + 1: bit 20 - k -> len + 1 - k
-  return code | (len + 1 >= kLowTop ? low << (len + 1 - kLowTop) : low >> (kLowTop - len - 1));
+  return t;
+}
+
+/// The codeword of a value of fib_len len as a field of len bits (first stream bit = the F2
+/// coefficient) from its high terms t (high_terms) and its rest: the term F(k) sits at field bit
+/// len - k + 1 = (47 - k) + len - 46, the rest's terms (kLow's bit 20 - k) likewise, the
+/// terminating 1 is the field's last bit.
+inline std::uint64_t fib_field(std::uint64_t t, std::uint64_t rest, unsigned len) {
+  const std::uint64_t high = len >= 46 ? t << (len - 46) : t >> (46 - len);
+  const std::uint64_t low = kLow.v[rest];
+  return 1u | high | (len + 1 >= kLowTop ? low << (len + 1 - kLowTop) : low >> (kLowTop - len - 1));
+}
+
+/// The codeword of n, fib_len(n) = len bits.
+inline std::uint64_t fib_code(std::uint64_t n, unsigned len) {
+  const std::uint32_t t = high_terms(n);
+  return fib_field(t, n, len);
 }
 
 // What a byte of coefficients adds, per byte position t of a codeword: bit 7 - i of v is the
@@ -279,10 +294,7 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
     std::uint8_t lens[64];
     for (std::size_t i = 0; i < m; ++i) {
       const unsigned len = fib_len(n[i]);
-      // F(k) sits at field bit len - k + 1 = (47 - k) + len - 46; the low terms as in fib_code.
-      const std::uint64_t high = len >= 46 ? t[i] << (len - 46) : t[i] >> (46 - len);
-      const std::uint64_t low = kLow.v[rest[i]];
-      n[i] = 1u | high | (len + 1 >= kLowTop ? low << (len + 1 - kLowTop) : low >> (kLowTop - len - 1));
+      n[i] = fib_field(t[i], rest[i], len);
       lens[i] = static_cast<std::uint8_t>(len);
     }
     out.write_fields(n, lens, m);  // (the codewords, in place of their values)
@@ -314,18 +326,30 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
     return at;
   }
 
+  // The greedy steps of codewords() one value at a time, for a group with a value of 2^32 (n
+  // holds it as 0, as it holds a first word): the rests back into n, the terms into t.
+  template <std::size_t N>
+  static void greedy_wide(std::uint32_t* n, std::uint32_t* t) {
+    for (std::size_t i = 0; i < 8 * N; ++i) {
+      std::uint64_t r = n[i] != 0 ? n[i] : i % N != 0 ? kMaxN : 0;
+      t[i] = high_terms(r);
+      n[i] = static_cast<std::uint32_t>(r);
+    }
+  }
+
   // The tokens of 8 consecutive blocks of N words (block k's at k * N): values n = zigzag + 1,
   // the greedy steps down to F(20) (bit 47 - k of t for a term F(k)) and the rest below F(20)
-  // for all 8N at once, four values per register; then each codeword from its terms: the length
-  // is the largest term's index (t's lowest set bit, found through a double's exponent), or for
-  // a value below F(20) a lookup, as fib_code and fib_len compute them.
+  // for all 8N at once, eight values per register (four while a value is 2^32, which takes 33
+  // bits); then each codeword from its terms: the length is the largest term's index (t's lowest
+  // set bit, found through a double's exponent), or for a value below F(20) a lookup, as fib_code
+  // and fib_len compute them.
   template <std::size_t N, bool Big>
   MEMCOMP_AVX2_INLINE void codewords(const std::uint8_t* blk, std::uint64_t* tok, std::uint8_t* len) const {
     constexpr std::size_t M = 8 * N;
     const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
                                           11, 10, 9, 8, 15, 14, 13, 12);
-    alignas(32) std::uint64_t n[M];
-    __m256i most = _mm256_setzero_si256();
+    alignas(32) std::uint32_t n[M], terms[M];  // n: the values, then the rests
+    __m128i most = _mm_setzero_si128(), wide = _mm_setzero_si128();
     for (std::size_t k = 0; k < 8; ++k) {
       const std::uint8_t* b = blk + 4 * N * k;
       __m128i before = _mm_setzero_si128();     // words j - 4 .. j - 1
@@ -335,49 +359,54 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
         const __m128i r = _mm_sub_epi32(w, _mm_alignr_epi8(w, before, 12));
         before = w;
         const __m128i z = _mm_xor_si128(_mm_slli_epi32(r, 1), _mm_srai_epi32(r, 31));
-        const __m256i v = _mm256_add_epi64(_mm256_cvtepu32_epi64(z), _mm256_set1_epi64x(1));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(n + k * N + j), v);
-        most = _mm256_or_si256(most, v);
+        const __m128i v = _mm_sub_epi32(z, _mm_set1_epi32(-1));  // z + 1, 0 for z = 2^32 - 1
+        _mm_store_si128(reinterpret_cast<__m128i*>(n + k * N + j), v);
+        most = _mm_or_si128(most, v);
+        wide = _mm_or_si128(wide, _mm_cmpeq_epi32(z, _mm_set1_epi32(-1)));
       }
       n[k * N] = 0;  // the first word: no codeword
     }
-    alignas(32) std::uint64_t m4[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(m4), most);
-    const std::uint64_t top_n = m4[0] | m4[1] | m4[2] | m4[3];       // >= the largest value, same bit length
-    const unsigned top = fib_len(std::min(top_n, kMaxN));            // (word 0's 1 + garbage is in range too)
-    const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);  // 2^52 as a double: exact below it
-    alignas(32) std::uint64_t terms[M];
-    for (std::size_t i = 0; i < M; i += 16) {  // four independent chains per step
-      __m256i r[4], t[4];
-      for (unsigned v = 0; v < 4; ++v) {
-        r[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(n + i + 4 * v));
-        t[v] = _mm256_setzero_si256();
-      }
-      for (unsigned k = top; k >= kLowTop; --k) {
-        const __m256i f = _mm256_set1_epi64x(static_cast<long long>(kT.F[k]));
-        const __m256i bit = _mm256_set1_epi64x(1ll << (47 - k));
+    if (_mm_movemask_epi8(wide)) {  // a value of 2^32 somewhere (maybe a first word's): 64-bit lanes
+      greedy_wide<N>(n, terms);
+    } else {
+      most = _mm_or_si128(most, _mm_shuffle_epi32(most, 0x4E));
+      most = _mm_or_si128(most, _mm_shuffle_epi32(most, 0xB1));
+      // >= the largest value, of the same bit length (word 0's garbage value is in range too)
+      const unsigned top = fib_len(static_cast<std::uint32_t>(_mm_cvtsi128_si32(most)));
+      // Unsigned compares as signed ones: the rests are kept less 2^31 (r ^ 2^31).
+      const __m256i sign = _mm256_set1_epi32(INT32_MIN);
+      for (std::size_t i = 0; i < M; i += 32) {  // four independent chains per step
+        __m256i r[4], t[4];
         for (unsigned v = 0; v < 4; ++v) {
-          const __m256i skip = _mm256_cmpgt_epi64(f, r[v]);  // all ones where F(k) > r: not taken
-          r[v] = _mm256_sub_epi64(r[v], _mm256_andnot_si256(skip, f));
-          t[v] = _mm256_or_si256(t[v], _mm256_andnot_si256(skip, bit));
+          r[v] = _mm256_xor_si256(_mm256_load_si256(reinterpret_cast<const __m256i*>(n + i + 8 * v)), sign);
+          t[v] = _mm256_setzero_si256();
+        }
+        for (unsigned k = top; k >= kLowTop; --k) {
+          const __m256i f = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(kT.F[k])));
+          const __m256i fs = _mm256_xor_si256(f, sign);
+          const __m256i bit = _mm256_set1_epi32(1 << (47 - k));
+          for (unsigned v = 0; v < 4; ++v) {
+            const __m256i skip = _mm256_cmpgt_epi32(fs, r[v]);  // all ones where F(k) > r: not taken
+            r[v] = _mm256_sub_epi32(r[v], _mm256_andnot_si256(skip, f));
+            t[v] = _mm256_or_si256(t[v], _mm256_andnot_si256(skip, bit));
+          }
+        }
+        for (unsigned v = 0; v < 4; ++v) {
+          _mm256_store_si256(reinterpret_cast<__m256i*>(n + i + 8 * v), _mm256_xor_si256(r[v], sign));
+          _mm256_store_si256(reinterpret_cast<__m256i*>(terms + i + 8 * v), t[v]);
         }
       }
-      for (unsigned v = 0; v < 4; ++v) {
-        _mm256_store_si256(reinterpret_cast<__m256i*>(n + i + 4 * v), r[v]);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(terms + i + 4 * v), t[v]);
-      }
     }
-    for (std::size_t i = 0; i < M; i += 4) {  // n now holds the rests
-      const __m256i r = _mm256_load_si256(reinterpret_cast<const __m256i*>(n + i));
-      const __m256i t = _mm256_load_si256(reinterpret_cast<const __m256i*>(terms + i));
+    const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);  // 2^52 as a double: exact below it
+    for (std::size_t i = 0; i < M; i += 4) {                         // n now holds the rests
+      const __m128i r32 = _mm_load_si128(reinterpret_cast<const __m128i*>(n + i));
+      const __m256i t = _mm256_cvtepu32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(terms + i)));
       // Length: 47 - (t's lowest bit), or the rest's (< F(20), so every value here is >= 1).
       const __m256i lowest = _mm256_and_si256(t, _mm256_sub_epi64(_mm256_setzero_si256(), t));
       const __m256i e =
           _mm256_srli_epi64(_mm256_castpd_si256(_mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(lowest, magic)),
                                                               _mm256_castsi256_pd(magic))),
                             52);
-      const __m128i r32 =
-          _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(r, _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0)));
       const __m256i small = _mm256_cvtepu32_epi64(
           _mm_and_si128(_mm_i32gather_epi32(reinterpret_cast<const int*>(kLowLen.v), r32, 1), _mm_set1_epi32(0xFF)));
       const __m256i l = _mm256_blendv_epi8(_mm256_sub_epi64(_mm256_set1_epi64x(47 + 1023), e), small,
