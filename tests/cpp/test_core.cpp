@@ -103,16 +103,39 @@ TEST(Buffers, AFreedLargeBufferServesTheNextSimilarRequest) {
   release_buffers();
 }
 
+TEST(Buffers, MidSizedBuffersAreKeptToo) {
+  release_buffers();
+  // A size column of a 16 MiB batch (2 MiB): kept, page aligned, and served again.
+  void* a = alloc_buffer(std::size_t{2} << 20);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 4096, 0u);
+  std::memset(a, 1, std::size_t{2} << 20);
+  free_buffer(a);
+  void* b = alloc_buffer((std::size_t{2} << 20) - 100);
+  EXPECT_EQ(a, b);
+  free_buffer(b);
+  // One of 5 MiB (huge-page backed) holds a 3 MiB request without wasting half; 1 MiB does not fit it.
+  void* h = alloc_buffer(std::size_t{5} << 20);
+  free_buffer(h);
+  void* m = alloc_buffer(std::size_t{1} << 20);
+  EXPECT_NE(m, h);
+  void* k = alloc_buffer(std::size_t{3} << 20);
+  EXPECT_EQ(k, h);
+  std::memset(k, 2, std::size_t{3} << 20);
+  free_buffer(m);
+  free_buffer(k);
+  release_buffers();
+}
+
 TEST(Buffers, AFullCacheDropsTheBufferFreedLongestAgo) {
   release_buffers();
   const auto mib = [](std::size_t n) { return n << 20; };
   std::vector<void*> p;
-  for (std::size_t k = 0; k < 9; ++k) p.push_back(alloc_buffer(mib(4 + 2 * k)));  // 4, 6, ..., 20 MiB
-  for (void* q : p) free_buffer(q);  // eight slots: the ninth free drops the 4 MiB one
+  for (std::size_t k = 0; k < 17; ++k) p.push_back(alloc_buffer(mib(4 + 2 * k)));  // 4, 6, ..., 36 MiB
+  for (void* q : p) free_buffer(q);  // sixteen slots: the seventeenth free drops the 4 MiB one
   void* a = alloc_buffer(mib(4));
   EXPECT_EQ(a, p[1]);  // the smallest that holds it is now the 6 MiB one
-  void* b = alloc_buffer(mib(20));
-  EXPECT_EQ(b, p[8]);
+  void* b = alloc_buffer(mib(36));
+  EXPECT_EQ(b, p[16]);
   free_buffer(a);
   free_buffer(b);
   release_buffers();

@@ -13,7 +13,7 @@ namespace memcomp {
 
 /// malloc-compatible storage of `bytes` bytes (huge-page backed from 4 MiB); throws bad_alloc.
 void* alloc_buffer(std::size_t bytes);
-/// Releases what alloc_buffer returned (a large buffer may be kept for the next request).
+/// Releases what alloc_buffer returned (one of 256 KiB or more may be kept for the next request).
 void free_buffer(void* p) noexcept;
 /// Returns every kept buffer to the system.
 void release_buffers() noexcept;
