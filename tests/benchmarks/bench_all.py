@@ -2,7 +2,7 @@
 ratio to the machine's limits over the same bytes (memcpy, and a read-only scan) and to the plain
 NumPy way where one exists. Reported, never asserted; --json for tracking across commits:
 
-    python tests/benchmarks/bench_all.py [--mib 64] [--repeat 3] [--only bdi,fpc] [--json out.json]
+    python tests/benchmarks/bench_all.py [--mib 64] [--repeat 5] [--only bdi,fpc] [--json out.json]
 
 Paths: codec measure (BDI 32/128 B, FPC 32 B, C-Pack paper/skku 32 B, BPC 128 B, E2MC16/SC2
 128 B, MPC 32 B), encode+decode (BDI, FPC, C-Pack, MPC 32 B; BPC, Fibonacci, E2MC16 128 B), Energy
@@ -32,7 +32,7 @@ from memcomp import toggles  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import numpy_reference  # noqa: E402
-from timing import best_of  # noqa: E402
+from timing import best_of, best_of_each  # noqa: E402
 
 THREADS = (1, 2)
 
@@ -90,9 +90,12 @@ def ec_overhead(data: np.ndarray, repeat: int) -> List[dict]:
     blocks = memcomp.as_blocks(data, 32)
     for name in ("bdi.paper", "fpc.paper"):
         c = memcomp.get_codec(name)
-        t_enc = best_of(lambda: c.encode(blocks, threads=1), repeat)
-        t_both = best_of(
-            lambda: toggles.energy_control(blocks, c.encode(blocks, threads=1), "ec2", per_block=False), repeat
+        t_enc, t_both = best_of_each(
+            [
+                lambda: c.encode(blocks, threads=1),
+                lambda: toggles.energy_control(blocks, c.encode(blocks, threads=1), "ec2", per_block=False),
+            ],
+            repeat,
         )
         rows.append({"path": f"EC overhead {name} 32 B", "overhead_pct": 100 * (t_both - t_enc) / t_enc})
     return rows
@@ -124,18 +127,22 @@ def machine_limits(data: np.ndarray, repeat: int) -> Dict[str, float]:
         def both(fn) -> None:
             list(pool.map(fn, halves))
 
-        return {
-            "memcpy_gbs": gb / best_of(lambda: np.copyto(dst, data), repeat),
-            "memcpy_gbs_2": gb / best_of(lambda: both(lambda s: np.copyto(d64[s], words[s])), repeat),
-            "scan_gbs": gb / best_of(lambda: np.bitwise_or.reduce(words), repeat),  # reads every byte once
-            "scan_gbs_2": gb / best_of(lambda: both(lambda s: np.bitwise_or.reduce(words[s])), repeat),
-        }
+        t = best_of_each(
+            [
+                lambda: np.copyto(dst, data),
+                lambda: both(lambda s: np.copyto(d64[s], words[s])),
+                lambda: np.bitwise_or.reduce(words),  # reads every byte once
+                lambda: both(lambda s: np.bitwise_or.reduce(words[s])),
+            ],
+            repeat,
+        )
+    return dict(zip(("memcpy_gbs", "memcpy_gbs_2", "scan_gbs", "scan_gbs_2"), (gb / x for x in t)))
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mib", type=int, default=64, help="MiB of sample data (default 64)")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5, help="timed runs per figure, the fastest kept (default 5)")
     ap.add_argument("--only", default=None, help="comma-separated words: run only paths naming one")
     ap.add_argument("--json", default=None, help="also write the rows to this JSON file")
     args = ap.parse_args(argv)
@@ -156,7 +163,7 @@ def main(argv=None) -> None:
     for name, (run, ref) in paths(data).items():
         if only and not any(w in name for w in only):
             continue
-        gbs = {t: gb / best_of(lambda t=t: run(t), args.repeat) for t in THREADS}
+        gbs = dict(zip(THREADS, (gb / x for x in best_of_each([lambda t=t: run(t) for t in THREADS], args.repeat))))
         ref_gbs = gb / best_of(ref, 1) if ref else float("nan")
         row = {
             "path": name,
