@@ -107,20 +107,15 @@ inline std::uint32_t high_terms(std::uint64_t& n) {
   return t;
 }
 
-/// The codeword of a value of fib_len len as a field of len bits (first stream bit = the F2
-/// coefficient) from its high terms t (high_terms) and its rest: the term F(k) sits at field bit
-/// len - k + 1 = (47 - k) + len - 46, the rest's terms (kLow's bit 20 - k) likewise, the
-/// terminating 1 is the field's last bit.
-inline std::uint64_t fib_field(std::uint64_t t, std::uint64_t rest, unsigned len) {
-  const std::uint64_t high = len >= 46 ? t << (len - 46) : t >> (46 - len);
-  const std::uint64_t low = kLow.v[rest];
-  return 1u | high | (len + 1 >= kLowTop ? low << (len + 1 - kLowTop) : low >> (kLowTop - len - 1));
-}
-
-/// The codeword of n, fib_len(n) = len bits.
+/// The codeword of n as a field of fib_len(n) = len bits (first stream bit = the F2
+/// coefficient): the term F(k) sits at field bit len - k + 1 = (47 - k) + len - 46, for the high
+/// terms (high_terms) and for the rest's (kLow's bit 20 - k) alike; the terminating 1 is the
+/// field's last bit.
 inline std::uint64_t fib_code(std::uint64_t n, unsigned len) {
-  const std::uint32_t t = high_terms(n);
-  return fib_field(t, n, len);
+  const std::uint64_t t = high_terms(n);
+  const std::uint64_t high = len >= 46 ? t << (len - 46) : t >> (46 - len);
+  const std::uint64_t low = kLow.v[n];
+  return 1u | high | (len + 1 >= kLowTop ? low << (len + 1 - kLowTop) : low >> (kLowTop - len - 1));
 }
 
 // What a byte of coefficients adds, per byte position t of a codeword: bit 7 - i of v is the
@@ -169,9 +164,6 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
     std::uint32_t prev = load<std::uint32_t>(blk, endian_);
     out.write(prev, 32);
-#if defined(MEMCOMP_X86_SIMD)
-    if (simd_avx2()) return encode_avx2(blk, b, prev, out);
-#endif
     for (std::size_t i = 4; i < b; i += 4) {
       const std::uint32_t w = load<std::uint32_t>(blk + i, endian_);
       const std::uint64_t n = std::uint64_t{zigzag(w, prev)} + 1;
@@ -253,54 +245,6 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
     store<std::uint32_t>(out + 4 * i, w, endian_);
     return w;
   }
-
-#if defined(MEMCOMP_X86_SIMD)
-  // fib_code for sixteen words at once: the greedy steps from the block's largest term down to
-  // F(20), one compare and subtract per term for every lane (t: bit 47 - k for a term F(k)),
-  // then the rest below F(20) < 2^13 through kLow, as fib_code does.
-  MEMCOMP_AVX2 std::uint32_t encode_avx2(const std::uint8_t* blk, std::size_t b, std::uint32_t prev,
-                                         BitWriter& out) const {
-    const std::size_t m = b / 4 - 1;
-    alignas(32) std::uint64_t n[64], t[64], rest[64];
-    for (std::size_t i = m; i < (m + 15) / 16 * 16; ++i) n[i] = 0;  // the last vectors' spare lanes
-    for (std::size_t i = 0; i < m; ++i) {
-      const std::uint32_t w = load<std::uint32_t>(blk + 4 * (i + 1), endian_);
-      n[i] = std::uint64_t{zigzag(w, prev)} + 1;
-      prev = w;
-    }
-    std::uint64_t most = 0;
-    for (std::size_t i = 0; i < m; ++i) most = std::max(most, n[i]);
-    const unsigned top = fib_len(most);        // a codeword of length len takes F(len) first
-    for (std::size_t i = 0; i < m; i += 16) {  // four independent vectors per step
-      __m256i r[4], terms[4];
-      for (unsigned v = 0; v < 4; ++v) {
-        r[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(n + i + 4 * v));
-        terms[v] = _mm256_setzero_si256();
-      }
-      for (unsigned k = top; k >= kLowTop; --k) {
-        const __m256i f = _mm256_set1_epi64x(static_cast<long long>(kT.F[k]));
-        const __m256i bit = _mm256_set1_epi64x(1ll << (47 - k));
-        for (unsigned v = 0; v < 4; ++v) {
-          const __m256i skip = _mm256_cmpgt_epi64(f, r[v]);  // all ones where F(k) > r: not taken
-          r[v] = _mm256_sub_epi64(r[v], _mm256_andnot_si256(skip, f));
-          terms[v] = _mm256_or_si256(terms[v], _mm256_andnot_si256(skip, bit));
-        }
-      }
-      for (unsigned v = 0; v < 4; ++v) {
-        _mm256_store_si256(reinterpret_cast<__m256i*>(t + i + 4 * v), terms[v]);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(rest + i + 4 * v), r[v]);
-      }
-    }
-    std::uint8_t lens[64];
-    for (std::size_t i = 0; i < m; ++i) {
-      const unsigned len = fib_len(n[i]);
-      n[i] = fib_field(t[i], rest[i], len);
-      lens[i] = static_cast<std::uint8_t>(len);
-    }
-    out.write_fields(n, lens, m);  // (the codewords, in place of their values)
-    return 0;
-  }
-#endif
 
 #if defined(MEMCOMP_X86_SIMD)
   template <std::size_t B, bool Big>
