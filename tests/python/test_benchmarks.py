@@ -106,3 +106,28 @@ def test_bench_all_prints_every_path_and_writes_json(tmp_path):
         "EC overhead bdi.paper 32 B",
         "EC overhead fpc.paper 32 B",
     ]
+
+
+def test_best_of_each_takes_turns_and_keeps_each_minimum(monkeypatch):
+    sys.path.insert(0, BENCH)
+    try:
+        import timing
+    finally:
+        sys.path.remove(BENCH)
+    clock = iter(range(1000))
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: float(next(clock)))
+    calls = []
+    # Each call advances the fake clock by its cost: a's runs take 1, 3, 1 ticks, b's 2, 2, 5.
+    cost = {"a": iter([0, 0, 2, 0]), "b": iter([0, 1, 1, 4])}
+
+    def run(name):
+        def fn():
+            calls.append(name)
+            for _ in range(next(cost[name])):
+                next(clock)
+
+        return fn
+
+    best = timing.best_of_each([run("a"), run("b")], 3)
+    assert calls == ["a", "b"] + ["a", "b"] * 3  # one warm-up each, then in turns
+    assert best == [1.0, 2.0]
