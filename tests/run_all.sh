@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs memcomp with its test extras and runs the whole test suite: the static checks
 # (tests/lint.sh: ruff, mypy, clang-format, clang-tidy), pytest (incl. hypothesis property tests,
-# golden vectors and the bad-input matrix), then the GoogleTest suite and the fuzz corpora in a
-# normal and an ASan+UBSan build, then each libFuzzer harness for FUZZ_SECONDS (default 60).
+# golden vectors and the bad-input matrix, on JOBS workers), the GoogleTest suite and the fuzz
+# corpora in the extension's Release build, then the GoogleTest suite in an ASan+UBSan build (clang)
+# and each libFuzzer harness for FUZZ_SECONDS (default 60), all harnesses side by side.
 # GoogleTest, clang, libFuzzer, clang-format and clang-tidy come from Debian: the script installs
 # them when they are missing (as root, or with passwordless sudo) and stops with what to run
 # otherwise. Any failure, or pytest collecting no tests (exit code 5), fails the script.
@@ -31,25 +32,20 @@ fi
 
 echo "== pip install .[test]"
 # PyTorch's CPU build for the capture tests (pinned: an unpinned torch may pull a CUDA build of
-# several GB), then the package with its test extras.
+# several GB), then the package with its test extras. The extension's build also builds the
+# GoogleTest suite (same compiler, Release), kept in build/release-tests for ctest below.
 "$PY" -m pip install --quiet "torch==2.13.0"
-"$PY" -m pip install --quiet ".[test]" "cmeel-eigen>=3.4"
+"$PY" -m pip install --quiet ".[test]" "cmeel-eigen>=3.4" \
+  --config-settings=build-dir=build/release-tests --config-settings=cmake.define.MEMCOMP_BUILD_TESTS=ON
 
 echo "== static checks (ruff, mypy, clang-format, clang-tidy)"
 bash tests/lint.sh
 
 echo "== pytest"
-"$PY" -m pytest -q
+"$PY" -m pytest -q -n "$JOBS"
 
-for variant in release asan; do
-  dir=build/ctest-$variant
-  flags=(-DMEMCOMP_BUILD_TESTS=ON -DMEMCOMP_WERROR=ON -DPython_EXECUTABLE="$(command -v "$PY")")
-  if [ "$variant" = asan ]; then flags+=(-DMEMCOMP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug); else flags+=(-DCMAKE_BUILD_TYPE=Release); fi
-  echo "== C++ tests ($variant)"
-  cmake -S . -B "$dir" -G Ninja "${flags[@]}" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
-  cmake --build "$dir" -j "$JOBS"
-  ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
-done
+echo "== C++ tests (release)"
+ctest --test-dir build/release-tests --output-on-failure -j "$JOBS"
 
-echo "== libFuzzer harnesses (ASan+UBSan)"
+# The ASan+UBSan build (clang) runs the GoogleTest suite, then each libFuzzer harness.
 bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
