@@ -353,6 +353,19 @@ TEST(BPC, EveryTruncationOfAValidStreamThrows) {
 
 // ---- golden file --------------------------------------------------------------------------
 
+TEST(BPC, FastKernelsEqualScalar) {
+  using S = std::string;
+  for (const Options& o : std::vector<Options>{{},
+                                               {{"code_map", S("kim")}, {"endian", S("big")}},
+                                               {{"precedence", S("liu")}},
+                                               {{"delta_bits", std::int64_t{32}}},
+                                               {{"alt_mode", S("planes")}}}) {
+    const auto c = make_codec("bpc.isca16", o);
+    test::check_lane_encoder(*c);
+    test::check_lane_decoder(*c);
+  }
+}
+
 TEST(BPC, GoldenFile) {
   const auto g = test::parse_file(std::string(MEMCOMP_GOLDEN_DIR) + "/bpc.json");
   std::size_t checked = 0;

@@ -46,6 +46,10 @@
 // The decoder accepts exactly the streams the encoder writes: narrowest base code, maximal
 // zero runs inside the planes, positions inside the plane, each plane's first applicable
 // class, a 33-bit delta that stays within int32, and the mode flag the encoder would choose.
+//
+// With AVX2 at B = 32..128 the planes are classified eight per register (emit_planes_avx2),
+// and a delta block decodes without a branch per symbol class (decode_fast), handing any
+// stream it doubts to the general decoder; both equal the scalar code bit for bit (tests).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -62,6 +66,7 @@ namespace {
 
 // Classes of a non-zero DBX plane; the 5-bit codes of the first four per code map.
 enum Cls : unsigned { kDbp0 = 0, kOnes = 1, kPair = 2, kSingle = 3, kRaw = 4 };
+enum RunSym : unsigned { kRun = 5, kRun1 = 6 };                 // the zero-run symbols 01 + 5 and 001
 constexpr unsigned kCode[2][4] = {{1, 0, 2, 3}, {2, 3, 1, 0}};  // [ebpc|kim][class]
 constexpr unsigned kClassOf[2][4] = {{kOnes, kDbp0, kPair, kSingle}, {kSingle, kPair, kDbp0, kOnes}};  // [map][code]
 const char* const kClassName[5] = {"DBP-zero", "all-ones", "two-ones", "single-one", "raw"};
@@ -307,6 +312,28 @@ class BPC final : public CodecImpl<BPC> {
     unsigned_words_ = r.get_choice("words", "signed", {"signed", "unsigned"}) == "unsigned";
     fixed32_ = r.get_choice("fields", "width", {"width", "fixed32"}) == "fixed32";
     r.finish();
+    // decode_fast's symbol table, by the first 5 bits of a symbol, at W = 7, 15, 31.
+    const unsigned map = kim_codes_ ? 1 : 0;
+    for (unsigned k = 0; k < 3; ++k) {
+      const unsigned W = (8u << k) - 1;
+      for (unsigned t = 0; t < 32; ++t) {
+        const unsigned h = t >> 2, cls = kClassOf[map][t & 3];
+        const unsigned kind = h >= 4 ? kRaw : h >= 2 ? kRun : h == 1 ? kRun1 : cls;
+        Sym& e = sym_[k][t];
+        e.raw_mask = kind == kRaw ? ~0u : 0u;
+        e.ones = kind == kOnes ? static_cast<std::uint32_t>(low_mask(W)) : 0u;
+        e.dbp_mask = kind == kDbp0 ? ~0u : 0u;
+        e.kind = static_cast<std::uint8_t>(kind);
+        e.len = static_cast<std::uint8_t>(kind == kRaw    ? W + 1
+                                          : kind == kRun  ? 7
+                                          : kind == kRun1 ? 3
+                                                          : 5 + (kind == kPair || kind == kSingle ? ceil_log2(W) : 0));
+        e.pat = static_cast<std::uint8_t>(kind == kPair ? 3 : kind == kSingle ? 1 : 0);
+        e.count_mask = static_cast<std::uint8_t>(kind == kRun ? 31 : 0);
+        e.count_add = static_cast<std::uint8_t>(kind == kRun ? 2 : 1);
+        e.run = static_cast<std::uint8_t>(kind >= kRun);
+      }
+    }
   }
 
   Options options() const override {
@@ -372,18 +399,19 @@ class BPC final : public CodecImpl<BPC> {
     const unsigned P = src == Src::delta33 ? 33 : 32;
 #if defined(MEMCOMP_X86_SIMD)
     if (b >= 32 && b <= 128 && simd_avx2()) {
+      alignas(32) std::uint32_t rev[48];
       with_block_size(b, [&](auto B) {
-        if constexpr (B() >= 32 && B() <= 128) planes_avx2<B()>(blk, src, planes);
+        if constexpr (B() >= 32 && B() <= 128) planes_avx2<B()>(blk, src, rev);
       });
-    } else
-#endif
-    {
-      std::uint32_t w[64];
-      for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
-      std::uint64_t rows[63];
-      for (std::size_t i = 1; i < n; ++i) rows[i - 1] = row_of(src, w[i], w[i - 1]);
-      transpose_bits(rows, static_cast<unsigned>(m), P, planes);
+      emit_planes_avx2(rev, P, static_cast<unsigned>(m), pb, out);
+      return 0;
     }
+#endif
+    std::uint32_t w[64];
+    for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
+    std::uint64_t rows[63];
+    for (std::size_t i = 1; i < n; ++i) rows[i - 1] = row_of(src, w[i], w[i - 1]);
+    transpose_bits(rows, static_cast<unsigned>(m), P, planes);
     emit_planes(planes, P, static_cast<unsigned>(m), pb, low_mask(static_cast<unsigned>(m)), out);
     return 0;
   }
@@ -400,6 +428,12 @@ class BPC final : public CodecImpl<BPC> {
 
  private:
   void decode_mode(BitReader& in, bool alt, std::uint8_t* out, std::size_t b) const {
+#if defined(MEMCOMP_X86_SIMD)
+    if (!alt && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
+      if (decode_fast(in, out, b)) return;
+      count_lane_fallback();
+    }
+#endif
     const std::size_t n = b / 4, m = n - 1;
     std::uint64_t planes[64];
     if (alt && alt_ == Alt::rows) {
@@ -436,9 +470,10 @@ class BPC final : public CodecImpl<BPC> {
   // The planes of the rows of a block of at most 32 words, all in registers: row i (word i less
   // word i - 1, or the word) sits in lane i, its low 32 bits in the transpose and bit 32 (the
   // sign of the 33-bit delta: word i below word i - 1, as signed words, the only exact ones) in
-  // a mask; lane 0 (word 0, no row) is shifted out of every plane.
+  // a mask; lane 0 (word 0, no row) is shifted out of every plane. The planes go out from the
+  // top one down as emit_planes_avx2 takes them: rev[8 + k] = plane P - 1 - k, 0 around them.
   template <std::size_t B>
-  MEMCOMP_AVX2 void planes_avx2(const std::uint8_t* blk, Src src, std::uint64_t* planes) const {
+  MEMCOMP_AVX2 void planes_avx2(const std::uint8_t* blk, Src src, std::uint32_t* rev) const {
     constexpr std::size_t R = B / 32;
     const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
                                           11, 10, 9, 8, 15, 14, 13, 12);
@@ -456,10 +491,17 @@ class BPC final : public CodecImpl<BPC> {
       const __m256i below = _mm256_cmpgt_epi32(before, cur);  // signed words: unsigned ones are not exact
       top |= std::uint64_t{static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(below)))} << (8 * r);
     }
-    std::uint32_t t[32];
+    alignas(32) std::uint32_t t[32];
     transpose32_avx2(lo, t);
-    for (unsigned c = 0; c < 32; ++c) planes[c] = t[c] >> 1;
-    if (src == Src::delta33) planes[32] = top >> 1;
+    const unsigned P = src == Src::delta33 ? 33 : 32;
+    const __m256i reverse = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0), zero = _mm256_setzero_si256();
+    _mm256_store_si256(reinterpret_cast<__m256i*>(rev), zero);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(rev + 40), zero);
+    rev[8] = static_cast<std::uint32_t>(top >> 1);  // plane 32, or plane 31 written over below
+    for (unsigned q = 0; q < 4; ++q) {              // planes 8q..8q+7 to rev[8 + P - 8 - 8q ..]
+      const __m256i planes = _mm256_srli_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(t + 8 * q)), 1);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(rev + P - 8 * q), _mm256_permutevar8x32_epi32(planes, reverse));
+    }
   }
 #endif
 
@@ -767,6 +809,195 @@ class BPC final : public CodecImpl<BPC> {
     flush_run(run, out);
   }
 
+#if defined(MEMCOMP_X86_SIMD)
+  MEMCOMP_AVX2_INLINE static void store5(std::uint32_t* to, __m256i v) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(to), v);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(to + 8), v);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(to + 16), v);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(to + 24), v);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(to + 32), v);
+  }
+#endif
+#if defined(MEMCOMP_X86_SIMD)
+  // decode_mode's delta planes for B = 32, 64 or 128 (W = m <= 31: every symbol lies within 40
+  // bits), without a branch on the symbol class. Each symbol's class, length and DBX come from
+  // its first 5 bits (sym_) and masks; only the zero runs are checked in the loop (not after
+  // another, not past plane 0), and a run leaves its planes' DBX 0. Then, eight planes per
+  // register: DBP as a running XOR from the top, and every other symbol checked to be its
+  // plane's encoding, as emit_planes_avx2 chooses it. Then the planes' low 32 bits through the
+  // 32x32 transpose (bit j of word i's delta), the words as a running sum mod 2^32, and the sign
+  // plane checked against the words: bit 32 of a 33-bit delta is set exactly when word i lies
+  // below word i - 1 as signed words, so a delta that leaves the signed 32-bit range fails it.
+  // False, with `in` untouched, for every stream the general path rejects (it then throws the
+  // error) and for a symbol past the stream's end.
+  MEMCOMP_AVX2 bool decode_fast(BitReader& in, std::uint8_t* out, std::size_t b) const {
+    const unsigned m = static_cast<unsigned>(b / 4 - 1), pb = ceil_log2(m), P = delta_bits_ == 33 ? 33 : 32;
+    const Sym* sym = sym_[b == 32 ? 0 : b == 64 ? 1 : 2];
+    const std::uint64_t ones = low_mask(m), pos_mask = low_mask(pb);
+    BitReader r = in;
+    const std::uint32_t w0 = read_base(r);  // throws what the general path throws
+    // Per plane j: its DBX (0 on a zero run) and its symbol's class (zero planes kRun); 0 and kRun
+    // past the planes, for the checks eight planes at a time.
+    alignas(32) std::uint32_t dbx[40], kind_of[40];
+    const __m256i zero = _mm256_setzero_si256(), run_kind = _mm256_set1_epi32(kRun);
+    store5(dbx, zero);  // (five stores: a loop of them becomes a slow rep stos)
+    store5(kind_of, run_kind);
+    const auto ones32 = static_cast<std::uint32_t>(ones);
+    std::uint32_t above = 0;  // DBP of the plane above
+    unsigned j = P;           // planes left
+    unsigned after_zero = 0;  // the last symbol was a zero run
+    while (j > 0) {
+      const std::uint64_t w = r.peek(40);
+      const Sym& e = sym[w >> 35];
+      if (e.len > r.remaining()) return false;
+      r.skip(e.len);
+      const unsigned count = e.count_add + (static_cast<unsigned>(w >> 33) & e.count_mask);
+      if ((e.run & after_zero) | unsigned{count > j}) return false;  // a run after a run, or past plane 0
+      // (A pair at bit 31 leaves the plane: the checks below refuse it.)
+      const auto pos = static_cast<unsigned>((w >> (35 - pb)) & pos_mask);
+      const std::uint32_t x = (static_cast<std::uint32_t>(w >> (39 - m)) & ones32 & e.raw_mask) | e.ones |
+                              (above & e.dbp_mask) | unsigned{e.pat} << pos;
+      j -= count;
+      dbx[j] = x;
+      kind_of[j] = e.kind;
+      above ^= x;
+      after_zero = e.run;
+    }
+    // DBP: each register of eight DBX planes XORed from its top lane down (shifts within the
+    // 128-bit halves, then the high half's into the low one), then with the planes above it.
+    __m256i x[5], p[5];
+    __m256i above_q = zero;  // every lane: the DBP of the plane above the register
+    for (unsigned q = 5; q-- > 0;) {
+      x[q] = _mm256_load_si256(reinterpret_cast<const __m256i*>(dbx + 8 * q));
+      __m256i v = _mm256_xor_si256(x[q], _mm256_srli_si256(x[q], 4));
+      v = _mm256_xor_si256(v, _mm256_srli_si256(v, 8));
+      v = _mm256_xor_si256(v, _mm256_blend_epi32(_mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(4)), zero, 0xF0));
+      p[q] = _mm256_xor_si256(v, above_q);
+      above_q = _mm256_permutevar8x32_epi32(p[q], zero);
+    }
+    // Each symbol must be its plane's encoding: a non-zero DBX within the plane, of the first
+    // class that applies (as emit_planes_avx2 chooses it).
+    const __m256i ones_v = _mm256_set1_epi32(static_cast<int>(ones)), raw_kind = _mm256_set1_epi32(kRaw);
+    __m256i wrong = zero;  // lanes of planes coded wrongly (a zero run's planes are right by construction)
+    for (unsigned q = 0; q < 5; ++q) {
+      const __m256i kind = _mm256_load_si256(reinterpret_cast<const __m256i*>(kind_of + 8 * q));
+      const __m256i cls = first_class(plane_classes(p[q], x[q], ones_v), raw_kind, _mm256_set1_epi32(kDbp0),
+                                      _mm256_set1_epi32(kOnes), _mm256_set1_epi32(kPair), _mm256_set1_epi32(kSingle));
+      const __m256i bad = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(x[q], zero), _mm256_xor_si256(cls, kind)),
+                                          _mm256_andnot_si256(ones_v, x[q]));
+      wrong = _mm256_or_si256(wrong, _mm256_andnot_si256(_mm256_cmpgt_epi32(kind, raw_kind), bad));
+    }
+    if (!_mm256_testz_si256(wrong, wrong)) return false;
+    // Rows: planes 0..31 moved up a bit, so that row i (bit i of each plane) is word i's delta
+    // (row 0, word 0, is 0); bit i of `sign` (DBP 32 = DBX 32) is that delta's bit 32.
+    const __m256i regs[4] = {_mm256_slli_epi32(p[0], 1), _mm256_slli_epi32(p[1], 1), _mm256_slli_epi32(p[2], 1),
+                             _mm256_slli_epi32(p[3], 1)};
+    alignas(32) std::uint32_t d[32];
+    transpose32_avx2(regs, d);
+    const std::uint32_t sign = P == 33 ? dbx[32] << 1 : 0;
+    // The words: w0 plus the running sum of the deltas mod 2^32 (within each 128-bit half, then
+    // across them, then from the register before); a word below the one before it (as signed
+    // words) must have its sign bit set, and only then.
+    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                          11, 10, 9, 8, 15, 14, 13, 12);
+    const __m256i up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6), top = _mm256_set1_epi32(7);
+    __m256i carry = _mm256_set1_epi32(static_cast<int>(w0)), last = zero;
+    std::uint32_t below = 0;
+    for (unsigned q = 0; 32 * q < b; ++q) {
+      __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(d + 8 * q));
+      v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+      v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
+      v = _mm256_add_epi32(v, _mm256_blend_epi32(zero, _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(3)), 0xF0));
+      const __m256i words = _mm256_add_epi32(v, carry);
+      carry = _mm256_permutevar8x32_epi32(words, top);
+      const __m256i before =
+          _mm256_blend_epi32(_mm256_permutevar8x32_epi32(words, up), _mm256_permutevar8x32_epi32(last, up), 0x01);
+      last = words;
+      below |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(before, words))))
+               << (8 * q);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * q),
+                          endian_ == Endian::big ? _mm256_shuffle_epi8(words, swap) : words);
+    }
+    if (P == 33 && ((below ^ sign) & static_cast<std::uint32_t>(low_mask(m + 1)) & ~1u)) return false;
+    in = r;
+    return true;
+  }
+#endif
+
+#if defined(MEMCOMP_X86_SIMD)
+  // classify's tests on eight planes at once (DBP p, DBX x; x = 0 counts as a single one).
+  struct PlaneClasses {
+    __m256i single, pair, all, dbp_zero;
+  };
+  MEMCOMP_AVX2_INLINE static PlaneClasses plane_classes(__m256i p, __m256i x, __m256i ones) {
+    const __m256i zero = _mm256_setzero_si256(), low = _mm256_and_si256(x, _mm256_sub_epi32(zero, x));
+    return {_mm256_cmpeq_epi32(x, low), _mm256_cmpeq_epi32(x, _mm256_or_si256(low, _mm256_slli_epi32(low, 1))),
+            _mm256_cmpeq_epi32(x, ones), _mm256_cmpeq_epi32(p, zero)};
+  }
+  // Per lane, the value given for the first class that applies in this codec's precedence (raw
+  // when none does): the blends go in reverse order, so the first class is applied last.
+  MEMCOMP_AVX2_INLINE __m256i first_class(const PlaneClasses& c, __m256i raw, __m256i dbp_zero, __m256i all,
+                                          __m256i pair, __m256i single) const {
+    __m256i v = raw;
+    if (liu_) {
+      v = _mm256_blendv_epi8(v, dbp_zero, c.dbp_zero);
+      v = _mm256_blendv_epi8(v, all, c.all);
+      v = _mm256_blendv_epi8(v, pair, c.pair);
+      return _mm256_blendv_epi8(v, single, c.single);
+    }
+    v = _mm256_blendv_epi8(v, single, c.single);
+    v = _mm256_blendv_epi8(v, pair, c.pair);
+    v = _mm256_blendv_epi8(v, all, c.all);
+    return _mm256_blendv_epi8(v, dbp_zero, c.dbp_zero);
+  }
+  // emit_planes for W <= 31 without a branch per plane: eight planes per register, from the top
+  // plane down, each plane's symbol as a field (value, length) chosen by blends in reverse order
+  // of precedence (the first class that applies is applied last); a zero plane's field stays
+  // empty unless it tops a run, which gets the run symbol; all fields go out in one write_fields.
+  // rev[8 + k] is DBP plane P - 1 - k, rev[7] = 0 (above the top plane), 0 past plane 0 up to rev[47].
+  MEMCOMP_AVX2 void emit_planes_avx2(const std::uint32_t* rev, unsigned P, unsigned W, unsigned pb,
+                                     BitWriter& out) const {
+    const unsigned map = kim_codes_ ? 1 : 0;
+    const __m256i ones = _mm256_set1_epi32(static_cast<int>(low_mask(W))), zero = _mm256_setzero_si256();
+    const __m256i code_d = _mm256_set1_epi32(static_cast<int>(kCode[map][kDbp0]));
+    const __m256i code_o = _mm256_set1_epi32(static_cast<int>(kCode[map][kOnes]));
+    const __m256i code_p = _mm256_set1_epi32(static_cast<int>(kCode[map][kPair] << pb));
+    const __m256i code_s = _mm256_set1_epi32(static_cast<int>(kCode[map][kSingle] << pb));
+    const __m256i raw_flag = _mm256_set1_epi32(static_cast<int>(1u << W));
+    const __m256i len5 = _mm256_set1_epi32(5), len_pos = _mm256_set1_epi32(static_cast<int>(5 + pb));
+    const __m256i len_raw = _mm256_set1_epi32(static_cast<int>(W + 1)), bias = _mm256_set1_epi32(127);
+    alignas(32) std::uint64_t v[40];
+    alignas(32) std::uint32_t len[40];
+    std::uint64_t nz = 0;  // bit k: DBX of plane P - 1 - k is not 0
+    for (unsigned q = 0; 8 * q < P; ++q) {
+      const __m256i p = _mm256_load_si256(reinterpret_cast<const __m256i*>(rev + 8 + 8 * q));
+      const __m256i x = _mm256_xor_si256(p, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rev + 7 + 8 * q)));
+      const __m256i low = _mm256_and_si256(x, _mm256_sub_epi32(zero, x));
+      const __m256i pos = _mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(low)), 23), bias);
+      const PlaneClasses c = plane_classes(p, x, ones);
+      const __m256i none = _mm256_cmpeq_epi32(x, zero);
+      __m256i val = first_class(c, _mm256_or_si256(raw_flag, x), code_d, code_o, _mm256_or_si256(code_p, pos),
+                                _mm256_or_si256(code_s, pos));
+      __m256i ln = first_class(c, len_raw, len5, len5, len_pos, len_pos);
+      val = _mm256_andnot_si256(none, val);
+      ln = _mm256_andnot_si256(none, ln);
+      nz |= std::uint64_t{~static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(none))) & 0xFFu} << (8 * q);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(v + 8 * q), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(val)));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(v + 8 * q + 4),
+                         _mm256_cvtepu32_epi64(_mm256_extracti128_si256(val, 1)));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(len + 8 * q), ln);
+    }
+    nz &= low_mask(P);
+    const std::uint64_t z = ~nz & low_mask(P), nz_end = nz | std::uint64_t{1} << P;
+    for (std::uint64_t tops = z & ~(z << 1); tops != 0; tops &= tops - 1) {  // each run's top plane
+      const unsigned k = ctz(tops), run = ctz(nz_end >> k);
+      v[k] = run == 1 ? 0b001 : std::uint64_t{0b01} << 5 | (run - 2);
+      len[k] = run == 1 ? 3 : 7;
+    }
+    out.write_fields(v, len, P);
+  }
+#endif
+
   // Reads the symbols of P planes of width W into dbp; rejects every stream emit_planes cannot
   // have written (runs past the planes or not maximal, positions outside the plane, a symbol
   // that is not the plane's first applicable class).
@@ -831,6 +1062,13 @@ class BPC final : public CodecImpl<BPC> {
   bool liu_ = false;
   bool unsigned_words_ = false;
   bool fixed32_ = false;
+  // A symbol by its first 5 bits: its DBX is (raw field & raw_mask) | ones | (DBP above &
+  // dbp_mask) | pat << position; it covers count_add + (run field & count_mask) planes.
+  struct Sym {
+    std::uint32_t raw_mask = 0, ones = 0, dbp_mask = 0;
+    std::uint8_t kind = 0, len = 0, pat = 0, count_mask = 0, count_add = 0, run = 0;  // kind: Cls or RunSym
+  };
+  Sym sym_[3][32];  // at W = 7, 15, 31 (B = 32, 64, 128)
 };
 
 std::unique_ptr<Codec> make_bpc(const Options& o) { return std::make_unique<BPC>(o); }

@@ -51,11 +51,13 @@ class BitWriter {
     for (; i < n; ++i) put(p[i], 8);
   }
 
-  /// Appends k fields: v[i] in len[i] (0..56) bits, in order. REQUIRES v[i] < 2^len[i]. The same
+  /// Appends k fields: v[i] in len[i] (0..56) bits (lengths as bytes or words), in order. REQUIRES
+  /// v[i] < 2^len[i]. The same
   /// stream as k calls of write, for kernels that form a block's fields first: with 8 bytes of
   /// the buffer to spare past them, every field goes out branch-free through one 8-byte store
   /// (bytes past the position may be scribbled on, never past buffer_bytes).
-  void write_fields(const std::uint64_t* v, const std::uint8_t* len, std::size_t k) {
+  template <class Len>
+  void write_fields(const std::uint64_t* v, const Len* len, std::size_t k) {
     std::size_t total = 0;
     for (std::size_t i = 0; i < k; ++i) total += len[i];
     if (total > capacity_ - pos_) overflow(0);
