@@ -48,8 +48,9 @@
 // class, a 33-bit delta that stays within int32, and the mode flag the encoder would choose.
 //
 // With AVX2 at B = 32..128 the planes are classified eight per register (emit_planes_avx2),
-// and a delta block decodes without a branch per symbol class (decode_fast), handing any
-// stream it doubts to the general decoder; both equal the scalar code bit for bit (tests).
+// and delta blocks decode two at a time without a branch per symbol class (decode_fast2),
+// handing any stream they doubt to the general decoder; both equal the scalar code bit for bit
+// (tests).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -414,6 +415,30 @@ class BPC final : public CodecImpl<BPC> {
     transpose_bits(rows, static_cast<unsigned>(m), P, planes);
     emit_planes(planes, P, static_cast<unsigned>(m), pb, low_mask(static_cast<unsigned>(m)), out);
     return 0;
+  }
+
+  // Delta blocks of 32 to 128 bytes two at a time (decode_fast2); a pair it doubts goes through
+  // the general decoder, which names the bad block.
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
+    std::size_t i = begin;
+#if defined(MEMCOMP_X86_SIMD)
+    const std::size_t b = enc.block_bytes;
+    if (alt_ == Alt::none && exact() && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
+      for (; i + 2 <= end; i += 2) {
+        BitReader r0 = block_reader(enc, i), r1 = block_reader(enc, i + 1);
+        bool ok = false;
+        try {
+          ok = decode_fast2(r0, r1, out + i * b, out + (i + 1) * b, b) && r0.remaining() == 0 && r1.remaining() == 0;
+        } catch (const corrupt_stream&) {  // a base the general decoder refuses too
+        }
+        if (!ok) {
+          count_lane_fallback();
+          CodecImpl<BPC>::decode_range(enc, out, i, i + 2);
+        }
+      }
+    }
+#endif
+    CodecImpl<BPC>::decode_range(enc, out, i, end);
   }
 
   // Accepts exactly the streams encode() writes: every other stream throws corrupt_stream.
@@ -809,6 +834,12 @@ class BPC final : public CodecImpl<BPC> {
     flush_run(run, out);
   }
 
+  // A symbol by its first 5 bits: its DBX is (raw field & raw_mask) | ones | (DBP above &
+  // dbp_mask) | pat << position; it covers count_add + (run field & count_mask) planes.
+  struct Sym {
+    std::uint32_t raw_mask = 0, ones = 0, dbp_mask = 0;
+    std::uint8_t kind = 0, len = 0, pat = 0, count_mask = 0, count_add = 0, run = 0;  // kind: Cls or RunSym
+  };
 #if defined(MEMCOMP_X86_SIMD)
   MEMCOMP_AVX2_INLINE static void store5(std::uint32_t* to, __m256i v) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(to), v);
@@ -817,10 +848,8 @@ class BPC final : public CodecImpl<BPC> {
     _mm256_store_si256(reinterpret_cast<__m256i*>(to + 24), v);
     _mm256_store_si256(reinterpret_cast<__m256i*>(to + 32), v);
   }
-#endif
-#if defined(MEMCOMP_X86_SIMD)
-  // decode_mode's delta planes for B = 32, 64 or 128 (W = m <= 31: every symbol lies within 40
-  // bits), without a branch on the symbol class. Each symbol's class, length and DBX come from
+  // The fast decoder of a delta block of B = 32, 64 or 128 bytes (W = m <= 31: every symbol lies
+  // within 40 bits), without a branch on the symbol class. Each symbol's class, length and DBX come from
   // its first 5 bits (sym_) and masks; only the zero runs are checked in the loop (not after
   // another, not past plane 0), and a run leaves its planes' DBX 0. Then, eight planes per
   // register: DBP as a running XOR from the top, and every other symbol checked to be its
@@ -828,41 +857,91 @@ class BPC final : public CodecImpl<BPC> {
   // 32x32 transpose (bit j of word i's delta), the words as a running sum mod 2^32, and the sign
   // plane checked against the words: bit 32 of a 33-bit delta is set exactly when word i lies
   // below word i - 1 as signed words, so a delta that leaves the signed 32-bit range fails it.
-  // False, with `in` untouched, for every stream the general path rejects (it then throws the
-  // error) and for a symbol past the stream's end.
-  MEMCOMP_AVX2 bool decode_fast(BitReader& in, std::uint8_t* out, std::size_t b) const {
-    const unsigned m = static_cast<unsigned>(b / 4 - 1), pb = ceil_log2(m), P = delta_bits_ == 33 ? 33 : 32;
-    const Sym* sym = sym_[b == 32 ? 0 : b == 64 ? 1 : 2];
-    const std::uint64_t ones = low_mask(m), pos_mask = low_mask(pb);
-    BitReader r = in;
-    const std::uint32_t w0 = read_base(r);  // throws what the general path throws
-    // Per plane j: its DBX (0 on a zero run) and its symbol's class (zero planes kRun); 0 and kRun
+  // decode_fast and decode_fast2 return false, with the readers untouched, for every stream the
+  // general path rejects (it then throws the error) and for a symbol past the stream's end.
+  //
+  // One block's walk through its symbols.
+  struct Walk {
+    BitReader r;
+    std::uint32_t w0, above = 0;  // the base; the DBP of the plane above
+    unsigned j, after_zero = 0;   // planes left; the last symbol was a zero run
+    // Per plane: its DBX (0 on a zero run) and its symbol's class (zero planes kRun); 0 and kRun
     // past the planes, for the checks eight planes at a time.
     alignas(32) std::uint32_t dbx[40], kind_of[40];
-    const __m256i zero = _mm256_setzero_si256(), run_kind = _mm256_set1_epi32(kRun);
-    store5(dbx, zero);  // (five stores: a loop of them becomes a slow rep stos)
-    store5(kind_of, run_kind);
-    const auto ones32 = static_cast<std::uint32_t>(ones);
-    std::uint32_t above = 0;  // DBP of the plane above
-    unsigned j = P;           // planes left
-    unsigned after_zero = 0;  // the last symbol was a zero run
-    while (j > 0) {
-      const std::uint64_t w = r.peek(40);
-      const Sym& e = sym[w >> 35];
-      if (e.len > r.remaining()) return false;
-      r.skip(e.len);
-      const unsigned count = e.count_add + (static_cast<unsigned>(w >> 33) & e.count_mask);
-      if ((e.run & after_zero) | unsigned{count > j}) return false;  // a run after a run, or past plane 0
-      // (A pair at bit 31 leaves the plane: the checks below refuse it.)
-      const auto pos = static_cast<unsigned>((w >> (35 - pb)) & pos_mask);
-      const std::uint32_t x = (static_cast<std::uint32_t>(w >> (39 - m)) & ones32 & e.raw_mask) | e.ones |
-                              (above & e.dbp_mask) | unsigned{e.pat} << pos;
-      j -= count;
-      dbx[j] = x;
-      kind_of[j] = e.kind;
-      above ^= x;
-      after_zero = e.run;
+    MEMCOMP_AVX2_INLINE Walk(const BitReader& in, unsigned P) : r(in), w0(read_base(r)), j(P) {
+      store5(dbx, _mm256_setzero_si256());  // (five stores: a loop of them becomes a slow rep stos)
+      store5(kind_of, _mm256_set1_epi32(kRun));
     }
+  };
+  struct Geometry {
+    const Sym* sym;
+    unsigned m, pb, P;
+    std::uint32_t ones, pos_mask;
+    explicit Geometry(const BPC& c, std::size_t b)
+        : sym(c.sym_[b == 32   ? 0
+                     : b == 64 ? 1
+                               : 2]),
+          m(static_cast<unsigned>(b / 4 - 1)),
+          pb(ceil_log2(m)),
+          P(c.delta_bits_ == 33 ? 33 : 32),
+          ones(static_cast<std::uint32_t>(low_mask(m))),
+          pos_mask(static_cast<std::uint32_t>(low_mask(pb))) {}
+  };
+  // One symbol of a walk; false for a zero run after another or past plane 0, or a symbol past
+  // the stream's end.
+  MEMCOMP_AVX2_INLINE static bool step(Walk& k, const Geometry& g) {
+    const std::uint64_t w = k.r.peek(40);
+    const Sym& e = g.sym[w >> 35];
+    if (e.len > k.r.remaining()) return false;
+    k.r.skip(e.len);
+    const unsigned count = e.count_add + (static_cast<unsigned>(w >> 33) & e.count_mask);
+    if ((e.run & k.after_zero) | unsigned{count > k.j}) return false;
+    // (A pair at bit 31 leaves the plane: finish refuses it.)
+    const auto pos = static_cast<unsigned>(w >> (35 - g.pb)) & g.pos_mask;
+    const std::uint32_t x = (static_cast<std::uint32_t>(w >> (39 - g.m)) & g.ones & e.raw_mask) | e.ones |
+                            (k.above & e.dbp_mask) | unsigned{e.pat} << pos;
+    k.j -= count;
+    k.dbx[k.j] = x;
+    k.kind_of[k.j] = e.kind;
+    k.above ^= x;
+    k.after_zero = e.run;
+    return true;
+  }
+
+  MEMCOMP_AVX2 bool decode_fast(BitReader& in, std::uint8_t* out, std::size_t b) const {
+    const Geometry g(*this, b);
+    Walk k(in, g.P);
+    while (k.j > 0)
+      if (!step(k, g)) return false;
+    if (!finish(k, g, out, b)) return false;
+    in = k.r;
+    return true;
+  }
+  // Two blocks' walks in turns: their chains (a symbol's length before the next one's bits)
+  // overlap. False if either block's fast decode fails.
+  MEMCOMP_AVX2 bool decode_fast2(BitReader& in0, BitReader& in1, std::uint8_t* out0, std::uint8_t* out1,
+                                 std::size_t b) const {
+    const Geometry g(*this, b);
+    Walk k0(in0, g.P), k1(in1, g.P);
+    while ((k0.j > 0) & (k1.j > 0))
+      if (!(step(k0, g) & step(k1, g))) return false;
+    while (k0.j > 0)
+      if (!step(k0, g)) return false;
+    while (k1.j > 0)
+      if (!step(k1, g)) return false;
+    if (!finish(k0, g, out0, b) || !finish(k1, g, out1, b)) return false;
+    in0 = k0.r;
+    in1 = k1.r;
+    return true;
+  }
+
+  // A finished walk's checks and words: DBP, each symbol its plane's encoding, the words.
+  MEMCOMP_AVX2_INLINE bool finish(const Walk& k, const Geometry& g, std::uint8_t* out, std::size_t b) const {
+    const __m256i zero = _mm256_setzero_si256();
+    const std::uint32_t* dbx = k.dbx;
+    const std::uint32_t* kind_of = k.kind_of;
+    const unsigned m = g.m, P = g.P;
+    const std::uint32_t ones = g.ones, w0 = k.w0;
     // DBP: each register of eight DBX planes XORed from its top lane down (shifts within the
     // 128-bit halves, then the high half's into the low one), then with the planes above it.
     __m256i x[5], p[5];
@@ -918,9 +997,7 @@ class BPC final : public CodecImpl<BPC> {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * q),
                           endian_ == Endian::big ? _mm256_shuffle_epi8(words, swap) : words);
     }
-    if (P == 33 && ((below ^ sign) & static_cast<std::uint32_t>(low_mask(m + 1)) & ~1u)) return false;
-    in = r;
-    return true;
+    return P != 33 || ((below ^ sign) & static_cast<std::uint32_t>(low_mask(m + 1)) & ~1u) == 0;
   }
 #endif
 
@@ -1062,12 +1139,6 @@ class BPC final : public CodecImpl<BPC> {
   bool liu_ = false;
   bool unsigned_words_ = false;
   bool fixed32_ = false;
-  // A symbol by its first 5 bits: its DBX is (raw field & raw_mask) | ones | (DBP above &
-  // dbp_mask) | pat << position; it covers count_add + (run field & count_mask) planes.
-  struct Sym {
-    std::uint32_t raw_mask = 0, ones = 0, dbp_mask = 0;
-    std::uint8_t kind = 0, len = 0, pat = 0, count_mask = 0, count_add = 0, run = 0;  // kind: Cls or RunSym
-  };
   Sym sym_[3][32];  // at W = 7, 15, 31 (B = 32, 64, 128)
 };
 
