@@ -908,12 +908,17 @@ class BPC final : public CodecImpl<BPC> {
     return true;
   }
 
+  // The rest of a walk, symbol by symbol.
+  MEMCOMP_AVX2_INLINE static bool walk(Walk& k, const Geometry& g) {
+    while (k.j > 0)
+      if (!step(k, g)) return false;
+    return true;
+  }
+
   MEMCOMP_AVX2 bool decode_fast(BitReader& in, std::uint8_t* out, std::size_t b) const {
     const Geometry g(*this, b);
     Walk k(in, g.P);
-    while (k.j > 0)
-      if (!step(k, g)) return false;
-    if (!finish(k, g, out, b)) return false;
+    if (!walk(k, g) || !finish(k, g, out, b)) return false;
     in = k.r;
     return true;
   }
@@ -925,11 +930,7 @@ class BPC final : public CodecImpl<BPC> {
     Walk k0(in0, g.P), k1(in1, g.P);
     while ((k0.j > 0) & (k1.j > 0))
       if (!(step(k0, g) & step(k1, g))) return false;
-    while (k0.j > 0)
-      if (!step(k0, g)) return false;
-    while (k1.j > 0)
-      if (!step(k1, g)) return false;
-    if (!finish(k0, g, out0, b) || !finish(k1, g, out1, b)) return false;
+    if (!walk(k0, g) || !walk(k1, g) || !finish(k0, g, out0, b) || !finish(k1, g, out1, b)) return false;
     in0 = k0.r;
     in1 = k1.r;
     return true;
