@@ -62,6 +62,12 @@ inline unsigned pattern_bits(std::uint32_t w) { return kPayload[pattern(w)]; }
 #if defined(MEMCOMP_X86_SIMD)
 namespace fpc_avx2 {
 
+// The 8 words of w in the other byte order.
+MEMCOMP_AVX2_INLINE __m256i bswap32(__m256i w) {
+  return _mm256_shuffle_epi8(w, _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6,
+                                                 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+}
+
 // pattern() of 8 words at once (the first row that matches: later blends take precedence; any
 // value for a zero word), and their zero lanes.
 MEMCOMP_AVX2_INLINE __m256i word_patterns(__m256i w, __m256i& is0) {
@@ -175,9 +181,7 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
       w = _mm256_blendv_epi8(w, _mm256_shuffle_epi8(f, bytes), _mm256_cmpeq_epi32(p, _mm256_set1_epi32(6)));
       const __m256i run = _mm256_cmpeq_epi32(p, _mm256_setzero_si256());
       w = _mm256_andnot_si256(run, w);
-      if (Big)
-        w = _mm256_shuffle_epi8(w, _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7,
-                                                    6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+      if (Big) w = bswap32(w);
       _mm256_store_si256(reinterpret_cast<__m256i*>(word + 8 * g), w);
       _mm256_store_si256(reinterpret_cast<__m256i*>(at + 8 * g),
                          _mm256_blendv_epi8(spare, _mm256_add_epi32(lane[g], _mm256_slli_epi32(widx[g], 2)), active));
@@ -308,15 +312,13 @@ class FPC final : public CodecImpl<FPC> {
   MEMCOMP_AVX2 void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
                                  const SizeColumns& out) const {
     constexpr std::size_t R = B / 32, n = B / 4;
-    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                          11, 10, 9, 8, 15, 14, 13, 12);
     for (std::size_t i = begin; i < end; ++i) {
       const std::uint8_t* blk = blocks.block(i);
       __m256i sum = _mm256_setzero_si256();
       std::uint64_t zero = 0;
       for (std::size_t r = 0; r < R; ++r) {
         __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
-        if (Big) w = _mm256_shuffle_epi8(w, swap);
+        if (Big) w = fpc_avx2::bswap32(w);
         unsigned z = 0;
         sum = _mm256_add_epi32(sum, fpc_avx2::word_bits(w, z));
         zero |= std::uint64_t{z} << (8 * r);
@@ -335,23 +337,42 @@ class FPC final : public CodecImpl<FPC> {
     }
   }
 
-  // encode (layout interleaved) with every word's token formed 8 words per register, the zero
-  // runs from the block's zero mask, and the tokens written by one write_fields.
+  // encode (layout interleaved), 8 blocks at a time as the lanes of a register: word j of the 8
+  // blocks (an 8x8 transpose) gives token j of each, the zero runs come from each block's zero
+  // mask, and lanes::pack writes the 8 streams side by side; the last blocks one at a time, their
+  // words 8 per register and their tokens written by one write_fields.
   template <std::size_t B, bool Big>
   MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
                                              std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
-    constexpr std::size_t n = B / 4;
+    constexpr std::size_t R = B / 32, n = B / 4;
     const std::size_t buf_bytes = range_bytes(begin, end, max_bytes);
-    // Eight blocks' tokens (block k's at k * n, a zero word inside a run as a 0-bit token), then
-    // their streams side by side (lanes::pack).
+    // Token j of block k at 8 j + k (a zero word inside a run as a 0-bit token).
     constexpr std::size_t kLaneBytes = (35 * n + 7) / 8 + 16;
     alignas(32) std::uint64_t tok[8 * n];
     alignas(32) std::uint8_t len[8 * n + 4], lane_out[8 * kLaneBytes];
     alignas(32) std::uint32_t bits[8];
     std::size_t at = 0, i = begin;
     for (; i + 8 <= end; i += 8) {
-      for (std::size_t k = 0; k < 8; ++k) block_tokens<B, Big>(blocks.block(i + k), tok + k * n, len + k * n);
-      lanes::pack<n, lanes::Layout::block_major>(tok, len, lane_out, kLaneBytes, bits);
+      std::uint64_t zero[8] = {};
+      for (std::size_t r = 0; r < R; ++r) {
+        __m256i x[8];
+        for (std::size_t k = 0; k < 8; ++k) {
+          x[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocks.block(i + k) + 32 * r));
+          if (Big) x[k] = fpc_avx2::bswap32(x[k]);
+          const auto z = static_cast<unsigned>(
+              _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x[k], _mm256_setzero_si256()))));
+          zero[k] |= std::uint64_t{z} << (8 * r);
+        }
+        lanes::transpose8x8(x);
+        for (std::size_t j = 0; j < 8; ++j) fpc_avx2::word_tokens(x[j], tok + 8 * (8 * r + j), len + 8 * (8 * r + j));
+      }
+      for (std::size_t k = 0; k < 8; ++k)
+        for (std::uint64_t o = zero_tokens<n>(zero[k]); o; o &= o - 1) {
+          const auto j = static_cast<unsigned>(__builtin_ctzll(o));
+          tok[8 * j + k] = run_field(zero[k], j);
+          len[8 * j + k] = 6;
+        }
+      lanes::pack<n, lanes::Layout::step_major>(tok, len, lane_out, kLaneBytes, bits);
       at = append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
     }
     for (; i < end; ++i) {
@@ -368,23 +389,27 @@ class FPC final : public CodecImpl<FPC> {
   template <std::size_t B, bool Big>
   MEMCOMP_AVX2_INLINE void block_tokens(const std::uint8_t* blk, std::uint64_t* tok, std::uint8_t* len) const {
     constexpr std::size_t R = B / 32, n = B / 4;
-    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                          11, 10, 9, 8, 15, 14, 13, 12);
     std::uint64_t zero = 0;
     for (std::size_t r = 0; r < R; ++r) {
       __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
-      if (Big) w = _mm256_shuffle_epi8(w, swap);
+      if (Big) w = fpc_avx2::bswap32(w);
       zero |= std::uint64_t{fpc_avx2::word_tokens(w, tok + 8 * r, len + 8 * r)} << (8 * r);
     }
     // A zero-run token (prefix 000, field run - 1) where a run opens: the run is the zero
     // words from there, at most 8.
     for (std::uint64_t o = zero_tokens<n>(zero); o; o &= o - 1) {
       const auto j = static_cast<unsigned>(__builtin_ctzll(o));
-      tok[j] = static_cast<std::uint64_t>(__builtin_ctzll(~(zero >> j) | 0x100u)) - 1;
+      tok[j] = run_field(zero, j);
       len[j] = 6;
     }
   }
 #endif
+
+  // The field of the zero-run token at word j (prefix 000): run - 1, the run being the zero words
+  // from j on, at most 8 (zero: bit i set for a zero word i).
+  static std::uint64_t run_field(std::uint64_t zero, unsigned j) {
+    return static_cast<std::uint64_t>(__builtin_ctzll(~(zero >> j) | 0x100u)) - 1;
+  }
 
   // Words that open a zero-run token (bit i: word i), from the zero mask of n <= 64 words.
   template <std::size_t N>

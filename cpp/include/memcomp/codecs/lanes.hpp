@@ -4,6 +4,7 @@
 // of a register, and a few registers of them, step through their fields together. Shared by the
 // lane kernels of FPC and C-Pack:
 //  - window(): the next 64 stream bits at every lane's bit position (decoders);
+//  - transpose8x8(): the words of 8 blocks as 8 registers of one word each (encoders);
 //  - pack(): every lane's tokens into a stream of its own (encoders).
 #pragma once
 #include <cstddef>
@@ -39,6 +40,26 @@ MEMCOMP_AVX2_INLINE __m256i high_halves(__m256i w0, __m256i w1) {
 MEMCOMP_AVX2_INLINE __m256i low_halves(__m256i w0, __m256i w1) {
   return _mm256_permute4x64_epi64(
       _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(w0), _mm256_castsi256_ps(w1), 0x88)), 0xD8);
+}
+
+/// x[k] = the 8 words of block k -> x[i] = word i of blocks 0..7 (an 8x8 transpose of 32-bit
+/// words), for encoders whose lanes are blocks.
+MEMCOMP_AVX2_INLINE void transpose8x8(__m256i (&x)[8]) {
+  __m256i t[8], u[8];
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = _mm256_unpacklo_epi32(x[k], x[k + 1]);  // words 0, 1 (4, 5) of blocks k, k + 1
+    t[k + 1] = _mm256_unpackhi_epi32(x[k], x[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4) {
+    u[k] = _mm256_unpacklo_epi64(t[k], t[k + 2]);  // word 0 (4) of blocks k..k + 3
+    u[k + 1] = _mm256_unpackhi_epi64(t[k], t[k + 2]);
+    u[k + 2] = _mm256_unpacklo_epi64(t[k + 1], t[k + 3]);
+    u[k + 3] = _mm256_unpackhi_epi64(t[k + 1], t[k + 3]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    x[i] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x20);
+    x[i + 4] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x31);
+  }
 }
 
 /// Token i of block k: tok[8 * i + k] in len[8 * i + k] bits (StepMajor), or tok[N * k + i] in
