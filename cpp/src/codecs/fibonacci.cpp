@@ -259,7 +259,7 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
     std::size_t at = 0, i = begin;
     for (; i + 8 <= end; i += 8) {
       codewords<N, Big>(blocks.block(i), tok, len);
-      lanes::pack<N, lanes::Layout::block_major>(tok, len, lane_out, kLaneBytes, bits);
+      lanes::pack<N, layout<N>()>(tok, len, lane_out, kLaneBytes, bits);
       at = append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
     }
     for (; i < end; ++i) {
@@ -270,23 +270,35 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
     return at;
   }
 
+  // Where codewords() puts token j of block k: at 8 j + k (step-major) for blocks of 8 words or
+  // more, whose words it reads 8 blocks at a time through an 8x8 transpose; else at N k + j.
+  template <std::size_t N>
+  static constexpr lanes::Layout layout() {
+    return N >= 8 ? lanes::Layout::step_major : lanes::Layout::block_major;
+  }
+  template <std::size_t N>
+  static constexpr std::size_t at(std::size_t k, std::size_t j) {
+    return layout<N>() == lanes::Layout::step_major ? 8 * j + k : N * k + j;
+  }
+
   // The greedy steps of codewords() one value at a time, for a group with a value of 2^32 (n
   // holds it as 0, as it holds a first word): the rests back into n, the terms into t.
   template <std::size_t N>
   static void greedy_wide(std::uint32_t* n, std::uint32_t* t) {
     for (std::size_t i = 0; i < 8 * N; ++i) {
-      std::uint64_t r = n[i] != 0 ? n[i] : i % N != 0 ? kMaxN : 0;
+      const bool first = layout<N>() == lanes::Layout::step_major ? i < 8 : i % N == 0;
+      std::uint64_t r = n[i] != 0 ? n[i] : !first ? kMaxN : 0;
       t[i] = high_terms(r);
       n[i] = static_cast<std::uint32_t>(r);
     }
   }
 
-  // The tokens of 8 consecutive blocks of N words (block k's at k * N): values n = zigzag + 1,
-  // the greedy steps down to F(20) (bit 47 - k of t for a term F(k)) and the rest below F(20)
-  // for all 8N at once, eight values per register (four while a value is 2^32, which takes 33
-  // bits); then each codeword from its terms: the length is the largest term's index (t's lowest
-  // set bit, found through a double's exponent), or for a value below F(20) a lookup, as fib_code
-  // and fib_len compute them.
+  // The tokens of 8 consecutive blocks of N words (token j of block k at at<N>(k, j)): values
+  // n = zigzag + 1, the greedy steps down to F(20) (bit 47 - k of t for a term F(k)) and the rest
+  // below F(20) for all 8N at once, eight values per register (four while a value is 2^32, which
+  // takes 33 bits); then each codeword from its terms: the length is the largest term's index
+  // (t's lowest set bit, found through a double's exponent), or for a value below F(20) a lookup,
+  // as fib_code and fib_len compute them.
   template <std::size_t N, bool Big>
   MEMCOMP_AVX2_INLINE void codewords(const std::uint8_t* blk, std::uint64_t* tok, std::uint8_t* len) const {
     constexpr std::size_t M = 8 * N;
@@ -294,22 +306,46 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
                                           11, 10, 9, 8, 15, 14, 13, 12);
     alignas(32) std::uint32_t n[M], terms[M];  // n: the values, then the rests
     __m128i most = _mm_setzero_si128(), wide = _mm_setzero_si128();
-    for (std::size_t k = 0; k < 8; ++k) {
-      const std::uint8_t* b = blk + 4 * N * k;
-      __m128i before = _mm_setzero_si128();     // words j - 4 .. j - 1
-      for (std::size_t j = 0; j < N; j += 4) {  // words j..j+3 less words j-1..j+2
-        __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 4 * j));
-        if (Big) w = _mm_shuffle_epi8(w, _mm256_castsi256_si128(swap));
-        const __m128i r = _mm_sub_epi32(w, _mm_alignr_epi8(w, before, 12));
-        before = w;
-        const __m128i z = _mm_xor_si128(_mm_slli_epi32(r, 1), _mm_srai_epi32(r, 31));
-        const __m128i v = _mm_sub_epi32(z, _mm_set1_epi32(-1));  // z + 1, 0 for z = 2^32 - 1
-        _mm_store_si128(reinterpret_cast<__m128i*>(n + k * N + j), v);
-        most = _mm_or_si128(most, v);
-        wide = _mm_or_si128(wide, _mm_cmpeq_epi32(z, _mm_set1_epi32(-1)));
+    if constexpr (layout<N>() == lanes::Layout::step_major) {
+      __m256i before = _mm256_setzero_si256();  // word j - 1 of the 8 blocks
+      __m256i most8 = before, wide8 = before;
+      for (std::size_t r = 0; r < N / 8; ++r) {  // words 8r .. 8r + 7 of the 8 blocks
+        __m256i x[8];
+        for (std::size_t k = 0; k < 8; ++k) {
+          x[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 4 * N * k + 32 * r));
+          if (Big) x[k] = _mm256_shuffle_epi8(x[k], swap);
+        }
+        lanes::transpose8x8(x);
+        for (std::size_t j = 0; j < 8; ++j) {  // word 8r + j less word 8r + j - 1, of every block
+          const __m256i d = _mm256_sub_epi32(x[j], before);
+          before = x[j];
+          const __m256i z = _mm256_xor_si256(_mm256_slli_epi32(d, 1), _mm256_srai_epi32(d, 31));
+          const __m256i v = _mm256_sub_epi32(z, _mm256_set1_epi32(-1));  // z + 1, 0 for z = 2^32 - 1
+          _mm256_store_si256(reinterpret_cast<__m256i*>(n + 8 * (8 * r + j)), v);
+          most8 = _mm256_or_si256(most8, v);
+          wide8 = _mm256_or_si256(wide8, _mm256_cmpeq_epi32(z, _mm256_set1_epi32(-1)));
+        }
       }
-      n[k * N] = 0;  // the first word: no codeword
+      most = _mm_or_si128(_mm256_castsi256_si128(most8), _mm256_extracti128_si256(most8, 1));
+      wide = _mm_or_si128(_mm256_castsi256_si128(wide8), _mm256_extracti128_si256(wide8, 1));
+    } else {
+      for (std::size_t k = 0; k < 8; ++k) {
+        const std::uint8_t* b = blk + 4 * N * k;
+        __m128i before = _mm_setzero_si128();     // words j - 4 .. j - 1
+        for (std::size_t j = 0; j < N; j += 4) {  // words j..j+3 less words j-1..j+2
+          __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 4 * j));
+          if (Big) w = _mm_shuffle_epi8(w, _mm256_castsi256_si128(swap));
+          const __m128i r = _mm_sub_epi32(w, _mm_alignr_epi8(w, before, 12));
+          before = w;
+          const __m128i z = _mm_xor_si128(_mm_slli_epi32(r, 1), _mm_srai_epi32(r, 31));
+          const __m128i v = _mm_sub_epi32(z, _mm_set1_epi32(-1));  // z + 1, 0 for z = 2^32 - 1
+          _mm_store_si128(reinterpret_cast<__m128i*>(n + k * N + j), v);
+          most = _mm_or_si128(most, v);
+          wide = _mm_or_si128(wide, _mm_cmpeq_epi32(z, _mm_set1_epi32(-1)));
+        }
+      }
     }
+    for (std::size_t k = 0; k < 8; ++k) n[at<N>(k, 0)] = 0;  // the first words: no codeword
     if (_mm_movemask_epi8(wide)) {  // a value of 2^32 somewhere (maybe a first word's): 64-bit lanes
       greedy_wide<N>(n, terms);
     } else {
@@ -374,8 +410,8 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
       std::memcpy(len + i + 2, &l23, 2);
     }
     for (std::size_t k = 0; k < 8; ++k) {  // token 0: the first word
-      tok[k * N] = load<std::uint32_t>(blk + 4 * N * k, endian_);
-      len[k * N] = 32;
+      tok[at<N>(k, 0)] = load<std::uint32_t>(blk + 4 * N * k, endian_);
+      len[at<N>(k, 0)] = 32;
     }
   }
 #endif
