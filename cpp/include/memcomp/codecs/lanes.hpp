@@ -20,14 +20,18 @@ namespace memcomp::lanes {
 
 /// The 64 stream bits from each of 8 bit positions (below 2^30) of base, the first at the top:
 /// lanes 0..3 in w0 and 4..7 in w1, valid for 57 bits. base must be readable 8 bytes past
-/// every position's byte.
+/// every position's byte. Eight scalar loads: the lanes' next step waits on them, and they
+/// return sooner than a gather (FPC's decoder 1.2-1.6x, C-Pack's and Fibonacci's 1.1-1.2x on Zen 3).
 MEMCOMP_AVX2_INLINE void window(const std::uint8_t* base, __m256i pos, __m256i& w0, __m256i& w1) {
   const __m256i bswap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
                                            15, 14, 13, 12, 11, 10, 9, 8);
-  const auto* q = reinterpret_cast<const long long*>(base);
-  const __m256i at = _mm256_srli_epi32(pos, 3), sh = _mm256_and_si256(pos, _mm256_set1_epi32(7));
-  w0 = _mm256_i32gather_epi64(q, _mm256_castsi256_si128(at), 1);
-  w1 = _mm256_i32gather_epi64(q, _mm256_extracti128_si256(at, 1), 1);
+  const __m256i sh = _mm256_and_si256(pos, _mm256_set1_epi32(7));
+  alignas(32) std::uint32_t at[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(at), _mm256_srli_epi32(pos, 3));
+  long long q[8];
+  for (int k = 0; k < 8; ++k) std::memcpy(&q[k], base + at[k], 8);
+  w0 = _mm256_setr_epi64x(q[0], q[1], q[2], q[3]);
+  w1 = _mm256_setr_epi64x(q[4], q[5], q[6], q[7]);
   w0 = _mm256_sllv_epi64(_mm256_shuffle_epi8(w0, bswap64), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sh)));
   w1 = _mm256_sllv_epi64(_mm256_shuffle_epi8(w1, bswap64), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(sh, 1)));
 }
