@@ -433,18 +433,15 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
 
   // Decodes 8 * G blocks side by side, one word of each per step: the first word's 32 bits,
   // then each codeword's length from its first "11" (the highest set bit of bits & bits << 1,
-  // through a double's exponent) and its value from its coefficient bytes (kByteValues, by
-  // gather). Block k's stream is bits [pos[k], end[k]) from `base` (below 2^30, `base` readable
+  // through a double's exponent) and its value from its coefficient bytes (fib_value, a lane at
+  // a time). Block k's stream is bits [pos[k], end[k]) from `base` (below 2^30, `base` readable
   // 8 bytes past a codeword begun at any end); its n words go to buf + k * b. True when every
   // lane read exactly its bits, every codeword ending within 47 bits at a value <= 2^32.
   template <bool Big, unsigned G>
   MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32_t* pos_at,
                                         const std::int32_t* end_at, unsigned n, unsigned b, std::uint8_t* buf) const {
     const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);  // 2^52 as a double
-    const __m256i ones = _mm256_set1_epi64x(-1), top48 = _mm256_set1_epi64x(~0xFFFFll), byte = _mm256_set1_epi32(0xFF);
-    const auto* v32 =
-        reinterpret_cast<const int*>(&kByteValues.v[0][0]);  // (the low halves: bytes 0..4 sum below 2^32)
-    const auto* v5 = reinterpret_cast<const long long*>(&kByteValues.v[5][0]);
+    const __m256i ones = _mm256_set1_epi64x(-1), top48 = _mm256_set1_epi64x(~0xFFFFll);
     __m256i pos[G], end[G], prev[G], bad[G], lane[G];
     for (unsigned g = 0; g < G; ++g) {
       pos[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pos_at + 8 * g));
@@ -474,20 +471,16 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
             k2[h] = _mm256_and_si256(c, _mm256_sllv_epi64(ones, _mm256_sub_epi64(_mm256_set1_epi64x(65), len2[h])));
           }
           const __m256i len = lanes::low_halves(len2[0], len2[1]);
-          const __m256i hi = lanes::high_halves(k2[0], k2[1]), lo = lanes::low_halves(k2[0], k2[1]);
-          __m256i sum = _mm256_i32gather_epi32(v32, _mm256_srli_epi32(hi, 24), 8);
-          sum = _mm256_add_epi32(
-              sum, _mm256_i32gather_epi32(v32 + 512, _mm256_and_si256(_mm256_srli_epi32(hi, 16), byte), 8));
-          sum = _mm256_add_epi32(
-              sum, _mm256_i32gather_epi32(v32 + 1024, _mm256_and_si256(_mm256_srli_epi32(hi, 8), byte), 8));
-          sum = _mm256_add_epi32(sum, _mm256_i32gather_epi32(v32 + 1536, _mm256_and_si256(hi, byte), 8));
-          sum = _mm256_add_epi32(sum, _mm256_i32gather_epi32(v32 + 2048, _mm256_srli_epi32(lo, 24), 8));
-          const __m256i b5 = _mm256_and_si256(_mm256_srli_epi32(lo, 16), byte);
+          // The values, a lane at a time (scalar loads return sooner than gathers here).
+          alignas(32) std::uint64_t kc[8];
+          _mm256_store_si256(reinterpret_cast<__m256i*>(kc), k2[0]);
+          _mm256_store_si256(reinterpret_cast<__m256i*>(kc + 4), k2[1]);
           __m256i u2[2];
           for (int h = 0; h < 2; ++h) {
-            const __m128i bh = h ? _mm256_extracti128_si256(b5, 1) : _mm256_castsi256_si128(b5);
-            const __m128i sh = h ? _mm256_extracti128_si256(sum, 1) : _mm256_castsi256_si128(sum);
-            u2[h] = _mm256_add_epi64(_mm256_i32gather_epi64(v5, bh, 8), _mm256_cvtepu32_epi64(sh));  // n
+            const std::uint64_t* q = kc + 4 * h;
+            u2[h] = _mm256_setr_epi64x(static_cast<long long>(fib_value(q[0])), static_cast<long long>(fib_value(q[1])),
+                                       static_cast<long long>(fib_value(q[2])),
+                                       static_cast<long long>(fib_value(q[3])));
             bad[g] =
                 _mm256_or_si256(bad[g], _mm256_cmpgt_epi64(u2[h], _mm256_set1_epi64x(static_cast<long long>(kMaxN))));
           }
