@@ -276,7 +276,8 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
 // ranks 0 (equal), 1 (shares bits 31..8), 2 (shares bits 31..16) or 3, and the smallest
 // 16 * rank + slot names the best match at its lowest slot. Word i of block k gives
 // tok[8 * i + k] (prefix, index and low bits; layout interleaved) in len[8 * i + k] bits. Blocks
-// start at `base`, `stride` bytes apart.
+// start at `base`, `stride` bytes apart; their words come in through 8x8 transposes (by gather
+// for N = 4).
 template <std::size_t N, bool Big>
 MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stride, const __m256i push,
                                       std::uint64_t* tok, std::uint32_t* len) {
@@ -291,16 +292,27 @@ MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stri
   const __m256i payload = _mm256_setr_epi32(0, 32, 4, 20, 8, 12, 0, 0);
   const __m256i bits = _mm256_setr_epi32(2, 34, 6, 24, 12, 16, 0, 0);
   const __m256i zero = _mm256_setzero_si256(), none = _mm256_set1_epi32(0x100);
-  const __m256i at =
-      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(stride)));
-  const auto* src = reinterpret_cast<const int*>(base);
-  __m256i word[N], slot[N];  // earlier words, and their slots (none: not pushed)
+  const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                        11, 10, 9, 8, 15, 14, 13, 12);
+  __m256i word[N], slot[N];    // word i of the 8 blocks, and the slots of earlier ones (none: not pushed)
+  if constexpr (N % 8 == 0) {  // 8 words of each block through an 8x8 transpose
+    for (std::size_t r = 0; r < N / 8; ++r) {
+      __m256i x[8];
+      for (std::size_t k = 0; k < 8; ++k)
+        x[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + k * stride + 32 * r));
+      lanes::transpose8x8(x);
+      for (std::size_t j = 0; j < 8; ++j) word[8 * r + j] = x[j];
+    }
+  } else {
+    const __m256i at =
+        _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(stride)));
+    for (std::size_t i = 0; i < N; ++i) word[i] = _mm256_i32gather_epi32(reinterpret_cast<const int*>(base) + i, at, 1);
+  }
+  if (Big)
+    for (std::size_t i = 0; i < N; ++i) word[i] = _mm256_shuffle_epi8(word[i], swap);
   __m256i count = zero;
   for (std::size_t i = 0; i < N; ++i) {
-    __m256i w = _mm256_i32gather_epi32(src + i, at, 1);
-    if (Big)
-      w = _mm256_shuffle_epi8(w, _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7,
-                                                  6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+    const __m256i w = word[i];
     __m256i best = none;
     for (std::size_t j = 0; j < i; ++j) {
       const __m256i x = _mm256_xor_si256(w, word[j]);
@@ -333,7 +345,6 @@ MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stri
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(len + 8 * i), _mm256_permutevar8x32_epi32(bits, c));
     // The push: into slot count, or nowhere.
     const __m256i p = _mm256_permutevar8x32_epi32(push, c);
-    word[i] = w;
     slot[i] = _mm256_blendv_epi8(none, count, p);
     count = _mm256_sub_epi32(count, p);
   }
