@@ -179,9 +179,9 @@ struct LaneRules {
 
 // Decodes 8 * G blocks (layout interleaved, a fresh dictionary each) side by side, one word of
 // each per step: the blocks are the lanes of G registers, so a step is every lane's next bits
-// (lanes::window), a gather of its dictionary entries, and branch-free arithmetic. Block k's stream is bits
-// [pos[k], end[k]) from `base` (both below 2^30, `base` readable 13 bytes past every end); its
-// n words go to buf + k * b. dict holds 16 slots per lane and a spare one after them (zeroed
+// (lanes::window), a gather of its dictionary entries, and branch-free arithmetic. Block k's
+// stream is bits [pos[k], end[k]) from `base` (both below 2^30, `base` readable 13 bytes past
+// every end); its n words go to buf + k * b. dict holds 16 slots per lane and a spare one after them (zeroed
 // for init=zeros). True when every lane read exactly its bits with no undefined code and no
 // index naming an empty slot.
 template <bool Big, unsigned G>
