@@ -82,9 +82,9 @@ constexpr LowCodes make_low_codes() {
 }
 constexpr LowCodes kLow = make_low_codes();
 
-// fib_len(n) for every n < 2^13 (a byte each, 3 spare bytes so 4-byte gathers stay inside).
+// fib_len(n) for every n < 2^13 (a byte each).
 struct LowLens {
-  std::uint8_t v[(std::size_t{1} << kLowBits) + 3] = {};
+  std::uint8_t v[std::size_t{1} << kLowBits] = {};
   constexpr LowLens() {
     for (std::uint64_t n = 1; n < (std::uint64_t{1} << kLowBits); ++n) {
       unsigned k = 1;
@@ -379,7 +379,6 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
     }
     const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);  // 2^52 as a double: exact below it
     for (std::size_t i = 0; i < M; i += 4) {                         // n now holds the rests
-      const __m128i r32 = _mm_load_si128(reinterpret_cast<const __m128i*>(n + i));
       const __m256i t = _mm256_cvtepu32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(terms + i)));
       // Length: 47 - (t's lowest bit), or the rest's (< F(20), so every value here is >= 1).
       const __m256i lowest = _mm256_and_si256(t, _mm256_sub_epi64(_mm256_setzero_si256(), t));
@@ -387,15 +386,18 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
           _mm256_srli_epi64(_mm256_castpd_si256(_mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(lowest, magic)),
                                                               _mm256_castsi256_pd(magic))),
                             52);
+      // (the tables by scalar loads: they return sooner than gathers)
       const __m256i small = _mm256_cvtepu32_epi64(
-          _mm_and_si128(_mm_i32gather_epi32(reinterpret_cast<const int*>(kLowLen.v), r32, 1), _mm_set1_epi32(0xFF)));
+          _mm_setr_epi32(kLowLen.v[n[i]], kLowLen.v[n[i + 1]], kLowLen.v[n[i + 2]], kLowLen.v[n[i + 3]]));
       const __m256i l = _mm256_blendv_epi8(_mm256_sub_epi64(_mm256_set1_epi64x(47 + 1023), e), small,
                                            _mm256_cmpeq_epi64(t, _mm256_setzero_si256()));
       // The codeword: F(k) at bit l - k + 1 = (47 - k) + l - 46; the rest's terms as in fib_code.
       const __m256i up = _mm256_sub_epi64(l, _mm256_set1_epi64x(46)),
                     down = _mm256_sub_epi64(_mm256_set1_epi64x(46), l);
       const __m256i high = _mm256_or_si256(_mm256_sllv_epi64(t, up), _mm256_srlv_epi64(t, down));
-      const __m256i lo = _mm256_cvtepu32_epi64(_mm_i32gather_epi32(reinterpret_cast<const int*>(kLow.v), r32, 4));
+      const __m256i lo =
+          _mm256_cvtepu32_epi64(_mm_setr_epi32(static_cast<int>(kLow.v[n[i]]), static_cast<int>(kLow.v[n[i + 1]]),
+                                               static_cast<int>(kLow.v[n[i + 2]]), static_cast<int>(kLow.v[n[i + 3]])));
       const __m256i lup = _mm256_sub_epi64(l, _mm256_set1_epi64x(kLowTop - 1)),
                     ldown = _mm256_sub_epi64(_mm256_set1_epi64x(kLowTop - 1), l);
       const __m256i low = _mm256_or_si256(_mm256_sllv_epi64(lo, lup), _mm256_srlv_epi64(lo, ldown));
