@@ -135,9 +135,9 @@ MEMCOMP_AVX2_INLINE unsigned word_tokens(__m256i w, std::uint64_t* tok, std::uin
 
 // Decodes 8 * G blocks (layout interleaved) side by side, one token of each per step: the token
 // chains are the lanes of G registers, so a step is G windows (lanes::window) and branch-free
-// arithmetic for all of them. Block k's stream is bits [pos[k], end[k]) from `base` (both below 2^30, and `base`
-// readable 13 bytes past every end); its n words go to buf + k * b, which is zeroed, with spare
-// words from buf + 8 * G * b for lanes that have finished. True when every lane read a whole
+// arithmetic for all of them. Block k's stream is bits [pos[k], end[k]) from `base` (both below
+// 2^30, and `base` readable 13 bytes past every end); its n words go to buf + k * b, which is
+// zeroed, with spare words from buf + 8 * G * b for lanes that have finished. True when every lane read a whole
 // valid stream: n words, exactly its bits, no zero run past its block's end.
 template <bool Big, unsigned G>
 MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32_t* pos_at, const std::int32_t* end_at,
