@@ -500,15 +500,13 @@ class BPC final : public CodecImpl<BPC> {
   template <std::size_t B>
   MEMCOMP_AVX2 void planes_avx2(const std::uint8_t* blk, Src src, std::uint32_t* rev) const {
     constexpr std::size_t R = B / 32;
-    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                          11, 10, 9, 8, 15, 14, 13, 12);
     const __m256i up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
     __m256i lo[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
     __m256i last = _mm256_setzero_si256();
     std::uint64_t top = 0;
     for (std::size_t r = 0; r < R; ++r) {
       __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
-      if (endian_ == Endian::big) cur = _mm256_shuffle_epi8(cur, swap);
+      if (endian_ == Endian::big) cur = bswap32(cur);
       const __m256i before =
           _mm256_blend_epi32(_mm256_permutevar8x32_epi32(cur, up), _mm256_permutevar8x32_epi32(last, up), 0x01);
       last = cur;
@@ -599,15 +597,13 @@ class BPC final : public CodecImpl<BPC> {
   MEMCOMP_AVX2 static RowStats row_stats_avx2(const std::uint8_t* blk) {
     constexpr std::size_t R = B / 32, n = B / 4;
     const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi8(-1);
-    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                          11, 10, 9, 8, 15, 14, 13, 12);
     const __m256i up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
     const __m256i flip = _mm256_set1_epi32(Unsigned ? static_cast<int>(0x80000000u) : 0);
     __m256i any = zero, two = zero, three = zero, all = ones, dbp = zero, adj = zero, prev = zero, last = zero;
     std::uint64_t top = 0;  // bit i: bit 32 of row i
     for (std::size_t r = 0; r < R; ++r) {
       __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
-      if (Big) cur = _mm256_shuffle_epi8(cur, swap);
+      if (Big) cur = bswap32(cur);
       const __m256i before =
           _mm256_blend_epi32(_mm256_permutevar8x32_epi32(cur, up), _mm256_permutevar8x32_epi32(last, up), 0x01);
       last = cur;
@@ -978,8 +974,6 @@ class BPC final : public CodecImpl<BPC> {
     // The words: w0 plus the running sum of the deltas mod 2^32 (within each 128-bit half, then
     // across them, then from the register before); a word below the one before it (as signed
     // words) must have its sign bit set, and only then.
-    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                          11, 10, 9, 8, 15, 14, 13, 12);
     const __m256i up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6), top = _mm256_set1_epi32(7);
     __m256i carry = _mm256_set1_epi32(static_cast<int>(w0)), last = zero;
     std::uint32_t below = 0;
@@ -995,8 +989,7 @@ class BPC final : public CodecImpl<BPC> {
       last = words;
       below |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(before, words))))
                << (8 * q);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * q),
-                          endian_ == Endian::big ? _mm256_shuffle_epi8(words, swap) : words);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * q), endian_ == Endian::big ? bswap32(words) : words);
     }
     return P != 33 || ((below ^ sign) & static_cast<std::uint32_t>(low_mask(m + 1)) & ~1u) == 0;
   }

@@ -292,8 +292,6 @@ MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stri
   const __m256i payload = _mm256_setr_epi32(0, 32, 4, 20, 8, 12, 0, 0);
   const __m256i bits = _mm256_setr_epi32(2, 34, 6, 24, 12, 16, 0, 0);
   const __m256i zero = _mm256_setzero_si256(), none = _mm256_set1_epi32(0x100);
-  const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                        11, 10, 9, 8, 15, 14, 13, 12);
   __m256i word[N], slot[N];    // word i of the 8 blocks, and the slots of earlier ones (none: not pushed)
   if constexpr (N % 8 == 0) {  // 8 words of each block through an 8x8 transpose
     for (std::size_t r = 0; r < N / 8; ++r) {
@@ -309,7 +307,7 @@ MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stri
     for (std::size_t i = 0; i < N; ++i) word[i] = _mm256_i32gather_epi32(reinterpret_cast<const int*>(base) + i, at, 1);
   }
   if (Big)
-    for (std::size_t i = 0; i < N; ++i) word[i] = _mm256_shuffle_epi8(word[i], swap);
+    for (std::size_t i = 0; i < N; ++i) word[i] = bswap32(word[i]);
   __m256i count = zero;
   for (std::size_t i = 0; i < N; ++i) {
     const __m256i w = word[i];
@@ -809,13 +807,11 @@ class CPack final : public CodecImpl<CPack> {
           for (unsigned i = 0; i < 16; ++i) m[j][i] = j == 16 || i <= j ? ~0u : 0u;
       }
     } kLater{};
-    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                          11, 10, 9, 8, 15, 14, 13, 12);
     for (std::size_t r = 0; r < R; ++r) {
       __m256i v = N >= 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r))
                          : _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk)));
       if (N < 8) v = _mm256_inserti128_si256(_mm256_setzero_si256(), _mm256_castsi256_si128(v), 0);
-      if (Big) v = _mm256_shuffle_epi8(v, swap);
+      if (Big) v = bswap32(v);
       W[r] = v;
       M[r] = Zeros ? v : _mm256_set1_epi32(-1);  // a zero entry: w ^ 0
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 8 * r), v);

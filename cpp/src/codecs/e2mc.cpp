@@ -425,14 +425,12 @@ class E2MC final : public CodecImpl<E2MC> {
   // `miss` for a value without one), eight symbols per gather.
   MEMCOMP_AVX2 void bits32_avx2(const std::uint8_t* blk, std::size_t n, unsigned miss, std::uint8_t* c) const {
     const CanonicalCode::Lengths length_of(tables_[0]);
-    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                          11, 10, 9, 8, 15, 14, 13, 12);
     const __m256i other = _mm256_set1_epi32(static_cast<int>(miss));
     const bool big = endian_ == Endian::big;
     std::size_t i = 0;
     for (; i + 8 <= n; i += 8) {
       __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 4 * i));
-      if (big) v = _mm256_shuffle_epi8(v, swap);
+      if (big) v = bswap32(v);
       __m256i len = length_of.eight(v);
       len = _mm256_blendv_epi8(len, other, _mm256_cmpeq_epi32(len, _mm256_setzero_si256()));
       const __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(len), _mm256_extracti128_si256(len, 1));

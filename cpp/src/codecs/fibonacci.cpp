@@ -302,8 +302,6 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   template <std::size_t N, bool Big>
   MEMCOMP_AVX2_INLINE void codewords(const std::uint8_t* blk, std::uint64_t* tok, std::uint8_t* len) const {
     constexpr std::size_t M = 8 * N;
-    const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                          11, 10, 9, 8, 15, 14, 13, 12);
     alignas(32) std::uint32_t n[M], terms[M];  // n: the values, then the rests
     __m128i most = _mm_setzero_si128(), wide = _mm_setzero_si128();
     if constexpr (layout<N>() == lanes::Layout::step_major) {
@@ -313,7 +311,7 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
         __m256i x[8];
         for (std::size_t k = 0; k < 8; ++k) {
           x[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 4 * N * k + 32 * r));
-          if (Big) x[k] = _mm256_shuffle_epi8(x[k], swap);
+          if (Big) x[k] = bswap32(x[k]);
         }
         lanes::transpose8x8(x);
         for (std::size_t j = 0; j < 8; ++j) {  // word 8r + j less word 8r + j - 1, of every block
@@ -334,7 +332,7 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
         __m128i before = _mm_setzero_si128();     // words j - 4 .. j - 1
         for (std::size_t j = 0; j < N; j += 4) {  // words j..j+3 less words j-1..j+2
           __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 4 * j));
-          if (Big) w = _mm_shuffle_epi8(w, _mm256_castsi256_si128(swap));
+          if (Big) w = bswap32(w);
           const __m128i r = _mm_sub_epi32(w, _mm_alignr_epi8(w, before, 12));
           before = w;
           const __m128i z = _mm_xor_si128(_mm_slli_epi32(r, 1), _mm_srai_epi32(r, 31));
@@ -495,9 +493,7 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
         }
         prev[g] = w;
         bad[g] = _mm256_or_si256(bad[g], _mm256_cmpgt_epi32(pos[g], end[g]));
-        if (Big)
-          w = _mm256_shuffle_epi8(w, _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0,
-                                                      7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+        if (Big) w = bswap32(w);
         _mm256_store_si256(reinterpret_cast<__m256i*>(word + 8 * g), w);
         _mm256_store_si256(reinterpret_cast<__m256i*>(at + 8 * g),
                            _mm256_add_epi32(lane[g], _mm256_set1_epi32(static_cast<int>(4 * step))));

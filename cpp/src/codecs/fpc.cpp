@@ -62,12 +62,6 @@ inline unsigned pattern_bits(std::uint32_t w) { return kPayload[pattern(w)]; }
 #if defined(MEMCOMP_X86_SIMD)
 namespace fpc_avx2 {
 
-// The 8 words of w in the other byte order.
-MEMCOMP_AVX2_INLINE __m256i bswap32(__m256i w) {
-  return _mm256_shuffle_epi8(w, _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6,
-                                                 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
-}
-
 // pattern() of 8 words at once (the first row that matches: later blends take precedence; any
 // value for a zero word), and their zero lanes.
 MEMCOMP_AVX2_INLINE __m256i word_patterns(__m256i w, __m256i& is0) {
@@ -318,7 +312,7 @@ class FPC final : public CodecImpl<FPC> {
       std::uint64_t zero = 0;
       for (std::size_t r = 0; r < R; ++r) {
         __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
-        if (Big) w = fpc_avx2::bswap32(w);
+        if (Big) w = bswap32(w);
         unsigned z = 0;
         sum = _mm256_add_epi32(sum, fpc_avx2::word_bits(w, z));
         zero |= std::uint64_t{z} << (8 * r);
@@ -358,7 +352,7 @@ class FPC final : public CodecImpl<FPC> {
         __m256i x[8];
         for (std::size_t k = 0; k < 8; ++k) {
           x[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocks.block(i + k) + 32 * r));
-          if (Big) x[k] = fpc_avx2::bswap32(x[k]);
+          if (Big) x[k] = bswap32(x[k]);
           const auto z = static_cast<unsigned>(
               _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x[k], _mm256_setzero_si256()))));
           zero[k] |= std::uint64_t{z} << (8 * r);
@@ -392,7 +386,7 @@ class FPC final : public CodecImpl<FPC> {
     std::uint64_t zero = 0;
     for (std::size_t r = 0; r < R; ++r) {
       __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
-      if (Big) w = fpc_avx2::bswap32(w);
+      if (Big) w = bswap32(w);
       zero |= std::uint64_t{fpc_avx2::word_tokens(w, tok + 8 * r, len + 8 * r)} << (8 * r);
     }
     // A zero-run token (prefix 000, field run - 1) where a run opens: the run is the zero

@@ -9,6 +9,7 @@
 // BMI2's shifts by a register are one micro-op, where SHL by CL is three.
 #define MEMCOMP_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
 #define MEMCOMP_AVX2_INLINE __attribute__((target("avx2,bmi,bmi2,popcnt"), always_inline)) inline
+#include <immintrin.h>
 #endif
 
 namespace memcomp {
@@ -23,5 +24,16 @@ bool simd_ssse3() noexcept;
 /// upper half for push=literal).
 void set_simd(bool enabled) noexcept;
 bool simd_enabled() noexcept;
+
+#if defined(MEMCOMP_X86_SIMD)
+/// The 32-bit words of w in the other byte order (blocks of big-endian words).
+MEMCOMP_AVX2_INLINE __m256i bswap32(__m256i w) {
+  return _mm256_shuffle_epi8(w, _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6,
+                                                 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+}
+MEMCOMP_AVX2_INLINE __m128i bswap32(__m128i w) {
+  return _mm_shuffle_epi8(w, _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+}
+#endif
 
 }  // namespace memcomp
