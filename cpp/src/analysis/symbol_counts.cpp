@@ -38,7 +38,7 @@ constexpr double kBucketTarget = 48 << 10;  // words per sorted bucket: keys and
 constexpr double kDenseMin = 12 << 10;      // expected words that make a prefix a dense bucket
 constexpr std::size_t kDenseUse = 4096;     // actual words a one-prefix bucket needs to count densely
 constexpr std::size_t kMaxBuckets = 1536;   // scatter destinations
-constexpr unsigned kMaxDigitBits = 11;      // LSD digit width limit (2048 counters)
+constexpr unsigned kMaxDigitBits = 12;      // LSD digit width limit (4096 counters; 2 passes to 24 bits)
 constexpr std::size_t kSmallSort = 128;     // fewer words in a bucket: std::sort
 constexpr std::size_t kBlockWords = 2048;   // arena block of a bucket
 
