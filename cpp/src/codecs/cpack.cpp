@@ -207,7 +207,7 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
   const __m256i deque = _mm256_set1_epi32(rules.deque ? -1 : 0), fill = _mm256_set1_epi32(rules.fill ? -1 : 0);
   const __m256i spare = _mm256_set1_epi32(static_cast<int>(8 * G * 16));
   const auto* dq = reinterpret_cast<const int*>(dict);
-  __m256i pos[G], end[G], count[G], wp[G], bad[G], slots[G], lane[G];
+  __m256i pos[G], end[G], count[G], wp[G], bad[G], slots[G];
   for (unsigned g = 0; g < G; ++g) {
     pos[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pos_at + 8 * g));
     end[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(end_at + 8 * g));
@@ -215,9 +215,9 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
     const __m256i k =
         _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(8 * g)));
     slots[g] = _mm256_slli_epi32(k, 4);
-    lane[g] = _mm256_mullo_epi32(k, _mm256_set1_epi32(static_cast<int>(b)));
   }
-  alignas(32) std::uint32_t word[8 * G], slot[8 * G], at[8 * G];
+  alignas(32) std::uint32_t word[8 * G], slot[8 * G];
+  lanes::StepRows<G> rows;
   for (unsigned step = 0; step < n; ++step) {
     for (unsigned g = 0; g < G; ++g) {
       __m256i t0, t1;
@@ -250,18 +250,15 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
       wp[g] = _mm256_and_si256(_mm256_sub_epi32(wp[g], p), fifteen);
       count[g] = _mm256_sub_epi32(count[g], _mm256_and_si256(p, room));
       _mm256_store_si256(reinterpret_cast<__m256i*>(word + 8 * g), w);
-      _mm256_store_si256(reinterpret_cast<__m256i*>(at + 8 * g),
-                         _mm256_add_epi32(lane[g], _mm256_set1_epi32(static_cast<int>(4 * step))));
+      rows.put(g, step, Big ? bswap32(w) : w);
       bad[g] = _mm256_or_si256(
           _mm256_or_si256(bad[g], empty),
           _mm256_or_si256(_mm256_cmpeq_epi32(c, _mm256_set1_epi32(6)), _mm256_cmpgt_epi32(pos[g], end[g])));
     }
-    for (unsigned k = 0; k < 8 * G; ++k) {
-      dict[slot[k]] = word[k];
-      const std::uint32_t v = Big ? __builtin_bswap32(word[k]) : word[k];
-      std::memcpy(buf + at[k], &v, 4);
-    }
+    for (unsigned k = 0; k < 8 * G; ++k) dict[slot[k]] = word[k];
+    rows.flush(step, buf, b);
   }
+  rows.finish(n, buf, b);
   unsigned ok = 0xFF;
   for (unsigned g = 0; g < G; ++g) {
     const __m256i good = _mm256_andnot_si256(bad[g], _mm256_cmpeq_epi32(pos[g], end[g]));

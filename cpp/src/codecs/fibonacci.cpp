@@ -442,16 +442,13 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
                                         const std::int32_t* end_at, unsigned n, unsigned b, std::uint8_t* buf) const {
     const __m256i magic = _mm256_set1_epi64x(0x4330000000000000ll);  // 2^52 as a double
     const __m256i ones = _mm256_set1_epi64x(-1), top48 = _mm256_set1_epi64x(~0xFFFFll);
-    __m256i pos[G], end[G], prev[G], bad[G], lane[G];
+    __m256i pos[G], end[G], prev[G], bad[G];
     for (unsigned g = 0; g < G; ++g) {
       pos[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pos_at + 8 * g));
       end[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(end_at + 8 * g));
       prev[g] = bad[g] = _mm256_setzero_si256();
-      lane[g] = _mm256_mullo_epi32(
-          _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(8 * g))),
-          _mm256_set1_epi32(static_cast<int>(b)));
     }
-    alignas(32) std::uint32_t word[8 * G], at[8 * G];
+    lanes::StepRows<G> rows;
     for (unsigned step = 0; step < n; ++step) {
       for (unsigned g = 0; g < G; ++g) {
         __m256i c0, c1, w;
@@ -494,12 +491,11 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
         prev[g] = w;
         bad[g] = _mm256_or_si256(bad[g], _mm256_cmpgt_epi32(pos[g], end[g]));
         if (Big) w = bswap32(w);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(word + 8 * g), w);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(at + 8 * g),
-                           _mm256_add_epi32(lane[g], _mm256_set1_epi32(static_cast<int>(4 * step))));
+        rows.put(g, step, w);
       }
-      for (unsigned k = 0; k < 8 * G; ++k) std::memcpy(buf + at[k], word + k, 4);
+      rows.flush(step, buf, b);
     }
+    rows.finish(n, buf, b);
     unsigned ok = 0xFF;
     for (unsigned g = 0; g < G; ++g) {
       const __m256i good = _mm256_andnot_si256(bad[g], _mm256_cmpeq_epi32(pos[g], end[g]));

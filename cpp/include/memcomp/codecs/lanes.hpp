@@ -4,7 +4,8 @@
 // of a register, and a few registers of them, step through their fields together. Shared by the
 // lane kernels of FPC and C-Pack:
 //  - window(): the next 64 stream bits at every lane's bit position (decoders);
-//  - transpose8x8(): the words of 8 blocks as 8 registers of one word each (encoders);
+//  - transpose8x8(): the words of 8 blocks as 8 registers of one word each (encoders), and
+//    back (StepRows: decoders' words out to their blocks);
 //  - pack(): every lane's tokens into a stream of its own (encoders).
 #pragma once
 #include <cstddef>
@@ -65,6 +66,37 @@ MEMCOMP_AVX2_INLINE void transpose8x8(__m256i (&x)[8]) {
     x[i + 4] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x31);
   }
 }
+
+/// The words of 8 * G blocks a lane decoder forms one word index (step) at a time, G registers
+/// of 8 blocks each, written block-major 8 steps at a time: a group's last 8 steps transposed
+/// (transpose8x8) to 8 words of each of its blocks, one store each instead of 64 word stores.
+/// Block k's words go to buf + k * b.
+template <unsigned G>
+struct StepRows {
+  alignas(32) std::uint32_t w[G][8][8];  // [group][step % 8][lane]
+
+  /// Group g's words of step `step`.
+  MEMCOMP_AVX2_INLINE void put(unsigned g, unsigned step, __m256i words) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(w[g][step % 8]), words);
+  }
+  /// After every group's put of step `step`: writes the last 8 steps out when they are complete.
+  MEMCOMP_AVX2_INLINE void flush(unsigned step, std::uint8_t* buf, unsigned b) const {
+    if (step % 8 != 7) return;
+    for (unsigned g = 0; g < G; ++g) {
+      __m256i x[8];
+      for (unsigned s = 0; s < 8; ++s) x[s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(w[g][s]));
+      transpose8x8(x);
+      for (unsigned k = 0; k < 8; ++k)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(buf + (8 * g + k) * b + 4 * (step - 7)), x[k]);
+    }
+  }
+  /// After the last of n steps: the steps past the last multiple of 8 (blocks of 16 bytes).
+  void finish(unsigned n, std::uint8_t* buf, unsigned b) const {
+    for (unsigned step = n - n % 8; step < n; ++step)
+      for (unsigned g = 0; g < G; ++g)
+        for (unsigned k = 0; k < 8; ++k) std::memcpy(buf + (8 * g + k) * b + 4 * step, &w[g][step % 8][k], 4);
+  }
+};
 
 /// Token i of block k: tok[8 * i + k] in len[8 * i + k] bits (StepMajor), or tok[N * k + i] in
 /// len[N * k + i] bits.
