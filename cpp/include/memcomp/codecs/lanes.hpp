@@ -2,7 +2,7 @@
 // stream is a chain of variable-length fields (where a field starts is known only once the one
 // before it is read or formed), so a lone block leaves most of a core idle; 8 blocks in the lanes
 // of a register, and a few registers of them, step through their fields together. Shared by the
-// lane kernels of FPC and C-Pack:
+// lane kernels of FPC, C-Pack and Fibonacci:
 //  - window(): the next 64 stream bits at every lane's bit position (decoders);
 //  - transpose8x8(): the words of 8 blocks as 8 registers of one word each (encoders), and
 //    back (StepRows: decoders' words out to their blocks);
