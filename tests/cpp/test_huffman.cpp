@@ -575,6 +575,50 @@ TEST(HuffmanCanonical, GatheredLengthsEqualTheScalarLookup) {
   }
   EXPECT_GE(hits, 1000u);
 }
+
+// The same on a small table (its minimum of 256 slots) where ESC (2^32, whose home is key 0's)
+// and seven keys share one home slot (a chain of eight: distances 0..7), queried with them,
+// with misses of the same home and the homes after it, and with key 0.
+TEST(HuffmanCanonical, GatheredLengthsEqualTheScalarLookupOnCollisionChains) {
+  if (!simd_avx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  auto home = [](std::uint32_t k) { return (k * 0x9E3779B1u) >> 24; };  // 256 slots
+  std::mt19937_64 rng(5);
+  std::vector<std::uint32_t> same, near, other;
+  while (same.size() < 16 || near.size() < 64 || other.size() < 12) {
+    const auto k = static_cast<std::uint32_t>(rng());
+    const std::uint32_t h = home(k), h0 = home(0);
+    if (h == h0 && same.size() < 16)
+      same.push_back(k);
+    else if (h > h0 && h <= h0 + 9 && near.size() < 64)
+      near.push_back(k);
+    else if ((h + 40 < h0 || h > h0 + 40) && other.size() < 12)
+      other.push_back(k);
+  }
+  // ESC has the shortest codeword, so it is placed first: in key 0's home slot, where a
+  // lookup of 0 (no codeword) must not take it for its own.
+  std::vector<CanonicalCode::Entry> entries = {{std::uint64_t{1} << 32, 1}};
+  for (std::size_t i = 0; i < 7; ++i) entries.push_back({same[i], 6});
+  for (std::size_t i = 0; i < 12; ++i) entries.push_back({other[i], 6});
+  const CanonicalCode code(32, entries);
+  ASSERT_EQ(code.code_of(0).len, 0u);
+  const CanonicalCode::Lengths length_of(code);
+  std::vector<std::uint32_t> keys = {0};
+  keys.insert(keys.end(), same.begin(), same.end());
+  keys.insert(keys.end(), near.begin(), near.end());
+  keys.insert(keys.end(), other.begin(), other.end());
+  while (keys.size() % 8) keys.push_back(same[keys.size() % 16]);
+  std::size_t hits = 0;
+  for (std::size_t i = 0; i < keys.size(); i += 8) {
+    std::uint32_t out[8];
+    eight_lengths(length_of, keys.data() + i, out);
+    for (std::size_t j = 0; j < 8; ++j) {
+      ASSERT_EQ(out[j], code.code_of(keys[i + j]).len) << keys[i + j];
+      ASSERT_EQ(out[j], length_of(keys[i + j])) << keys[i + j];
+      hits += out[j] != 0;
+    }
+  }
+  EXPECT_GE(hits, 19u);  // every coded key
+}
 #endif
 
 TEST(HuffmanCanonical, ConstructorValidation) {

@@ -448,7 +448,7 @@ CanonicalCode::CanonicalCode(unsigned sl, std::vector<Entry> entries) {
                              std::to_string((std::size_t{1} << kIndexBits) - 2) + " codewords, not " +
                              std::to_string(n));
     // At most 1/8 full: a lookup, hit or miss (ESC), probes ~1.1 slots of 8 bytes.
-    unsigned bits = 4;
+    unsigned bits = kMinHashBits;
     while ((std::size_t{1} << bits) < 8 * n) ++bits;
     hash_.assign(std::size_t{1} << bits, 0);
     hash_shift_ = 32 - bits;
@@ -457,6 +457,16 @@ CanonicalCode::CanonicalCode(unsigned sl, std::vector<Entry> entries) {
       std::size_t s = slot(keys_[i]);
       while (hash_[s] != 0) s = (s + 1) & mask;
       hash_[s] = keys_[i] << kKeyShift | std::uint64_t{lens_[i]} << kIndexBits | (i + 1);
+    }
+    tags_.assign(hash_.size(), 0);
+    for (std::size_t s = 0; s < hash_.size(); ++s) {
+      if (hash_[s] == 0) continue;
+      const std::uint64_t key = hash_[s] >> kKeyShift;
+      const std::size_t home = slot(key), away = (s - home) & mask;
+      const std::uint32_t tag = (static_cast<std::uint32_t>(key) * kHashMultiplier32) &
+                                static_cast<std::uint32_t>(low_mask(hash_shift_));
+      const std::uint32_t len = static_cast<std::uint32_t>(hash_[s] >> kIndexBits) & low_mask(kLenBits);
+      tags_[s] = tag << kTagShift | std::uint32_t(key == esc || away > 1 ? 2 : away) << kLenBits | len;
     }
   }
   esc_ = code_of(esc);

@@ -189,6 +189,7 @@ class CanonicalCode {
         : code_(&c),
           dense_(c.dense_.empty() ? nullptr : c.dense_.data()),
           hash_(c.hash_.empty() ? nullptr : c.hash_.data()),
+          tags_(c.tags_.empty() ? nullptr : c.tags_.data()),
           dense_size_(c.dense_.size()),
           mask_(c.hash_.empty() ? 0 : c.hash_.size() - 1),
           shift_(c.hash_shift_) {}
@@ -203,36 +204,29 @@ class CanonicalCode {
       return static_cast<unsigned>(((hit0 ? s0 : hit1 ? s1 : 0) >> kIndexBits) & 63u);
     }
 #if defined(MEMCOMP_X86_SIMD)
-    /// The lengths of eight keys below 2^32 (32-bit lanes) at once, the same as operator():
-    /// both slots of each gathered, the hit selected by masks; a key behind two others (rare at
-    /// 1/8 load) probes on in scalar code. REQUIRES: a hashed code (no dense table) and AVX2.
+    /// The lengths of eight keys below 2^32 (32-bit lanes) at once, the same as operator(): both
+    /// of each key's first two slots of the 4-byte mirror of the table (tags_) gathered, the hit
+    /// selected by masks; a key behind two others (rare at 1/8 load) probes on in scalar code.
+    /// REQUIRES: a hashed code (no dense table) and AVX2.
     MEMCOMP_AVX2 __m256i eight(__m256i keys) const noexcept {
-      const __m256i idx =
-          _mm256_srl_epi32(_mm256_mullo_epi32(keys, _mm256_set1_epi32(static_cast<int>(kHashMultiplier32))),
-                           _mm_cvtsi32_si128(static_cast<int>(shift_)));
+      const __m256i h = _mm256_mullo_epi32(keys, _mm256_set1_epi32(static_cast<int>(kHashMultiplier32)));
+      const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(shift_));
+      const __m256i idx = _mm256_srl_epi32(h, shift);
       const __m256i next =
           _mm256_and_si256(_mm256_add_epi32(idx, _mm256_set1_epi32(1)), _mm256_set1_epi32(static_cast<int>(mask_)));
-      const auto* base = reinterpret_cast<const long long*>(hash_);
-      __m256i len[2];
-      unsigned probe = 0;  // bit j: key j is behind two others
-      for (int h = 0; h < 2; ++h) {
-        const __m128i i0 = h ? _mm256_extracti128_si256(idx, 1) : _mm256_castsi256_si128(idx);
-        const __m128i i1 = h ? _mm256_extracti128_si256(next, 1) : _mm256_castsi256_si128(next);
-        const __m256i k = _mm256_cvtepu32_epi64(h ? _mm256_extracti128_si256(keys, 1) : _mm256_castsi256_si128(keys));
-        const __m256i s0 = _mm256_i32gather_epi64(base, i0, 8), s1 = _mm256_i32gather_epi64(base, i1, 8);
-        const __m256i hit0 = _mm256_cmpeq_epi64(_mm256_srli_epi64(s0, kKeyShift), k);
-        const __m256i hit1 = _mm256_cmpeq_epi64(_mm256_srli_epi64(s1, kKeyShift), k);
-        const __m256i zero = _mm256_setzero_si256();
-        const __m256i open = _mm256_or_si256(_mm256_cmpeq_epi64(s0, zero), _mm256_cmpeq_epi64(s1, zero));
-        const __m256i decided = _mm256_or_si256(_mm256_or_si256(hit0, hit1), open);
-        probe |= (~static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(decided))) & 15u) << (4 * h);
-        const __m256i hit = _mm256_or_si256(_mm256_and_si256(hit0, s0), _mm256_and_si256(hit1, s1));
-        len[h] = _mm256_and_si256(_mm256_srli_epi64(hit, kIndexBits), _mm256_set1_epi64x(63));
-      }
-      // 64-bit lanes of lengths (< 64) to 32-bit lanes, in key order.
-      const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-      const __m256i out = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(len[0], order),
-                                             _mm256_permutevar8x32_epi32(len[1], order), 0xF0);
+      // The tag a key's slot holds at distance 0 and 1 from its home: its hash below the slot bits.
+      const __m256i home = _mm256_slli_epi32(_mm256_sub_epi32(h, _mm256_sll_epi32(idx, shift)), kTagShift);
+      const __m256i away = _mm256_or_si256(home, _mm256_set1_epi32(1 << kLenBits));
+      const auto* base = reinterpret_cast<const int*>(tags_);
+      const __m256i s0 = _mm256_i32gather_epi32(base, idx, 4), s1 = _mm256_i32gather_epi32(base, next, 4);
+      const __m256i len_mask = _mm256_set1_epi32((1 << kLenBits) - 1), zero = _mm256_setzero_si256();
+      const __m256i hit0 = _mm256_cmpeq_epi32(_mm256_andnot_si256(len_mask, s0), home);
+      const __m256i hit1 = _mm256_cmpeq_epi32(_mm256_andnot_si256(len_mask, s1), away);
+      const __m256i open = _mm256_or_si256(_mm256_cmpeq_epi32(s0, zero), _mm256_cmpeq_epi32(s1, zero));
+      const __m256i decided = _mm256_or_si256(_mm256_or_si256(hit0, hit1), open);
+      const unsigned probe = ~static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(decided))) & 0xFFu;
+      const __m256i out =
+          _mm256_and_si256(_mm256_or_si256(_mm256_and_si256(hit0, s0), _mm256_and_si256(hit1, s1)), len_mask);
       if (__builtin_expect(probe == 0, 1)) return out;
       alignas(32) std::uint32_t k[8], l[8];
       _mm256_store_si256(reinterpret_cast<__m256i*>(k), keys);
@@ -247,6 +241,7 @@ class CanonicalCode {
     const CanonicalCode* code_;
     const Codeword* dense_;
     const std::uint64_t* hash_;
+    const std::uint32_t* tags_;
     std::size_t dense_size_, mask_;
     unsigned shift_;
   };
@@ -383,6 +378,11 @@ class CanonicalCode {
   // A hash slot: key << 28 | length << 22 | (canonical index + 1); 0 = empty. Keys are at most
   // 2^32 (esc_key() for sl = 32) and lengths at most 32.
   static constexpr unsigned kIndexBits = 22, kKeyShift = 28;
+  // tags_[s] mirrors hash_[s] in 4 bytes for Lengths::eight: the key's 32-bit hash below the
+  // slot bits << 8 | distance from its home slot << 6 | length; 0 = empty. Distance 2 stands
+  // for farther and for ESC (2^32 shares key 0's hash): a tag no lookup matches. Tables have at
+  // least 2^8 slots, so the tag fits.
+  static constexpr unsigned kLenBits = 6, kTagShift = 8, kMinHashBits = 8;
   static constexpr std::uint32_t kHashMultiplier32 = 0x9E3779B1u;  // Fibonacci hashing of the low 32 bits
   static constexpr unsigned kLutBits = 11;                         // decode lookup over the first min(11, max_len) bits
   static constexpr unsigned kDenseBits = 16;                       // code_of is a direct array for sl <= 16
@@ -415,6 +415,7 @@ class CanonicalCode {
   Codeword esc_;
   std::vector<Codeword> dense_;      // key -> codeword, for sl <= kDenseBits
   std::vector<std::uint64_t> hash_;  // open addressing, power-of-two size, at most 1/8 full
+  std::vector<std::uint32_t> tags_;  // hash_ in 4 bytes a slot, lengths only
   unsigned hash_shift_ = 32;
   unsigned lut_bits_ = 0;
   std::vector<LutEntry> lut_;  // first lut_bits_ bits -> codeword
