@@ -321,7 +321,7 @@ class BPC final : public CodecImpl<BPC> {
         const unsigned h = t >> 2, cls = kClassOf[map][t & 3];
         const unsigned kind = h >= 4 ? kRaw : h >= 2 ? kRun : h == 1 ? kRun1 : cls;
         Sym& e = sym_[k][t];
-        e.raw_mask = kind == kRaw ? ~0u : 0u;
+        e.raw_mask = kind == kRaw ? static_cast<std::uint32_t>(low_mask(W)) : 0u;
         e.ones = kind == kOnes ? static_cast<std::uint32_t>(low_mask(W)) : 0u;
         e.dbp_mask = kind == kDbp0 ? ~0u : 0u;
         e.kind = static_cast<std::uint8_t>(kind);
@@ -333,6 +333,9 @@ class BPC final : public CodecImpl<BPC> {
         e.count_mask = static_cast<std::uint8_t>(kind == kRun ? 31 : 0);
         e.count_add = static_cast<std::uint8_t>(kind == kRun ? 2 : 1);
         e.run = static_cast<std::uint8_t>(kind >= kRun);
+        e.raw_shift = static_cast<std::uint8_t>(39 - W);
+        e.pos_shift = static_cast<std::uint8_t>(35 - ceil_log2(W));
+        e.pos_mask = static_cast<std::uint8_t>(low_mask(ceil_log2(W)));
       }
     }
   }
@@ -425,10 +428,9 @@ class BPC final : public CodecImpl<BPC> {
     const std::size_t b = enc.block_bytes;
     if (alt_ == Alt::none && exact() && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
       for (; i + 2 <= end; i += 2) {
-        BitReader r0 = block_reader(enc, i), r1 = block_reader(enc, i + 1);
         bool ok = false;
         try {
-          ok = decode_fast2(r0, r1, out + i * b, out + (i + 1) * b, b) && r0.remaining() == 0 && r1.remaining() == 0;
+          ok = decode_fast2(enc, i, out + i * b, out + (i + 1) * b, b);
         } catch (const corrupt_stream&) {  // a base the general decoder refuses too
         }
         if (!ok) {
@@ -830,11 +832,13 @@ class BPC final : public CodecImpl<BPC> {
     flush_run(run, out);
   }
 
-  // A symbol by its first 5 bits: its DBX is (raw field & raw_mask) | ones | (DBP above &
-  // dbp_mask) | pat << position; it covers count_add + (run field & count_mask) planes.
+  // A symbol by its first 5 bits (of a 40-bit window w): its DBX is (w >> raw_shift & raw_mask)
+  // | ones | (DBP above & dbp_mask) | pat << (w >> pos_shift & pos_mask); it covers count_add +
+  // (run field & count_mask) planes. The shifts and masks are the plane width's.
   struct Sym {
     std::uint32_t raw_mask = 0, ones = 0, dbp_mask = 0;
     std::uint8_t kind = 0, len = 0, pat = 0, count_mask = 0, count_add = 0, run = 0;  // kind: Cls or RunSym
+    std::uint8_t raw_shift = 0, pos_shift = 0, pos_mask = 0;
   };
 #if defined(MEMCOMP_X86_SIMD)
   MEMCOMP_AVX2_INLINE static void store5(std::uint32_t* to, __m256i v) {
@@ -856,45 +860,68 @@ class BPC final : public CodecImpl<BPC> {
   // decode_fast and decode_fast2 return false, with the readers untouched, for every stream the
   // general path rejects (it then throws the error) and for a symbol past the stream's end.
   //
-  // One block's walk through its symbols.
-  struct Walk {
+  // Symbol readers of a walk: the next 40 bits, and the symbol's length consumed (false past the
+  // stream's end). Checked: a BitReader. Raw: the buffer read directly, for a walk that cannot
+  // read past it whatever the stream holds (the caller checks that, and the end, afterwards).
+  struct Checked {
     BitReader r;
+    MEMCOMP_AVX2_INLINE std::uint64_t peek40() const { return r.peek(40); }
+    MEMCOMP_AVX2_INLINE bool consume(unsigned n) {
+      if (n > r.remaining()) return false;
+      r.skip(n);
+      return true;
+    }
+    bool at_end() const { return r.remaining() == 0; }
+  };
+  struct Raw {
+    const std::uint8_t* data;
+    std::size_t pos, end;  // bits from data
+    MEMCOMP_AVX2_INLINE std::uint64_t peek40() const {
+      return (load<std::uint64_t>(data + (pos >> 3), Endian::big) << (pos & 7)) >> 24;
+    }
+    MEMCOMP_AVX2_INLINE bool consume(unsigned n) {
+      pos += n;
+      return true;
+    }
+    bool at_end() const { return pos == end; }
+  };
+  // The most bits a walk's symbols take: P <= 33 planes of at most W + 1 <= 32 bits.
+  static constexpr std::size_t kWalkBits = 33 * 32;
+  // One block's walk through its symbols.
+  template <class R>
+  struct Walk {
+    R r;
     std::uint32_t w0, above = 0;  // the base; the DBP of the plane above
     unsigned j, after_zero = 0;   // planes left; the last symbol was a zero run
     // Per plane: its DBX (0 on a zero run) and its symbol's class (zero planes kRun); 0 and kRun
     // past the planes, for the checks eight planes at a time.
     alignas(32) std::uint32_t dbx[40], kind_of[40];
-    MEMCOMP_AVX2_INLINE Walk(const BitReader& in, unsigned P) : r(in), w0(read_base(r)), j(P) {
+    MEMCOMP_AVX2_INLINE Walk(const R& in, std::uint32_t base, unsigned P) : r(in), w0(base), j(P) {
       store5(dbx, _mm256_setzero_si256());  // (five stores: a loop of them becomes a slow rep stos)
       store5(kind_of, _mm256_set1_epi32(kRun));
     }
   };
   struct Geometry {
     const Sym* sym;
-    unsigned m, pb, P;
-    std::uint32_t ones, pos_mask;
+    unsigned P;
     explicit Geometry(const BPC& c, std::size_t b)
         : sym(c.sym_[b == 32   ? 0
                      : b == 64 ? 1
                                : 2]),
-          m(static_cast<unsigned>(b / 4 - 1)),
-          pb(ceil_log2(m)),
-          P(c.delta_bits_ == 33 ? 33 : 32),
-          ones(static_cast<std::uint32_t>(low_mask(m))),
-          pos_mask(static_cast<std::uint32_t>(low_mask(pb))) {}
+          P(c.delta_bits_ == 33 ? 33 : 32) {}
   };
   // One symbol of a walk; false for a zero run after another or past plane 0, or a symbol past
-  // the stream's end.
-  MEMCOMP_AVX2_INLINE static bool step(Walk& k, const Geometry& g) {
-    const std::uint64_t w = k.r.peek(40);
+  // the stream's end. The symbol's entry carries the shifts and masks of the plane width.
+  template <class R>
+  MEMCOMP_AVX2_INLINE static bool step(Walk<R>& k, const Geometry& g) {
+    const std::uint64_t w = k.r.peek40();
     const Sym& e = g.sym[w >> 35];
-    if (e.len > k.r.remaining()) return false;
-    k.r.skip(e.len);
+    if (!k.r.consume(e.len)) return false;
     const unsigned count = e.count_add + (static_cast<unsigned>(w >> 33) & e.count_mask);
     if ((e.run & k.after_zero) | unsigned{count > k.j}) return false;
     // (A pair at bit 31 leaves the plane: finish refuses it.)
-    const auto pos = static_cast<unsigned>(w >> (35 - g.pb)) & g.pos_mask;
-    const std::uint32_t x = (static_cast<std::uint32_t>(w >> (39 - g.m)) & g.ones & e.raw_mask) | e.ones |
+    const auto pos = static_cast<unsigned>(w >> e.pos_shift) & e.pos_mask;
+    const std::uint32_t x = (static_cast<std::uint32_t>(w >> e.raw_shift) & e.raw_mask) | e.ones |
                             (k.above & e.dbp_mask) | unsigned{e.pat} << pos;
     k.j -= count;
     k.dbx[k.j] = x;
@@ -905,7 +932,8 @@ class BPC final : public CodecImpl<BPC> {
   }
 
   // The rest of a walk, symbol by symbol.
-  MEMCOMP_AVX2_INLINE static bool walk(Walk& k, const Geometry& g) {
+  template <class R>
+  MEMCOMP_AVX2_INLINE static bool walk(Walk<R>& k, const Geometry& g) {
     while (k.j > 0)
       if (!step(k, g)) return false;
     return true;
@@ -913,32 +941,50 @@ class BPC final : public CodecImpl<BPC> {
 
   MEMCOMP_AVX2 bool decode_fast(BitReader& in, std::uint8_t* out, std::size_t b) const {
     const Geometry g(*this, b);
-    Walk k(in, g.P);
+    BitReader r = in;
+    const std::uint32_t base = read_base(r);
+    Walk<Checked> k(Checked{r}, base, g.P);
     if (!walk(k, g) || !finish(k, g, out, b)) return false;
-    in = k.r;
+    in = k.r.r;
     return true;
   }
-  // Two blocks' walks in turns: their chains (a symbol's length before the next one's bits)
-  // overlap. False if either block's fast decode fails.
-  MEMCOMP_AVX2 bool decode_fast2(BitReader& in0, BitReader& in1, std::uint8_t* out0, std::uint8_t* out1,
+  // Blocks i and i + 1, their walks in turns: their chains (a symbol's length before the next
+  // one's bits) overlap. The walks read the buffer directly where it extends kWalkBits past
+  // both bases, else through the readers. False if either block's fast decode fails or leaves
+  // bits over.
+  MEMCOMP_AVX2 bool decode_fast2(const EncodedView& enc, std::size_t i, std::uint8_t* out0, std::uint8_t* out1,
                                  std::size_t b) const {
     const Geometry g(*this, b);
-    Walk k0(in0, g.P), k1(in1, g.P);
+    BitReader r0 = block_reader(enc, i), r1 = block_reader(enc, i + 1);
+    const std::uint32_t base0 = read_base(r0), base1 = read_base(r1);
+    const std::size_t p0 = enc.bit_offsets[i] + r0.position(), p1 = enc.bit_offsets[i + 1] + r1.position();
+    if ((std::max(p0, p1) + kWalkBits) / 8 + 8 > enc.data_bytes) {
+      Walk<Checked> k0(Checked{r0}, base0, g.P), k1(Checked{r1}, base1, g.P);
+      return walk_pair(k0, k1, g, out0, out1, b);
+    }
+    Walk<Raw> k0(Raw{enc.data, p0, p0 + r0.remaining()}, base0, g.P),
+        k1(Raw{enc.data, p1, p1 + r1.remaining()}, base1, g.P);
+    return walk_pair(k0, k1, g, out0, out1, b);
+  }
+  template <class R>
+  MEMCOMP_AVX2_INLINE bool walk_pair(Walk<R>& k0, Walk<R>& k1, const Geometry& g, std::uint8_t* out0,
+                                     std::uint8_t* out1, std::size_t b) const {
     while ((k0.j > 0) & (k1.j > 0))
       if (!(step(k0, g) & step(k1, g))) return false;
-    if (!walk(k0, g) || !walk(k1, g) || !finish(k0, g, out0, b) || !finish(k1, g, out1, b)) return false;
-    in0 = k0.r;
-    in1 = k1.r;
-    return true;
+    return walk(k0, g) && walk(k1, g) && k0.r.at_end() && k1.r.at_end() && finish(k0, g, out0, b) &&
+           finish(k1, g, out1, b);
   }
 
   // A finished walk's checks and words: DBP, each symbol its plane's encoding, the words.
-  MEMCOMP_AVX2_INLINE bool finish(const Walk& k, const Geometry& g, std::uint8_t* out, std::size_t b) const {
+  template <class R>
+  MEMCOMP_AVX2_INLINE bool finish(const Walk<R>& k, const Geometry& g, std::uint8_t* out, std::size_t b) const {
     const __m256i zero = _mm256_setzero_si256();
     const std::uint32_t* dbx = k.dbx;
     const std::uint32_t* kind_of = k.kind_of;
-    const unsigned m = g.m, P = g.P;
-    const std::uint32_t ones = g.ones, w0 = k.w0;
+    const auto m = static_cast<unsigned>(b / 4 - 1);
+    const unsigned P = g.P;
+    const auto ones = static_cast<std::uint32_t>(low_mask(m));
+    const std::uint32_t w0 = k.w0;
     // DBP: each register of eight DBX planes XORed from its top lane down (shifts within the
     // 128-bit halves, then the high half's into the low one), then with the planes above it.
     __m256i x[5], p[5];
