@@ -1083,8 +1083,7 @@ class BPC final : public CodecImpl<BPC> {
     const __m256i raw_flag = _mm256_set1_epi32(static_cast<int>(1u << W));
     const __m256i len5 = _mm256_set1_epi32(5), len_pos = _mm256_set1_epi32(static_cast<int>(5 + pb));
     const __m256i len_raw = _mm256_set1_epi32(static_cast<int>(W + 1)), bias = _mm256_set1_epi32(127);
-    alignas(32) std::uint64_t v[40];
-    alignas(32) std::uint32_t len[40];
+    alignas(32) std::uint32_t v[40], len[40];
     std::uint64_t nz = 0;  // bit k: DBX of plane P - 1 - k is not 0
     for (unsigned q = 0; 8 * q < P; ++q) {
       const __m256i p = _mm256_load_si256(reinterpret_cast<const __m256i*>(rev + 8 + 8 * q));
@@ -1099,19 +1098,32 @@ class BPC final : public CodecImpl<BPC> {
       val = _mm256_andnot_si256(none, val);
       ln = _mm256_andnot_si256(none, ln);
       nz |= std::uint64_t{~static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(none))) & 0xFFu} << (8 * q);
-      _mm256_store_si256(reinterpret_cast<__m256i*>(v + 8 * q), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(val)));
-      _mm256_store_si256(reinterpret_cast<__m256i*>(v + 8 * q + 4),
-                         _mm256_cvtepu32_epi64(_mm256_extracti128_si256(val, 1)));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(v + 8 * q), val);
       _mm256_store_si256(reinterpret_cast<__m256i*>(len + 8 * q), ln);
     }
     nz &= low_mask(P);
-    const std::uint64_t z = ~nz & low_mask(P), nz_end = nz | std::uint64_t{1} << P;
-    for (std::uint64_t tops = z & ~(z << 1); tops != 0; tops &= tops - 1) {  // each run's top plane
-      const unsigned k = ctz(tops), run = ctz(nz_end >> k);
-      v[k] = run == 1 ? 0b001 : std::uint64_t{0b01} << 5 | (run - 2);
+    const std::uint64_t z = ~nz & low_mask(P), nz_end = nz | std::uint64_t{1} << P, tops = z & ~(z << 1);
+    for (std::uint64_t t = tops; t != 0; t &= t - 1) {  // each run's top plane
+      const unsigned k = ctz(t), run = ctz(nz_end >> k);
+      v[k] = run == 1 ? 0b001 : 0b01u << 5 | (run - 2);
       len[k] = run == 1 ? 3 : 7;
     }
-    out.write_fields(v, len, P);
+    // Only the planes with a symbol (non-zero, or a run's top), packed to the front eight at a
+    // time (lane indices by pext), go to write_fields.
+    alignas(32) std::uint32_t fv[48], fl[48];
+    const std::uint64_t has = nz | tops;
+    unsigned n = 0;
+    for (unsigned q = 0; 8 * q < P; ++q) {
+      const auto m = static_cast<unsigned>(has >> (8 * q)) & 0xFFu;
+      const std::uint64_t lanes = _pext_u64(0x0706050403020100u, _pdep_u64(m, 0x0101010101010101u) * 0xFFu);
+      const __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(lanes)));
+      const __m256i vq = _mm256_load_si256(reinterpret_cast<const __m256i*>(v + 8 * q));
+      const __m256i lq = _mm256_load_si256(reinterpret_cast<const __m256i*>(len + 8 * q));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(fv + n), _mm256_permutevar8x32_epi32(vq, idx));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(fl + n), _mm256_permutevar8x32_epi32(lq, idx));
+      n += static_cast<unsigned>(__builtin_popcount(m));
+    }
+    out.write_fields(fv, fl, n);
   }
 #endif
 

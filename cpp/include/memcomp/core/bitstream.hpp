@@ -51,13 +51,13 @@ class BitWriter {
     for (; i < n; ++i) put(p[i], 8);
   }
 
-  /// Appends k fields: v[i] in len[i] (0..56) bits (lengths as bytes or words), in order. REQUIRES
-  /// v[i] < 2^len[i]. The same
-  /// stream as k calls of write, for kernels that form a block's fields first: with 8 bytes of
-  /// the buffer to spare past them, every field goes out branch-free through one 8-byte store
-  /// (bytes past the position may be scribbled on, never past buffer_bytes).
-  template <class Len>
-  void write_fields(const std::uint64_t* v, const Len* len, std::size_t k) {
+  /// Appends k fields: v[i] in len[i] (0..56) bits (values as 32- or 64-bit words, lengths as
+  /// bytes or words), in order. REQUIRES v[i] < 2^len[i]. The same stream as k calls of write,
+  /// for kernels that form a block's fields first: with 8 bytes of the buffer to spare past
+  /// them, every field goes out branch-free through one 8-byte store (bytes past the position
+  /// may be scribbled on, never past buffer_bytes).
+  template <class V, class Len>
+  void write_fields(const V* v, const Len* len, std::size_t k) {
     std::size_t total = 0;
     for (std::size_t i = 0; i < k; ++i) total += len[i];
     if (total > capacity_ - pos_) overflow(0);
@@ -70,8 +70,8 @@ class BitWriter {
     unsigned nacc = nacc_;
     std::uint8_t* at = data_ + byte_;
     for (std::size_t i = 0; i < k; ++i) {
-      nacc += len[i];                      // (<= 63)
-      acc |= v[i] << ((64 - nacc) & 63u);  // (a zero-width field is 0: nothing to add)
+      nacc += len[i];                                     // (<= 63)
+      acc |= std::uint64_t{v[i]} << ((64 - nacc) & 63u);  // (a zero-width field is 0: nothing to add)
       store<std::uint64_t>(at, acc, Endian::big);
       at += nacc >> 3;
       acc <<= nacc & ~7u;
