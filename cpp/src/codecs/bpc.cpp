@@ -1103,13 +1103,9 @@ class BPC final : public CodecImpl<BPC> {
     }
     nz &= low_mask(P);
     const std::uint64_t z = ~nz & low_mask(P), nz_end = nz | std::uint64_t{1} << P, tops = z & ~(z << 1);
-    for (std::uint64_t t = tops; t != 0; t &= t - 1) {  // each run's top plane
-      const unsigned k = ctz(t), run = ctz(nz_end >> k);
-      v[k] = run == 1 ? 0b001 : 0b01u << 5 | (run - 2);
-      len[k] = run == 1 ? 3 : 7;
-    }
     // Only the planes with a symbol (non-zero, or a run's top), packed to the front eight at a
-    // time (lane indices by pext), go to write_fields.
+    // time (lane indices by pext), go to write_fields; the runs' symbols are set in the packed
+    // fields (a scalar store into v would stall the vector load after it).
     alignas(32) std::uint32_t fv[48], fl[48];
     const std::uint64_t has = nz | tops;
     unsigned n = 0;
@@ -1122,6 +1118,12 @@ class BPC final : public CodecImpl<BPC> {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(fv + n), _mm256_permutevar8x32_epi32(vq, idx));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(fl + n), _mm256_permutevar8x32_epi32(lq, idx));
       n += static_cast<unsigned>(__builtin_popcount(m));
+    }
+    for (std::uint64_t t = tops; t != 0; t &= t - 1) {  // each run's top plane, as the field it packed to
+      const unsigned k = ctz(t), run = ctz(nz_end >> k);
+      const auto at = static_cast<unsigned>(__builtin_popcountll(has & low_mask(k)));
+      fv[at] = run == 1 ? 0b001 : 0b01u << 5 | (run - 2);
+      fl[at] = run == 1 ? 3 : 7;
     }
     out.write_fields(fv, fl, n);
   }
