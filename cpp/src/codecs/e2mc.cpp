@@ -570,12 +570,34 @@ class E2MC final : public CodecImpl<E2MC> {
     }
     // Symbols into a local array first (byte stores into `out` could alias the readers and pin
     // them to memory); PDW known at compile time keeps every reader's position in a register.
+    // Where the buffer holds every bit the ways' symbols could take, the reads go unchecked and
+    // the ends are checked once after (a way that ran past its end is read again, checked, for
+    // the error).
     std::uint32_t sym[2048];  // n <= 8 * 256 B / 1
-    switch (pdw_) {
-      case 2: decode_interleaved<2>(way.data(), per, sym); break;
-      case 4: decode_interleaved<4>(way.data(), per, sym); break;
-      default: decode_interleaved<8>(way.data(), per, sym); break;
+    bool raw = positions_ == 1 && !tables_[0].empty();
+    if (raw) {
+      const CanonicalCode& t = tables_[0];
+      const std::size_t most = per * std::max<std::size_t>(t.max_len(), t.esc().len + sl_) + 64;
+      for (unsigned k = 0; k < pdw_; ++k) raw &= way[k].raw_room() >= most;
     }
+    auto run = [&](auto Raw) {
+      switch (pdw_) {
+        case 2: decode_interleaved<2, Raw()>(way.data(), per, sym); break;
+        case 4: decode_interleaved<4, Raw()>(way.data(), per, sym); break;
+        default: decode_interleaved<8, Raw()>(way.data(), per, sym); break;
+      }
+    };
+    if (raw) {
+      const std::array<BitReader, 8> first = way;
+      try {
+        run(std::true_type{});
+        for (unsigned k = 0; k < pdw_; ++k) raw &= !way[k].overran();
+      } catch (const corrupt_stream&) {
+        raw = false;
+      }
+      if (!raw) way = first;
+    }
+    if (!raw) run(std::false_type{});
     with_symbol_bits(sl_, [&](auto SL) {
       for (std::size_t i = 0; i < n; ++i) put_symbol<SL()>(out, i, sym[i], endian_);
     });
@@ -596,13 +618,14 @@ class E2MC final : public CodecImpl<E2MC> {
   static std::array<BitReader, sizeof...(K)> copies(const BitReader* r, std::index_sequence<K...>) {
     return {{r[K]...}};
   }
-  template <unsigned PDW>
+  // Raw: BitReader's unchecked reads (one table only; the caller checks the ends).
+  template <unsigned PDW, bool Raw>
   void decode_interleaved(BitReader* way, std::size_t per, std::uint32_t* sym) const {
     std::array<BitReader, PDW> w = copies(way, std::make_index_sequence<PDW>());
     if (positions_ == 1) {  // one table: its decoder's pointers in registers
       const CanonicalCode::Symbols decode(tables_[0]);
       for (std::size_t j = 0; j < per; ++j)
-        for (unsigned k = 0; k < PDW; ++k) sym[k * per + j] = static_cast<std::uint32_t>(decode(w[k]));
+        for (unsigned k = 0; k < PDW; ++k) sym[k * per + j] = static_cast<std::uint32_t>(decode.operator()<Raw>(w[k]));
     } else {
       for (std::size_t j = 0; j < per; ++j)
         for (unsigned k = 0; k < PDW; ++k) {

@@ -322,21 +322,34 @@ class CanonicalCode {
           esc_(c.esc_key()),
           lut_bits_(c.lut_bits_),
           sl_(c.sl_) {}
-    /// decode(): the next codeword's key.
+    /// decode(): the next codeword's key. Raw: through BitReader's unchecked reads (the caller
+    /// checks overran() afterwards; a long codeword past the end throws corrupt_stream).
+    template <bool Raw = false>
     [[gnu::always_inline]] std::uint64_t key(BitReader& in) const {
       // Fast path: a codeword of at most lut_bits bits that lies inside the stream (peek pads
       // with zeros past the end, so the length check decides).
-      const LutEntry e = lut_ ? lut_[static_cast<std::size_t>(in.peek(lut_bits_))] : LutEntry{};
-      if (e.len != 0 && e.len != kLongCode && e.len <= in.remaining()) {
-        in.skip(e.len);
+      const std::uint64_t head = Raw ? in.peek_raw(lut_bits_) : in.peek(lut_bits_);
+      const LutEntry e = lut_ ? lut_[static_cast<std::size_t>(head)] : LutEntry{};
+      if (e.len != 0 && e.len != kLongCode && (Raw || e.len <= in.remaining())) {
+        if (Raw)
+          in.skip_raw(e.len);
+        else
+          in.skip(e.len);
         return keys_[e.index];
       }
+      if (Raw && in.overran()) throw corrupt_stream("huffman codeword past the end of the stream");
       return code_->decode_slow(in);
     }
     /// decode_symbol(): a value.
+    template <bool Raw = false>
     [[gnu::always_inline]] std::uint64_t operator()(BitReader& in) const {
-      const std::uint64_t key = this->key(in);
+      const std::uint64_t key = this->key<Raw>(in);
       if (key != esc_) return key;
+      if (Raw) {
+        const std::uint64_t literal = in.peek_raw(sl_);
+        in.skip_raw(sl_);
+        return literal;
+      }
       const std::uint64_t literal = in.peek(sl_);  // sl <= 32; skip throws past the end as read would
       in.skip(sl_);
       return literal;

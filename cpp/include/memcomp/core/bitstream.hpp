@@ -181,6 +181,19 @@ class BitReader {
     for (; i < n; ++i) out[i] = static_cast<std::uint8_t>(get(8));
   }
 
+  /// Unchecked reads, for a kernel that made sure every byte it may reach lies in the buffer
+  /// (raw_room) and checks the end once afterwards (overran): peek_raw's bits past the
+  /// stream's end are whatever the buffer holds there, and skip_raw may move past the end.
+  /// REQUIRES for peek_raw: 1 <= nbits <= 57 and raw_room() >= 64.
+  std::uint64_t peek_raw(unsigned nbits) const noexcept {
+    return (load<std::uint64_t>(data_ + (pos_ >> 3), Endian::big) << (pos_ & 7)) >> (64 - nbits);
+  }
+  void skip_raw(unsigned nbits) noexcept { pos_ += nbits; }
+  /// Whether skip_raw has gone past the stream's end (every other call REQUIRES it has not).
+  bool overran() const noexcept { return pos_ > end_; }
+  /// Bits from the position to the end of the buffer (of which peek_raw may read 64).
+  std::size_t raw_room() const noexcept { return 8 * limit_ > pos_ ? 8 * limit_ - pos_ : 0; }
+
   /// A reader of bits [from, to) of this stream, positions counted as position() counts them
   /// (a part decoded on its own). REQUIRES: from <= to <= size().
   BitReader sub(std::size_t from, std::size_t to) const noexcept {
