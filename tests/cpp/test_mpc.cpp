@@ -454,3 +454,9 @@ TEST(MPC, ModelValidation) {
   std::vector<std::uint8_t> blk(32, 1);
   EXPECT_THROW(none->encode_batch({blk.data(), 1, 32}, 1), invalid_argument);
 }
+
+// The row codes read unchecked where the buffer holds the longest ones, checked elsewhere, with
+// the same outcome.
+TEST(MPC, UncheckedRowReadsEqualChecked) {
+  test::check_unchecked_reads(*make_codec("mpc.cal22_rtl"), test::adversarial_blocks(32), 32);
+}

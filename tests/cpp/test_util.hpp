@@ -163,6 +163,43 @@ inline std::string decode_outcome(const Codec& c, const EncodedView& e, bool sim
   return got;
 }
 
+/// A decoder that reads a stream unchecked where the buffer holds the most bits a block may
+/// take, checked elsewhere: batches of 1 to 40 of the blocks x (of B bytes) decode to the
+/// blocks from a buffer that ends at an unreadable page (the last blocks checked) and from one
+/// with room after it (all unchecked); with bits flipped in the last streams, to the same
+/// blocks or the same error from both.
+inline void check_unchecked_reads(const Codec& c, const std::vector<std::uint8_t>& x, std::size_t B,
+                                  unsigned seed = 3) {
+  std::mt19937_64 rng(seed);
+  int refused = 0;
+  for (std::size_t n = 1; n <= 40; ++n) {
+    const std::size_t first = rng() % (x.size() / B - n);
+    const EncodedBlocks enc = c.encode_batch(BlockView{x.data() + first * B, n, B}, 1);
+    const std::size_t used = (enc.bit_offsets[n - 1] + enc.bit_lengths[n - 1] + 7) / 8;
+    const GuardedBytes edge(enc.data.data(), used);
+    std::vector<std::uint8_t> room(enc.data.data(), enc.data.data() + used);
+    room.resize(used + 4096, 0xA5);
+    EncodedView at_edge{edge.data(), used, enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(), n, B};
+    EncodedView with_room = at_edge;
+    with_room.data = room.data();
+    with_room.data_bytes = room.size();
+    const std::string blocks(reinterpret_cast<const char*>(x.data() + first * B), n * B);
+    EXPECT_EQ(decode_outcome(c, at_edge, true), blocks) << c.preset() << " " << n;
+    EXPECT_EQ(decode_outcome(c, with_room, true), blocks) << c.preset() << " " << n;
+    const std::size_t from = n > 2 ? enc.bit_offsets[n - 2] / 8 : 0;
+    for (int k = 0; k < 1 + static_cast<int>(n % 3); ++k) {
+      const std::size_t at = from + rng() % (used - from);
+      const auto bit = static_cast<std::uint8_t>(1u << (rng() % 8));
+      edge.data()[at] ^= bit;
+      room[at] ^= bit;
+    }
+    const std::string fast = decode_outcome(c, at_edge, true);
+    EXPECT_EQ(fast, decode_outcome(c, with_room, true)) << c.preset() << " " << n;
+    refused += fast.rfind("error: ", 0) == 0;
+  }
+  EXPECT_GT(refused, 5) << c.preset();
+}
+
 /// A decoder that takes blocks side by side (vector lanes): batches of 1 to 60 adversarial
 /// blocks, their streams ending at an unreadable page, decode to the blocks, and through the
 /// lanes (no group falls back); with bits flipped, to the same blocks or the same error naming

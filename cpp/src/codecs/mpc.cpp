@@ -354,7 +354,7 @@ class MPC final : public CodecImpl<MPC> {
       const mpc::Compiled* c = module_of(cls);
       if (!c) throw corrupt_stream("mpc: class " + std::to_string(cls) + " names no module of the model");
       const std::size_t start = in.position();
-      const mpc::Rows rows = mpc::read_rows(in);
+      const mpc::Rows rows = read_rows(in);
       if (in.position() - start >= 256)
         throw corrupt_stream("mpc: " + std::to_string(in.position() - start) +
                              " bits of row codes (class 7 stores such blocks)");
@@ -370,6 +370,21 @@ class MPC final : public CodecImpl<MPC> {
   }
 
  private:
+  // mpc::read_rows, unchecked where the buffer holds the longest row codes; a stream that ran
+  // past its end, or that the unchecked reads refuse, is read again, checked, for its error.
+  static mpc::Rows read_rows(BitReader& in) {
+    if (in.raw_room() >= mpc::kMaxRowBits + 64) {
+      const BitReader from = in;
+      try {
+        const mpc::Rows rows = mpc::read_rows<true>(in);
+        if (!in.overran()) return rows;
+      } catch (const corrupt_stream&) {
+      }
+      in = from;
+    }
+    return mpc::read_rows(in);
+  }
+
   // Index into mods_ of the chosen module, its rows and their split.
   int choose(const std::uint8_t* blk, mpc::Rows& rows, mpc::RowSplit& sp) const {
     require_model();

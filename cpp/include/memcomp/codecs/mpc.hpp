@@ -459,17 +459,30 @@ inline void write_rows(const Rows& r, BitWriter& w) {
   w.write(acc, n);
 }
 
+/// The most bits 16 row codes take.
+inline constexpr unsigned kMaxRowBits = 16 * 17;
+
 /// Reads the row codes of 16 rows. Throws corrupt_stream on a run past row 16, a code the
 /// encoder never writes for its row (a non-canonical choice, two runs in a row), or truncation.
+/// Raw: BitReader's unchecked reads (REQUIRES raw_room() >= kMaxRowBits + 64; the caller checks
+/// overran() after, and a stream that overran may have thrown another error than truncation).
+template <bool Raw = false>
 inline Rows read_rows(BitReader& in) {
   Rows r{};
   unsigned i = 0;
   bool after_run = false;
   auto bad = [](const std::string& what) { throw corrupt_stream("mpc: " + what); };
+  auto skip = [&in](unsigned n) {
+    if (Raw)
+      in.skip_raw(n);
+    else
+      in.skip(n);
+  };
   while (i < kRows) {
-    const auto x = static_cast<unsigned>(in.peek(17));  // the longest code; the shorter ones are its top bits
-    if (x >> 16) {                                      // 1 + 16 bits
-      in.skip(17);
+    // The longest code; the shorter ones are its top bits.
+    const auto x = static_cast<unsigned>(Raw ? in.peek_raw(17) : in.peek(17));
+    if (x >> 16) {  // 1 + 16 bits
+      skip(17);
       const auto v = static_cast<std::uint16_t>(x);
       if (v == 0 || row_bits(v) != 17) bad("a 17-bit row " + std::to_string(v) + " has a shorter code");
       r[i++] = v;
@@ -478,7 +491,7 @@ inline Rows read_rows(BitReader& in) {
     }
     const unsigned two = x >> 14, field4 = (x >> 10) & 15u;
     if (two == 0x2) {  // 010: run of q >= 2 zero rows
-      in.skip(7);
+      skip(7);
       const unsigned q = field4 + 1;
       if (q < 2) bad("a zero-run code of length 1 (the single-zero-row code is 0011)");
       if (after_run) bad("two zero-run codes in a row");
@@ -489,7 +502,7 @@ inline Rows read_rows(BitReader& in) {
       continue;
     }
     if (two == 0x3) {  // 011: single one
-      in.skip(7);
+      skip(7);
       r[i++] = static_cast<std::uint16_t>(0x8000u >> field4);
       after_run = false;
       continue;
@@ -497,7 +510,7 @@ inline Rows read_rows(BitReader& in) {
     // 000x or 001x
     const unsigned sub = x >> 13;
     if (sub == 0x3) {  // 0011: one zero row
-      in.skip(4);
+      skip(4);
       if (after_run) bad("two zero-run codes in a row");
       ++i;
       after_run = true;
@@ -505,12 +518,12 @@ inline Rows read_rows(BitReader& in) {
     }
     after_run = false;
     if (sub == 0x0) {  // 0000: two adjacent ones
-      in.skip(8);
+      skip(8);
       const unsigned p = (x >> 9) & 15u;
       if (p == 15) bad("two adjacent ones starting at position 15");
       r[i++] = static_cast<std::uint16_t>(0xC000u >> p);
     } else {  // 0001: positions 0-7 zero, bits 8-15 follow; 0010: positions 8-15 zero, bits 0-7 follow
-      in.skip(12);
+      skip(12);
       const auto half = static_cast<std::uint16_t>((x >> 5) & 0xFFu);
       const std::uint16_t v = sub == 0x1 ? half : static_cast<std::uint16_t>(half << 8);
       if (v == 0 || row_bits(v) != 12) bad("a 12-bit row " + std::to_string(v) + " has a shorter code");
