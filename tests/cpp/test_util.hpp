@@ -163,6 +163,27 @@ inline std::string decode_outcome(const Codec& c, const EncodedView& e, bool sim
   return got;
 }
 
+/// n blocks of B bytes from a random place in x, encoded by c: the stream's bytes in use, views
+/// of it over any copy of those bytes, and the blocks themselves.
+struct EncodedRun {
+  std::size_t n, B, first, used;
+  EncodedBlocks enc;
+  EncodedRun(const Codec& c, const std::vector<std::uint8_t>& x, std::size_t blocks, std::size_t block_bytes,
+             std::mt19937_64& rng)
+      : n(blocks),
+        B(block_bytes),
+        first(rng() % (x.size() / block_bytes - blocks)),
+        enc(c.encode_batch(BlockView{x.data() + first * B, n, B}, 1)) {
+    used = (enc.bit_offsets[n - 1] + enc.bit_lengths[n - 1] + 7) / 8;
+  }
+  EncodedView view(const std::uint8_t* data, std::size_t bytes) const {
+    return EncodedView{data, bytes, enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(), n, B};
+  }
+  std::string blocks(const std::vector<std::uint8_t>& x) const {
+    return std::string(reinterpret_cast<const char*>(x.data() + first * B), n * B);
+  }
+};
+
 /// A decoder that reads a stream unchecked where the buffer holds the most bits a block may
 /// take, checked elsewhere: batches of 1 to 40 of the blocks x (of B bytes) decode to the
 /// blocks from a buffer that ends at an unreadable page (the last blocks checked) and from one
@@ -173,20 +194,16 @@ inline void check_unchecked_reads(const Codec& c, const std::vector<std::uint8_t
   std::mt19937_64 rng(seed);
   int refused = 0;
   for (std::size_t n = 1; n <= 40; ++n) {
-    const std::size_t first = rng() % (x.size() / B - n);
-    const EncodedBlocks enc = c.encode_batch(BlockView{x.data() + first * B, n, B}, 1);
-    const std::size_t used = (enc.bit_offsets[n - 1] + enc.bit_lengths[n - 1] + 7) / 8;
-    const GuardedBytes edge(enc.data.data(), used);
-    std::vector<std::uint8_t> room(enc.data.data(), enc.data.data() + used);
+    const EncodedRun run(c, x, n, B, rng);
+    const std::size_t used = run.used;
+    const GuardedBytes edge(run.enc.data.data(), used);
+    std::vector<std::uint8_t> room(run.enc.data.data(), run.enc.data.data() + used);
     room.resize(used + 4096, 0xA5);
-    EncodedView at_edge{edge.data(), used, enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(), n, B};
-    EncodedView with_room = at_edge;
-    with_room.data = room.data();
-    with_room.data_bytes = room.size();
-    const std::string blocks(reinterpret_cast<const char*>(x.data() + first * B), n * B);
+    const EncodedView at_edge = run.view(edge.data(), used), with_room = run.view(room.data(), room.size());
+    const std::string blocks = run.blocks(x);
     EXPECT_EQ(decode_outcome(c, at_edge, true), blocks) << c.preset() << " " << n;
     EXPECT_EQ(decode_outcome(c, with_room, true), blocks) << c.preset() << " " << n;
-    const std::size_t from = n > 2 ? enc.bit_offsets[n - 2] / 8 : 0;
+    const std::size_t from = n > 2 ? run.enc.bit_offsets[n - 2] / 8 : 0;
     for (int k = 0; k < 1 + static_cast<int>(n % 3); ++k) {
       const std::size_t at = from + rng() % (used - from);
       const auto bit = static_cast<std::uint8_t>(1u << (rng() % 8));
@@ -210,18 +227,16 @@ inline void check_lane_decoder(const Codec& c, unsigned seed = 7) {
     const auto x = adversarial_blocks(B);
     int refused = 0;
     for (std::size_t n = 1; n <= 60; ++n) {
-      const std::size_t first = rng() % (x.size() / B - n);
-      const EncodedBlocks enc = c.encode_batch(BlockView{x.data() + first * B, n, B}, 1);
-      const std::size_t used = (enc.bit_offsets[n - 1] + enc.bit_lengths[n - 1] + 7) / 8;
-      const GuardedBytes data(enc.data.data(), used);
-      EncodedView v{data.data(), used, enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(), n, B};
+      const EncodedRun run(c, x, n, B, rng);
+      const std::size_t used = run.used;
+      const GuardedBytes data(run.enc.data.data(), used);
+      EncodedView v = run.view(data.data(), used);
       const std::uint64_t fallbacks = Codec::lane_fallbacks();
-      EXPECT_EQ(decode_outcome(c, v, true), std::string(reinterpret_cast<const char*>(x.data() + first * B), n * B))
-          << c.preset() << " " << B << " " << n;
+      EXPECT_EQ(decode_outcome(c, v, true), run.blocks(x)) << c.preset() << " " << B << " " << n;
       EXPECT_EQ(Codec::lane_fallbacks(), fallbacks) << c.preset() << " " << B << " " << n;  // the lanes decoded them
-      const GuardedBytes bad(enc.data.data(), used);
+      const GuardedBytes bad(run.enc.data.data(), used);
       // Anywhere, or in the last stream (whose decoder may then read past the end of the data).
-      const std::size_t from = n % 2 ? 0 : enc.bit_offsets[n - 1] / 8;
+      const std::size_t from = n % 2 ? 0 : run.enc.bit_offsets[n - 1] / 8;
       for (int k = 0; k < 1 + static_cast<int>(n % 3); ++k)
         bad.data()[from + rng() % (used - from)] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
       v.data = bad.data();
