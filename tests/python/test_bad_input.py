@@ -1313,13 +1313,23 @@ def _memcomp_process(*argv, **kw):
     return subprocess.Popen([sys.executable, "-m", "memcomp", *argv], stderr=subprocess.PIPE, text=True, **kw)
 
 
+def _resident_bytes(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return next((int(line.split()[1]) << 10 for line in status if line.startswith("VmRSS:")), 0)  # 0: exited
+
+
 def test_cli_ctrl_c_exits_130_in_one_line():
     import signal
     import subprocess
     import time
 
     p = _memcomp_process("compare", "--sample-bytes", str(1 << 30), "--no-progress", stdout=subprocess.DEVNULL)
-    time.sleep(3)
+    # Interrupt the run, not Python's start: wait until the 1 GiB sample is being built (the imports alone stay near
+    # 150 MB resident; on a loaded machine they take seconds, so a fixed sleep can land inside `import numpy`).
+    deadline = time.monotonic() + 120
+    while _resident_bytes(p.pid) < 384 << 20:
+        assert p.poll() is None and time.monotonic() < deadline, "the run neither started nor ended"
+        time.sleep(0.05)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130 and err == "memcomp: interrupted\n", (p.returncode, err)
