@@ -1,5 +1,6 @@
 // memcomp bindings: bus energy (toggles, DRAM zeros and DBI) and Energy Control (SPEC 2).
 #include "memcomp/analysis/toggles.hpp"
+#include "memcomp/codecs/codec.hpp"
 
 #include <limits>
 
@@ -106,11 +107,11 @@ py::tuple count_streams(const py::array& data, const py::array& offsets, const p
   return py::make_tuple(out.arrays, totals(t), state_out(s, c));
 }
 
-py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array& offsets, const py::array& lengths,
-                 const py::dict& bus, unsigned k, double alpha, const py::object& bu, const py::object& state,
-                 bool close, bool per_block, const std::string& ratio) {
-  const BlockView v = block_view(blocks);
-  const StreamsView sv = streams_of(data, offsets, lengths);
+/// Energy Control's arguments and results around run(c, ec, bu, bu_count, s, out), which returns
+/// the totals (called without the GIL).
+template <class Run>
+py::tuple ec_call(const BlockView& v, const py::dict& bus, unsigned k, double alpha, const py::object& bu,
+                  const py::object& state, bool per_block, const std::string& ratio, Run&& run) {
   const BusConfig c = config_of(bus);
   WireState s = state_of(c, state);
   EcConfig ec;
@@ -162,7 +163,7 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
   EcTotals t;
   {
     py::gil_scoped_release nogil;
-    t = energy_control(c, ec, v, sv, bup, bun, s, &out, close);
+    t = run(c, ec, bup, bun, s, out);
   }
   py::dict tot;
   tot["blocks"] = t.blocks;
@@ -173,6 +174,28 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
   tot["sent_units"] = t.sent_units;
   tot["sent"] = totals(t.sent);
   return py::make_tuple(cols, sent_arrays, tot, state_out(s, c));
+}
+
+py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array& offsets, const py::array& lengths,
+                 const py::dict& bus, unsigned k, double alpha, const py::object& bu, const py::object& state,
+                 bool close, bool per_block, const std::string& ratio) {
+  const BlockView v = block_view(blocks);
+  const StreamsView sv = streams_of(data, offsets, lengths);
+  return ec_call(v, bus, k, alpha, bu, state, per_block, ratio,
+                 [&](const BusConfig& c, const EcConfig& ec, const double* bup, std::size_t bun, WireState& s,
+                     const EcColumns& out) { return energy_control(c, ec, v, sv, bup, bun, s, &out, close); });
+}
+
+py::tuple run_encode_ec(const Codec& codec, const py::array& blocks, const py::dict& bus, unsigned k, double alpha,
+                        const py::object& bu, const py::object& state, bool close, bool per_block,
+                        const std::string& ratio, const py::object& threads, bool resume, std::size_t chunk_blocks) {
+  const BlockView v = block_view(blocks);
+  const int t = thread_count(threads);
+  return ec_call(v, bus, k, alpha, bu, state, per_block, ratio,
+                 [&](const BusConfig& c, const EcConfig& ec, const double* bup, std::size_t bun, WireState& s,
+                     const EcColumns& out) {
+                   return encode_energy_control(codec, c, ec, v, bup, bun, s, &out, close, t, resume, chunk_blocks);
+                 });
 }
 
 py::tuple drive(const py::array& stream, std::uint64_t nbits, const py::dict& bus, const py::object& state) {
@@ -238,6 +261,12 @@ void register_toggles(py::module_& m) {
         py::arg("per_block") = true, py::arg("ratio") = "units",
         "Energy Control: (per-block columns, counts of the forms sent, totals, state); per_block=False keeps "
         "only the decisions (column 'compressed').");
+  m.def("encode_energy_control", &run_encode_ec, py::arg("codec"), py::arg("blocks").noconvert(), py::arg("bus"),
+        py::arg("k") = 2, py::arg("alpha") = 1.0, py::arg("bu") = 0.0, py::arg("state") = py::none(),
+        py::arg("close") = true, py::arg("per_block") = true, py::arg("ratio") = "units",
+        py::arg("threads") = py::none(), py::arg("resume") = false, py::arg("chunk_blocks") = 0,
+        "energy_control over codec.encode(blocks) in one pass, chunk_blocks at a time (0: 256 KiB of blocks; "
+        "no stream kept): the same results.");
   m.def("bus_drive", &drive, py::arg("stream").noconvert(), py::arg("nbits"), py::arg("bus"),
         py::arg("state") = py::none(),
         "One transfer: (beats as driven, DBI pin levels per lane and beat, counts, state).");

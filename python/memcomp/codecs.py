@@ -456,6 +456,19 @@ class Codec:
             entry_state=None if state is None else _readonly(state),
         )
 
+    def _encode_energy_control(
+        self, blocks, bus, k, alpha, bu, state, close, per_block, ratio, threads, resume, chunk_blocks=0
+    ):
+        """toggles.energy_control over this codec's streams of ``blocks``, encoded ``chunk_blocks``
+        at a time as it goes (0: the core's cache-sized chunks; the other arguments checked by
+        energy_control): the core's results as they come."""
+        blocks = _block_array(blocks)
+        threads, resume = check_threads(threads), check_bool("resume", resume)
+        with self._named_errors():
+            return _core.encode_energy_control(
+                self._c, blocks, bus, k, alpha, bu, state, close, per_block, ratio, threads, resume, chunk_blocks
+            )
+
     def decode(self, encoded: "Encoded", threads: Optional[int] = None) -> np.ndarray:
         """The ``(n, B)`` uint8 blocks back from :meth:`encode`'s output (a stateful codec starts
         from the recorded entry state; a lossy codec returns its approximation). Raises

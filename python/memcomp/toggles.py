@@ -261,7 +261,7 @@ EC_RATIOS = ("units", "bits")
 
 def energy_control(
     blocks: np.ndarray,
-    encoded: Encoded,
+    encoded: Union[Encoded, Codec],
     ec: str = "ec2",
     bu=0.0,
     alpha: float = 1.0,
@@ -270,6 +270,8 @@ def energy_control(
     close: bool = True,
     per_block: bool = True,
     ratio: str = "units",
+    threads: Optional[int] = None,
+    resume: bool = False,
     **bus: Any,
 ) -> EcResult:
     """Energy Control (P2 §4.2, SPEC 2) over ``blocks`` and their ``encoded`` streams: per block,
@@ -280,11 +282,19 @@ def energy_control(
     leave the unit ratio at a few values (0.8, 1, 1.33, 2, 4 at 128 B), where EC1 and EC2 rarely
     disagree; the bit ratio separates them. ``bu`` is a number or a float64 array, one per block.
     ``per_block=False`` returns the totals and the per-block decisions only (``columns`` holds
-    just ``compressed``; ``sent`` is empty), which is all :func:`compare` needs."""
-    if not isinstance(encoded, Encoded):
-        raise TypeError(f"encoded must be an Encoded from Codec.encode, got {type(encoded).__name__}")
-    if isinstance(blocks, np.ndarray) and blocks.ndim == 2 and encoded.block_bytes != blocks.shape[1]:
-        raise ValueError(f"encoded blocks are {encoded.block_bytes} B, blocks are {blocks.shape[1]} B")
+    just ``compressed``; ``sent`` is empty), which is all :func:`compare` needs.
+
+    ``encoded`` may also be a :class:`Codec`: the blocks are then encoded as Energy Control goes,
+    a cache-sized chunk at a time (``threads`` and ``resume`` as in :meth:`Codec.encode`), and no
+    stream is kept. The result is the same as over ``codec.encode(blocks)``, in one pass over the
+    blocks instead of two and without the memory to hold their streams."""
+    if isinstance(encoded, Encoded):
+        if isinstance(blocks, np.ndarray) and blocks.ndim == 2 and encoded.block_bytes != blocks.shape[1]:
+            raise ValueError(f"encoded blocks are {encoded.block_bytes} B, blocks are {blocks.shape[1]} B")
+        if threads is not None or resume is not False:
+            raise ValueError("threads and resume apply when encoded is a Codec (the blocks are encoded here)")
+    elif not isinstance(encoded, Codec):
+        raise TypeError(f"encoded must be an Encoded from Codec.encode or a Codec, got {type(encoded).__name__}")
     n = int(blocks.shape[0]) if isinstance(blocks, np.ndarray) and blocks.ndim >= 1 else 0
     if ratio not in EC_RATIOS:
         raise ValueError(f"ratio must be one of {EC_RATIOS}, got {ratio!r}")
@@ -295,9 +305,20 @@ def energy_control(
         close, per_block = check_bool("close", close), check_bool("per_block", per_block)
     if type(bu) is not float or not 0.0 <= bu <= 1.0:
         bu = _bu_arg(bu, n)
-    cols, sent, tot, st = _core.energy_control(
-        blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), alpha, bu, state, close, per_block, ratio
+    if isinstance(encoded, Codec):
+        return _ec_result(
+            *encoded._encode_energy_control(
+                blocks, _bus_dict(bus), _ec_k(ec), alpha, bu, state, close, per_block, ratio, threads, resume
+            )
+        )
+    return _ec_result(
+        *_core.energy_control(
+            blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), alpha, bu, state, close, per_block, ratio
+        )
     )
+
+
+def _ec_result(cols, sent, tot, st) -> EcResult:
     tot = dict(tot)
     tot["sent"] = dict(tot["sent"])
     return EcResult(dict(cols), dict(sent), tot, st)

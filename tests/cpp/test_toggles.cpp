@@ -647,10 +647,19 @@ struct EcRunOut {
   std::vector<std::vector<std::uint32_t>> u32;  // t0, t1, units_raw, units_comp, bits_comp, sent.*
 };
 
-/// EC over v and sv in `chunks` consecutive calls (the state carried, the bus closed after the
-/// last only), starting from `start`.
+/// Blocks encoded inside EC (encode_energy_control) instead of streams given: the codec, its
+/// chunk size and threads.
+struct Fused {
+  const Codec* codec = nullptr;
+  std::size_t chunk_blocks = 0;
+  int threads = 1;
+};
+
+/// EC over v and sv (or v encoded by fused.codec) in `chunks` consecutive calls (the state
+/// carried, the bus closed after the last only, a stateful codec resumed), starting from `start`.
 EcRunOut run_ec(const BusConfig& c, EcConfig ec, EcPath path, const BlockView& v, const StreamsView& sv,
-                const std::vector<double>& bu, bool close, EcOut how, std::size_t chunks, const WireState& start) {
+                const std::vector<double>& bu, bool close, EcOut how, std::size_t chunks, const WireState& start,
+                const Fused& fused = {}) {
   ec.path = path;
   const std::size_t n = v.n_blocks;
   EcRunOut r;
@@ -670,11 +679,16 @@ EcRunOut run_ec(const BusConfig& c, EcConfig ec, EcPath path, const BlockView& v
     const double* bp = scalar_bu ? bu.data() : bu.data() + b;
     const std::size_t bn = scalar_bu ? 1 : e - b;
     const bool last = close && k + 1 == chunks;
+    auto columns = [&](const EcColumns* o) {
+      return fused.codec ? encode_energy_control(*fused.codec, c, ec, cv, bp, bn, s, o, last, fused.threads, k > 0,
+                                                 fused.chunk_blocks)
+                         : energy_control(c, ec, cv, cs, bp, bn, s, o, last);
+    };
     EcTotals t;
     if (how == EcOut::blocks) {
       t = energy_control(c, ec, cv, cs, bp, bn, s, r.blocks.data() + b, last);
     } else if (how == EcOut::null) {
-      t = energy_control(c, ec, cv, cs, bp, bn, s, static_cast<const EcColumns*>(nullptr), last);
+      t = columns(nullptr);
     } else {
       EcColumns o;
       if (cols) o.compressed = r.flags.data() + b;
@@ -694,7 +708,7 @@ EcRunOut run_ec(const BusConfig& c, EcConfig ec, EcPath path, const BlockView& v
         o.sent.energy = r.u32[18].data() + b;
         o.sent.t01 = r.u32[9].data() + b;
       }
-      t = energy_control(c, ec, cv, cs, bp, bn, s, &o, last);
+      t = columns(&o);
     }
     r.totals.push_back(t);
     r.states.push_back(s);
@@ -915,6 +929,51 @@ TEST(Toggles, EnergyControlPathsAgreeOnCodecStreams) {
               if (::testing::Test::HasFailure()) return;
             }
     }
+}
+
+TEST(Toggles, EncodeAndEnergyControlInOnePassEqualsEcOverTheStreams) {
+  for (std::size_t B : {32u, 128u})
+    for (const char* preset : {"bdi.paper", "fpc.paper", "cpack.skku", "bpc.isca16"}) {
+      const EcCase e = codec_case(preset, B);  // the streams of one encode_batch over all blocks
+      const auto codec = make_codec(preset);
+      const BlockView v = e.view(B);
+      std::vector<double> bu(v.n_blocks);
+      for (std::size_t i = 0; i < bu.size(); ++i) bu[i] = static_cast<double>(i % 11) / 10.0;
+      for (Channel ch : {Channel::noc, Channel::dram})
+        for (EcOut how : {EcOut::columns, EcOut::some_columns, EcOut::flags, EcOut::null})
+          for (std::size_t chunk_blocks : {0u, 1u, 7u, 64u}) {
+            BusConfig c;
+            c.channel = ch;
+            c.width_bits = ch == Channel::noc ? 128 : 32;
+            const EcConfig ec{2, 1.0, EcRatio::bits};
+            const EcRunOut want = run_ec(c, ec, EcPath::best, v, e.comp.view(), bu, true, how, 1, initial_state(c));
+            const int threads = chunk_blocks == 64 ? 2 : 1;
+            const std::string what = std::string(preset) + " B " + std::to_string(B) +
+                                     (ch == Channel::noc ? " noc" : " dram") + " out " +
+                                     std::to_string(static_cast<int>(how)) + " chunk " + std::to_string(chunk_blocks);
+            expect_same_run(run_ec(c, ec, EcPath::best, v, {}, bu, true, how, 1, initial_state(c),
+                                   {codec.get(), chunk_blocks, threads}),
+                            want, what);
+            if (::testing::Test::HasFailure()) return;
+          }
+    }
+}
+
+TEST(Toggles, EncodeAndEnergyControlInOnePassRejectsBadInput) {
+  const auto codec = make_codec("bdi.paper");
+  const std::vector<std::uint8_t> raw(32 * 10, 1);
+  const BusConfig c;
+  WireState s = initial_state(c);
+  const std::vector<double> bu(3, 0.0);
+  EXPECT_THROW(
+      encode_energy_control(*codec, c, EcConfig{}, {raw.data(), 10, 32}, bu.data(), 3, s, nullptr, true, 1, false),
+      invalid_argument);
+  EXPECT_THROW(encode_energy_control(*codec, c, EcConfig{3, 1.0}, {raw.data(), 10, 32}, bu.data(), 1, s, nullptr, true,
+                                     1, false),
+               invalid_argument);
+  EXPECT_THROW(encode_energy_control(*make_codec("mpc.cal22_rtl"), c, EcConfig{}, {raw.data(), 2, 160}, bu.data(), 1, s,
+                                     nullptr, true, 1, false),
+               invalid_argument);
 }
 
 TEST(Toggles, EnergyControlLongRunsOfRawBlocks) {

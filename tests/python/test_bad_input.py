@@ -657,6 +657,40 @@ case(
     "one compressed stream per block",
 )
 case("toggles-energy-control-not-encoded", lambda c: toggles.energy_control(B32, B32), TypeError, "Encoded")
+_BDI = memcomp.get_codec("bdi")
+case("toggles-ec-codec-name", lambda c: toggles.energy_control(B32, "bdi"), TypeError, "or a Codec, got str")
+case("toggles-ec-codec-unfitted", lambda c: toggles.energy_control(B32, memcomp.get_codec("e2mc")), ValueError, "model")
+case(
+    "toggles-ec-codec-accounting",
+    lambda c: toggles.energy_control(B32, memcomp.get_codec("bdi.cmu")),
+    ValueError,
+    "exact",
+)
+case(
+    "toggles-ec-codec-mpc-128",
+    lambda c: toggles.energy_control(memcomp.as_blocks(RAW, 128), memcomp.get_codec("mpc")),
+    ValueError,
+    "32 B",
+)
+case("toggles-ec-codec-bu-length", lambda c: toggles.energy_control(B32, _BDI, bu=np.zeros(3)), ValueError, "bu")
+case("toggles-ec-codec-int8", lambda c: toggles.energy_control(B32.view(np.int8), _BDI), TypeError, "uint8")
+case("toggles-ec-codec-strided", lambda c: toggles.energy_control(B32[::2], _BDI), ValueError, "C-contiguous")
+case("toggles-ec-codec-list", lambda c: toggles.energy_control(B32.tolist(), _BDI), TypeError, "NumPy array")
+case("toggles-ec-codec-threads", lambda c: toggles.energy_control(B32, _BDI, threads="2"), TypeError, "threads")
+case("toggles-ec-codec-resume", lambda c: toggles.energy_control(B32, _BDI, resume=1), TypeError, "resume")
+case("toggles-ec-codec-ratio", lambda c: toggles.energy_control(B32, _BDI, ratio="x"), ValueError, "ratio")
+case(
+    "toggles-ec-encoded-threads",
+    lambda c: toggles.energy_control(B32, _BDI.encode(B32), threads=1),
+    ValueError,
+    "apply when encoded is a Codec",
+)
+case(
+    "toggles-ec-codec-state-other-bus",
+    lambda c: toggles.energy_control(B32, _BDI, state=toggles.energy_control(B32, _BDI, channel="dram").state),
+    ValueError,
+    "another bus",
+)
 case("toggles-state-wrong-type", lambda c: toggles.count(B32, state=5), TypeError, "WireState")
 for _other in (
     dict(channel="noc"),

@@ -104,7 +104,9 @@ def test_bench_all_prints_every_path_and_writes_json(tmp_path):
     assert all(x["gbs_1"] > 0 and x["gbs_2"] > 0 and x["path"] in r.stdout for x in speed)
     assert [x["path"] for x in rows if "overhead_pct" in x] == [
         "EC overhead bdi.paper 32 B",
+        "EC one pass bdi.paper 32 B",
         "EC overhead fpc.paper 32 B",
+        "EC one pass fpc.paper 32 B",
     ]
 
 

@@ -201,3 +201,86 @@ def test_compare_equals_the_reference(channel, ec_ratio):
         want = T.compare(blocks, ("bdi", "fpc", "cpack.mc"), **kw)
     got = T.compare(blocks, ("bdi", "fpc", "cpack.mc"), **kw)
     assert got.equals(want)
+
+
+# ---- encode and Energy Control in one pass ---------------------------------------------------------
+
+FUSED = ("bdi.paper", "fpc.paper", "cpack.paper", "cpack.skku", "bpc.isca16", "zca.paper", "e2mc.paper", "fib.ours")
+
+
+def _fused_codec(name: str) -> memcomp.Codec:
+    c = memcomp.get_codec(name)
+    return c.fit(realistic(128, 1 << 14, seed=3)) if c.requires_fit else c
+
+
+def _fused_run(blocks, codec, chunks, kw, chunk_blocks, threads):
+    """_run with the blocks encoded inside EC, chunk_blocks at a time (a stateful codec resumes)."""
+    n, out, state = len(blocks), [], None
+    bu, close, bus = kw.pop("bu"), kw.pop("close"), {k: kw.pop(k) for k in list(kw) if k not in ("ec", "alpha")}
+    per_block, ratio = bus.pop("per_block"), bus.pop("ratio")
+    for k in range(chunks):
+        b, e = n * k // chunks, n * (k + 1) // chunks
+        bu_k = bu[b:e] if isinstance(bu, np.ndarray) else bu
+        r = T._ec_result(
+            *codec._encode_energy_control(
+                blocks[b:e], T._bus_dict(bus), T._ec_k(kw["ec"]), kw["alpha"], bu_k, state,
+                close and k + 1 == chunks, per_block, ratio, threads, k > 0, chunk_blocks,
+            )
+        )  # fmt: skip
+        out.append(r)
+        state = r.state
+    return out
+
+
+def _encoded_run(blocks, codec, chunks, kw):
+    """_run over codec.encode of each call's blocks (a stateful codec resumes)."""
+    n, out, state = len(blocks), [], None
+    bu, close = kw.pop("bu"), kw.pop("close")
+    for k in range(chunks):
+        b, e = n * k // chunks, n * (k + 1) // chunks
+        bu_k = bu[b:e] if isinstance(bu, np.ndarray) else bu
+        enc = codec.encode(blocks[b:e], threads=1, resume=k > 0)
+        r = T.energy_control(blocks[b:e], enc, bu=bu_k, state=state, close=close and k + 1 == chunks, **kw)
+        out.append(r)
+        state = r.state
+    return out
+
+
+@given(data=st.data())
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def test_encode_and_ec_in_one_pass_equals_ec_over_the_streams(data):
+    codec = _fused_codec(data.draw(st.sampled_from(FUSED), label="codec"))
+    B = data.draw(st.sampled_from([b for b in (16, 32, 64, 128, 256) if codec.supports(b)]), label="block_bytes")
+    blocks, bus = _blocks(data, B), _bus(data)
+    n = len(blocks)
+    if data.draw(st.booleans(), label="bu per block"):
+        bu = np.random.default_rng(n).choice([0.0, 0.3, 0.5, 0.6, 0.9, 1.0], n)
+    else:
+        bu = data.draw(st.sampled_from([0.0, 0.5, 0.75, 1.0]), label="bu")
+    kw = dict(
+        ec=data.draw(st.sampled_from(["ec1", "ec2"]), label="ec"),
+        alpha=data.draw(st.sampled_from([1.0, 0.5, 1.5]), label="alpha"),
+        ratio=data.draw(st.sampled_from(["units", "bits"]), label="ratio"),
+        per_block=data.draw(st.booleans(), label="per_block"),
+        close=data.draw(st.booleans(), label="close"),
+        bu=bu,
+        **bus,
+    )
+    chunks = data.draw(st.integers(1, 3), label="calls") if n else 1
+    chunk_blocks = data.draw(st.sampled_from([0, 1, 2, 7, 64]), label="chunk_blocks")
+    threads = data.draw(st.sampled_from([1, 2]), label="threads")
+    want = _encoded_run(blocks, codec, chunks, dict(kw))
+    _assert_same(_fused_run(blocks, codec, chunks, dict(kw), chunk_blocks, threads), want)
+
+
+@pytest.mark.parametrize("name", ["bdi.paper", "cpack.skku"])
+def test_encode_and_ec_in_one_pass_over_many_chunks(name):
+    # the public call, in the core's own chunks (256 KiB of 32 B blocks: 8192 a chunk), a per-block bu
+    blocks = memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 20, seed=1), 32)
+    codec = memcomp.get_codec(name)
+    bu = np.random.default_rng(0).uniform(0, 1, len(blocks))
+    kw = dict(channel="dram", dbi="dc", ratio="bits")  # bits: a 32 B block's units ratio is 1 on a 32 B burst
+    want = T.energy_control(blocks, codec.encode(blocks, threads=2), "ec1", bu, **kw)
+    got = T.energy_control(blocks, codec, "ec1", bu, threads=2, **kw)
+    _assert_same([got], [want])
+    assert got.totals["blocks"] == len(blocks) == 32768 and 0 < got.totals["compressed"] < len(blocks)
