@@ -87,6 +87,24 @@ def assert_frames_equal(a, b, what=""):
 
 
 # ====================================================================================== threads
+@pytest.mark.parametrize("name", STATEFUL)
+def test_stateful_measure_split_across_threads_equals_one_thread(name):
+    """A stateful codec's measure on several threads guesses each range's starting state, and
+    measures a range again where the guess was wrong (a run of zero blocks pushes nothing, so the
+    dictionary after it still holds what came before): sizes, the state a resumed batch starts from
+    and the entry state an encode records all equal one thread's."""
+    real = _mixed(32, 6 << 20, seed=21)
+    x = np.ascontiguousarray(np.concatenate([real[: len(real) // 2], np.zeros((150_000, 32), np.uint8), real]))
+    assert len(x) >= 6 * 65536
+    for t in THREADS[1:]:
+        one, many = memcomp.get_codec(name), memcomp.get_codec(name)
+        for resume in (False, True, True):
+            assert_sizes_equal(many.measure(x, threads=t, resume=resume), one.measure(x, threads=1, resume=resume), t)
+        a, b = many.encode(x[:1000], resume=True), one.encode(x[:1000], resume=True)
+        assert np.array_equal(a.entry_state, b.entry_state), (name, t)
+        assert_encoded_equal(a, b, (name, t))
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_codec_results_do_not_depend_on_threads(name, x32, x128):
     """measure, encode (streams, tags, offsets, entry state), decode and fit: equal for 1, 2, 7 and

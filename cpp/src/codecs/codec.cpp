@@ -15,7 +15,9 @@
 namespace memcomp {
 
 namespace {
-constexpr std::size_t kMinChunk = 4096;  // blocks per thread before another thread pays off
+constexpr std::size_t kMinChunk = 4096;                 // blocks per thread before another thread pays off
+constexpr std::size_t kMinSpeculated = 16 * kMinChunk;  // a stateful codec's blocks per thread
+constexpr std::size_t kWarmBlocks = 8192;               // blocks run to guess the state a range starts in
 std::atomic<std::uint64_t> g_lane_fallbacks{0};
 }  // namespace
 
@@ -73,9 +75,55 @@ void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int t
   check_approximable(blocks);
   if (blocks.n_blocks) require_model();  // no blocks need no model (an empty dump's table row)
   std::unique_lock<std::mutex> lock;
+  const std::size_t asked = resolve_threads(threads);
   threads = batch_threads(threads, resume, lock);
+  if (stateful() && asked > 1 && blocks.n_blocks >= 2 * kMinSpeculated)
+    return measure_speculating(blocks, out, std::min(asked, blocks.n_blocks / kMinSpeculated));
   parallel_for(blocks.n_blocks, threads, kMinChunk,
                [&](std::size_t b, std::size_t e) { measure_range(blocks, b, e, out); });
+}
+
+// A stateful codec's blocks in t ranges at once; results as on one thread, final state included.
+// Range 0 runs on this codec from the batch's state. Range k > 0 runs on a copy of the codec from
+// a guess of the state it starts in: the state that the kWarmBlocks blocks before it leave when
+// run from the initial state, which is the true one wherever the state forgets what came before
+// them (C-Pack's 16-entry dictionary holds its last pushes only). Then, in order, each range's
+// guess is checked against the state the range before ended in (resync_state), and a range whose
+// guess was wrong is measured again, from the true state.
+void Codec::measure_speculating(const BlockView& blocks, const SizeColumns& out, std::size_t t) const {
+  const std::size_t n = blocks.n_blocks;
+  std::vector<std::unique_ptr<Codec>> copies(t);
+  for (std::size_t k = 1; k < t; ++k) copies[k] = make_codec(preset_, options());
+  std::vector<std::vector<std::uint8_t>> guess(t), ended(t);
+  parallel_for(t, static_cast<int>(t), 1, [&](std::size_t k0, std::size_t k1) {
+    for (std::size_t k = k0; k < k1; ++k) {
+      const std::size_t b = n * k / t, e = n * (k + 1) / t;
+      const Codec& c = k ? *copies[k] : *this;
+      if (k) {
+        c.reset();
+        const std::size_t w = std::min(b, kWarmBlocks);
+        std::vector<std::uint32_t> u(5 * w);
+        std::vector<std::int16_t> m(w);
+        c.measure_range(
+            blocks.slice(b - w, w), 0, w,
+            SizeColumns{u.data(), u.data() + w, u.data() + 2 * w, u.data() + 3 * w, u.data() + 4 * w, m.data()});
+        guess[k] = c.save_state();
+      }
+      c.measure_range(blocks, b, e, out);
+      ended[k] = c.save_state();
+    }
+  });
+  std::vector<std::uint8_t> truth = std::move(ended[0]);
+  for (std::size_t k = 1; k < t; ++k) {
+    std::vector<std::uint8_t> next;
+    if (!resync_state(guess[k], truth, ended[k], next)) {
+      load_state(truth.data(), truth.size());
+      measure_range(blocks, n * k / t, n * (k + 1) / t, out);
+      next = save_state();
+    }
+    truth = std::move(next);
+  }
+  load_state(truth.data(), truth.size());
 }
 
 EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool resume) const {

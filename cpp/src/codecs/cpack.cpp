@@ -605,6 +605,26 @@ class CPack final : public CodecImpl<CPack> {
     if (!zeros_ && d.count > 0) std::fill(d.e + d.count, d.e + kSlots, d.e[0]);
     state_ = d;
   }
+  /// A deque of zeros behaves by its entries in age order alone (every slot valid, indices by
+  /// age): a run from a guess with the same entries in that order as the truth is the same run,
+  /// and where the truth is full (count 16) it ends with the guess's entries, its write pointer
+  /// moved as far as the guess's.
+  bool resync_state(const std::vector<std::uint8_t>& guess, const std::vector<std::uint8_t>& truth,
+                    const std::vector<std::uint8_t>& guess_end, std::vector<std::uint8_t>& truth_end) const override {
+    if (!(zeros_ && dict_ == Dict::deque) || truth[0] != kSlots)
+      return Codec::resync_state(guess, truth, guess_end, truth_end);
+    auto entry = [](const std::vector<std::uint8_t>& st, unsigned age) {  // age 0: the oldest
+      return load<std::uint32_t>(st.data() + 2 + 4 * ((st[1] + age) % kSlots), Endian::little);
+    };
+    for (unsigned a = 0; a < kSlots; ++a)
+      if (entry(guess, a) != entry(truth, a)) return false;
+    truth_end = truth;
+    truth_end[1] = static_cast<std::uint8_t>((truth[1] + guess_end[1] + kSlots - guess[1]) % kSlots);
+    for (unsigned a = 0; a < kSlots; ++a)
+      store<std::uint32_t>(truth_end.data() + 2 + 4 * ((truth_end[1] + a) % kSlots), entry(guess_end, a),
+                           Endian::little);
+    return true;
+  }
 
  private:
   static unsigned read_code(BitReader& in, std::size_t i) {

@@ -255,10 +255,21 @@ class Codec {
   /// corrupt_stream for bytes that no state serialises to).
   virtual std::vector<std::uint8_t> save_state() const { return {}; }
   virtual void load_state(const std::uint8_t* data, std::size_t bytes) const;
+  /// Stateful codecs, for a batch split across threads: a run of blocks went from state `guess`
+  /// to `guess_end`. True if the same run from `truth` gives the same results, and then the state
+  /// it ends in is set in `truth_end`. By default only an equal state does.
+  virtual bool resync_state(const std::vector<std::uint8_t>& guess, const std::vector<std::uint8_t>& truth,
+                            const std::vector<std::uint8_t>& guess_end, std::vector<std::uint8_t>& truth_end) const {
+    if (guess != truth) return false;
+    truth_end = guess_end;
+    return true;
+  }
 
  private:
   /// Threads for a batch, and the lock a stateful codec holds for its whole duration.
   int batch_threads(int threads, bool resume, std::unique_lock<std::mutex>& lock) const;
+  /// A stateful codec's measure_batch on `threads` threads, from its current state.
+  void measure_speculating(const BlockView& blocks, const SizeColumns& out, std::size_t threads) const;
 
   std::string family_, preset_, policy_;
   mutable std::mutex batch_mutex_;
