@@ -284,3 +284,28 @@ def test_encode_and_ec_in_one_pass_over_many_chunks(name):
     got = T.energy_control(blocks, codec, "ec1", bu, threads=2, **kw)
     _assert_same([got], [want])
     assert got.totals["blocks"] == len(blocks) == 32768 and 0 < got.totals["compressed"] < len(blocks)
+
+
+def test_encode_and_ec_in_one_pass_holds_a_stateful_codec_throughout():
+    # Another Python thread's calls on the same stateful codec wait for the whole pass: none lands
+    # between two chunks (each would restart the dictionary the pass carries).
+    import threading
+
+    blocks = memcomp.as_blocks(memcomp.workloads.sample_dump(2 << 20, seed=4), 32)
+    codec = memcomp.get_codec("cpack.skku")
+    want = T.energy_control(blocks, codec.encode(blocks, threads=1), "ec2", ratio="bits")
+    other = blocks[::-1].copy()
+    stop = threading.Event()
+
+    def disturb():
+        while not stop.is_set():
+            codec.measure(other[:64], threads=1)
+
+    t = threading.Thread(target=disturb)
+    t.start()
+    try:
+        got = [T.energy_control(blocks, codec, "ec2", ratio="bits", threads=1) for _ in range(3)]
+    finally:
+        stop.set()
+        t.join()
+    _assert_same(got, [want] * 3)

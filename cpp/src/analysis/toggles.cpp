@@ -1819,11 +1819,10 @@ EcTotals encode_energy_control(const Codec& codec, const BusConfig& c, const EcC
                               ? chunk_blocks
                               : std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(1, raw.block_bytes));
   EcTotals tot;
-  std::size_t b = 0;
-  do {  // an empty batch too: its checks, and a close of the bus
-    const std::size_t k = std::min(per, n - b);
-    const BlockView part = raw.slice(b, k);
-    const EncodedBlocks enc = codec.encode_batch(part, threads, resume || b > 0);
+  // one batch for the codec (a stateful one is not disturbed between chunks); an empty batch
+  // too: its checks, and a close of the bus
+  codec.encode_chunks(raw, per, threads, resume, [&](std::size_t b, const EncodedBlocks& enc) {
+    const std::size_t k = enc.bit_lengths.size();
     const StreamsView streams{enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(), k};
     EcColumns at;  // the chunk's rows of out
     if (out) {
@@ -1839,8 +1838,8 @@ EcTotals encode_energy_control(const Codec& codec, const BusConfig& c, const EcC
       MEMCOMP_BUS_FIELDS(MEMCOMP_BUS_ROW)
 #undef MEMCOMP_BUS_ROW
     }
-    const EcTotals t = energy_control(c, ec, part, streams, bu_count == 1 ? bu : bu + b, bu_count == 1 ? 1 : k, s,
-                                      out ? &at : nullptr, close && b + k == n);
+    const EcTotals t = energy_control(c, ec, raw.slice(b, k), streams, bu_count == 1 ? bu : bu + b,
+                                      bu_count == 1 ? 1 : k, s, out ? &at : nullptr, close && b + k == n);
     tot.blocks += t.blocks;
     tot.compressed += t.compressed;
     tot.raw_bits += t.raw_bits;
@@ -1848,8 +1847,7 @@ EcTotals encode_energy_control(const Codec& codec, const BusConfig& c, const EcC
     tot.raw_units += t.raw_units;
     tot.sent_units += t.sent_units;
     tot.sent += t.sent;
-    b += k;
-  } while (b < n);
+  });
   return tot;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -126,11 +127,35 @@ void Codec::measure_speculating(const BlockView& blocks, const SizeColumns& out,
   load_state(truth.data(), truth.size());
 }
 
-EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool resume) const {
+void Codec::check_encode(const BlockView& blocks) const {
   check_block_bytes(blocks.block_bytes);
   check_approximable(blocks);
   if (blocks.n_blocks) require_model();
   if (!exact()) not_decodable();
+}
+
+EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool resume) const {
+  check_encode(blocks);
+  std::unique_lock<std::mutex> lock;
+  threads = batch_threads(threads, resume, lock);
+  return encode_locked(blocks, threads);
+}
+
+void Codec::encode_chunks(const BlockView& blocks, std::size_t chunk_blocks, int threads, bool resume,
+                          const std::function<void(std::size_t, const EncodedBlocks&)>& each) const {
+  check_encode(blocks);
+  std::unique_lock<std::mutex> lock;
+  threads = batch_threads(threads, resume, lock);
+  const std::size_t n = blocks.n_blocks, per = std::max<std::size_t>(1, chunk_blocks);
+  std::size_t b = 0;
+  do {  // an empty batch too: one empty chunk
+    const std::size_t k = std::min(per, n - b);
+    each(b, encode_locked(blocks.slice(b, k), threads));
+    b += k;
+  } while (b < n);
+}
+
+EncodedBlocks Codec::encode_locked(const BlockView& blocks, int threads) const {
   const std::size_t n = blocks.n_blocks, B = blocks.block_bytes;
   const std::size_t max_bytes = static_cast<std::size_t>(ceil_div(max_compressed_bits(B), 8));
   EncodedBlocks enc;
@@ -138,8 +163,6 @@ EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool res
   enc.bit_offsets.resize(n);
   enc.bit_lengths.resize(n);
   enc.tags.resize(n);
-  std::unique_lock<std::mutex> lock;
-  threads = batch_threads(threads, resume, lock);
   if (stateful()) enc.entry_state = save_state();
   // Every worker encodes its range into a buffer (block streams start on byte boundaries,
   // offsets relative to the buffer): the first range straight into the result, which has room

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -109,6 +110,10 @@ class Codec {
   /// and decode_batch starts from the recorded state when the view carries one.
   void measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, bool resume = false) const;
   EncodedBlocks encode_batch(const BlockView& blocks, int threads, bool resume = false) const;
+  /// encode_batch chunk_blocks blocks at a time, one batch for the codec (a stateful one keeps
+  /// its lock and state throughout): each(first block, the chunk's streams) after each chunk.
+  void encode_chunks(const BlockView& blocks, std::size_t chunk_blocks, int threads, bool resume,
+                     const std::function<void(std::size_t, const EncodedBlocks&)>& each) const;
   void decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, bool resume = false) const;
 
   /// Groups of blocks that a lane decoder (codecs/lanes.hpp) handed to the one-block loop because
@@ -268,6 +273,9 @@ class Codec {
  private:
   /// Threads for a batch, and the lock a stateful codec holds for its whole duration.
   int batch_threads(int threads, bool resume, std::unique_lock<std::mutex>& lock) const;
+  /// encode_batch's checks, and its work once the batch holds its lock.
+  void check_encode(const BlockView& blocks) const;
+  EncodedBlocks encode_locked(const BlockView& blocks, int threads) const;
   /// A stateful codec's measure_batch on `threads` threads, from its current state.
   void measure_speculating(const BlockView& blocks, const SizeColumns& out, std::size_t threads) const;
 
