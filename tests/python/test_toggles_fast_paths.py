@@ -68,6 +68,23 @@ def _blocks(data, B: int) -> np.ndarray:
     return np.ascontiguousarray(x)
 
 
+def _ec_options(data, n: int, bus: dict) -> dict:
+    """Every option energy_control takes for n blocks on `bus`, drawn."""
+    if data.draw(st.booleans(), label="bu per block"):
+        bu = np.random.default_rng(n).choice([0.0, 0.3, 0.5, 0.6, 0.9, 1.0], n)
+    else:
+        bu = data.draw(st.sampled_from([0.0, 0.5, 0.75, 1.0]), label="bu")
+    return dict(
+        ec=data.draw(st.sampled_from(["ec1", "ec2"]), label="ec"),
+        alpha=data.draw(st.sampled_from([1.0, 0.5, 0.9, 1.5, 4.0]), label="alpha"),
+        ratio=data.draw(st.sampled_from(["units", "bits"]), label="ratio"),
+        per_block=data.draw(st.booleans(), label="per_block"),
+        close=data.draw(st.booleans(), label="close"),
+        bu=bu,
+        **bus,
+    )
+
+
 def _run(blocks, enc, chunks, kw):
     """EC over the blocks in consecutive calls, the state carried and the bus closed after the last."""
     n = len(blocks)
@@ -139,19 +156,7 @@ def test_every_option_combination_equals_the_reference(data):
     enc = codec.encode(blocks, threads=1)
     bus = _bus(data)
     n = len(blocks)
-    if data.draw(st.booleans(), label="bu per block"):
-        bu = np.random.default_rng(n).choice([0.0, 0.3, 0.5, 0.6, 0.9, 1.0], n)
-    else:
-        bu = data.draw(st.sampled_from([0.0, 0.5, 0.75, 1.0]), label="bu")
-    kw = dict(
-        ec=data.draw(st.sampled_from(["ec1", "ec2"]), label="ec"),
-        alpha=data.draw(st.sampled_from([1.0, 0.5, 0.9, 1.5, 4.0]), label="alpha"),
-        ratio=data.draw(st.sampled_from(["units", "bits"]), label="ratio"),
-        per_block=data.draw(st.booleans(), label="per_block"),
-        close=data.draw(st.booleans(), label="close"),
-        bu=bu,
-        **bus,
-    )
+    kw = _ec_options(data, n, bus)
     chunks = data.draw(st.integers(1, 3), label="chunks") if n else 1
     _check(blocks, enc, chunks, kw)
 
@@ -253,19 +258,7 @@ def test_encode_and_ec_in_one_pass_equals_ec_over_the_streams(data):
     B = data.draw(st.sampled_from([b for b in (16, 32, 64, 128, 256) if codec.supports(b)]), label="block_bytes")
     blocks, bus = _blocks(data, B), _bus(data)
     n = len(blocks)
-    if data.draw(st.booleans(), label="bu per block"):
-        bu = np.random.default_rng(n).choice([0.0, 0.3, 0.5, 0.6, 0.9, 1.0], n)
-    else:
-        bu = data.draw(st.sampled_from([0.0, 0.5, 0.75, 1.0]), label="bu")
-    kw = dict(
-        ec=data.draw(st.sampled_from(["ec1", "ec2"]), label="ec"),
-        alpha=data.draw(st.sampled_from([1.0, 0.5, 1.5]), label="alpha"),
-        ratio=data.draw(st.sampled_from(["units", "bits"]), label="ratio"),
-        per_block=data.draw(st.booleans(), label="per_block"),
-        close=data.draw(st.booleans(), label="close"),
-        bu=bu,
-        **bus,
-    )
+    kw = _ec_options(data, n, bus)
     chunks = data.draw(st.integers(1, 3), label="calls") if n else 1
     chunk_blocks = data.draw(st.sampled_from([0, 1, 2, 7, 64]), label="chunk_blocks")
     threads = data.draw(st.sampled_from([1, 2]), label="threads")
