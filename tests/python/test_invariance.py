@@ -88,21 +88,29 @@ def assert_frames_equal(a, b, what=""):
 
 # ====================================================================================== threads
 @pytest.mark.parametrize("name", STATEFUL)
-def test_stateful_measure_split_across_threads_equals_one_thread(name):
-    """A stateful codec's measure on several threads guesses each range's starting state, and
-    measures a range again where the guess was wrong (a run of zero blocks pushes nothing, so the
-    dictionary after it still holds what came before): sizes, the state a resumed batch starts from
-    and the entry state an encode records all equal one thread's."""
+def test_stateful_batches_split_across_threads_equal_one_thread(name):
+    """A stateful codec's measure, encode and decode on several threads guess each range's
+    starting state, and run a range again where the guess was wrong (a run of zero blocks pushes
+    nothing, so the dictionary after it still holds what came before): sizes, streams, decoded
+    blocks, the state a resumed batch starts from and the entry state an encode records all equal
+    one thread's."""
     real = _mixed(32, 6 << 20, seed=21)
     x = np.ascontiguousarray(np.concatenate([real[: len(real) // 2], np.zeros((150_000, 32), np.uint8), real]))
     assert len(x) >= 6 * 65536
+
+    def state(c):  # the state a resumed batch starts from
+        return c.encode(x[:0], resume=True).entry_state
+
     for t in THREADS[1:]:
         one, many = memcomp.get_codec(name), memcomp.get_codec(name)
         for resume in (False, True, True):
             assert_sizes_equal(many.measure(x, threads=t, resume=resume), one.measure(x, threads=1, resume=resume), t)
-        a, b = many.encode(x[:1000], resume=True), one.encode(x[:1000], resume=True)
-        assert np.array_equal(a.entry_state, b.entry_state), (name, t)
-        assert_encoded_equal(a, b, (name, t))
+            assert np.array_equal(state(many), state(one)), (name, t)
+            enc = one.encode(x, threads=1, resume=resume)
+            assert_encoded_equal(many.encode(x, threads=t, resume=resume), enc, (name, t))
+            assert np.array_equal(state(many), state(one)), (name, t)
+            assert np.array_equal(many.decode(enc, threads=t), x), (name, t)
+            assert np.array_equal(state(many), state(one)), (name, t)
 
 
 @pytest.mark.parametrize("name", NAMES)

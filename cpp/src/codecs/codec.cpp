@@ -68,7 +68,7 @@ int Codec::batch_threads(int threads, bool resume, std::unique_lock<std::mutex>&
   if (!stateful()) return threads;
   lock = std::unique_lock<std::mutex>(batch_mutex_);
   if (!resume) reset();
-  return 1;
+  return static_cast<int>(resolve_threads(threads));
 }
 
 void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, bool resume) const {
@@ -76,50 +76,64 @@ void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int t
   check_approximable(blocks);
   if (blocks.n_blocks) require_model();  // no blocks need no model (an empty dump's table row)
   std::unique_lock<std::mutex> lock;
-  const std::size_t asked = resolve_threads(threads);
   threads = batch_threads(threads, resume, lock);
-  if (stateful() && asked > 1 && blocks.n_blocks >= 2 * kMinSpeculated)
-    return measure_speculating(blocks, out, std::min(asked, blocks.n_blocks / kMinSpeculated));
-  parallel_for(blocks.n_blocks, threads, kMinChunk,
-               [&](std::size_t b, std::size_t e) { measure_range(blocks, b, e, out); });
+  auto run = [&](const Codec& c, std::size_t, std::size_t b, std::size_t e) { c.measure_range(blocks, b, e, out); };
+  if (!stateful())
+    return parallel_for(blocks.n_blocks, threads, kMinChunk,
+                        [&](std::size_t b, std::size_t e) { run(*this, 0, b, e); });
+  speculate(blocks.n_blocks, threads, warm_measure(blocks), run);
 }
 
-// A stateful codec's blocks in t ranges at once; results as on one thread, final state included.
+Codec::WarmFn Codec::warm_measure(const BlockView& blocks) {
+  return [&blocks](const Codec& c, std::size_t b, std::size_t w) {
+    std::vector<std::uint32_t> u(5 * w);
+    std::vector<std::int16_t> m(w);
+    c.measure_range(
+        blocks.slice(b - w, w), 0, w,
+        SizeColumns{u.data(), u.data() + w, u.data() + 2 * w, u.data() + 3 * w, u.data() + 4 * w, m.data()});
+  };
+}
+
 // Range 0 runs on this codec from the batch's state. Range k > 0 runs on a copy of the codec from
 // a guess of the state it starts in: the state that the kWarmBlocks blocks before it leave when
 // run from the initial state, which is the true one wherever the state forgets what came before
 // them (C-Pack's 16-entry dictionary holds its last pushes only). Then, in order, each range's
 // guess is checked against the state the range before ended in (resync_state), and a range whose
-// guess was wrong is measured again, from the true state.
-void Codec::measure_speculating(const BlockView& blocks, const SizeColumns& out, std::size_t t) const {
-  const std::size_t n = blocks.n_blocks;
+// guess was wrong (or that threw: a wrong state can make a stream look corrupt) runs again, on
+// this codec from the true state.
+void Codec::speculate(std::size_t n, int threads, const WarmFn& warm, const RunFn& run) const {
+  const std::size_t t = std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n / kMinSpeculated);
+  if (t <= 1) return run(*this, 0, 0, n);
   std::vector<std::unique_ptr<Codec>> copies(t);
   for (std::size_t k = 1; k < t; ++k) copies[k] = make_codec(preset_, options());
   std::vector<std::vector<std::uint8_t>> guess(t), ended(t);
+  std::vector<char> ran(t, 0);
   parallel_for(t, static_cast<int>(t), 1, [&](std::size_t k0, std::size_t k1) {
     for (std::size_t k = k0; k < k1; ++k) {
       const std::size_t b = n * k / t, e = n * (k + 1) / t;
-      const Codec& c = k ? *copies[k] : *this;
-      if (k) {
-        c.reset();
-        const std::size_t w = std::min(b, kWarmBlocks);
-        std::vector<std::uint32_t> u(5 * w);
-        std::vector<std::int16_t> m(w);
-        c.measure_range(
-            blocks.slice(b - w, w), 0, w,
-            SizeColumns{u.data(), u.data() + w, u.data() + 2 * w, u.data() + 3 * w, u.data() + 4 * w, m.data()});
-        guess[k] = c.save_state();
+      if (k == 0) {
+        run(*this, 0, b, e);
+        ended[0] = save_state();
+        continue;
       }
-      c.measure_range(blocks, b, e, out);
-      ended[k] = c.save_state();
+      const Codec& c = *copies[k];
+      try {
+        c.reset();
+        warm(c, b, std::min(b, kWarmBlocks));
+        guess[k] = c.save_state();
+        run(c, k, b, e);
+        ended[k] = c.save_state();
+        ran[k] = 1;
+      } catch (const std::exception&) {  // run again below
+      }
     }
   });
   std::vector<std::uint8_t> truth = std::move(ended[0]);
   for (std::size_t k = 1; k < t; ++k) {
     std::vector<std::uint8_t> next;
-    if (!resync_state(guess[k], truth, ended[k], next)) {
+    if (!ran[k] || !resync_state(guess[k], truth, ended[k], next)) {
       load_state(truth.data(), truth.size());
-      measure_range(blocks, n * k / t, n * (k + 1) / t, out);
+      run(*this, k, n * k / t, n * (k + 1) / t);
       next = save_state();
     }
     truth = std::move(next);
@@ -172,17 +186,32 @@ EncodedBlocks Codec::encode_locked(const BlockView& blocks, int threads) const {
   std::size_t head = 0;  // bytes of the first range
   std::mutex mu;
   std::vector<std::pair<std::size_t, ByteBuffer>> parts;  // (first block, bytes) of the other ranges
-  parallel_for(n, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
-    if (b == 0) {
-      head = encode_range(blocks, b, e, enc.data.data(), max_bytes, enc);
-      return;
-    }
-    ByteBuffer buf(range_bytes(b, e, max_bytes));
-    buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc));
-    std::lock_guard<std::mutex> join(mu);
-    parts.emplace_back(b, std::move(buf));
-  });
-  std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  if (stateful()) {  // range k > 0 in parts[k - 1], encoded again where its speculation missed
+    parts.resize(static_cast<std::size_t>(std::max(threads, 1)) - 1);
+    speculate(n, threads, warm_measure(blocks), [&](const Codec& c, std::size_t k, std::size_t b, std::size_t e) {
+      if (k == 0) {
+        head = c.encode_range(blocks, b, e, enc.data.data(), max_bytes, enc);
+        return;
+      }
+      auto& [first, buf] = parts[k - 1];
+      first = b;
+      buf.resize(range_bytes(b, e, max_bytes));
+      buf.resize(c.encode_range(blocks, b, e, buf.data(), max_bytes, enc));
+    });
+    parts.erase(std::remove_if(parts.begin(), parts.end(), [](const auto& x) { return x.first == 0; }), parts.end());
+  } else {
+    parallel_for(n, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
+      if (b == 0) {
+        head = encode_range(blocks, b, e, enc.data.data(), max_bytes, enc);
+        return;
+      }
+      ByteBuffer buf(range_bytes(b, e, max_bytes));
+      buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc));
+      std::lock_guard<std::mutex> join(mu);
+      parts.emplace_back(b, std::move(buf));
+    });
+    std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  }
   std::vector<std::size_t> at(parts.size() + 1, head);  // where each part goes
   for (std::size_t k = 0; k < parts.size(); ++k) at[k + 1] = at[k] + parts[k].second.size();
   enc.data.resize(at.back());
@@ -230,7 +259,19 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads,
     load_state(enc.entry_state, enc.entry_state_bytes);
   else if (given)
     Codec::load_state(enc.entry_state, enc.entry_state_bytes);
-  parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) { decode_range(enc, out, b, e); });
+  auto run = [&](const Codec& c, std::size_t, std::size_t b, std::size_t e) { c.decode_range(enc, out, b, e); };
+  if (!stateful())
+    return parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) { run(*this, 0, b, e); });
+  const auto warm = [&](const Codec& c, std::size_t b, std::size_t w) {  // into scratch
+    EncodedView v = enc;
+    v.bit_offsets += b - w;
+    v.bit_lengths += b - w;
+    v.tags += b - w;
+    v.n_blocks = w;
+    ByteBuffer scratch(w * enc.block_bytes);
+    c.decode_range(v, scratch.data(), 0, w);
+  };
+  speculate(enc.n_blocks, threads, warm, run);
 }
 
 std::size_t Codec::encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,

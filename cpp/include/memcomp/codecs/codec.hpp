@@ -70,7 +70,8 @@ class Codec {
   }
 
   /// A stateful codec carries state from block to block in array order (SPEC 0.1: only
-  /// cpack.skku). Its batches run on one thread from the initial state, one batch at a time.
+  /// cpack.skku). Its batches start from the initial state, one batch at a time; on threads, a
+  /// batch runs as ranges that start from guessed states, checked in order (speculate).
   virtual bool stateful() const { return false; }
 
   /// Data-driven codecs (SPEC 0.7 item 5) need a model fitted on sample blocks: the "model"
@@ -261,8 +262,9 @@ class Codec {
   virtual std::vector<std::uint8_t> save_state() const { return {}; }
   virtual void load_state(const std::uint8_t* data, std::size_t bytes) const;
   /// Stateful codecs, for a batch split across threads: a run of blocks went from state `guess`
-  /// to `guess_end`. True if the same run from `truth` gives the same results, and then the state
-  /// it ends in is set in `truth_end`. By default only an equal state does.
+  /// to `guess_end`. True if the same run from `truth` gives the same results (sizes, streams and
+  /// decoded blocks), and then the state it ends in is set in `truth_end`. By default only an
+  /// equal state does.
   virtual bool resync_state(const std::vector<std::uint8_t>& guess, const std::vector<std::uint8_t>& truth,
                             const std::vector<std::uint8_t>& guess_end, std::vector<std::uint8_t>& truth_end) const {
     if (guess != truth) return false;
@@ -276,8 +278,15 @@ class Codec {
   /// encode_batch's checks, and its work once the batch holds its lock.
   void check_encode(const BlockView& blocks) const;
   EncodedBlocks encode_locked(const BlockView& blocks, int threads) const;
-  /// A stateful codec's measure_batch on `threads` threads, from its current state.
-  void measure_speculating(const BlockView& blocks, const SizeColumns& out, std::size_t threads) const;
+  /// A stateful codec's batch of n blocks on `threads` threads (ranges of at least
+  /// kMinSpeculated blocks, else one), from its current state, with the results and the final
+  /// state of one thread. warm(c, b, w) runs codec c over the w blocks before block b (results
+  /// dropped); run(c, k, b, e) runs c over range k, blocks [b, e).
+  using WarmFn = std::function<void(const Codec&, std::size_t, std::size_t)>;
+  using RunFn = std::function<void(const Codec&, std::size_t, std::size_t, std::size_t)>;
+  void speculate(std::size_t n, int threads, const WarmFn& warm, const RunFn& run) const;
+  /// The warm-up of a measure or encode: measures the blocks, sizes dropped.
+  static WarmFn warm_measure(const BlockView& blocks);
 
   std::string family_, preset_, policy_;
   mutable std::mutex batch_mutex_;
