@@ -510,6 +510,20 @@ TEST(CPack, LaneKernelsEqualScalar) {
   test::check_lane_decoder(
       *make_codec("cpack.paper", {{"dictionary", std::string("fill")}, {"push", std::string("nonzero")}}));
   test::check_lane_decoder(*make_codec("cpack.paper", {{"dictionary", std::string("deque")}}));
+  // The one-block encoder of the 16-slot dictionaries: fresh or persistent, with or without zero
+  // entries, either layout (each batch of check_lane_encoder carries the state block to block).
+  test::check_lane_encoder(*make_codec("cpack.skku"));
+  for (const char* dict : {"fifo", "deque", "fill"})
+    for (const char* init : {"empty", "zeros"})
+      for (bool persistent : {false, true})
+        for (const char* push : {"unmatched", "literal"})
+          for (const char* layout : {"interleaved", "mc"}) {
+            if (std::string(dict) == "fill" && std::string(init) == "zeros") continue;  // refused
+            Options o{{"dictionary", std::string(dict)}, {"init", std::string(init)},
+                      {"persistent", persistent},        {"push", std::string(push)},
+                      {"layout", std::string(layout)},   {"endian", std::string("big")}};
+            test::check_lane_encoder(*make_codec("cpack.paper", o));
+          }
 }
 
 }  // namespace

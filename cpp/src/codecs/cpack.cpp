@@ -72,6 +72,27 @@ enum class Dict { fifo, deque, fill, block };
 constexpr unsigned kSlots = 16;
 constexpr unsigned kMaxEntries = 64;  // block dictionary at B = 256
 
+/// A block's words as encode() writes them: each word's code, index and low bits together
+/// (layout interleaved), or with the mc layout every code first, then every field.
+struct WordWriter {
+  BitWriter& out;
+  bool mc;
+  std::size_t n = 0;
+  unsigned char codes[kMaxEntries];
+  std::uint64_t fields[kMaxEntries];  // [index][low bits] of each word
+
+  WordWriter(BitWriter& w, bool mc_layout) : out(w), mc(mc_layout) {}
+  void put(unsigned c, std::uint64_t field) {
+    if (!mc) return out.write(std::uint64_t{kPrefix[c]} << kPayload[c] | field, kMeta[c] + kPayload[c]);
+    codes[n] = static_cast<unsigned char>(c);
+    fields[n++] = field;
+  }
+  void finish() {
+    for (std::size_t i = 0; i < n; ++i) out.write(kPrefix[codes[i]], kMeta[codes[i]]);
+    for (std::size_t i = 0; i < n; ++i) out.write(fields[i], kPayload[codes[i]]);
+  }
+};
+
 /// Leading zero bytes of x: 4 for 0, 3 below 2^8, 2 below 2^16, ...
 inline unsigned lz_bytes(std::uint32_t x) {
 #if defined(__GNUC__)
@@ -418,8 +439,19 @@ class CPack final : public CodecImpl<CPack> {
     const std::size_t n = b / 4;
     Dictionary local;
     Dictionary& d = start(local);
-    unsigned char codes[kMaxEntries];
-    std::uint64_t fields[kMaxEntries];  // [index][low bits] of each word (mc layout)
+#if defined(MEMCOMP_X86_SIMD)
+    if (dict_ != Dict::block && simd_avx2()) {
+      if (zeros_)
+        dict_ == Dict::fifo ? encode_avx2<Dict::fifo, true>(blk, b, out, d)
+                            : encode_avx2<Dict::deque, true>(blk, b, out, d);
+      else
+        dict_ == Dict::fifo    ? encode_avx2<Dict::fifo, false>(blk, b, out, d)
+        : dict_ == Dict::deque ? encode_avx2<Dict::deque, false>(blk, b, out, d)
+                               : encode_avx2<Dict::fill, false>(blk, b, out, d);
+      return 0;
+    }
+#endif
+    WordWriter words{out, mc_};
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
       const unsigned k = key(w, d.e, d.count, zero_entry(d));
@@ -430,19 +462,10 @@ class CPack final : public CodecImpl<CPack> {
         if (idx >= kSlots) not_decodable();
         field = idx;
       }
-      field = field << kLowBits[c] | (w & low_mask(kLowBits[c]));
-      if (mc_) {
-        codes[i] = static_cast<unsigned char>(c);
-        fields[i] = field;
-      } else {  // code, index, low bits: one write of meta + payload bits
-        out.write(std::uint64_t{kPrefix[c]} << kPayload[c] | field, kMeta[c] + kPayload[c]);
-      }
+      words.put(c, field << kLowBits[c] | (w & low_mask(kLowBits[c])));
       push_any(d, w, (push_mask_ >> c) & 1u);
     }
-    if (mc_) {
-      for (std::size_t i = 0; i < n; ++i) out.write(kPrefix[codes[i]], kMeta[codes[i]]);
-      for (std::size_t i = 0; i < n; ++i) out.write(fields[i], kPayload[codes[i]]);
-    }
+    words.finish();
     return 0;
   }
 
@@ -707,9 +730,9 @@ class CPack final : public CodecImpl<CPack> {
     std::uint32_t count, wp, payload, meta;
   };
 
-  template <Dict K, bool Zeros>
-  MEMCOMP_AVX2 static void step(VLane& x, std::uint32_t w, std::uint32_t push_keys) {
-    const __m256i wv = _mm256_set1_epi32(static_cast<int>(w));
+  /// The key (kKeys) of word w (wv: w in every element) against the lane's dictionary.
+  template <bool Zeros>
+  MEMCOMP_AVX2 static unsigned search(const VLane& x, __m256i wv, std::uint32_t w) {
     // The smallest word ^ entry over the 16 slots (unsigned), then its leading zero bytes.
     __m256i m = _mm256_min_epu32(_mm256_xor_si256(x.e0, wv), _mm256_xor_si256(x.e1, wv));
     m = _mm256_min_epu32(m, _mm256_permute2x128_si256(m, m, 1));
@@ -717,9 +740,12 @@ class CPack final : public CodecImpl<CPack> {
     m = _mm256_min_epu32(m, _mm256_shuffle_epi32(m, 0xB1));
     unsigned lm = lz_bytes(static_cast<std::uint32_t>(_mm256_cvtsi256_si32(m)));
     if constexpr (!Zeros) lm = x.count ? lm : 0u;  // no pushed word yet: no entry
-    const unsigned k = 5 * lm + lz_bytes(w);
-    x.payload += kKeys.payload[k];
-    x.meta += kKeys.meta[k];
+    return 5 * lm + lz_bytes(w);
+  }
+
+  /// Pushes w (wv) into the lane's dictionary if words of key k are pushed.
+  template <Dict K, bool Zeros>
+  MEMCOMP_AVX2 static void push_lane(VLane& x, __m256i wv, unsigned k, std::uint32_t push_keys) {
     unsigned p = (push_keys >> k) & 1u, s;
     const unsigned grows = static_cast<unsigned>(x.count < kSlots);
     if constexpr (K == Dict::fill) {
@@ -738,6 +764,67 @@ class CPack final : public CodecImpl<CPack> {
     x.count += p & grows;
   }
 
+  template <Dict K, bool Zeros>
+  MEMCOMP_AVX2 static void step(VLane& x, std::uint32_t w, std::uint32_t push_keys) {
+    const __m256i wv = _mm256_set1_epi32(static_cast<int>(w));
+    const unsigned k = search<Zeros>(x, wv, w);
+    x.payload += kKeys.payload[k];
+    x.meta += kKeys.meta[k];
+    push_lane<K, Zeros>(x, wv, k, push_keys);
+  }
+
+  /// A lane loaded from a dictionary, and the dictionary set from it.
+  MEMCOMP_AVX2 static VLane load_lane(const Dictionary& d) {
+    VLane x;
+    x.e0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d.e));
+    x.e1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d.e + 8));
+    x.count = d.count;
+    x.wp = d.wp;
+    x.payload = x.meta = 0;
+    return x;
+  }
+  MEMCOMP_AVX2 static void store_lane(const VLane& x, Dictionary& d) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d.e), x.e0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d.e + 8), x.e1);
+    d.count = x.count;
+    d.wp = x.wp;
+  }
+
+  /// encode() of a 16-slot dictionary (fifo, deque, fill) from d, which it updates: the search
+  /// and push of step, and the lowest index of a match from the slots' compares under the
+  /// code's mask (a full deque's indices by age: the slot mask turned by the write pointer).
+  template <Dict K, bool Zeros>
+  MEMCOMP_AVX2 void encode_avx2(const std::uint8_t* blk, std::size_t b, BitWriter& out, Dictionary& d) const {
+    const std::size_t n = b / 4;
+    const std::uint32_t push_keys = push_keys_;
+    if (!Zeros && d.count == 0) std::fill(d.e, d.e + kSlots, 0u);  // unread until the first push fills them
+    VLane x = load_lane(d);
+    WordWriter words{out, mc_};
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
+      const __m256i wv = _mm256_set1_epi32(static_cast<int>(w));
+      const unsigned k = search<Zeros>(x, wv, w);
+      const unsigned c = kKeys.code[k];
+      std::uint64_t field = 0;  // index, low bits
+      if (has_index(c)) {
+        const __m256i mask = _mm256_set1_epi32(static_cast<int>(kMatchMask[c])), zero = _mm256_setzero_si256();
+        const __m256i h0 = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_xor_si256(x.e0, wv), mask), zero);
+        const __m256i h1 = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_xor_si256(x.e1, wv), mask), zero);
+        unsigned h = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(h0)) |
+                                           _mm256_movemask_ps(_mm256_castsi256_ps(h1)) << 8);
+        const bool full = Zeros || x.count >= kSlots;
+        if (!full) h &= (1u << x.count) - 1;
+        if (K == Dict::deque && full) h = (h >> x.wp | h << (kSlots - x.wp)) & 0xFFFFu;
+        if (h == 0) not_decodable();  // unreachable for a code from search()
+        field = static_cast<unsigned>(__builtin_ctz(h));
+      }
+      words.put(c, field << kLowBits[c] | (w & low_mask(kLowBits[c])));
+      push_lane<K, Zeros>(x, wv, k, push_keys);
+    }
+    store_lane(x, d);
+    words.finish();
+  }
+
   template <Dict K, bool Zeros, std::size_t L>
   MEMCOMP_AVX2 void lanes_avx2(const std::uint8_t* const* blk, std::size_t b, SizeBreakdown* out,
                                Dictionary* st) const {
@@ -753,21 +840,12 @@ class CPack final : public CodecImpl<CPack> {
         init(d);
         std::fill(d.e + (zeros_ ? kSlots : 0), d.e + kSlots, 0u);  // unread until the first push fills them
       }
-      lane[l].e0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d.e));
-      lane[l].e1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d.e + 8));
-      lane[l].count = d.count;
-      lane[l].wp = d.wp;
-      lane[l].payload = lane[l].meta = 0;
+      lane[l] = load_lane(d);
     }
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t l = 0; l < L; ++l)
         step<K, Zeros>(lane[l], load<std::uint32_t>(blk[l] + 4 * i, endian), push_keys);
-    if (st) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(st->e), lane[0].e0);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(st->e + 8), lane[0].e1);
-      st->count = lane[0].count;
-      st->wp = lane[0].wp;
-    }
+    if (st) store_lane(lane[0], *st);
     for (std::size_t l = 0; l < L; ++l) {
       out[l] = SizeBreakdown{};
       out[l].payload = lane[l].payload;
