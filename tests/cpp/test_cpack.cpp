@@ -523,7 +523,11 @@ TEST(CPack, LaneKernelsEqualScalar) {
                       {"persistent", persistent},        {"push", std::string(push)},
                       {"layout", std::string(layout)},   {"endian", std::string("big")}};
             test::check_lane_encoder(*make_codec("cpack.paper", o));
+            // the one-block decoder's unchecked reads (interleaved, room in the buffer)
+            for (std::size_t B : {32u, 256u})
+              test::check_unchecked_reads(*make_codec("cpack.paper", o), test::adversarial_blocks(B), B);
           }
+  test::check_unchecked_reads(*make_codec("cpack.skku"), test::adversarial_blocks(32), 32);
 }
 
 }  // namespace

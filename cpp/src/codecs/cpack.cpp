@@ -43,6 +43,7 @@
 // gives the code through a table, pushes are masked writes, and two independent blocks step
 // through their words together.
 #include <algorithm>
+#include <cstring>
 
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/codecs/lanes.hpp"
@@ -64,6 +65,12 @@ constexpr unsigned kLowBits[6] = {0, 32, 0, 16, 8, 8};  // literal low bits afte
 constexpr std::uint32_t kMatchMask[6] = {0, 0, 0xFFFFFFFFu, 0xFFFF0000u, 0, 0xFFFFFF00u};
 
 inline bool has_index(unsigned c) { return c == kMMMM || c == kMMXX || c == kMMMX; }
+
+constexpr unsigned kMaxToken = 34;  // bits of the longest token (xxxx)
+constexpr unsigned kBadCode = 6;    // prefix 1111
+/// The code of a token by its first 4 bits.
+constexpr unsigned kTopCode[16] = {kZZZZ, kZZZZ, kZZZZ, kZZZZ, kXXXX, kXXXX, kXXXX, kXXXX,
+                                   kMMMM, kMMMM, kMMMM, kMMMM, kMMXX, kZZZX, kMMMX, kBadCode};
 
 constexpr unsigned bit(unsigned c) { return 1u << c; }
 
@@ -92,6 +99,13 @@ struct WordWriter {
     for (std::size_t i = 0; i < n; ++i) out.write(fields[i], kPayload[codes[i]]);
   }
 };
+
+/// The slot of the entry a stream index names, of `valid` entries: a full deque's indices go by
+/// age (0 = the oldest; the zeros of init=zeros are older than any push); a filling deque and
+/// every other dictionary are in slot order.
+inline unsigned physical_slot(bool deque, unsigned valid, unsigned wp, unsigned idx) {
+  return deque && valid == kSlots ? (wp + idx) % kSlots : idx;
+}
 
 /// Leading zero bytes of x: 4 for 0, 3 below 2^8, 2 below 2^16, ...
 inline unsigned lz_bytes(std::uint32_t x) {
@@ -135,6 +149,13 @@ struct Dictionary {
   unsigned count;  ///< slots holding pushed words
   unsigned wp;     ///< fifo/deque: the physical slot the next push writes (the oldest when full)
 };
+
+/// A persistent dictionary (16 slots) copied, not its unused slots past 16 (a fixed-size copy).
+inline void copy_dict(const Dictionary& from, Dictionary& to) {
+  std::memcpy(to.e, from.e, kSlots * sizeof(std::uint32_t));
+  to.count = from.count;
+  to.wp = from.wp;
+}
 
 /// Key (kKeys) of word w against the pushed entries [0, count), plus a zero entry if `zero`.
 /// Branch-free: data-dependent branches here would cost more than the search.
@@ -470,26 +491,15 @@ class CPack final : public CodecImpl<CPack> {
   }
 
   void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
-    const std::size_t n = b / 4;
-    Dictionary local;
-    Dictionary& d = start(local);
-    unsigned char codes[kMaxEntries];
-    if (mc_)
-      for (std::size_t i = 0; i < n; ++i) codes[i] = static_cast<unsigned char>(read_code(in, i));
-    for (std::size_t i = 0; i < n; ++i) {
-      const unsigned c = mc_ ? codes[i] : read_code(in, i);
-      std::uint32_t entry = 0;
-      if (has_index(c)) {
-        const auto idx = static_cast<unsigned>(in.read(4));
-        if (idx >= valid(d))
-          throw corrupt_stream("cpack index " + std::to_string(idx) + " names an empty dictionary slot (" +
-                               std::to_string(valid(d)) + " valid, word " + std::to_string(i) + ")");
-        entry = d.e[physical(d, idx)];
-      }
-      const auto low = static_cast<std::uint32_t>(in.read(kLowBits[c]));
-      const std::uint32_t w = (entry & kMatchMask[c]) | low;
-      store<std::uint32_t>(out + 4 * i, w, endian_);
-      push_any(d, w, (push_mask_ >> c) & 1u);
+    if (zeros_) {
+      if (dict_ == Dict::fifo) return decode_k<Dict::fifo, true>(in, out, b);
+      return decode_k<Dict::deque, true>(in, out, b);
+    }
+    switch (dict_) {
+      case Dict::fifo: return decode_k<Dict::fifo, false>(in, out, b);
+      case Dict::deque: return decode_k<Dict::deque, false>(in, out, b);
+      case Dict::fill: return decode_k<Dict::fill, false>(in, out, b);
+      default: return decode_k<Dict::block, false>(in, out, b);
     }
   }
 
@@ -650,6 +660,88 @@ class CPack final : public CodecImpl<CPack> {
   }
 
  private:
+  /// decode() for one kind of dictionary, on a local copy of a persistent one (stores of the
+  /// words could alias it otherwise and force reloads).
+  template <Dict K, bool Zeros>
+  void decode_k(BitReader& in, std::uint8_t* out, std::size_t b) const {
+    const std::size_t n = b / 4;
+    const std::uint32_t push_mask = push_mask_;
+    const Endian endian = endian_;
+    const bool mc = mc_;
+    Dictionary d;
+    if (persistent_)  // fifo, deque or fill: 16 slots
+      copy_dict(state_, d);
+    else
+      init(d);
+    const auto finish = [&] {
+      if (persistent_) copy_dict(d, state_);
+    };
+    if (!mc && in.raw_room() >= n * kMaxToken + 64) {
+      // Interleaved with room in the buffer: a token a step, by unchecked reads, the end checked
+      // once. Anything amiss (a bad code or index, a stream too short): again, checked, below.
+      BitReader r = in;
+      std::size_t i = 0;
+      for (; i < n; ++i) {
+        const std::uint64_t t = r.peek_raw(kMaxToken);
+        const unsigned c = kTopCode[t >> (kMaxToken - 4)];
+        if (c == kBadCode) break;
+        const unsigned len = kMeta[c] + kPayload[c];
+        const std::uint64_t payload = (t >> (kMaxToken - len)) & low_mask(kPayload[c]);
+        const auto idx = static_cast<unsigned>(payload >> kLowBits[c]);  // < 16, 0 without an index
+        const unsigned valid = Zeros ? kSlots : d.count;
+        if (!Zeros && has_index(c) && idx >= valid) break;
+        const std::uint32_t w = (d.e[physical_slot(K == Dict::deque, valid, d.wp, idx)] & kMatchMask[c]) |
+                                static_cast<std::uint32_t>(payload & low_mask(kLowBits[c]));
+        r.skip_raw(len);
+        store<std::uint32_t>(out + 4 * i, w, endian);
+        push<K, Zeros>(d, w, (push_mask >> c) & 1u);
+      }
+      if (i == n && !r.overran()) {
+        in = r;
+        return finish();
+      }
+      if (persistent_)
+        copy_dict(state_, d);
+      else
+        init(d);
+    }
+    unsigned char codes[kMaxEntries];
+    if (mc)
+      for (std::size_t i = 0; i < n; ++i) codes[i] = static_cast<unsigned char>(read_code(in, i));
+    for (std::size_t i = 0; i < n; ++i) {
+      unsigned c, idx = 0;
+      std::uint32_t low;
+      const unsigned valid = Zeros ? kSlots : d.count;  // entries an index may name
+      // Interleaved: the next token at once when the stream holds all of it (else field by
+      // field, which names what is wrong).
+      const std::uint64_t t = mc ? 0 : in.peek(kMaxToken);
+      const unsigned top = kTopCode[t >> (kMaxToken - 4)];
+      if (!mc && top != kBadCode && kMeta[top] + kPayload[top] <= in.remaining()) {
+        c = top;
+        const unsigned len = kMeta[c] + kPayload[c];
+        const std::uint64_t payload = (t >> (kMaxToken - len)) & low_mask(kPayload[c]);
+        idx = static_cast<unsigned>(payload >> kLowBits[c]);
+        low = static_cast<std::uint32_t>(payload & low_mask(kLowBits[c]));
+        in.skip(len);
+      } else {
+        c = mc ? codes[i] : read_code(in, i);
+        if (has_index(c)) idx = static_cast<unsigned>(in.read(4));
+        low = has_index(c) && idx >= valid ? 0u : static_cast<std::uint32_t>(in.read(kLowBits[c]));
+      }
+      std::uint32_t entry = 0;
+      if (has_index(c)) {
+        if (idx >= valid)
+          throw corrupt_stream("cpack index " + std::to_string(idx) + " names an empty dictionary slot (" +
+                               std::to_string(valid) + " valid, word " + std::to_string(i) + ")");
+        entry = d.e[physical_slot(K == Dict::deque, valid, d.wp, idx)];
+      }
+      const std::uint32_t w = (entry & kMatchMask[c]) | low;
+      store<std::uint32_t>(out + 4 * i, w, endian);
+      push<K, Zeros>(d, w, (push_mask >> c) & 1u);
+    }
+    finish();
+  }
+
   static unsigned read_code(BitReader& in, std::size_t i) {
     switch (in.read(2)) {
       case 0: return kZZZZ;
@@ -689,10 +781,8 @@ class CPack final : public CodecImpl<CPack> {
     const Endian endian = endian_;
     Lane lane[L];
     for (std::size_t l = 0; l < L; ++l) {
-      if (st) {  // L == 1; a persistent fifo/deque/fill uses 16 slots
-        std::copy(st->e, st->e + kSlots, lane[l].d.e);
-        lane[l].d.count = st->count;
-        lane[l].d.wp = st->wp;
+      if (st) {  // L == 1
+        copy_dict(*st, lane[l].d);
       } else {
         init(lane[l].d);
       }
@@ -708,11 +798,7 @@ class CPack final : public CodecImpl<CPack> {
         push<K, Zeros>(x.d, w, (push_keys >> k) & 1u);
       }
     }
-    if (st) {
-      std::copy(lane[0].d.e, lane[0].d.e + kSlots, st->e);
-      st->count = lane[0].d.count;
-      st->wp = lane[0].d.wp;
-    }
+    if (st) copy_dict(lane[0].d, *st);
     for (std::size_t l = 0; l < L; ++l) {
       out[l] = SizeBreakdown{};
       out[l].payload = lane[l].payload;
@@ -1158,11 +1244,9 @@ class CPack final : public CodecImpl<CPack> {
   /// Entries an index may name.
   unsigned valid(const Dictionary& d) const { return zeros_ ? kSlots : d.count; }
 
-  /// Physical slot of the entry a stream index names (deque: by age, 0 = oldest; the zeros of
-  /// init=zeros are older than any push).
+  /// Physical slot of the entry a stream index names (physical_slot).
   unsigned physical(const Dictionary& d, unsigned idx) const {
-    if (dict_ != Dict::deque || valid(d) < kSlots) return idx;  // a filling deque is in age order
-    return (d.wp + idx) % kSlots;
+    return physical_slot(dict_ == Dict::deque, valid(d), d.wp, idx);
   }
 
   /// The lowest index whose entry matches w under mask (the caller knows one exists).
