@@ -6,17 +6,27 @@ the metrics to compare them: raw CR, CR at memory access granularity (MAG), size
 >>> import memcomp, numpy as np
 >>> blocks = memcomp.as_blocks(np.arange(1024, dtype=np.int32), 32)
 >>> memcomp.get_codec("bdi").measure(blocks).cr()  # doctest: +SKIP
+
+The names below load on first use (PEP 562): ``import memcomp`` itself imports nothing heavy,
+so the command line handles a Ctrl-C while NumPy and the extension load.
 """
 
-from . import e2mc, energy, entropy, mpc, slc, toggles, workloads
-from ._core import CorruptStreamError
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, List
+
 from ._version import __version__ as __version__
-from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
-from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
-from .io import Dump, open_dump, open_dumps, register_reader, save_dump
-from .metrics import SizeStats, charge, parse_policy
-from .models import Model
-from .report import breakdown, compare, mag_study
+
+# name -> the module that defines it (a submodule: its own name)
+_WHERE = {
+    **{m: m for m in ("e2mc", "energy", "entropy", "mpc", "slc", "toggles", "workloads")},
+    "CorruptStreamError": "_core",
+    **{n: "blocks" for n in ("VALID_BLOCK_BYTES", "as_blocks", "sectorize")},
+    **{n: "codecs" for n in ("Codec", "Encoded", "Sizes", "codec_names", "get_codec", "list_codecs")},
+    **{n: "io" for n in ("Dump", "open_dump", "open_dumps", "register_reader", "save_dump")},
+    **{n: "metrics" for n in ("SizeStats", "charge", "parse_policy")},
+    "Model": "models",
+    **{n: "report" for n in ("breakdown", "compare", "mag_study")},
+}
 
 __all__ = [
     "VALID_BLOCK_BYTES",
@@ -49,3 +59,28 @@ __all__ = [
     "toggles",
     "workloads",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'memcomp' has no attribute {name!r}")
+    module = import_module(f".{where}", __name__)
+    value = module if where == name else getattr(module, name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:
+    from . import e2mc, energy, entropy, mpc, slc, toggles, workloads
+    from ._core import CorruptStreamError
+    from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
+    from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
+    from .io import Dump, open_dump, open_dumps, register_reader, save_dump
+    from .metrics import SizeStats, charge, parse_policy
+    from .models import Model
+    from .report import breakdown, compare, mag_study

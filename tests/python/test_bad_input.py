@@ -1369,6 +1369,40 @@ def test_cli_ctrl_c_exits_130_in_one_line():
     assert p.returncode == 130 and err == "memcomp: interrupted\n", (p.returncode, err)
 
 
+def test_cli_ctrl_c_while_the_libraries_load_exits_130_in_one_line(monkeypatch, capsys):
+    # `python -m memcomp` and the `memcomp` command load the command line (NumPy, the extension)
+    # inside run(), so a Ctrl-C then is handled as during a run.
+    import builtins
+
+    from memcomp.__main__ import run
+
+    real_import = builtins.__import__
+
+    def interrupted(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "cli" and level == 1 and globals and globals.get("__name__") == "memcomp.__main__":
+            raise KeyboardInterrupt
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", interrupted)
+    assert run() == 130
+    assert capsys.readouterr().err == "memcomp: interrupted\n"
+
+
+def test_import_memcomp_loads_nothing_heavy():
+    # What `python -m memcomp` runs before run() can catch a Ctrl-C: the package's own import.
+    import subprocess
+    import sys
+
+    code = "import sys, memcomp; print(sorted({'numpy', 'memcomp._core', 'memcomp.codecs'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "[]\n"
+    code = "import sys, memcomp; memcomp.get_codec; print('memcomp._core' in sys.modules, memcomp.toggles.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "True memcomp.toggles\n"  # names load on first use
+    assert sorted(memcomp.__all__) == sorted(memcomp._WHERE)  # every public name, and each loads
+    assert all(getattr(memcomp, name) is not None for name in memcomp.__all__)
+
+
 def test_cli_closed_pipe_exits_quietly():
     import subprocess
 
