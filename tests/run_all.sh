@@ -30,7 +30,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq "${missing[@]}" > /dev/null
 fi
 
-echo "== pip install .[test]"
+# Each stage's header carries the wall-clock time, so a slow stage shows in the log.
+stage() { echo "== $* [$(date +%T)]"; }
+
+stage "pip install .[test]"
 # PyTorch's CPU build for the capture tests (pinned: an unpinned torch may pull a CUDA build of
 # several GB), then the package with its test extras. The extension's build also builds the
 # GoogleTest suite (same compiler, Release), kept in build/release-tests for ctest below.
@@ -38,14 +41,15 @@ echo "== pip install .[test]"
 "$PY" -m pip install --quiet ".[test]" "cmeel-eigen>=3.4" \
   --config-settings=build-dir=build/release-tests --config-settings=cmake.define.MEMCOMP_BUILD_TESTS=ON
 
-echo "== static checks (ruff, mypy, clang-format, clang-tidy)"
+stage "static checks (ruff, mypy, clang-format, clang-tidy)"
 bash tests/lint.sh
 
-echo "== pytest"
+stage pytest
 "$PY" -m pytest -q -n "$JOBS"
 
-echo "== C++ tests (release)"
+stage "C++ tests (release)"
 ctest --test-dir build/release-tests --output-on-failure -j "$JOBS"
 
 # The ASan+UBSan build (clang) runs the GoogleTest suite, then each libFuzzer harness.
 bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
+stage done

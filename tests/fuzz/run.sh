@@ -18,7 +18,7 @@ dir=build/fuzz
 CXX=${FUZZ_CXX:-clang++} cmake -S . -B "$dir" -G Ninja -DMEMCOMP_FUZZ=ON -DMEMCOMP_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPython_EXECUTABLE="$(command -v "$PY")" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
 cmake --build "$dir" -j "$JOBS"
-echo "== C++ tests (ASan+UBSan, clang)"
+echo "== C++ tests (ASan+UBSan, clang) [$(date +%T)]"
 ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
 
 mkdir -p "$dir/artifacts"
@@ -35,7 +35,7 @@ for h in "${harnesses[@]}"; do
     -malloc_limit_mb=256 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$h-" > "$dir/fuzz_$h.log" 2>&1 &
   pids+=($!)
 done
-echo "== libFuzzer: ${harnesses[*]}, ${SECONDS_PER_HARNESS} s each, side by side"
+echo "== libFuzzer: ${harnesses[*]}, ${SECONDS_PER_HARNESS} s each, side by side [$(date +%T)]"
 failed=()
 for i in "${!harnesses[@]}"; do
   wait "${pids[$i]}" || failed+=("${harnesses[$i]}")
