@@ -669,10 +669,12 @@ class CPack final : public CodecImpl<CPack> {
     const Endian endian = endian_;
     const bool mc = mc_;
     Dictionary d;
-    if (persistent_)  // fifo, deque or fill: 16 slots
-      copy_dict(state_, d);
-    else
+    const auto begin = [&] {
+      if (persistent_) return copy_dict(state_, d);  // fifo, deque or fill: 16 slots
       init(d);
+      if (!Zeros) std::fill(d.e, d.e + kSlots, 0u);  // read (masked out) before the first push
+    };
+    begin();
     const auto finish = [&] {
       if (persistent_) copy_dict(d, state_);
     };
@@ -700,10 +702,7 @@ class CPack final : public CodecImpl<CPack> {
         in = r;
         return finish();
       }
-      if (persistent_)
-        copy_dict(state_, d);
-      else
-        init(d);
+      begin();
     }
     unsigned char codes[kMaxEntries];
     if (mc)
