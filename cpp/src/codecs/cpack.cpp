@@ -80,23 +80,33 @@ constexpr unsigned kSlots = 16;
 constexpr unsigned kMaxEntries = 64;  // block dictionary at B = 256
 
 /// A block's words as encode() writes them: each word's code, index and low bits together
-/// (layout interleaved), or with the mc layout every code first, then every field.
+/// (layout interleaved), or with the mc layout every code first, then every field. Kept until
+/// finish(), which writes them with BitWriter::write_fields.
 struct WordWriter {
   BitWriter& out;
   bool mc;
   std::size_t n = 0;
   unsigned char codes[kMaxEntries];
-  std::uint64_t fields[kMaxEntries];  // [index][low bits] of each word
+  std::uint64_t v[kMaxEntries];  // interleaved: [code][index][low bits]; mc: [index][low bits]
+  std::uint8_t len[kMaxEntries];
 
   WordWriter(BitWriter& w, bool mc_layout) : out(w), mc(mc_layout) {}
   void put(unsigned c, std::uint64_t field) {
-    if (!mc) return out.write(std::uint64_t{kPrefix[c]} << kPayload[c] | field, kMeta[c] + kPayload[c]);
     codes[n] = static_cast<unsigned char>(c);
-    fields[n++] = field;
+    v[n] = mc ? field : std::uint64_t{kPrefix[c]} << kPayload[c] | field;
+    len[n++] = static_cast<std::uint8_t>(mc ? kPayload[c] : kMeta[c] + kPayload[c]);
   }
   void finish() {
-    for (std::size_t i = 0; i < n; ++i) out.write(kPrefix[codes[i]], kMeta[codes[i]]);
-    for (std::size_t i = 0; i < n; ++i) out.write(fields[i], kPayload[codes[i]]);
+    if (mc) {
+      std::uint32_t prefix[kMaxEntries];
+      std::uint8_t meta[kMaxEntries];
+      for (std::size_t i = 0; i < n; ++i) {
+        prefix[i] = kPrefix[codes[i]];
+        meta[i] = static_cast<std::uint8_t>(kMeta[codes[i]]);
+      }
+      out.write_fields(prefix, meta, n);
+    }
+    out.write_fields(v, len, n);
   }
 };
 
