@@ -25,6 +25,11 @@ PYBIND11_MODULE(_core, m) {
         "Turns the SIMD fast paths on (default, where the CPU has them) or off (the scalar reference).");
   m.def("simd_enabled", &memcomp::simd_enabled, "False after set_simd(False) or with MEMCOMP_SIMD=0.");
   m.def("simd_avx2", &memcomp::simd_avx2, "True when the AVX2 fast paths run (the CPU has AVX2, SIMD on).");
+  m.def("simd_avx512", &memcomp::simd_avx512,
+        "True when the AVX-512 fast paths run (the CPU has AVX-512 F/BW/VL/DQ/VBMI/BITALG/VPOPCNTDQ and GFNI, "
+        "SIMD on, not held to AVX2).");
+  m.def("set_simd_avx512", &memcomp::set_simd_avx512, py::arg("enabled"),
+        "Lets the AVX-512 fast paths run (default) or holds every fast path to AVX2 (as MEMCOMP_SIMD=avx2).");
   m.def("release_buffers", &memcomp::release_buffers,
         "Returns the large output buffers kept for reuse (up to 512 MiB) to the system.");
 }

@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'simd_avx2', 'simd_enabled', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -205,9 +205,17 @@ def set_simd(enabled: bool) -> None:
     """
     Turns the SIMD fast paths on (default, where the CPU has them) or off (the scalar reference).
     """
+def set_simd_avx512(enabled: bool) -> None:
+    """
+    Lets the AVX-512 fast paths run (default) or holds every fast path to AVX2 (as MEMCOMP_SIMD=avx2).
+    """
 def simd_avx2() -> bool:
     """
     True when the AVX2 fast paths run (the CPU has AVX2, SIMD on).
+    """
+def simd_avx512() -> bool:
+    """
+    True when the AVX-512 fast paths run (the CPU has AVX-512 F/BW/VL/DQ/VBMI/BITALG/VPOPCNTDQ and GFNI, SIMD on, not held to AVX2).
     """
 def simd_enabled() -> bool:
     """

@@ -12,13 +12,7 @@
 using namespace memcomp;
 
 namespace {
-
-struct Columns {
-  explicit Columns(std::size_t n) : bits(n), payload(n), meta(n), header(n), tag(n), mode(n) {}
-  SizeColumns view() { return {bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data()}; }
-  std::vector<std::uint32_t> bits, payload, meta, header, tag;
-  std::vector<std::int16_t> mode;
-};
+using test::Columns;
 
 class EveryPreset : public ::testing::TestWithParam<std::string> {};
 

@@ -76,6 +76,18 @@ inline std::vector<std::uint8_t> adversarial_blocks(std::size_t B, std::size_t n
   return flat;
 }
 
+/// Size columns for n blocks (measure_batch's output).
+struct Columns {
+  explicit Columns(std::size_t n) : bits(n), payload(n), meta(n), header(n), tag(n), mode(n) {}
+  SizeColumns view() { return {bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data()}; }
+  bool operator==(const Columns& o) const {
+    return bits == o.bits && payload == o.payload && meta == o.meta && header == o.header && tag == o.tag &&
+           mode == o.mode;
+  }
+  std::vector<std::uint32_t> bits, payload, meta, header, tag;
+  std::vector<std::int16_t> mode;
+};
+
 /// The stream of one block as a '0'/'1' string (encode_batch of that block).
 inline std::string stream_bits(const Codec& c, const std::vector<std::uint8_t>& blk) {
   const EncodedBlocks enc = c.encode_batch(BlockView{blk.data(), 1, blk.size()}, 1);

@@ -1,6 +1,7 @@
 """Every SIMD fast path equals its scalar reference bit for bit (issue 15). The core picks its
-kernels at run time (AVX2 where the CPU has it); ``_core.set_simd(False)`` (or MEMCOMP_SIMD=0)
-runs the portable scalar code instead. Every preset under hypothesis-drawn option combinations,
+kernels at run time (AVX-512 or AVX2 where the CPU has them); ``_core.set_simd(False)`` (or
+MEMCOMP_SIMD=0) runs the portable scalar code instead, ``_core.set_simd_avx512(False)`` (or
+MEMCOMP_SIMD=avx2) holds the fast paths to AVX2, and each tier the CPU has is compared. Every preset under hypothesis-drawn option combinations,
 block sizes and data (random, adversarial, realistic, and values on every delta boundary) must
 measure, encode and decode the same either way, so a new fast path is covered by construction."""
 
@@ -30,6 +31,20 @@ def scalar():
         yield
     finally:
         _core.set_simd(True)
+
+
+@contextlib.contextmanager
+def avx2_only():
+    _core.set_simd_avx512(False)
+    try:
+        yield
+    finally:
+        _core.set_simd_avx512(True)
+
+
+def tiers():
+    """The fast tiers this CPU runs: its best one, and AVX2 as well when that is AVX-512."""
+    return [contextlib.nullcontext] + ([avx2_only] if _core.simd_avx512() else [])
 
 
 def boundary_blocks(B, seed):
@@ -76,24 +91,45 @@ def _assert_same(codec, x):
     with scalar():
         ref = codec.measure(x, threads=1)
         ref_enc = codec.encode(x, threads=1) if codec.exact else None
-    got = codec.measure(x, threads=2)
-    for col in ("size_bits", "payload_bits", "meta_bits", "header_bits", "tag_bits", "mode"):
-        assert np.array_equal(getattr(got, col), getattr(ref, col)), (codec.name, col)
-    if ref_enc is None:
-        return
-    enc = codec.encode(x, threads=2)
-    assert enc.data.tobytes() == ref_enc.data.tobytes(), codec.name
-    assert np.array_equal(enc.tags, ref_enc.tags) and np.array_equal(enc.bit_lengths, ref_enc.bit_lengths)
-    with scalar():
-        ref_dec = codec.decode(enc, threads=1)
-    assert np.array_equal(codec.decode(enc, threads=2), ref_dec), codec.name
+        ref_dec = codec.decode(ref_enc, threads=1) if codec.exact else None
+    for tier in tiers():
+        with tier():
+            got = codec.measure(x, threads=2)
+            for col in ("size_bits", "payload_bits", "meta_bits", "header_bits", "tag_bits", "mode"):
+                assert np.array_equal(getattr(got, col), getattr(ref, col)), (codec.name, tier, col)
+            if ref_enc is None:
+                continue
+            enc = codec.encode(x, threads=2)
+            assert enc.data.tobytes() == ref_enc.data.tobytes(), (codec.name, tier)
+            assert np.array_equal(enc.tags, ref_enc.tags) and np.array_equal(enc.bit_lengths, ref_enc.bit_lengths)
+            assert np.array_equal(codec.decode(enc, threads=2), ref_dec), (codec.name, tier)
 
 
 def test_the_switch_works():
     assert _core.simd_enabled()
     with scalar():
-        assert not _core.simd_enabled() and not _core.simd_avx2()
+        assert not _core.simd_enabled() and not _core.simd_avx2() and not _core.simd_avx512()
     assert _core.simd_enabled()
+    avx2 = _core.simd_avx2()
+    with avx2_only():
+        assert not _core.simd_avx512() and _core.simd_avx2() == avx2
+    flags = _cpu_flags()
+    if flags is not None:  # the tier runs exactly where the CPU has all of it
+        assert _core.simd_avx512() == (flags >= AVX512_TIER)
+
+
+AVX512_TIER = {"avx2", "bmi2", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512vbmi", "avx512_bitalg"}
+AVX512_TIER |= {"avx512_vpopcntdq", "gfni"}
+
+
+def _cpu_flags():
+    """The CPU's feature flags (Linux on x86), or None."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            line = next((line for line in f if line.startswith("flags")), None)
+    except OSError:
+        return None
+    return set(line.split(":", 1)[1].split()) if line else None
 
 
 @pytest.mark.parametrize(

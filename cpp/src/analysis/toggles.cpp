@@ -1216,7 +1216,7 @@ const bool kAvx512Pop = __builtin_cpu_supports("avx512f") && __builtin_cpu_suppo
 template <class P>
 RunFn run_kernel(bool simd) {
 #if defined(MEMCOMP_X86_SIMD) && defined(__x86_64__)
-  if (simd && kAvx512Pop) return &run_avx512<P>;
+  if (simd && kAvx512Pop && simd_avx512()) return &run_avx512<P>;
   if (simd && simd_avx2()) return &run_avx2<P>;
 #else
   (void)simd;

@@ -247,6 +247,111 @@ MEMCOMP_AVX2_INLINE mpc::RowSplit split(__m256i r) {
 }
 
 }  // namespace mpc_avx2
+
+// The GF2P8AFFINEQB matrix that sets bit i of each byte to the XOR of the bits in rows[i].
+std::uint64_t affine_matrix(const std::array<unsigned, 8>& rows) {
+  std::uint64_t m = 0;
+  for (unsigned i = 0; i < 8; ++i) m |= static_cast<std::uint64_t>(rows[i] & 0xFFu) << (8 * (7 - i));
+  return m;
+}
+// A byte shifted by s (> 0 left, < 0 right, |s| >= 8: 0).
+std::uint64_t shift_matrix(int s) {
+  std::array<unsigned, 8> rows{};
+  for (int i = 0; i < 8; ++i)
+    if (i - s >= 0 && i - s < 8) rows[static_cast<unsigned>(i)] = 1u << (i - s);
+  return affine_matrix(rows);
+}
+const std::uint64_t kGrayMatrix = affine_matrix({3, 6, 12, 24, 48, 96, 192, 128});            // x ^ (x >> 1)
+const std::uint64_t kPrefixMatrix = affine_matrix({255, 254, 252, 248, 240, 224, 192, 128});  // its inverse
+
+// A BitPermutation as four VPSHUFBITQMB of 64 bits (output bytes 8m..8m+7), each from a byte
+// permute that brings output byte o's (at most 8) source bytes into its 64-bit lane.
+struct alignas(64) BitShuffle {
+  std::uint8_t idx[4][64] = {}, ctl[4][64] = {};
+  explicit BitShuffle(const BitPermutation& t) {
+    for (unsigned o = 0; o < 32; ++o) {
+      const unsigned m = o / 8, q = o % 8;
+      std::uint8_t from[8] = {};
+      unsigned used = 0;
+      for (unsigned j = 0; j < 8; ++j) {
+        const unsigned byte = t.lo[j][o] < 0x80 ? t.lo[j][o] : t.hi[j][o] + 16u;
+        unsigned s = 0;
+        while (s < used && from[s] != byte) ++s;
+        if (s == used) from[used++] = static_cast<std::uint8_t>(byte);
+        ctl[m][8 * q + j] = static_cast<std::uint8_t>(8 * s + static_cast<unsigned>(__builtin_ctz(t.bit[j][o])));
+      }
+      std::memcpy(&idx[m][8 * q], from, 8);
+    }
+  }
+};
+
+// One module for the AVX-512 path (simd_avx512(); equal to the AVX2 form bit for bit, see the
+// tests): the gathers are byte permutes, the shifts and the Gray code affine maps of bytes, the
+// rows and their inverse BitShuffles.
+struct alignas(64) Avx512Module {
+  BitShuffle scan, unscan;
+  std::uint8_t src[32] = {}, bsrc[32] = {};
+  std::uint64_t grp_matrix[16] = {};
+  std::uint32_t grp_k[16] = {};
+  unsigned ngrp;
+
+  Avx512Module(const mpc::Compiled& c, const Avx2Module& a) : scan(a.scan), unscan(a.unscan), ngrp(c.ngrp) {
+    std::memcpy(src, c.src.data(), 32);
+    std::memcpy(bsrc, c.bsrc.data(), 32);
+    for (unsigned g = 0; g < ngrp; ++g) {
+      grp_matrix[g] = shift_matrix(c.grp_shift[g]);
+      for (unsigned k = 0; k < 32; ++k) grp_k[g] |= (c.grp_mask[g][k] ? 1u : 0u) << k;
+    }
+  }
+};
+
+namespace mpc_avx512 {
+
+MEMCOMP_AVX512_INLINE __m256i shuffle_bits(const BitShuffle& t, __m256i x) {
+  const __m512i z = _mm512_castsi256_si512(x);  // (the permutes read bytes 0..31 only)
+  std::uint64_t q[4];
+  for (unsigned m = 0; m < 4; ++m)
+    q[m] = _cvtmask64_u64(_mm512_bitshuffle_epi64_mask(
+        _mm512_maskz_permutexvar_epi8(~0ull, _mm512_load_si512(t.idx[m]), z), _mm512_load_si512(t.ctl[m])));
+  return _mm256_set_epi64x(static_cast<long long>(q[3]), static_cast<long long>(q[2]), static_cast<long long>(q[1]),
+                           static_cast<long long>(q[0]));
+}
+
+// mpc_avx2::cells of the block v (G2: every module has at most 2 shift groups, applied without a
+// loop; an absent one has no columns).
+template <bool G2>
+MEMCOMP_AVX512_INLINE __m256i cells(const Avx512Module& a, __m256i v) {
+  const __m256i s = _mm256_maskz_permutexvar_epi8(~0u, _mm256_load_si256(reinterpret_cast<const __m256i*>(a.src)), v);
+  const __m256i b =  // column 0 (the root) has no prediction
+      _mm256_maskz_permutexvar_epi8(~1u, _mm256_load_si256(reinterpret_cast<const __m256i*>(a.bsrc)), v);
+  __m256i p = b;
+  for (unsigned g = 0; g < (G2 ? 2 : a.ngrp); ++g)
+    p = _mm256_mask_mov_epi8(
+        p, a.grp_k[g],
+        _mm256_gf2p8affine_epi64_epi8(b, _mm256_set1_epi64x(static_cast<long long>(a.grp_matrix[g])), 0));
+  const __m256i col = _mm256_sub_epi8(s, p);
+  return _mm256_mask_gf2p8affine_epi64_epi8(col, ~1u, col, _mm256_set1_epi64x(static_cast<long long>(kGrayMatrix)), 0);
+}
+
+MEMCOMP_AVX512_INLINE __m256i rows(const Avx512Module& a, __m256i g) { return shuffle_bits(a.scan, g); }
+
+// Leading zero rows (at most 15, as mpc_avx2's search): rows are 16-bit lanes.
+MEMCOMP_AVX512_INLINE unsigned leading_zero_rows(__m256i r) {
+  return static_cast<unsigned>(__builtin_ctz(_mm256_test_epi16_mask(r, r) | 0x8000u));
+}
+
+// mpc_avx2::inverse.
+MEMCOMP_AVX512_INLINE void inverse(const Avx512Module& a, const mpc::Compiled& c, const mpc::Rows& r,
+                                   std::uint8_t* out) {
+  const __m256i g = shuffle_bits(a.unscan, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.data())));
+  alignas(32) std::uint8_t col[32];
+  _mm256_store_si256(
+      reinterpret_cast<__m256i*>(col),
+      _mm256_mask_gf2p8affine_epi64_epi8(g, ~1u, g, _mm256_set1_epi64x(static_cast<long long>(kPrefixMatrix)), 0));
+  c.unpredict(col, out);
+}
+
+}  // namespace mpc_avx512
 #endif
 
 enum class Select { rtl, min_bits };
@@ -306,6 +411,7 @@ class MPC final : public CodecImpl<MPC> {
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
                      const SizeColumns& out) const override {
 #if defined(MEMCOMP_X86_SIMD)
+    if (simd_avx512()) return measure_avx512(blocks, begin, end, out);
     if (simd_avx2()) return measure_avx2(blocks, begin, end, out);
 #endif
     CodecImpl<MPC>::measure_range(blocks, begin, end, out);
@@ -359,7 +465,9 @@ class MPC final : public CodecImpl<MPC> {
         throw corrupt_stream("mpc: " + std::to_string(in.position() - start) +
                              " bits of row codes (class 7 stores such blocks)");
 #if defined(MEMCOMP_X86_SIMD)
-      if (simd_avx2())
+      if (simd_avx512())
+        inverse_avx512(static_cast<std::size_t>(c - mods_.data()), rows, out);
+      else if (simd_avx2())
         inverse_avx2(static_cast<std::size_t>(c - mods_.data()), rows, out);
       else
 #endif
@@ -389,6 +497,7 @@ class MPC final : public CodecImpl<MPC> {
   int choose(const std::uint8_t* blk, mpc::Rows& rows, mpc::RowSplit& sp) const {
     require_model();
 #if defined(MEMCOMP_X86_SIMD)
+    if (simd_avx512()) return choose_avx512(blk, rows, sp);
     if (simd_avx2()) return choose_avx2(blk, rows, sp);
 #endif
     const int k = choose_scalar(blk, rows);
@@ -490,8 +599,15 @@ class MPC final : public CodecImpl<MPC> {
     if (n == 0 || n > 5) __builtin_unreachable();  // a model has 1 to 5 modules
     __m256i cells[5];
     for (std::size_t k = 0; k < n; ++k) cells[k] = mpc_avx2::cells(avx2_[k], lo, hi);
-    // One binary search over the rows for all modules: the most leading zero rows any module has
-    // and, bit k, the modules that have them; the highest such module wins.
+    const int best = most_leading_zero_rows(cells, n);
+    g = cells[best];
+    return best;
+  }
+
+  // One binary search over the rows for all n modules' cells: the most leading zero rows any
+  // module has and, bit k, the modules that have them; the highest such module wins.
+  MEMCOMP_AVX2_INLINE int most_leading_zero_rows(const __m256i* cells, std::size_t n) const {
+    if (n == 0 || n > 5) __builtin_unreachable();  // a model has 1 to 5 modules
     unsigned most = 0, have = (1u << n) - 1;
     for (unsigned step = 8; step; step >>= 1) {
       const unsigned r = most + step;
@@ -500,9 +616,7 @@ class MPC final : public CodecImpl<MPC> {
       most = ok ? r : most;
       have = ok ? ok : have;
     }
-    const int best = 31 - __builtin_clz(have);
-    g = cells[best];
-    return best;
+    return 31 - __builtin_clz(have);
   }
 
   MEMCOMP_AVX2 void inverse_avx2(std::size_t k, const mpc::Rows& rows, std::uint8_t* out) const {
@@ -526,29 +640,37 @@ class MPC final : public CodecImpl<MPC> {
     return s;
   }
 
+  // Measures blocks [c, stop) of classes 0 and 1; the others' offsets from c go to todo (kChunk
+  // at most), their count is returned.
+  static constexpr std::size_t kChunk = 256;
+  MEMCOMP_AVX2_INLINE static std::size_t measure_simple(const BlockView& blocks, std::size_t c, std::size_t stop,
+                                                        const SizeColumns& out, std::uint32_t* todo) {
+    std::size_t n = 0;
+    for (std::size_t i = c; i < stop; ++i) {
+      const __m256i v = mpc_avx2::ldu(blocks.block(i));
+      SizeBreakdown s;
+      s.header = mpc::kClassBits;
+      if (_mm256_testz_si256(v, v)) {
+        out.set(i, s);
+      } else if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(v, _mm256_broadcastd_epi32(_mm256_castsi256_si128(v)))) ==
+                 -1) {
+        s.payload = 32;
+        s.mode = 1;
+        out.set(i, s);
+      } else {
+        todo[n++] = static_cast<std::uint32_t>(i - c);
+      }
+    }
+    return n;
+  }
+
   // Classes 0 and 1 first, then the other blocks of a chunk two at a time under the RTL rule (the
   // rows and split of one overlap the module search of the other).
   MEMCOMP_AVX2 void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
                                  const SizeColumns& out) const {
-    constexpr std::size_t kChunk = 256;
     std::uint32_t todo[kChunk];
     for (std::size_t c = begin; c < end; c += kChunk) {
-      std::size_t n = 0;
-      for (std::size_t i = c; i < std::min(end, c + kChunk); ++i) {
-        const __m256i v = mpc_avx2::ldu(blocks.block(i));
-        SizeBreakdown s;
-        s.header = mpc::kClassBits;
-        if (_mm256_testz_si256(v, v)) {
-          out.set(i, s);
-        } else if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(v, _mm256_broadcastd_epi32(_mm256_castsi256_si128(v)))) ==
-                   -1) {
-          s.payload = 32;
-          s.mode = 1;
-          out.set(i, s);
-        } else {
-          todo[n++] = static_cast<std::uint32_t>(i - c);
-        }
-      }
+      const std::size_t n = measure_simple(blocks, c, std::min(end, c + kChunk), out, todo);
       std::size_t j = 0;
       if (select_ == Select::rtl) {
         for (; j + 2 <= n; j += 2) {
@@ -570,6 +692,89 @@ class MPC final : public CodecImpl<MPC> {
       }
     }
   }
+
+  // Both rules on the AVX-512 form: every module's rows (no search), then the pick as pick_avx2.
+  // pick_avx2 on the AVX-512 form of the modules (N: their number when known at compile time).
+  template <std::size_t N = 0, bool G2 = false>
+  MEMCOMP_AVX512_INLINE int pick_avx512(__m256i v, __m256i& rows, mpc::RowSplit& sp) const {
+    if (select_ == Select::rtl) {
+      __m256i g;
+      const int best = select_rtl512<N, G2>(v, g);
+      rows = mpc_avx512::rows(avx512_[static_cast<std::size_t>(best)], g);
+      sp = mpc_avx2::split(rows);
+      return best;
+    }
+    const std::size_t n = avx512_.size();
+    int best = 0;
+    unsigned best_e = ~0u;
+    for (std::size_t k = 0; k < n; ++k) {
+      const __m256i r = mpc_avx512::rows(avx512_[k], mpc_avx512::cells<G2>(avx512_[k], v));
+      const mpc::RowSplit s = mpc_avx2::split(r);
+      if (s.meta + s.payload <= best_e) {
+        best_e = s.meta + s.payload;
+        best = static_cast<int>(k);
+        rows = r;
+        sp = s;
+      }
+    }
+    return best;
+  }
+
+  // select_rtl on the AVX-512 form of the modules.
+  template <std::size_t N = 0, bool G2 = false>
+  MEMCOMP_AVX512_INLINE int select_rtl512(__m256i v, __m256i& g) const {
+    const std::size_t n = N ? N : avx512_.size();
+    if (n == 0 || n > 5) __builtin_unreachable();  // a model has 1 to 5 modules
+    __m256i cells[5];
+    for (std::size_t k = 0; k < n; ++k) cells[k] = mpc_avx512::cells<G2>(avx512_[k], v);
+    const int best = most_leading_zero_rows(cells, n);
+    g = cells[best];
+    return best;
+  }
+
+  MEMCOMP_AVX512 int choose_avx512(const std::uint8_t* blk, mpc::Rows& rows, mpc::RowSplit& sp) const {
+    __m256i r = _mm256_setzero_si256();
+    const int k = pick_avx512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)), r, sp);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rows.data()), r);
+    return k;
+  }
+
+  MEMCOMP_AVX512 void inverse_avx512(std::size_t k, const mpc::Rows& rows, std::uint8_t* out) const {
+    mpc_avx512::inverse(avx512_[k], mods_[k], rows, out);
+  }
+
+  MEMCOMP_AVX512 void measure_avx512(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                     const SizeColumns& out) const {
+    if (avx512_.size() == 5 && g2_) return measure_avx512_n<5, true>(blocks, begin, end, out);
+    measure_avx512_n<0, false>(blocks, begin, end, out);
+  }
+  template <std::size_t N, bool G2>
+  MEMCOMP_AVX512_INLINE void measure_avx512_n(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                              const SizeColumns& out) const {
+    std::uint32_t todo[kChunk];
+    for (std::size_t c = begin; c < end; c += kChunk) {
+      const std::size_t n = measure_simple(blocks, c, std::min(end, c + kChunk), out, todo);
+      std::size_t j = 0;
+      if (select_ == Select::rtl) {  // two at a time, as measure_avx2
+        for (; j + 2 <= n; j += 2) {
+          const std::size_t a = c + todo[j], b = c + todo[j + 1];
+          __m256i ga, gb;
+          const int ka = select_rtl512<N, G2>(mpc_avx2::ldu(blocks.block(a)), ga),
+                    kb = select_rtl512<N, G2>(mpc_avx2::ldu(blocks.block(b)), gb);
+          const __m256i ra = mpc_avx512::rows(avx512_[static_cast<std::size_t>(ka)], ga);
+          const __m256i rb = mpc_avx512::rows(avx512_[static_cast<std::size_t>(kb)], gb);
+          out.set(a, sizes_of(ka, mpc_avx2::split(ra)));
+          out.set(b, sizes_of(kb, mpc_avx2::split(rb)));
+        }
+      }
+      for (; j < n; ++j) {
+        __m256i r;
+        mpc::RowSplit sp;
+        const int k = pick_avx512<N, G2>(mpc_avx2::ldu(blocks.block(c + todo[j])), r, sp);
+        out.set(c + todo[j], sizes_of(k, sp));
+      }
+    }
+  }
 #endif
 
   const mpc::Compiled* module_of(unsigned cls) const noexcept {
@@ -586,6 +791,8 @@ class MPC final : public CodecImpl<MPC> {
     for (const auto& x : m.modules) mods_.emplace_back(x);
 #if defined(MEMCOMP_X86_SIMD)
     for (const auto& c : mods_) avx2_.emplace_back(c);
+    for (std::size_t k = 0; k < mods_.size(); ++k) avx512_.emplace_back(mods_[k], avx2_[k]);
+    g2_ = std::all_of(mods_.begin(), mods_.end(), [](const mpc::Compiled& c) { return c.ngrp <= 2; });
 #endif
   }
 
@@ -593,7 +800,9 @@ class MPC final : public CodecImpl<MPC> {
   std::string model_text_;
   std::vector<mpc::Compiled> mods_;  // by class, ascending
 #if defined(MEMCOMP_X86_SIMD)
-  std::vector<Avx2Module> avx2_;  // the same modules, for the AVX2 path
+  std::vector<Avx2Module> avx2_;      // the same modules, for the AVX2 path
+  std::vector<Avx512Module> avx512_;  // and the AVX-512 path
+  bool g2_ = false;                   // every module has at most 2 shift groups
 #endif
 };
 
