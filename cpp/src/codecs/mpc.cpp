@@ -127,10 +127,13 @@ struct alignas(32) BitPermutation {
 // position 15 - j or 7 - j).
 struct alignas(32) Avx2Module {
   std::uint8_t src_lo[32] = {}, src_hi[32] = {}, bsrc_lo[32] = {}, bsrc_hi[32] = {};
-  std::uint8_t grp_mask[16][32] = {};  // mpc::Compiled's shift groups
-  std::uint8_t before[16][32] = {};    // cells (byte c, bit 7-p) of the rows before row r
+  // mpc::Compiled's shift groups: the bytes of group g are the base shifted left by grp_l[g] then
+  // right by grp_r[g] as 16-bit lanes, masked by grp_m[g] (its columns and the bits that stay in
+  // their byte); the bytes of no group (keep) are the base as it is.
+  std::uint8_t grp_m[16][32] = {}, keep[32] = {};
+  std::uint8_t before[16][32] = {};  // cells (byte c, bit 7-p) of the rows before row r
   BitPermutation scan = {}, unscan = {};
-  std::int8_t grp_shift[16] = {};
+  std::uint8_t grp_l[16] = {}, grp_r[16] = {};
   unsigned ngrp;
 
   explicit Avx2Module(const mpc::Compiled& c) : ngrp(c.ngrp) {
@@ -138,9 +141,16 @@ struct alignas(32) Avx2Module {
       split_index(src_lo, src_hi, k, c.src[k]);
       split_index(bsrc_lo, bsrc_hi, k, c.bsrc[k], k == 0);  // column 0 (the root) has no prediction
     }
-    for (unsigned g = 0; g < 16; ++g) {
-      grp_shift[g] = c.grp_shift[g];
-      std::memcpy(grp_mask[g], c.grp_mask[g].data(), 32);
+    std::memset(keep, 0xFF, 32);
+    for (unsigned g = 0; g < ngrp; ++g) {
+      const int sh = c.grp_shift[g];
+      grp_l[g] = static_cast<std::uint8_t>(sh > 0 ? sh : 0);
+      grp_r[g] = static_cast<std::uint8_t>(sh < 0 ? -sh : 0);
+      const unsigned stay = ((0xFFu << grp_l[g]) & 0xFFu) >> grp_r[g];
+      for (unsigned k = 0; k < 32; ++k) {
+        grp_m[g][k] = static_cast<std::uint8_t>(c.grp_mask[g][k] & stay);
+        keep[k] = static_cast<std::uint8_t>(keep[k] & ~c.grp_mask[g][k]);
+      }
     }
     for (unsigned t = 0; t < mpc::kCells; ++t) {
       const unsigned p = c.m.scan_row[t], col = c.m.scan_col[t];
@@ -167,20 +177,16 @@ MEMCOMP_AVX2_INLINE __m256i gather(__m256i lo, __m256i hi, const std::uint8_t* i
   return _mm256_or_si256(_mm256_shuffle_epi8(lo, ld(ilo)), _mm256_shuffle_epi8(hi, ld(ihi)));
 }
 
-// The Gray-coded residue columns of the block whose halves lo, hi fill both lanes.
+// The Gray-coded residue columns of the block whose halves lo, hi fill both lanes (G2: every
+// module has at most 2 shift groups, applied without a loop; an absent one has no columns).
+template <bool G2>
 MEMCOMP_AVX2_INLINE __m256i cells(const Avx2Module& a, __m256i lo, __m256i hi) {
   const __m256i s = gather(lo, hi, a.src_lo, a.src_hi), b = gather(lo, hi, a.bsrc_lo, a.bsrc_hi);
-  __m256i p = b;
-  for (unsigned g = 0; g < a.ngrp; ++g) {
-    const int sh = a.grp_shift[g];
-    __m256i v = _mm256_setzero_si256();
-    if (sh > 0 && sh < 8)
-      v = _mm256_and_si256(_mm256_sll_epi16(b, _mm_cvtsi32_si128(sh)),
-                           _mm256_set1_epi8(static_cast<char>((0xFFu << sh) & 0xFFu)));
-    else if (sh < 0 && sh > -8)
-      v = _mm256_and_si256(_mm256_srl_epi16(b, _mm_cvtsi32_si128(-sh)),
-                           _mm256_set1_epi8(static_cast<char>(0xFFu >> -sh)));
-    p = _mm256_blendv_epi8(p, v, ld(a.grp_mask[g]));
+  __m256i p = _mm256_and_si256(b, ld(a.keep));
+  for (unsigned g = 0; g < (G2 ? 2 : a.ngrp); ++g) {
+    const __m256i v =
+        _mm256_srl_epi16(_mm256_sll_epi16(b, _mm_cvtsi32_si128(a.grp_l[g])), _mm_cvtsi32_si128(a.grp_r[g]));
+    p = _mm256_or_si256(p, _mm256_and_si256(v, ld(a.grp_m[g])));
   }
   const __m256i col = _mm256_sub_epi8(s, p);
   const __m256i keep = _mm256_set_epi8(0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F,
@@ -566,10 +572,11 @@ class MPC final : public CodecImpl<MPC> {
 #if defined(MEMCOMP_X86_SIMD)
   // Both rules on the AVX2 form of the modules (ties to the higher class either way): the index
   // of the chosen module, its rows in `rows` and their split.
+  template <std::size_t N = 0, bool G2 = false>
   MEMCOMP_AVX2_INLINE int pick_avx2(__m256i v, __m256i& rows, mpc::RowSplit& sp) const {
     if (select_ == Select::rtl) {
       __m256i g;
-      const int best = select_rtl(v, g);
+      const int best = select_rtl<N, G2>(v, g);
       rows = mpc_avx2::rows(avx2_[static_cast<std::size_t>(best)], g);
       sp = mpc_avx2::split(rows);
       return best;
@@ -579,7 +586,7 @@ class MPC final : public CodecImpl<MPC> {
     int best = 0;
     unsigned best_e = ~0u;
     for (std::size_t k = 0; k < n; ++k) {
-      const __m256i r = mpc_avx2::rows(avx2_[k], mpc_avx2::cells(avx2_[k], lo, hi));
+      const __m256i r = mpc_avx2::rows(avx2_[k], mpc_avx2::cells<G2>(avx2_[k], lo, hi));
       const mpc::RowSplit s = mpc_avx2::split(r);
       if (s.meta + s.payload <= best_e) {
         best_e = s.meta + s.payload;
@@ -593,12 +600,13 @@ class MPC final : public CodecImpl<MPC> {
 
   // The RTL rule: every module's cells and leading zero rows, then a branch-free pick; the index
   // of the chosen module and its cells in g.
+  template <std::size_t N = 0, bool G2 = false>
   MEMCOMP_AVX2_INLINE int select_rtl(__m256i v, __m256i& g) const {
     const __m256i lo = _mm256_permute2x128_si256(v, v, 0x00), hi = _mm256_permute2x128_si256(v, v, 0x11);
-    const std::size_t n = avx2_.size();
+    const std::size_t n = N ? N : avx2_.size();
     if (n == 0 || n > 5) __builtin_unreachable();  // a model has 1 to 5 modules
     __m256i cells[5];
-    for (std::size_t k = 0; k < n; ++k) cells[k] = mpc_avx2::cells(avx2_[k], lo, hi);
+    for (std::size_t k = 0; k < n; ++k) cells[k] = mpc_avx2::cells<G2>(avx2_[k], lo, hi);
     const int best = most_leading_zero_rows(cells, n);
     g = cells[best];
     return best;
@@ -668,6 +676,12 @@ class MPC final : public CodecImpl<MPC> {
   // rows and split of one overlap the module search of the other).
   MEMCOMP_AVX2 void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
                                  const SizeColumns& out) const {
+    if (avx2_.size() == 5 && g2_) return measure_avx2_n<5, true>(blocks, begin, end, out);
+    measure_avx2_n<0, false>(blocks, begin, end, out);
+  }
+  template <std::size_t N, bool G2>
+  MEMCOMP_AVX2_INLINE void measure_avx2_n(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                          const SizeColumns& out) const {
     std::uint32_t todo[kChunk];
     for (std::size_t c = begin; c < end; c += kChunk) {
       const std::size_t n = measure_simple(blocks, c, std::min(end, c + kChunk), out, todo);
@@ -676,8 +690,8 @@ class MPC final : public CodecImpl<MPC> {
         for (; j + 2 <= n; j += 2) {
           const std::size_t a = c + todo[j], b = c + todo[j + 1];
           __m256i ga, gb;
-          const int ka = select_rtl(mpc_avx2::ldu(blocks.block(a)), ga),
-                    kb = select_rtl(mpc_avx2::ldu(blocks.block(b)), gb);
+          const int ka = select_rtl<N, G2>(mpc_avx2::ldu(blocks.block(a)), ga),
+                    kb = select_rtl<N, G2>(mpc_avx2::ldu(blocks.block(b)), gb);
           const __m256i ra = mpc_avx2::rows(avx2_[static_cast<std::size_t>(ka)], ga);
           const __m256i rb = mpc_avx2::rows(avx2_[static_cast<std::size_t>(kb)], gb);
           out.set(a, sizes_of(ka, mpc_avx2::split(ra)));
@@ -687,7 +701,7 @@ class MPC final : public CodecImpl<MPC> {
       for (; j < n; ++j) {
         __m256i r = _mm256_setzero_si256();
         mpc::RowSplit sp;
-        const int k = pick_avx2(mpc_avx2::ldu(blocks.block(c + todo[j])), r, sp);
+        const int k = pick_avx2<N, G2>(mpc_avx2::ldu(blocks.block(c + todo[j])), r, sp);
         out.set(c + todo[j], sizes_of(k, sp));
       }
     }
