@@ -9,6 +9,9 @@
 // the class-1 word or the class-7 bytes; mode = class.
 // Model: mpc.hpp (modules of class 2..6 with root, base, shift, scan). mpc.cal22_rtl carries the
 // five modules of the public RTL (Compressor.v, STAGE1 TRANSFORMER PATTERN2_T..PATTERN6_T).
+// Fast paths (simd.hpp), each equal to the scalar modules bit for bit: an AVX2 form (byte
+// shuffles, 16-bit shifts, a bit permutation in eight passes) and an AVX-512 one (byte permutes,
+// GF(2) affine maps of bytes, bit shuffles).
 #include <algorithm>
 
 #include "memcomp/codecs/families.hpp"
@@ -293,7 +296,7 @@ struct alignas(64) BitShuffle {
 
 // One module for the AVX-512 path (simd_avx512(); equal to the AVX2 form bit for bit, see the
 // tests): the gathers are byte permutes, the shifts and the Gray code affine maps of bytes, the
-// rows and their inverse BitShuffles.
+// rows and their inverse BitShuffles; the search over rows is mpc_avx2's.
 struct alignas(64) Avx512Module {
   BitShuffle scan, unscan;
   std::uint8_t src[32] = {}, bsrc[32] = {};
@@ -340,11 +343,6 @@ MEMCOMP_AVX512_INLINE __m256i cells(const Avx512Module& a, __m256i v) {
 }
 
 MEMCOMP_AVX512_INLINE __m256i rows(const Avx512Module& a, __m256i g) { return shuffle_bits(a.scan, g); }
-
-// Leading zero rows (at most 15, as mpc_avx2's search): rows are 16-bit lanes.
-MEMCOMP_AVX512_INLINE unsigned leading_zero_rows(__m256i r) {
-  return static_cast<unsigned>(__builtin_ctz(_mm256_test_epi16_mask(r, r) | 0x8000u));
-}
 
 // mpc_avx2::inverse.
 MEMCOMP_AVX512_INLINE void inverse(const Avx512Module& a, const mpc::Compiled& c, const mpc::Rows& r,
@@ -707,7 +705,6 @@ class MPC final : public CodecImpl<MPC> {
     }
   }
 
-  // Both rules on the AVX-512 form: every module's rows (no search), then the pick as pick_avx2.
   // pick_avx2 on the AVX-512 form of the modules (N: their number when known at compile time).
   template <std::size_t N = 0, bool G2 = false>
   MEMCOMP_AVX512_INLINE int pick_avx512(__m256i v, __m256i& rows, mpc::RowSplit& sp) const {
