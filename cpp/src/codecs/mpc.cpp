@@ -583,17 +583,27 @@ class MPC final : public CodecImpl<MPC> {
     const std::size_t n = avx2_.size();
     int best = 0;
     unsigned best_e = ~0u;
-    for (std::size_t k = 0; k < n; ++k) {
-      const __m256i r = mpc_avx2::rows(avx2_[k], mpc_avx2::cells<G2>(avx2_[k], lo, hi));
-      const mpc::RowSplit s = mpc_avx2::split(r);
-      if (s.meta + s.payload <= best_e) {
-        best_e = s.meta + s.payload;
-        best = static_cast<int>(k);
-        rows = r;
-        sp = s;
-      }
-    }
+    for (std::size_t k = 0; k < n; ++k)
+      keep_smaller(k, mpc_avx2::rows(avx2_[k], mpc_avx2::cells<G2>(avx2_[k], lo, hi)), best, best_e, rows, sp);
     return best;
+  }
+
+  // A step of the min_bits rule: module k, whose rows are r, becomes the best when its E is no
+  // larger (ties to the higher class).
+  MEMCOMP_AVX2_INLINE static void keep_smaller(std::size_t k, __m256i r, int& best, unsigned& best_e, __m256i& rows,
+                                               mpc::RowSplit& sp) {
+    const mpc::RowSplit s = mpc_avx2::split(r);
+    if (s.meta + s.payload <= best_e) {
+      best_e = s.meta + s.payload;
+      best = static_cast<int>(k);
+      rows = r;
+      sp = s;
+    }
+  }
+
+  // Records the sizes of block i, coded by module k with rows r.
+  MEMCOMP_AVX2_INLINE void set_sizes(const SizeColumns& out, std::size_t i, int k, __m256i r) const {
+    out.set(i, sizes_of(k, mpc_avx2::split(r)));
   }
 
   // The RTL rule: every module's cells and leading zero rows, then a branch-free pick; the index
@@ -690,10 +700,8 @@ class MPC final : public CodecImpl<MPC> {
           __m256i ga, gb;
           const int ka = select_rtl<N, G2>(mpc_avx2::ldu(blocks.block(a)), ga),
                     kb = select_rtl<N, G2>(mpc_avx2::ldu(blocks.block(b)), gb);
-          const __m256i ra = mpc_avx2::rows(avx2_[static_cast<std::size_t>(ka)], ga);
-          const __m256i rb = mpc_avx2::rows(avx2_[static_cast<std::size_t>(kb)], gb);
-          out.set(a, sizes_of(ka, mpc_avx2::split(ra)));
-          out.set(b, sizes_of(kb, mpc_avx2::split(rb)));
+          set_sizes(out, a, ka, mpc_avx2::rows(avx2_[static_cast<std::size_t>(ka)], ga));
+          set_sizes(out, b, kb, mpc_avx2::rows(avx2_[static_cast<std::size_t>(kb)], gb));
         }
       }
       for (; j < n; ++j) {
@@ -718,16 +726,8 @@ class MPC final : public CodecImpl<MPC> {
     const std::size_t n = avx512_.size();
     int best = 0;
     unsigned best_e = ~0u;
-    for (std::size_t k = 0; k < n; ++k) {
-      const __m256i r = mpc_avx512::rows(avx512_[k], mpc_avx512::cells<G2>(avx512_[k], v));
-      const mpc::RowSplit s = mpc_avx2::split(r);
-      if (s.meta + s.payload <= best_e) {
-        best_e = s.meta + s.payload;
-        best = static_cast<int>(k);
-        rows = r;
-        sp = s;
-      }
-    }
+    for (std::size_t k = 0; k < n; ++k)
+      keep_smaller(k, mpc_avx512::rows(avx512_[k], mpc_avx512::cells<G2>(avx512_[k], v)), best, best_e, rows, sp);
     return best;
   }
 
@@ -772,10 +772,8 @@ class MPC final : public CodecImpl<MPC> {
           __m256i ga, gb;
           const int ka = select_rtl512<N, G2>(mpc_avx2::ldu(blocks.block(a)), ga),
                     kb = select_rtl512<N, G2>(mpc_avx2::ldu(blocks.block(b)), gb);
-          const __m256i ra = mpc_avx512::rows(avx512_[static_cast<std::size_t>(ka)], ga);
-          const __m256i rb = mpc_avx512::rows(avx512_[static_cast<std::size_t>(kb)], gb);
-          out.set(a, sizes_of(ka, mpc_avx2::split(ra)));
-          out.set(b, sizes_of(kb, mpc_avx2::split(rb)));
+          set_sizes(out, a, ka, mpc_avx512::rows(avx512_[static_cast<std::size_t>(ka)], ga));
+          set_sizes(out, b, kb, mpc_avx512::rows(avx512_[static_cast<std::size_t>(kb)], gb));
         }
       }
       for (; j < n; ++j) {
