@@ -29,7 +29,7 @@ import json
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterator, List, NoReturn, Optional, TextIO
 
 import numpy as np
 
@@ -645,8 +645,16 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: {shown.replace('%', '%%')})".lstrip()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors in one line that names the flag (exit 2), not the usage first;
+    subcommand parsers are of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="memcomp",
         description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("\n\n", 2)[2],
@@ -858,8 +866,11 @@ _COMMANDS = {
 
 
 def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
+    to_stdout = out is sys.stdout
     try:
         args = _parser().parse_args(argv)
+        if to_stdout:
+            out = _stdout_writer()
         try:
             code = _COMMANDS[args.command](args, out)
             with _writing(None):
@@ -867,7 +878,7 @@ def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
             return code
         except UsageError as e:
             print(f"memcomp: error: {e}", file=sys.stderr)
-            if "standard output" in str(e) and out is sys.stdout:
+            if "standard output" in str(e) and to_stdout:
                 _detach_stdout()
             return 2
         except (ValueError, TypeError, OSError) as e:
@@ -879,9 +890,23 @@ def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
         print("memcomp: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader of the output went away (memcomp ... | head -1)
-        if out is sys.stdout:
+        if to_stdout:
             _detach_stdout()
         return 141
+
+
+def _stdout_writer() -> TextIO:
+    """Standard output as a buffered writer on its file descriptor, which writes a table whole or
+    raises (BrokenPipeError once the reader has gone: exit 141). With PYTHONUNBUFFERED=1,
+    sys.stdout writes straight to the descriptor and drops the rest of a short write to a pipe
+    whose reader left, so a truncated table exited 0. Other streams (a notebook's) are kept."""
+    try:
+        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return sys.stdout
+    raw = io.FileIO(fd, "w", closefd=False)
+    return io.TextIOWrapper(io.BufferedWriter(raw), encoding=sys.stdout.encoding, errors=sys.stdout.errors)
 
 
 def _detach_stdout() -> None:
