@@ -29,6 +29,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, NoReturn, Optional, TextIO
 
 import numpy as np
@@ -160,9 +161,11 @@ def _datasets(args) -> List[AnyDump]:
                 format="sample",
             )
         ]
+    if "-" in args.dumps:  # standard input, read as a stream when it is a pipe (never all at once)
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError("-: standard input is a terminal; pipe a dump in (cat dump.bin | memcomp compare -)")
+        args.dumps = ["/dev/stdin" if p == "-" else p for p in args.dumps]
     if args.offset or args.length is not None:
-        import os
-
         from .io import open_dump
 
         if len(args.dumps) != 1 or not os.path.isfile(args.dumps[0]):
@@ -257,12 +260,28 @@ _TABLE_COLUMNS = {
 }
 
 
+#: Output formats by the extension of ``-o FILE`` (any other extension needs --format).
+_EXTENSIONS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".pq": "parquet", ".txt": "table"}
+
+
+def _output_format(args) -> str:
+    """--format, else the format of -o's extension, else a table; UsageError naming --format for
+    an extension memcomp does not write (``-o result.xlsx`` wrote a text table into it)."""
+    if args.format is not None or not args.output:
+        return args.format or "table"
+    ext = os.path.splitext(args.output)[1].lower()
+    if ext not in _EXTENSIONS:
+        known = ", ".join(_EXTENSIONS)
+        what = f"the extension {ext!r}" if ext else "a name without an extension"
+        raise UsageError(
+            f"-o {args.output}: memcomp writes {known}, not {what}; or give --format table|csv|json|parquet"
+        )
+    return _EXTENSIONS[ext]
+
+
 def _emit(df, args, out: TextIO) -> None:
-    fmt = args.format
+    fmt = _output_format(args)
     path = args.output
-    if fmt is None:
-        ext = (path or "").rsplit(".", 1)[-1].lower() if path and "." in path else ""
-        fmt = {"csv": "csv", "json": "json", "parquet": "parquet", "pq": "parquet"}.get(ext, "table")
     if fmt == "parquet":
         if not path:
             raise UsageError("--format parquet writes a file: give -o FILE.parquet")
@@ -866,6 +885,23 @@ _COMMANDS = {
 
 
 def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
+    with _one_line_warnings():
+        return _main(argv, out)
+
+
+@contextlib.contextmanager
+def _one_line_warnings() -> Iterator[None]:
+    """Warnings on stderr in one line, ``memcomp: warning: ...``, without Python's source line;
+    the warning filters (-W, PYTHONWARNINGS) still decide which are shown."""
+    shown = warnings.formatwarning
+    warnings.formatwarning = lambda message, *_, **__: f"memcomp: warning: {message}\n"
+    try:
+        yield
+    finally:
+        warnings.formatwarning = shown
+
+
+def _main(argv: Optional[List[str]], out: TextIO) -> int:
     to_stdout = out is sys.stdout
     try:
         args = _parser().parse_args(argv)

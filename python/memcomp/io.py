@@ -39,6 +39,7 @@ import contextlib
 import mmap as mmap_module
 import os
 import pathlib
+import re
 import stat
 from collections.abc import Iterator
 from typing import Any, Callable, Dict, List, Optional, Union
@@ -91,7 +92,7 @@ class Dump:
         name: str | None = None,
     ) -> None:
         self.path = path
-        self.name = path.name if name is None else name
+        self.name = dataset_name(path) if name is None else name
         self.block_bytes = block_bytes
         self.n_blocks = int(blocks.shape[0])
         self.nbytes = self.n_blocks * block_bytes
@@ -432,6 +433,23 @@ def _compressed_openers():
 
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
+_FD_PATH = re.compile(r"/dev/stdin|/dev/fd/(\d+)|/proc/self/fd/(\d+)")
+
+
+def dataset_name(path: pathlib.Path) -> str:
+    """A dataset's default name: the file name. A file descriptor's path (``/dev/stdin``, which
+    ``memcomp compare -`` reads, ``/dev/fd/N``, ``/proc/self/fd/N``) is named after the file it is
+    open on; a pipe's after what it is: ``stdin`` for descriptor 0, else its path (a process
+    substitution ``<(zcat d.gz)`` is ``/dev/fd/63``, not ``63``)."""
+    text = str(path)
+    m = _FD_PATH.fullmatch(text)
+    if not m:
+        return path.name
+    target = os.path.realpath(text)  # /dev/fd/7 -> /proc/self/fd/7 -> the file, or "pipe:[...]"
+    if os.path.isfile(target) and not _FD_PATH.fullmatch(target):
+        return os.path.basename(target)
+    return "stdin" if text == "/dev/stdin" or (m.group(1) or m.group(2)) == "0" else text
+
 
 def _is_stream(file: pathlib.Path) -> bool:
     """Read front to back instead of mapped: compressed files, pipes, FIFOs, character devices
@@ -459,7 +477,7 @@ class StreamDump:
         self, path: pathlib.Path, block_bytes: int, *, allow_partial: bool = False, name: str | None = None
     ) -> None:
         self.path = path
-        self.name = path.name if name is None else name
+        self.name = dataset_name(path) if name is None else name
         self.block_bytes = block_bytes
         suffix = path.suffix.lower()
         self.format = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd"}.get(suffix, "stream")
