@@ -13,10 +13,14 @@ name ``"numcodecs.memcomp"`` (zarr's convention for numcodecs codecs; found by z
 A buffer is cut into ``block_bytes`` blocks; if its length is not a multiple of ``block_bytes``
 the last block is zero-padded, the byte count is recorded and decode drops the padding. Each
 buffer (chunk) is encoded on its own: a stateful codec (``cpack.skku``) starts every chunk from
-its initial state. The output is a 29-byte header (magic ``MCNC``, format version 2, byte count,
-block count, block size, CRC-32 of the rest of the header and the stream) followed by
-:meth:`memcomp.Encoded.to_bytes` without the config, which the numcodecs config (or the zarr
-array metadata) holds. Version 1 buffers (25 bytes of header, no CRC) are still read.
+its initial state. The output is a 30-byte header (magic ``MCNC``, format version 3, flags, byte
+count, block count, block size, CRC-32 of the rest of the header and the body) followed by the
+body: :meth:`memcomp.Encoded.to_bytes` without the config, which the numcodecs config (or the zarr
+array metadata) holds; or, when that stream would not be smaller than the chunk (random bytes, or
+BDI and FPC on FP32 photos), the chunk's bytes as they are, flagged ``raw`` (flags bit 0). So an
+encoded chunk is never longer than the chunk plus the 30-byte header, and a zarr array never grows.
+Version 2 buffers (29 bytes of header, no flags) and version 1 buffers (25 bytes, no flags, no
+CRC) are still read.
 """
 
 from __future__ import annotations
@@ -38,9 +42,13 @@ from .codecs import Codec, CorruptStreamError, Encoded, get_codec
 __all__ = ["MemcompCodec", "MemcompZarrCodec"]  # noqa: F822 (defined when zarr is installed)
 
 _MAGIC = b"MCNC"
-_VERSION = 2
-_HEADER_V1 = struct.Struct("<4sBQQI")  # magic, version, byte count, block count, block bytes
-_HEADER = struct.Struct("<4sBQQII")  # version 2 adds the CRC-32 of header fields and stream
+_VERSION = 3
+_PREFIX = struct.Struct("<4sB")  # magic, version: how the rest of the header reads
+#: per version, the header fields (a CRC-32 of them and the body follows from version 2 on):
+#: magic, version, [flags (version 3),] byte count, block count, block bytes
+_FIELDS = {1: struct.Struct("<4sBQQI"), 2: struct.Struct("<4sBQQI"), _VERSION: struct.Struct("<4sBBQQI")}
+_CRC = struct.Struct("<I")
+_RAW = 1  # flags bit 0: the body is the chunk's bytes as they are (the codec's stream would not be smaller)
 
 
 class MemcompCodec(_NumcodecsCodec):
@@ -52,7 +60,9 @@ class MemcompCodec(_NumcodecsCodec):
     ones included), which brings its options and model. Raises ValueError for a lossy codec, an
     accounting-only preset, a data-driven codec without a model and an unsupported block size.
 
-    ``encode`` takes any contiguous buffer; ``decode`` raises ValueError
+    ``encode`` takes any contiguous buffer and stores it raw (flagged) when the codec would not
+    make it smaller, so its output is at most the buffer's bytes plus the 30-byte header;
+    ``decode`` raises ValueError
     (:class:`memcomp.CorruptStreamError` is one) for a corrupt or truncated buffer.
     """
 
@@ -129,9 +139,11 @@ class MemcompCodec(_NumcodecsCodec):
             last = np.zeros((1, B), np.uint8)
             last[0, :rest] = data[full * B :]
             enc = _concat(enc, codec.encode(last, resume=True))
-        fields = _HEADER_V1.pack(_MAGIC, _VERSION, data.nbytes, enc.n_blocks, B)
-        body = enc.to_bytes(config=False)
-        return fields + struct.pack("<I", zlib.crc32(body, zlib.crc32(fields))) + body
+        body, flags = enc.to_bytes(config=False), 0
+        if len(body) >= data.nbytes:  # the codec would expand the chunk: store it raw, flagged
+            body, flags = data.tobytes(), _RAW
+        fields = _FIELDS[_VERSION].pack(_MAGIC, _VERSION, flags, data.nbytes, enc.n_blocks, B)
+        return fields + _CRC.pack(zlib.crc32(body, zlib.crc32(fields))) + body
 
     def decode(self, buf: Any, out: Any = None) -> Any:
         return self._decode(buf, out)
@@ -139,24 +151,29 @@ class MemcompCodec(_NumcodecsCodec):
     def _decode(self, buf: Any, out: Any = None, max_bytes: Optional[int] = None) -> Any:
         """decode, refusing (before decoding) a buffer that holds more than ``max_bytes``."""
         raw = ensure_contiguous_ndarray(buf).reshape(-1).view(np.uint8)
-        if raw.nbytes < _HEADER_V1.size:
-            raise CorruptStreamError(
-                f"memcomp: buffer of {raw.nbytes} B is shorter than the {_HEADER_V1.size} B header"
-            )
-        magic, version, nbytes, n_blocks, block_bytes = _HEADER_V1.unpack_from(raw)
+        least = _FIELDS[1].size
+        if raw.nbytes < least:
+            raise CorruptStreamError(f"memcomp: buffer of {raw.nbytes} B is shorter than the {least} B header")
+        magic, version = _PREFIX.unpack_from(raw)
         if magic != _MAGIC:
             raise CorruptStreamError(f"memcomp: not a memcomp buffer (magic {magic!r}, expected {_MAGIC!r})")
-        if version not in (1, _VERSION):
+        if version not in _FIELDS:
             raise CorruptStreamError(
-                f"memcomp: unsupported format version {version} (this memcomp reads 1 and {_VERSION})"
+                f"memcomp: unsupported format version {version} (this memcomp reads 1 to {_VERSION})"
             )
-        head = _HEADER_V1 if version == 1 else _HEADER
-        if raw.nbytes < head.size:
-            raise CorruptStreamError(f"memcomp: buffer of {raw.nbytes} B is shorter than the {head.size} B header")
-        if version == _VERSION:
-            crc = _HEADER.unpack_from(raw)[5]
-            if zlib.crc32(raw[head.size :], zlib.crc32(raw[: _HEADER_V1.size])) != crc:
+        fields = _FIELDS[version]
+        head = fields.size + (_CRC.size if version >= 2 else 0)
+        if raw.nbytes < head:
+            raise CorruptStreamError(f"memcomp: buffer of {raw.nbytes} B is shorter than the {head} B header")
+        values = fields.unpack_from(raw)
+        nbytes, n_blocks, block_bytes = values[-3:]
+        flags = values[2] if version >= 3 else 0
+        if version >= 2:
+            crc = _CRC.unpack_from(raw, fields.size)[0]
+            if zlib.crc32(raw[head:], zlib.crc32(raw[: fields.size])) != crc:
                 raise CorruptStreamError(f"memcomp: corrupt buffer (CRC-32 mismatch over {raw.nbytes} B)")
+        if flags & ~_RAW:
+            raise CorruptStreamError(f"memcomp: corrupt header (unknown flags {flags:#04x})")
         if max_bytes is not None and nbytes > max_bytes:
             raise CorruptStreamError(f"memcomp: corrupt buffer (it says {nbytes} B, the chunk holds {max_bytes} B)")
         if block_bytes != self.block_bytes:
@@ -166,14 +183,21 @@ class MemcompCodec(_NumcodecsCodec):
         out_bytes = None if out is None else ensure_contiguous_ndarray(out).nbytes
         if out_bytes is not None and out_bytes != nbytes:  # before decoding anything
             raise ValueError(f"memcomp: buffer holds {nbytes} B, out has {out_bytes} B")
+        if flags & _RAW:
+            body = raw[head:]
+            if body.nbytes != nbytes:
+                raise CorruptStreamError(
+                    f"memcomp: corrupt buffer (a raw chunk of {body.nbytes} B, header says {nbytes} B)"
+                )
+            return body.copy() if out is None else ndarray_copy(body, out)
         # the stream's own block count, checked before from_bytes allocates per-block arrays for it
         # (when every block is 0 bits long, e.g. all-zero data, nothing else bounds it)
-        inner = Encoded.peek_n_blocks(raw, head.size)
+        inner = Encoded.peek_n_blocks(raw, head)
         if inner is not None and inner != n_blocks:
             raise CorruptStreamError(
                 f"memcomp: corrupt buffer ({inner} blocks in the stream, {n_blocks} in the header)"
             )
-        enc = Encoded.from_bytes(raw[head.size :], self.codec)
+        enc = Encoded.from_bytes(raw[head:], self.codec)
         if enc.n_blocks != n_blocks or enc.block_bytes != block_bytes:
             raise CorruptStreamError(
                 f"memcomp: corrupt buffer ({enc.n_blocks} blocks of {enc.block_bytes} B in the "
