@@ -1169,9 +1169,10 @@ case(
 
 # ---- numcodecs and zarr -------------------------------------------------------------------------------
 def _v1(buf):
-    """A version 2 numcodecs buffer as version 1 (no CRC)."""
-    magic, _, nbytes, n_blocks, block_bytes = struct.unpack_from("<4sBQQI", buf)
-    return struct.pack("<4sBQQI", magic, 1, nbytes, n_blocks, block_bytes) + buf[29:]
+    """A version 3 numcodecs buffer of a compressed chunk as version 1 (no flags, no CRC)."""
+    magic, _, flags, nbytes, n_blocks, block_bytes = struct.unpack_from("<4sBBQQI", buf)
+    assert flags == 0
+    return struct.pack("<4sBQQI", magic, 1, nbytes, n_blocks, block_bytes) + buf[30:]
 
 
 _MC = MemcompCodec("bdi", block_bytes=32)
