@@ -116,6 +116,19 @@ def _int_list(text: str) -> List[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
+def _thresholds(text: str):
+    """SLC's lossy thresholds: comma-separated byte counts, or ``half`` (half of each MAG, P4 §V-C)."""
+    if text.strip().lower() == "half":
+        return "half"
+    try:
+        return _int_list(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated byte counts or 'half', got {text!r}") from None
+
+
+_thresholds.__name__ = "thresholds"
+
+
 def _names(text: str) -> List[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
@@ -265,16 +278,16 @@ _EXTENSIONS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".pq": "pa
 
 
 def _output_format(args) -> str:
-    """--format, else the format of -o's extension, else a table; UsageError naming --format for
-    an extension memcomp does not write (``-o result.xlsx`` wrote a text table into it)."""
-    if args.format is not None or not args.output:
+    """--format, else the format of -o's extension, else (no -o, or a name without an extension
+    such as /dev/stdout) a table; UsageError naming --format for an extension memcomp does not
+    write (``-o result.xlsx`` wrote a text table into it)."""
+    ext = os.path.splitext(args.output or "")[1].lower()
+    if args.format is not None or not ext:
         return args.format or "table"
-    ext = os.path.splitext(args.output)[1].lower()
     if ext not in _EXTENSIONS:
-        known = ", ".join(_EXTENSIONS)
-        what = f"the extension {ext!r}" if ext else "a name without an extension"
         raise UsageError(
-            f"-o {args.output}: memcomp writes {known}, not {what}; or give --format table|csv|json|parquet"
+            f"-o {args.output}: memcomp writes {', '.join(_EXTENSIONS)}, not {ext}; "
+            "or give the format: --format table|csv|json|parquet"
         )
     return _EXTENSIONS[ext]
 
@@ -382,10 +395,16 @@ def _cmd_compare(args, out: TextIO) -> int:
     if args.policy is not None:
         _as("--policy", parse_policy, args.policy)
     codecs = _codecs(args, args.block)
+
+    def emit(df) -> None:  # --no-oracle: no oracle row and no oracle columns
+        if args.oracle == "none":
+            df = df.drop(columns=[c for c in df.columns if c.startswith("oracle_")])
+        _emit(df, args, out)
+
     if args.dask is not None:
         from . import dask as mdask
 
-        _emit(
+        emit(
             _on_dask(
                 args,
                 mdask.compare,
@@ -397,9 +416,7 @@ def _cmd_compare(args, out: TextIO) -> int:
                 chunk_blocks=args.chunk_blocks,
                 oracle=False if args.oracle == "none" else args.oracle,
                 codec_mag=args.codec_mag,
-            ),
-            args,
-            out,
+            )
         )
         return 0
 
@@ -418,7 +435,7 @@ def _cmd_compare(args, out: TextIO) -> int:
             progress=_progress(args, d.nbytes),
         )
 
-    _emit(_per_dataset(args, run), args, out)
+    emit(_per_dataset(args, run))
     return 0
 
 
@@ -484,6 +501,8 @@ def _cmd_train_mpc(args, out: TextIO) -> int:
 
     if args.block % 32:
         raise UsageError("--block: MPC trains on 32 B sectors; use a block size of 32 B or more")
+    if os.path.isdir(args.output_model):  # before the training, not after it
+        raise UsageError(f"-o {args.output_model}: is a directory; give a file name, e.g. -o model.json")
     parts = _datasets(args)
     if args.dask is not None:
         from . import dask as mdask
@@ -507,7 +526,8 @@ def _cmd_train_mpc(args, out: TextIO) -> int:
             seed=args.seed,
             chunk_blocks=args.chunk_blocks,
         )
-    model.save(args.output_model)
+    with _writing(args.output_model):
+        model.save(args.output_model)
     groups = model.info["groups"]
     sectors = sum(v["blocks"] for v in groups.values()) + model.info["dropped_special"]
     out.write(f"trained MPC on {sectors} sectors from {len(parts)} dataset(s); wrote {args.output_model}\n")
@@ -560,7 +580,7 @@ def _cmd_info(args, out: TextIO) -> int:
                 "blocks": n,
                 "bytes": d.nbytes,
                 "dropped_bytes": d.dropped_bytes,
-                "zero_blocks": zero / max(n, 1),
+                "zero_block_share": zero / max(n, 1),  # all-zero blocks / blocks
                 "byte_entropy": float(-(p * np.log2(p)).sum()),
             }
         )
@@ -845,7 +865,12 @@ def _parser() -> argparse.ArgumentParser:
         "lossy blocks and the error the approximation makes.",
     )
     data(s)
-    s.add_argument("--thresholds", type=_int_list, default=[16], help="lossy thresholds in bytes (default 16)")
+    s.add_argument(
+        "--thresholds",
+        type=_thresholds,
+        default=[16],
+        help="lossy thresholds in bytes, or 'half': half of each MAG, as P4 §V-C pairs them (default 16)",
+    )
     s.add_argument("--mags", type=_int_list, default=[32], help="MAGs in bytes (default 32)")
     s.add_argument("--variants", default="simp,pred,opt", help="TSLC variants (default simp,pred,opt)")
     s.add_argument("--dtype", default="float32", help="element type of the data for the error metrics")

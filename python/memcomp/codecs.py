@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import difflib
+import functools
 import json
 import os
 import re
@@ -80,6 +82,7 @@ def get_codec(name: Union[str, "Codec"], **options: Any) -> "Codec":
     if not isinstance(name, str):
         raise TypeError(f"codec name must be a str, got {type(name).__name__}")
     preset, named = _parse_name(name)
+    preset = _known_name(preset)
     options = {**named, **options}
     check_option_types(preset, options, {k: d["kind"] for k, d in _core.option_space(preset).items()})
     core_options = {k: _core_option(k, v) for k, v in options.items()}
@@ -91,6 +94,26 @@ def get_codec(name: Union[str, "Codec"], **options: Any) -> "Codec":
             raise ValueError(f"{preset}: model: {text}") from None
         raise
     return Codec(core)
+
+
+@functools.lru_cache(maxsize=1)
+def _spellings() -> Dict[str, str]:
+    """Every family and preset name by its lower-case spelling."""
+    names = [n for p in _core.list_presets() for n in (p["family"], p["name"])]
+    return {n.lower(): n for n in names}
+
+
+def _known_name(name: str) -> str:
+    """A family or preset name as the registry spells it, matched case-insensitively (``BDI``,
+    ``Fpc.GEM5``); ValueError with the closest names for an unknown one."""
+    spellings = _spellings()
+    key = name.strip().lower()
+    if key in spellings:
+        return spellings[key]
+    close = difflib.get_close_matches(key, list(spellings), n=1, cutoff=0.6)
+    known = ", ".join(p["name"] for p in _core.list_presets())
+    hint = f"did you mean {spellings[close[0]]}?" if close else f"known codecs and presets: {known}"
+    raise ValueError(f"unknown codec {name!r}; {hint}")
 
 
 _KIND_TYPES: Dict[str, Tuple[Any, str]] = {
@@ -141,8 +164,8 @@ def _parse_name(name: str) -> tuple:
     m = _NAME.fullmatch(name)
     if not m:
         raise ValueError(f"malformed codec name {name!r}: write preset or preset(key=value,...)")
-    base, inner = m.group(1), m.group(2)
-    space = _core.option_space(base)  # ValueError for an unknown codec
+    base, inner = _known_name(m.group(1)), m.group(2)
+    space = _core.option_space(base)
     options: Dict[str, Any] = {}
     members = []
     for item in split_names(inner):

@@ -222,3 +222,198 @@ def test_progress_on_a_stream_of_unknown_length(tmp_path, capsys):
         rc, text = run(*cmd, str(p), "--progress", "--csv", "--chunk-blocks", "100")
         assert rc == 0, capsys.readouterr().err
         assert len(pd.read_csv(io.StringIO(text))) >= 2
+
+
+# ------------------------------------------------------------------------- a pipeline-fit CLI
+ARGPARSE_ERRORS = [
+    (["compare", "--block", "48"], "--block"),
+    (["compare", "--mag", "0"], "--mag"),
+    (["compare", "--threads", "-5"], "--threads"),
+    (["compare", "--format", "xlsx"], "--format"),
+    (["slc", "--thresholds", "quarter"], "--thresholds"),
+    ([], "COMMAND"),
+]
+
+
+@pytest.mark.parametrize("argv, flag", ARGPARSE_ERRORS)
+def test_argparse_errors_are_one_line(argv, flag, capsys):
+    """The README promises one line naming the flag (argparse printed 13 usage lines first)."""
+    rc, err = cli_error(argv, capsys)
+    lines = err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1, err
+    assert lines[0].startswith("memcomp") and "error:" in lines[0] and flag in lines[0]
+
+
+def many_dumps(tmp_path, n=12):
+    d = tmp_path / "pg"
+    d.mkdir()
+    for i in range(n):
+        memcomp.save_dump(d / f"pg_{i:02d}.bin", memcomp.workloads.sample_dump(4096, seed=i))
+    return d
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+def test_closed_pipe_exits_141_never_a_silent_partial_write(tmp_path, unbuffered):
+    """The reader takes 10 bytes and leaves while more than a pipe's 64 KiB is still to come:
+    every run exits 141 (PYTHONUNBUFFERED=1 made sys.stdout drop the rest of a short write to a
+    pipe and exit 0), and a reader that takes everything still gets exit 0."""
+    import os
+
+    argv = [sys.executable, "-m", "memcomp", "compare", str(many_dumps(tmp_path)), "--codecs", "all", "--json"]
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    full = subprocess.run(argv, capture_output=True, env=env)
+    assert full.returncode == 0 and len(full.stdout) > 4 * 65536  # far more than a pipe holds
+    for _ in range(3):
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        head = os.read(p.stdout.fileno(), 10)
+        p.stdout.close()
+        _, err = p.communicate(timeout=120)
+        assert len(head) == 10 and p.returncode == 141, err
+        assert b"Traceback" not in err and b"Exception ignored" not in err and b"Broken" not in err
+
+
+def test_dash_reads_standard_input_streamed(tmp_path):
+    """``cat d.bin | memcomp compare - --block 32``: standard input, read as a stream (its
+    format column says so), named 'stdin'; the numbers equal those of the file."""
+    data = memcomp.workloads.sample_dump(1 << 15, seed=3)
+    p = tmp_path / "d.bin"
+    p.write_bytes(data.tobytes())
+    argv = [sys.executable, "-m", "memcomp", "compare", "-", "--block", "32", "--codecs", "bdi,fpc", "--csv"]
+    r = subprocess.run(argv, input=data.tobytes(), capture_output=True, check=True)
+    got = pd.read_csv(io.BytesIO(r.stdout))
+    want = pd.read_csv(io.StringIO(run("compare", str(p), "--block", "32", "--codecs", "bdi,fpc", "--csv")[1]))
+    assert got["dataset"].unique().tolist() == ["stdin"] and got["format"].unique().tolist() == ["stream"]
+    np.testing.assert_array_equal(got["inband_bits"], want["inband_bits"])
+    assert got["blocks"].iloc[0] == (1 << 15) // 32
+
+
+def test_dash_on_a_terminal_is_refused(capsys):
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        r = subprocess.run(
+            [sys.executable, "-m", "memcomp", "info", "-"], stdin=slave, capture_output=True, text=True, timeout=60
+        )
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "standard input" in r.stderr and "terminal" in r.stderr
+
+
+def test_process_substitution_gets_a_useful_name(tmp_path):
+    """``memcomp info <(cat d.bin)``: a pipe at /dev/fd/N, named for what it is, not 'N'; a file
+    descriptor open on a regular file is named after that file."""
+    import shutil
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("needs bash")
+    p = tmp_path / "d.bin"
+    memcomp.save_dump(p, memcomp.workloads.sample_dump(4096, seed=1))
+    cmd = f"{sys.executable} -m memcomp info <(cat {p}) /dev/fd/7 --block 32 --csv 7<{p}"
+    r = subprocess.run([bash, "-c", cmd], capture_output=True, text=True, check=True)
+    df = pd.read_csv(io.StringIO(r.stdout))
+    pipe, fd7 = df["dataset"].tolist()
+    assert pipe.startswith("/dev/fd/") and pipe == df["file"].iloc[0]  # not "63"
+    assert fd7 == "d.bin" and (df["blocks"] == 128).all()
+
+
+def test_output_format_from_the_extension(tmp_path, capsys):
+    """``-o result.xlsx`` wrote an ASCII table into the .xlsx: an unknown extension is refused
+    with one line naming --format, and written in the format --format names."""
+    bad = tmp_path / "result.xlsx"
+    rc, err = cli_error(["compare", "--codecs", "bdi", *SMALL, "-o", str(bad)], capsys)
+    assert rc == 2 and "--format" in err and ".xlsx" in err and len(err.strip().splitlines()) == 1
+    assert not bad.exists()
+    assert run("compare", "--codecs", "bdi,fpc", *SMALL, "-o", str(bad), "--format", "csv")[0] == 0
+    assert pd.read_csv(bad)["codec"].tolist() == ["bdi.paper", "fpc.paper", "oracle"]
+    for name, check in (("r.csv", lambda t: t.startswith("dataset,")), ("r.json", lambda t: t.startswith("["))):
+        assert run("compare", "--codecs", "bdi", *SMALL, "-o", str(tmp_path / name))[0] == 0
+        assert check((tmp_path / name).read_text())
+    assert run("compare", "--codecs", "bdi", *SMALL, "-o", str(tmp_path / "r.txt"))[0] == 0
+    assert (tmp_path / "r.txt").read_text().split()[:2] == ["dataset", "codec"]  # the terminal's table
+
+
+def test_codec_names_are_matched_case_insensitively(capsys):
+    rc, text = run("compare", "--codecs", "BDI,Fpc.GEM5", *SMALL, "--csv")
+    assert rc == 0 and pd.read_csv(io.StringIO(text))["codec"].tolist() == ["bdi.paper", "fpc.gem5", "oracle"]
+    assert memcomp.get_codec("FPC.Gem5") == memcomp.get_codec("fpc.gem5")
+    assert memcomp.get_codec("Fpc.Paper(endian=big)").name == "fpc.paper(endian=big)"
+    rc, err = cli_error(["compare", "--codecs", "bdi.gme5", *SMALL], capsys)
+    assert rc == 2 and "did you mean bdi.gem5" in err and "--codecs" in err
+    with pytest.raises(ValueError, match="did you mean cpack"):
+        memcomp.get_codec("cpak")
+
+
+def test_train_mpc_output_directory_names_the_flag_before_training(tmp_path, capsys):
+    import time
+
+    t = time.perf_counter()
+    rc, err = cli_error(["train-mpc", "--sample-bytes", str(64 << 20), "-o", str(tmp_path)], capsys)
+    assert rc == 2 and "-o" in err and str(tmp_path) in err and "directory" in err
+    assert time.perf_counter() - t < 5  # refused before 64 MiB are read and trained on
+
+
+def test_no_oracle_drops_the_oracle_columns():
+    for flag in ("--no-oracle", "--oracle=none"):
+        rc, text = run("compare", "--codecs", "bdi,fpc", *SMALL, flag, "--csv")
+        df = pd.read_csv(io.StringIO(text))
+        assert rc == 0 and "oracle" not in df["codec"].tolist()
+        assert not [c for c in df.columns if c.startswith("oracle")]
+    rc, text = run("compare", "--codecs", "bdi,fpc", *SMALL, "--csv")
+    assert {"oracle_wins", "oracle_over"} <= set(pd.read_csv(io.StringIO(text)).columns)
+
+
+def test_info_zero_block_share_is_the_share(tmp_path):
+    """3 of 8 blocks all zero: the column is named as the share it is and holds 3/8."""
+    data = np.arange(8 * 32, dtype=np.uint32).astype(np.uint8).reshape(8, 32) | 1
+    data[[1, 4, 6]] = 0
+    p = tmp_path / "z.bin"
+    p.write_bytes(data.tobytes())
+    rc, text = run("info", str(p), "--block", "32", "--csv")
+    df = pd.read_csv(io.StringIO(text))
+    assert rc == 0 and "zero_blocks" not in df.columns
+    assert df["zero_block_share"].iloc[0] == pytest.approx(3 / 8)
+
+
+def test_slc_thresholds_half_pairs_each_mag_with_half_of_it():
+    """P4 §V-C: the threshold is half the MAG (16 B at MAG 32, 32 B at MAG 64)."""
+    argv = ["--mags", "32,64", "--thresholds", "half", "--variants", "simp", "--dtype", "uint8", "--csv"]
+    rc, text = run("slc", *SMALL, *argv)
+    df = pd.read_csv(io.StringIO(text))
+    assert rc == 0 and list(zip(df["mag"], df["threshold_bytes"])) == [(32, 16), (64, 32)]
+
+
+def test_help_says_what_defaults_holds():
+    r = subprocess.run([sys.executable, "-m", "memcomp", "compare", "--help"], capture_output=True, text=True)
+    text = " ".join(r.stdout.split())
+    for name in memcomp.codec_names(defaults_only=True):
+        assert name in text
+
+
+def test_model_applies_to_the_family_name_and_a_published_preset_keeps_its_own(dumps, tmp_path):
+    """``--codecs mpc,mpc.cal22_rtl --model m.json``: the family name takes the model, the
+    published preset keeps its own; two rows, each named for what it is, each with its own CR."""
+    model = tmp_path / "m.json"
+    assert run("train-mpc", str(dumps), "-o", str(model))[0] == 0
+    argv = ["--block", "32", "--codecs", "mpc,mpc.cal22_rtl", "--model", str(model), "--csv"]
+    rc, text = run("compare", str(dumps / "k0.bin"), *argv)
+    df = pd.read_csv(io.StringIO(text)).set_index("codec")
+    assert rc == 0 and df.index.tolist() == ["mpc.cal22_rtl(model=fitted)", "mpc.cal22_rtl", "oracle"]
+    blocks = memcomp.open_dump(dumps / "k0.bin", 32).blocks
+    fitted = memcomp.mpc.MPCModel.load(model).codec().measure(blocks).cr()
+    published = memcomp.get_codec("mpc.cal22_rtl").measure(blocks).cr()
+    assert fitted != published
+    assert df.loc["mpc.cal22_rtl(model=fitted)", "cr"] == pytest.approx(fitted)
+    assert df.loc["mpc.cal22_rtl", "cr"] == pytest.approx(published)
+    assert df.loc["mpc.cal22_rtl(model=fitted)", "model"] == "given" and df.loc["mpc.cal22_rtl", "model"] != "given"
+
+
+def test_model_for_a_published_preset_alone_says_how_to_use_it(dumps, tmp_path, capsys):
+    model = tmp_path / "m.json"
+    assert run("train-mpc", str(dumps), "-o", str(model))[0] == 0
+    rc, err = cli_error(["compare", "--block", "32", "--codecs", "mpc.cal22_rtl", "--model", str(model)], capsys)
+    assert rc == 2 and "--model" in err and "--codecs mpc" in err
