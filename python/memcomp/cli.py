@@ -203,31 +203,39 @@ def _datasets(args) -> List[AnyDump]:
 
 
 def _codecs(args, block: int):
-    codecs = _as("--codecs", lambda: resolve_codecs(split_names(args.codecs), block))
-    for c in codecs:
-        _as("--codecs/--block", c.check_block_bytes, block)
+    """The codecs of --codecs; with --model, the model goes to the codecs of its family named by
+    the family name (``mpc``, ``e2mc(pdw=8)``) and to those with no model of their own (a fitted
+    family: ``e2mc.paper``, SLC's presets for an E2MC model). A preset published with its own
+    model (``mpc.cal22_rtl``) keeps it, so ``--codecs mpc,mpc.cal22_rtl`` compares both."""
+    from .codecs import Codec, get_codec
+
+    names = _as("--codecs", split_names, args.codecs)
+    model = None
     if getattr(args, "model", None):
-        from .codecs import get_codec
         from .models import Model
 
         model = _as("--model", Model.load, args.model)
-        matched = [
-            i
-            for i, c in enumerate(codecs)
-            if c.codec_id == model.codec or (c.codec_id == "slc" and model.codec == "e2mc")
+
+        def takes(family: str) -> bool:  # SLC compresses with an E2MC model
+            return family == model.codec or (family == "slc" and model.codec == "e2mc")
+
+        names = [
+            _as("--model", get_codec, n, model=model) if takes(n.split("(")[0].strip().lower()) else n for n in names
         ]
-        if not matched:
-            raise UsageError(f"--model: the model is for {model.codec}, which --codecs does not name")
-        for i in matched:
-            codecs[i] = _as("--model", get_codec, codecs[i].preset, **{**_overrides(codecs[i]), "model": model})
+    given = [c for c in names if isinstance(c, Codec)]
+    codecs = _as("--codecs", resolve_codecs, names, block)
+    for i, c in enumerate(codecs):
+        _as("--codecs/--block", c.check_block_bytes, block)
+        if model is not None and c.requires_fit and takes(c.codec_id):
+            codecs[i] = _as("--model", Codec.from_config, {**c.get_config(), "model": model})
+            given.append(codecs[i])
+    if model is not None and not given:
+        own = ", ".join(c.name for c in codecs if c.codec_id == model.codec) or "none"
+        raise UsageError(
+            f"--model: the model is for {model.codec}, and no codec of --codecs takes it (of its family: {own}; "
+            f"a published preset keeps its own model): name the family, e.g. --codecs {model.codec},{args.codecs}"
+        )
     return codecs
-
-
-def _overrides(codec) -> dict:
-    from .codecs import get_codec
-
-    base = get_codec(codec.preset).options
-    return {k: v for k, v in codec.options.items() if k != "model" and base.get(k) != v}
 
 
 # --------------------------------------------------------------------------------------- output

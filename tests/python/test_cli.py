@@ -83,8 +83,9 @@ def test_train_mpc_then_compare_with_the_model(dumps, tmp_path):
     df = pd.read_csv(io.StringIO(text)).set_index("codec")
     assert rc == 0 and df.filter(like="mpc", axis=0)["model"].iloc[0] == "given"
     blocks = memcomp.open_dump(dumps / "k0.bin", 32).blocks
-    want = memcomp.mpc.MPCModel.load(model).codec().measure(blocks).cr()
-    assert df.filter(like="mpc", axis=0)["cr"].iloc[0] == pytest.approx(want)
+    row = df.filter(like="mpc", axis=0).iloc[0]
+    want = memcomp.mpc.MPCModel.load(model).codec().measure(blocks).cr(row["policy"])  # under the row's policy
+    assert row["cr"] == pytest.approx(want)
 
 
 # ------------------------------------------------------------------------------- other commands
@@ -404,12 +405,13 @@ def test_model_applies_to_the_family_name_and_a_published_preset_keeps_its_own(d
     df = pd.read_csv(io.StringIO(text)).set_index("codec")
     assert rc == 0 and df.index.tolist() == ["mpc.cal22_rtl(model=fitted)", "mpc.cal22_rtl", "oracle"]
     blocks = memcomp.open_dump(dumps / "k0.bin", 32).blocks
-    fitted = memcomp.mpc.MPCModel.load(model).codec().measure(blocks).cr()
-    published = memcomp.get_codec("mpc.cal22_rtl").measure(blocks).cr()
-    assert fitted != published
+    policy = df["policy"].iloc[0]
+    fitted = memcomp.mpc.MPCModel.load(model).codec().measure(blocks).cr(policy)
+    published = memcomp.get_codec("mpc.cal22_rtl").measure(blocks).cr(policy)
+    assert fitted != published and (df["policy"] == policy).all()
     assert df.loc["mpc.cal22_rtl(model=fitted)", "cr"] == pytest.approx(fitted)
     assert df.loc["mpc.cal22_rtl", "cr"] == pytest.approx(published)
-    assert df.loc["mpc.cal22_rtl(model=fitted)", "model"] == "given" and df.loc["mpc.cal22_rtl", "model"] != "given"
+    assert df.loc["mpc.cal22_rtl(model=fitted)", "config"] != df.loc["mpc.cal22_rtl", "config"]
 
 
 def test_model_for_a_published_preset_alone_says_how_to_use_it(dumps, tmp_path, capsys):
@@ -417,3 +419,18 @@ def test_model_for_a_published_preset_alone_says_how_to_use_it(dumps, tmp_path, 
     assert run("train-mpc", str(dumps), "-o", str(model))[0] == 0
     rc, err = cli_error(["compare", "--block", "32", "--codecs", "mpc.cal22_rtl", "--model", str(model)], capsys)
     assert rc == 2 and "--model" in err and "--codecs mpc" in err
+
+
+def test_e2mc_model_goes_to_the_codecs_without_one_of_their_own(tmp_path, capsys):
+    """An E2MC model goes to e2mc.paper and SLC (which compresses with E2MC's model, P4 §III)."""
+    blocks = memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 18, seed=0), 128)
+    model = tmp_path / "e2mc.json"
+    memcomp.get_codec("e2mc").fit(blocks[: len(blocks) // 2]).model.save(model)  # on part of the data
+    rc, text = run("compare", "--codecs", "E2MC.paper,slc.opt,bdi", *SMALL, "--model", str(model), "--csv")
+    df = pd.read_csv(io.StringIO(text)).set_index("codec")
+    assert rc == 0 and df.loc["e2mc.paper", "model"] == "given" and df.loc["slc.opt", "model"] == "given"
+    assert df.loc["bdi.paper", "model"] == "-"
+    want = memcomp.get_codec("e2mc", model=memcomp.Model.load(model)).measure(blocks)
+    assert df.loc["e2mc.paper", "cr"] == pytest.approx(want.cr(df.loc["e2mc.paper", "policy"]))
+    rc, err = cli_error(["compare", "--codecs", "bdi,fpc", *SMALL, "--model", str(model)], capsys)
+    assert rc == 2 and "--model" in err and "--codecs e2mc,bdi,fpc" in err
