@@ -7,11 +7,14 @@ codec itself is ``get_codec("slc", ...)`` (presets ``slc.opt`` ★, ``slc.pred``
 a real encoder and decoder on the E2MC machinery; this module adds what a study needs:
 
 * :func:`compress` -- approximated blocks and a report: raw CR, effective CR at MAG before (E2MC)
-  and after (SLC), bandwidth saved, lossy blocks, truncated symbols and bits, quality metrics;
-* :func:`sweep` -- the same over thresholds x MAGs x variants, as one long-form table;
-* :func:`quality` -- MRE, NRMSE, PSNR and max |error| between original and approximated data read
-  as a dtype; :func:`effect` -- the error an approximation causes in a computation (a matrix
-  product, an inference function) on the data.
+  and after (SLC), bandwidth saved, lossy blocks (and those that saved no burst against E2MC),
+  truncated symbols and their code bits, quality metrics, the training used;
+* :func:`sweep` -- the same over thresholds x MAGs x variants, as one long-form table, streamed;
+* :func:`quality` -- P4's MRE, NRMSE and PSNR, and robust metrics beside them (the relative error
+  with a floor and its percentiles, NRMSE by the std, sign flips, non-finite outputs), between
+  original and approximated data read as a dtype, with a :class:`MetricWarning` when one of P4's
+  is dominated by tiny or huge originals; :func:`effect` -- the error an approximation causes in a
+  computation (a matrix product, an inference function) on the data.
 
 The MAG analysis the paper starts from (its Figs. 1 and 2) works for any codec:
 :func:`memcomp.mag_study`.
@@ -20,18 +23,30 @@ The MAG analysis the paper starts from (its Figs. 1 and 2) works for any codec:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Optional, Sequence
+import warnings
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._common import check_int, provenance, source_of, whole
+from ._common import Progress, ProgressArg, block_bytes_of, check_float, check_int, provenance, source_of, whole
 from .codecs import Codec, Encoded, Sizes, get_codec
 
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["VARIANTS", "SLCResult", "as_values", "compress", "effect", "quality", "sweep"]
+__all__ = [
+    "BUDGETS",
+    "REL_FLOOR_SHARE",
+    "VARIANTS",
+    "MetricWarning",
+    "SLCResult",
+    "as_values",
+    "compress",
+    "effect",
+    "quality",
+    "sweep",
+]
 
 #: TSLC variants (P4 §V): truncated symbols decoded as 0, predicted, predicted with extra nodes.
 VARIANTS = ("simp", "pred", "opt")
@@ -81,44 +96,246 @@ def as_values(blocks: np.ndarray, dtype: Any = np.float32) -> np.ndarray:
         return b.view(np.dtype(_TYPES[name]).newbyteorder("<")).astype(np.float64)
 
 
+class MetricWarning(UserWarning):
+    """A quality metric of a report is dominated by a few elements: P4's MRE by originals below the
+    floor, the range-normalised NRMSE and PSNR by a range far above the originals' std. The message
+    names the robust metric to read instead."""
+
+
+#: The relative error's default floor, as a share of the median |original| over the finite non-zero
+#: originals of the blocks the model is fitted on: |a - o| / max(|o|, floor) stays finite and
+#: meaningful for tiny and zero originals. A median, not an RMS, so a few huge values (34 above 1e3
+#: in an OCR network's weights) do not lift the floor over the typical values.
+REL_FLOOR_SHARE = 1e-3
+#: Percentiles of the relative error come from a log histogram: a float64 binned by its exponent
+#: and top 10 mantissa bits (sparse, so partials merge exactly); a reported percentile is its bin's
+#: lower edge, at most 2**-10 (0.1 %) below the exact one (exact for 1, 0.5, 2, ...).
+_HIST_SHIFT = 52 - 10
+_INF_KEY = 0x7FF0000000000000 >> _HIST_SHIFT
+#: Above this ratio of the originals' range to their std, range-normalised metrics warn.
+_RANGE_OVER_STD = 100.0
+#: Percentiles reported (rel_err_p50, ...).
+_PERCENTILES = (50, 90, 99)
+
+
+def _floor_of(values: np.ndarray, dname: str) -> float:
+    """REL_FLOOR_SHARE x the median |v| over the finite non-zero ``values``; without any, the
+    dtype's smallest normal (1 for integers)."""
+    v = np.abs(values[np.isfinite(values) & (values != 0)])
+    if v.size:
+        return REL_FLOOR_SHARE * float(np.median(v))
+    return 1.0 if dname.startswith(("int", "uint")) else float(np.finfo(_TYPES.get(dname, np.float32)).tiny)
+
+
+def _default_floor(sample: np.ndarray, dname: str) -> float:
+    """The default floor from the blocks a model is fitted on (``(n, B)`` uint8)."""
+    return _floor_of(as_values(sample, dname).ravel(), dname)
+
+
+@dataclass
+class _Quality:
+    """The mergeable partial of the error metrics (exact sums, counts, extremes and the relative
+    error's log histogram over changed elements), for one floor."""
+
+    values: int = 0  # finite originals
+    nonzero: int = 0  # ... of them non-zero (MRE's denominator)
+    changed: int = 0
+    sign_flips: int = 0
+    nonfinite: int = 0  # non-finite outputs from finite originals
+    rel: Any = None  # ExactSum of |e| / |o| over o != 0 (P4's MRE)
+    rel_tiny: Any = None  # ... its part from 0 < |o| < floor
+    rel_floored: Any = None  # ExactSum of |e| / max(|o|, floor)
+    sq: Any = None  # ExactSum of e**2
+    s1: Any = None  # ExactSum of o
+    s2: Any = None  # ExactSum of o**2
+    lo: float = math.inf  # the originals' range
+    hi: float = -math.inf
+    max_abs: float = 0.0
+    max_rel: float = 0.0  # max |e| / max(|o|, floor)
+    keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # histogram bins (sorted)
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    @classmethod
+    def of(cls, o: np.ndarray, a: np.ndarray, floor: float) -> "_Quality":
+        """From originals ``o`` and approximations ``a`` (float64; non-finite originals left out)."""
+        from ._common import ExactSum
+
+        keep = np.isfinite(o)
+        o, a = o[keep], a[keep]
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.where(np.isfinite(a), a - o, np.inf)
+            ae, ao = np.abs(err), np.abs(o)
+            nz = o != 0
+            rel = ae[nz] / ao[nz]
+            floored = ae / np.maximum(ao, floor)
+        ch = err != 0
+        keys, counts = np.unique(floored[ch].view(np.int64) >> _HIST_SHIFT, return_counts=True)
+        return cls(
+            values=int(o.size),
+            nonzero=int(nz.sum()),
+            changed=int(ch.sum()),
+            sign_flips=int(np.count_nonzero(((o > 0) & (a < 0)) | ((o < 0) & (a > 0)))),
+            nonfinite=int(np.count_nonzero(~np.isfinite(a))),
+            rel=ExactSum(rel),
+            rel_tiny=ExactSum(rel[ao[nz] < floor]),
+            rel_floored=ExactSum(floored),
+            sq=ExactSum(err * err),
+            s1=ExactSum(o),
+            s2=ExactSum(o * o),
+            lo=float(o.min()) if o.size else math.inf,
+            hi=float(o.max()) if o.size else -math.inf,
+            max_abs=float(ae.max()) if o.size else 0.0,
+            max_rel=float(floored.max()) if o.size else 0.0,
+            keys=keys.astype(np.int64),
+            counts=counts.astype(np.int64),
+        )
+
+    def __add__(self, other: "_Quality") -> "_Quality":
+        def add(a, b):
+            return b if a is None else a if b is None else a + b
+
+        keys, inv = np.unique(np.concatenate([self.keys, other.keys]), return_inverse=True)
+        counts = np.bincount(inv, weights=np.concatenate([self.counts, other.counts]), minlength=keys.size)
+        sums = ("rel", "rel_tiny", "rel_floored", "sq", "s1", "s2")
+        ints = ("values", "nonzero", "changed", "sign_flips", "nonfinite")
+        return _Quality(
+            **{f: getattr(self, f) + getattr(other, f) for f in ints},
+            **{f: add(getattr(self, f), getattr(other, f)) for f in sums},
+            lo=min(self.lo, other.lo),
+            hi=max(self.hi, other.hi),
+            max_abs=max(self.max_abs, other.max_abs),
+            max_rel=max(self.max_rel, other.max_rel),
+            keys=keys.astype(np.int64),
+            counts=counts.astype(np.int64),
+        )
+
+    def _percentile(self, p: int) -> float:
+        """The p-th percentile (inverted CDF) of the floored relative error over changed elements:
+        the lower edge of its histogram bin (0.0 when nothing changed)."""
+        total = int(self.counts.sum())
+        if total == 0:
+            return 0.0
+        rank = max(1, -(-p * total // 100))
+        k = int(self.keys[int(np.searchsorted(np.cumsum(self.counts), rank))])
+        return math.inf if k >= _INF_KEY else float(np.array([k << _HIST_SHIFT], np.int64).view(np.float64)[0])
+
+    def _std(self) -> float:
+        """The originals' (population) std from the exact sums, rounded once."""
+        from fractions import Fraction
+
+        n, s1, s2 = self.values, self.s1, self.s2
+        if not math.isfinite(s2.value()) or not math.isfinite(s1.value()):
+            return math.inf
+        scale = 1 << s1._SCALE
+        var = Fraction(n * s2.total * scale - s1.total * s1.total, n * n * scale * scale)
+        return math.sqrt(float(var)) if var > 0 else 0.0
+
+    def report(self, dname: str, floor: float, peak: Optional[float] = None) -> "tuple[Dict[str, Any], list]":
+        """(the metrics, [(kind, warning text)]); see :func:`quality`."""
+        out: Dict[str, Any] = {
+            "mre": 0.0,
+            "nrmse": 0.0,
+            "psnr": math.inf,
+            "max_abs_error": 0.0,
+            "changed": 0.0,
+            "mre_floored": 0.0,
+            **{f"rel_err_p{p}": 0.0 for p in _PERCENTILES},
+            "rel_err_max": 0.0,
+            "nrmse_std": 0.0,
+            "sign_flips": self.sign_flips,
+            "nonfinite": self.nonfinite,
+            "rel_floor": floor,
+        }
+        if self.values == 0:
+            return out, []
+        mse = self.sq.value() / self.values
+        rng = self.hi - self.lo
+        std = self._std()
+        if peak is None:
+            peak = (
+                float(np.iinfo(_TYPES[dname]).max - np.iinfo(_TYPES[dname]).min)
+                if dname.startswith(("int", "uint"))
+                else rng
+            )
+        rel_sum = self.rel.value()
+
+        def normalised(scale: float) -> float:
+            return math.sqrt(mse) / scale if scale > 0 else (0.0 if mse == 0 else math.inf)
+
+        out.update(
+            mre=rel_sum / self.nonzero if self.nonzero else 0.0,
+            nrmse=normalised(rng),
+            psnr=math.inf
+            if mse == 0
+            else (10 * math.log10(peak * peak / mse) if peak > 0 and math.isfinite(mse) else -math.inf),
+            max_abs_error=self.max_abs,
+            changed=self.changed / self.values,
+            mre_floored=self.rel_floored.value() / self.values,
+            **{f"rel_err_p{p}": self._percentile(p) for p in _PERCENTILES},
+            rel_err_max=self.max_rel,
+            nrmse_std=normalised(std),
+        )
+        warns = []
+        tiny = self.rel_tiny.value()
+        if self.changed and rel_sum > 0 and tiny > 0.5 * rel_sum:
+            warns.append(
+                (
+                    "mre",
+                    f"mre ({out['mre']:.3g}) is dominated by tiny originals: {tiny / rel_sum:.1%} of its sum comes "
+                    f"from elements with |original| < {floor:.3g} (the floor); read mre_floored "
+                    f"({out['mre_floored']:.3g}) or rel_err_p50/p99 instead",
+                )
+            )
+        if self.changed and std > 0 and rng > _RANGE_OVER_STD * std:
+            warns.append(
+                (
+                    "range",
+                    f"nrmse and psnr are normalised by the originals' range ({rng:.3g}), {rng / std:.3g} x their std "
+                    f"(a few huge values); read nrmse_std ({out['nrmse_std']:.3g}) instead",
+                )
+            )
+        return out, warns
+
+
+def _warn(warns: list, stacklevel: int = 3) -> None:
+    for _, text in warns:
+        warnings.warn(text, MetricWarning, stacklevel=stacklevel)
+
+
 def quality(
-    original: np.ndarray, approximated: np.ndarray, dtype: Any = np.float32, *, peak: Optional[float] = None
+    original: np.ndarray,
+    approximated: np.ndarray,
+    dtype: Any = np.float32,
+    *,
+    peak: Optional[float] = None,
+    rel_floor: Optional[float] = None,
 ) -> Dict[str, float]:
-    """Error of ``approximated`` against ``original`` (both ``(n, B)`` uint8 blocks), read as
-    ``dtype``: ``mre`` the mean relative error |a - o| / |o| over elements with o != 0 (P4's MRE),
-    ``nrmse`` the RMS error over the range of the original, ``psnr`` in dB against ``peak`` (default:
-    the dtype's range for integers, the data's range for floats; inf when equal), ``max_abs_error``,
-    ``changed`` the share of elements that differ. Non-finite originals are left out."""
+    """Error of ``approximated`` against ``original`` (both ``(n, B)`` uint8 blocks) read as
+    ``dtype``; non-finite originals are left out, a non-finite output counts as an infinite error.
+
+    P4's metrics (§IV-B): ``mre`` the mean relative error |a - o| / |o| over o != 0, ``nrmse`` the
+    RMS error over the originals' range, ``psnr`` in dB against ``peak`` (default: the dtype's range
+    for integers, the data's range for floats; inf when equal); ``max_abs_error``; ``changed`` the
+    share of elements that differ. Robust ones: ``mre_floored`` the mean of |a - o| / max(|o|,
+    floor) over all elements, ``rel_err_p50``/``p90``/``p99`` its percentiles over the changed
+    elements (0 when none changed; from a log histogram, at most 0.1 % below the exact value) and
+    ``rel_err_max``; ``nrmse_std`` the RMS error over the originals' std; ``sign_flips`` elements
+    whose sign flipped, ``nonfinite`` non-finite outputs from finite originals (counts);
+    ``rel_floor`` the floor used: ``rel_floor``, default :data:`REL_FLOOR_SHARE` x the median
+    |original| (finite, non-zero). Warns (:class:`MetricWarning`) when over half of MRE's sum comes from originals below the
+    floor, or when the range is over 100 x the std."""
+    from ._common import check_float
+
     if not isinstance(original, np.ndarray) or not isinstance(approximated, np.ndarray):
         raise TypeError("original and approximated must be (n, B) uint8 arrays")
     if original.shape != approximated.shape:
         raise ValueError(f"original {original.shape} and approximated {approximated.shape} differ in shape")
-    o, a = as_values(original, dtype).ravel(), as_values(approximated, dtype).ravel()
-    keep = np.isfinite(o)
-    o, a = o[keep], a[keep]
-    if o.size == 0:
-        return {"mre": 0.0, "nrmse": 0.0, "psnr": math.inf, "max_abs_error": 0.0, "changed": 0.0}
-    with np.errstate(invalid="ignore", over="ignore"):
-        err = np.where(np.isfinite(a), a - o, np.inf)
-    nz = o != 0
-    mre = float(np.mean(np.abs(err[nz]) / np.abs(o[nz]))) if nz.any() else 0.0
-    with np.errstate(over="ignore"):
-        mse = float(np.mean(err * err))
-    rng = float(o.max() - o.min())
     name = _dtype_name(dtype)
-    if peak is None:
-        peak = (
-            float(np.iinfo(_TYPES[name]).max - np.iinfo(_TYPES[name]).min) if name.startswith(("int", "uint")) else rng
-        )
-    return {
-        "mre": mre,
-        "nrmse": math.sqrt(mse) / rng if rng > 0 else (0.0 if mse == 0 else math.inf),
-        "psnr": math.inf
-        if mse == 0
-        else (10 * math.log10(peak * peak / mse) if peak > 0 and math.isfinite(mse) else -math.inf),
-        "max_abs_error": float(np.max(np.abs(err))),
-        "changed": float(np.mean(err != 0)),
-    }
+    o, a = as_values(original, name).ravel(), as_values(approximated, name).ravel()
+    floor = _floor_of(o, name) if rel_floor is None else check_float("rel_floor", rel_floor, 0, lo_open=True)
+    out, warns = _Quality.of(o, a, floor).report(name, floor, peak)
+    _warn(warns)
+    return out
 
 
 def effect(
@@ -176,6 +393,13 @@ class SLCResult:
         return pd.DataFrame([self.report])
 
 
+#: What the SLC budget decision counts as the lossless size (SPEC 1.11, Revised "lossy only for a
+#: gain"): "gain" (default) SLC's lossless stream, lossy only when the budget is fewer bursts than
+#: E2MC takes for the block; "stream" the same without that check; "codes" P4 §III-C's sum of the
+#: code lengths, the block charged what its stream then takes.
+BUDGETS = ("gain", "stream", "codes")
+
+
 def _lossy_fields(enc: Encoded, sizes: Sizes, symbol_bits: int) -> np.ndarray:
     """(ss, len) of every block's SLC header (len 0 for blocks not lossy)."""
     B = enc.block_bytes
@@ -185,6 +409,69 @@ def _lossy_fields(enc: Encoded, sizes: Sizes, symbol_bits: int) -> np.ndarray:
         head = int.from_bytes(enc.block_stream(int(i))[:4].ljust(4, b"\0"), "big")
         out[i] = ((head >> (31 - ss_bits)) & ((1 << ss_bits) - 1), ((head >> (27 - ss_bits)) & 0xF) + 1)
     return out
+
+
+def _check_study(B: int, mags: Iterable[Any], dtype: Any, budget: str, predict: str, training: str) -> tuple:
+    """Validated MAGs and dtype name of a study of B-byte blocks."""
+    out = []
+    for m in mags:
+        m = check_int("mag", m, 1, 4096)
+        if B % m:
+            raise ValueError(
+                f"MAG {m} B does not divide the {B} B block; pass mag from "
+                f"{[x for x in (8, 16, 32, 64, 128) if B % x == 0]}"
+            )
+        out.append(m)
+    dname = _dtype_name(dtype)
+    if B % _itemsize(dname):
+        raise ValueError(f"a {dname} element ({_itemsize(dname)} B) does not divide the {B} B block")
+    if budget not in BUDGETS:
+        raise ValueError(f"budget must be one of {BUDGETS}, got {budget!r}")
+    if predict not in ("word", "symbol"):
+        raise ValueError(f"predict must be 'word' or 'symbol', got {predict!r}")
+    if training not in ("offline", "online"):
+        raise ValueError(f"training must be 'offline' or 'online', got {training!r}")
+    return out, dname
+
+
+def _train(blocks, model, training, window, symbol_bits, pdw, threads, *, bounded: bool) -> tuple:
+    """(model, training label, blocks that travel raw first, the blocks the model is fitted on or
+    None for a given model). ``training="offline"`` fits on every block (``bounded``: on
+    :func:`memcomp._common.fit_sample`'s sample, labelled as it says); ``"online"`` on the first
+    ``window`` blocks (default 10 %), which then travel uncompressed in both codecs (P1 §III-B2b,
+    P4 §IV-A)."""
+    from ._common import fit_sample, n_blocks_of
+
+    if model is not None:
+        if training == "online" or window is not None:
+            raise ValueError(
+                "training='online' and window fit the model on the first blocks: pass model=None to train online"
+            )
+        return (model.model if isinstance(model, Codec) else model), "given", 0, None
+    n = n_blocks_of(blocks)
+    if training == "online":
+        if window is None:
+            if n is None:
+                raise ValueError("training='online' on a stream needs window (the blocks to fit on)")
+            window = math.ceil(0.1 * n)
+        else:
+            window = check_int("window", window, 1, n)
+        if isinstance(blocks, np.ndarray):
+            sample = blocks[:window]
+        elif hasattr(blocks, "head"):
+            sample = blocks.head(window * block_bytes_of(blocks))
+        else:
+            sample = whole(blocks)[:window]
+        how, skip = f"online({window})", window
+    else:
+        if window is not None:
+            raise ValueError("window is the online training's sample: pass training='online' with it")
+        sample, how = fit_sample(blocks) if bounded else (whole(blocks), "offline")
+        skip = 0
+    fitted = None
+    if len(sample):  # no blocks: nothing to fit on, and nothing to compress
+        fitted = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(sample, threads=threads).model
+    return fitted, how, skip, sample
 
 
 def compress(
@@ -198,8 +485,11 @@ def compress(
     approximable: Optional[np.ndarray] = None,
     symbol_bits: int = 16,
     pdw: int = 4,
+    budget: str = "gain",
+    predict: str = "word",
     training: str = "offline",
     window: Optional[int] = None,
+    rel_floor: Optional[float] = None,
     threads: Optional[int] = None,
 ) -> SLCResult:
     """Compresses ``blocks`` (``(n, B)`` uint8, or a Dump) with SLC and reports what it gained
@@ -208,40 +498,43 @@ def compress(
     ``model``: an E2MC model (a :class:`~memcomp.Model`, its dict, or a fitted E2MC/SLC codec);
     None fits one on the blocks: ``training="offline"`` on all of them (P1's best case),
     ``"online"`` on the first ``window`` blocks (default 10 %), which then travel uncompressed in
-    both codecs (P1 §III-B2b). ``approximable``: per-block bool mask (default all; P4 §IV-C's
-    safe-to-approximate regions). ``dtype`` reads the data for the quality metrics."""
+    both codecs (P1 §III-B2b; P4 §IV-A's baseline). ``approximable``: per-block bool mask (default
+    all; P4 §IV-C's safe-to-approximate regions). ``budget`` (:data:`BUDGETS`) and ``predict``
+    are the codec's options (SPEC 1.11). ``dtype`` reads the data for the quality metrics, whose
+    relative error is floored at ``rel_floor`` (default :data:`REL_FLOOR_SHARE` x the median
+    |original| of the blocks the model is fitted on, or of ``offline``'s for a given model).
+
+    The report's columns (one row, as :func:`sweep`'s): ``cr_e2mc`` E2MC's raw CR (8B / in-band
+    bits) at its format MAG of 32 B, the same for every studied MAG (P4 §V-C: raw CR "does not
+    depend on MAG"); ``cr_slc`` SLC's raw CR at the studied MAG and threshold; ``cr_mag_e2mc`` and
+    ``cr_mag_slc`` the CR at MAG (every block charged whole bursts of ``mag`` bytes) of E2MC
+    configured with ``mag`` (its raw rule at that MAG) and of SLC; ``cr_mag_gain`` = cr_mag_slc /
+    cr_mag_e2mc - 1; ``bandwidth_saved`` = 1 - SLC's bytes at MAG / E2MC's (P4 §V-B);
+    ``lossy_blocks`` the share of blocks stored lossy; ``lossy_no_gain`` the count of lossy blocks
+    that take no fewer bursts than E2MC (0 under budget "gain"); ``lossless_more_bursts`` the count
+    of blocks SLC keeps exact that take more bursts than E2MC (SLC's 32-bit header against E2MC's
+    21 bits); ``truncated_symbols`` and ``truncated_bits`` (the code bits of the truncated symbols);
+    the metrics of :func:`quality`; ``training`` (given, offline or online(W)), ``budget``,
+    ``predict``, ``variant``, ``threshold_bytes``, ``dtype``."""
+    from ._common import fit_sample
+
     arr = whole(blocks)
     if arr.ndim != 2 or arr.dtype != np.uint8:
         raise TypeError("blocks must be an (n, B) uint8 array or a Dump; use memcomp.as_blocks(array, block_bytes)")
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     threshold_bytes = check_int("threshold_bytes", threshold_bytes, 0, 256)
-    mag = check_int("mag", mag, 1, 4096)
-    if arr.shape[1] % mag:
-        raise ValueError(
-            f"MAG {mag} B does not divide the {arr.shape[1]} B block; pass mag from "
-            f"{[m for m in (8, 16, 32, 64, 128) if arr.shape[1] % m == 0]}"
-        )
-    dname = _dtype_name(dtype)
-    if arr.shape[1] % _itemsize(dname):
-        raise ValueError(f"a {dname} element ({_itemsize(dname)} B) does not divide the {arr.shape[1]} B block")
-    if training not in ("offline", "online"):
-        raise ValueError(f"training must be 'offline' or 'online', got {training!r}")
+    (mag,), dname = _check_study(arr.shape[1], (mag,), dtype, budget, predict, training)
+    floor = None if rel_floor is None else check_float("rel_floor", rel_floor, 0, lo_open=True)
     n = arr.shape[0]
-    skip = 0
-    if model is None:
-        if training == "online":
-            skip = math.ceil(0.1 * n) if window is None else check_int("window", window, 1, n)
-            sample = arr[:skip]
-        else:
-            sample = arr
-        if n:  # no blocks: nothing to fit on, and nothing to compress
-            model = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(sample, threads=threads).model
-    elif isinstance(model, Codec):
-        model = model.model
-    opts = dict(symbol_bits=symbol_bits, pdw=pdw, mag=mag, model=model)
-    base = get_codec("e2mc", **opts)
-    slc = get_codec("slc", variant=variant, threshold_bytes=threshold_bytes, **opts)
+    model, how, skip, sample = _train(arr, model, training, window, symbol_bits, pdw, threads, bounded=False)
+    if floor is None:
+        floor = _default_floor(fit_sample(arr)[0] if sample is None else sample, dname)
+    opts = dict(symbol_bits=symbol_bits, pdw=pdw, model=model)
+    base = get_codec("e2mc", mag=mag, **opts)
+    slc = get_codec(
+        "slc", variant=variant, threshold_bytes=threshold_bytes, mag=mag, budget=budget, predict=predict, **opts
+    )
     mask = np.ones(n, bool) if approximable is None else np.asarray(approximable)
     if mask.dtype != bool or mask.shape != (n,):
         raise ValueError(
@@ -255,56 +548,44 @@ def compress(
     approx = slc.decode(enc, threads=threads)
     sizes = slc.measure(arr, threads=threads, approximable=given)
     lossless = base.measure(arr, threads=threads)
-    report = _report(arr, sizes, lossless, enc, skip, mag, dname, approx, symbol_bits)
+    refs = _references(arr, opts, {mag: lossless}, threads, False)
+    st = _SweepStats.of(arr, approx, enc, sizes, lossless, *refs, skip, mag, dname, floor, symbol_bits)
+    report, warns = st.report(arr.shape[1], mag, dname, floor)
+    _warn(warns)
     report.update(source_of(blocks))
     report.update(provenance(slc.get_config()))
-    report.update(variant=variant, threshold_bytes=threshold_bytes, training=training, dtype=dname)
+    report.update(
+        variant=variant,
+        threshold_bytes=threshold_bytes,
+        budget=budget,
+        predict=predict,
+        training=how,
+        dtype=dname,
+    )
     return SLCResult(approx, slc, base, sizes, lossless, enc, report)
 
 
-def _charged(bits: np.ndarray, B: int, mag: int, skip: int) -> int:
-    """Bytes fetched at MAG (blocks before `skip` travel raw)."""
+def _references(chunk, opts, lossless, threads, resume) -> Tuple[Sizes, Sizes]:
+    """E2MC's sizes at its format MAG (raw CR, P4 §V-C) and its payload without pointers or raw
+    mode, one segment: the code bits of every symbol (truncated_bits)."""
+    fmt = (
+        lossless.get(32) if 32 in lossless else get_codec("e2mc", **opts).measure(chunk, threads=threads, resume=resume)
+    )
+    codes = get_codec("e2mc", **{**opts, "pdw": 1, "raw": False}).measure(chunk, threads=threads, resume=resume)
+    return fmt, codes
+
+
+def _bursts(bits: np.ndarray, B: int, mag: int, skip: int) -> np.ndarray:
+    """MAG bursts each block takes (blocks before `skip` travel raw)."""
     b = np.asarray(bits, np.int64)
-    bursts = np.minimum(np.maximum(1, -(-b // (8 * mag))), B // mag)
-    bytes_ = bursts * mag
-    bytes_[:skip] = B
-    return int(bytes_.sum())
+    out = np.minimum(np.maximum(1, -(-b // (8 * mag))), B // mag)
+    out[:skip] = B // mag
+    return out
 
 
 def _ratio(a: float, b: float) -> float:
     """a / b; NaN for 0 / 0 (no blocks)."""
     return a / b if b else (math.nan if a == 0 else math.inf)
-
-
-def _report(arr, sizes, lossless, enc, skip, mag, dname, approx, symbol_bits) -> Dict[str, Any]:
-    B, n = arr.shape[1], arr.shape[0]
-    raw_bytes = n * B
-
-    def total_bits(s):
-        b = s.size_bits.astype(np.int64).copy()
-        b[:skip] = 8 * B
-        return int(b.sum())
-
-    before, after = _charged(lossless.size_bits, B, mag, skip), _charged(sizes.size_bits, B, mag, skip)
-    lossy = sizes.mode == 2
-    fields = _lossy_fields(enc, sizes, symbol_bits)
-    kept = lossless.payload_bits.astype(np.int64) - sizes.payload_bits.astype(np.int64)
-    out = {
-        "blocks": n,
-        "block_bytes": B,
-        "mag": mag,
-        "cr_e2mc": _ratio(8 * raw_bytes, max(total_bits(lossless), 1) if n else 0),
-        "cr_slc": _ratio(8 * raw_bytes, max(total_bits(sizes), 1) if n else 0),
-        "cr_mag_e2mc": _ratio(raw_bytes, before),
-        "cr_mag_slc": _ratio(raw_bytes, after),
-        "cr_mag_gain": _ratio(before, after) - 1,
-        "bandwidth_saved": 1 - _ratio(after, before),
-        "lossy_blocks": float(lossy.mean()) if n else 0.0,
-        "truncated_symbols": int(fields[:, 1].sum()),
-        "truncated_bits": int(kept[lossy].sum()),
-    }
-    out.update(quality(arr, approx, dname))
-    return out
 
 
 def sweep(
@@ -317,40 +598,42 @@ def sweep(
     model=None,
     symbol_bits: int = 16,
     pdw: int = 4,
+    budget: str = "gain",
+    predict: str = "word",
     approximable: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 16,
     training: str = "offline",
     window: Optional[int] = None,
-    progress: Optional[Callable[[int, int], None]] = None,
+    rel_floor: Optional[float] = None,
+    progress: ProgressArg = None,
 ) -> "pandas.DataFrame":
-    """:func:`compress`'s report over every (MAG, threshold, variant): one row each (long form).
-    P4 §V-C pairs each MAG with a threshold of half of it, ``thresholds="half"`` does the same.
+    """:func:`compress`'s report over every (MAG, threshold, variant): one row each (long form,
+    the same columns). P4 §V-C pairs each MAG with a threshold of half of it, ``thresholds="half"``
+    does the same.
 
     ``blocks`` is an ``(n, B)`` uint8 array, a Dump or a stream (:func:`memcomp.open_dump`), read
-    once in chunks of ``chunk_blocks`` blocks: the report's totals, extremes and error sums
-    (summed exactly, :class:`memcomp._common.ExactSum`) are mergeable partials, so memory stays a
-    few chunks and the chunk size never changes a number. The E2MC model (it does not depend on
-    MAG or the threshold) is ``model``, or fitted once on at most 64 MiB of the blocks (the
-    ``model`` column: ``given``, ``offline``, ``sample(64 MiB)`` or ``head(64 MiB)``, as in
-    :func:`memcomp.compare`). ``training`` and ``window`` are recorded as :func:`compress` does
-    with a given model. The error metrics match :func:`quality` up to float rounding."""
+    once in chunks of ``chunk_blocks`` blocks: the report's totals, extremes, exact error sums
+    (:class:`memcomp._common.ExactSum`) and relative-error histograms are mergeable partials, so
+    memory stays a few chunks and the chunk size never changes a number. The E2MC model (it does
+    not depend on MAG or the threshold) is ``model``, or fitted once: ``training="offline"`` on at
+    most 64 MiB of the blocks, ``"online"`` on the first ``window`` blocks (default 10 %; a stream
+    needs it), which then travel raw in both codecs (P1 §III-B2b, P4 §IV-A). The ``training``
+    column says which: ``given``, ``offline``, ``sample(64 MiB)``, ``head(64 MiB)`` (as in
+    :func:`memcomp.compare`) or ``online(W)``; ``model`` repeats it for older scripts. The default
+    ``rel_floor`` comes from the blocks the model is fitted on (those of ``offline`` for a given
+    model). :class:`MetricWarning` is raised once per kind, naming the rows it concerns."""
     import pandas as pd
 
-    from ._common import block_bytes_of, check_chunk_blocks, chunks, fit_sample, n_blocks_of
+    from ._common import check_chunk_blocks, chunks, fit_sample, n_blocks_of
 
     step = check_chunk_blocks(chunk_blocks)
     if isinstance(blocks, np.ndarray) and (blocks.ndim != 2 or blocks.dtype != np.uint8):
         raise TypeError("blocks must be an (n, B) uint8 array or a Dump; use memcomp.as_blocks(array, block_bytes)")
     B = block_bytes_of(blocks)
     configs = []
-    for m in mags:
-        m = check_int("mag", m, 1, 4096)
-        if B % m:
-            raise ValueError(
-                f"MAG {m} B does not divide the {B} B block; pass mag from "
-                f"{[x for x in (8, 16, 32, 64, 128) if B % x == 0]}"
-            )
+    mag_list, dname = _check_study(B, mags, dtype, budget, predict, training)
+    for m in mag_list:
         ts = [m // 2] if isinstance(thresholds, str) and thresholds == "half" else list(thresholds)
         for t in ts:
             t = check_int("threshold_bytes", t, 0, 256)
@@ -358,11 +641,7 @@ def sweep(
                 if v not in VARIANTS:
                     raise ValueError(f"variant must be one of {VARIANTS}, got {v!r}")
                 configs.append((m, t, v))
-    dname = _dtype_name(dtype)
-    if B % _itemsize(dname):
-        raise ValueError(f"a {dname} element ({_itemsize(dname)} B) does not divide the {B} B block")
-    if training not in ("offline", "online"):
-        raise ValueError(f"training must be 'offline' or 'online', got {training!r}")
+    floor = None if rel_floor is None else check_float("rel_floor", rel_floor, 0, lo_open=True)
     n_known = n_blocks_of(blocks)
     mask = None
     if approximable is not None:
@@ -372,151 +651,130 @@ def sweep(
                 f"approximable must be a bool array with one entry per block ({n_known}), got "
                 f"{mask.dtype} of shape {mask.shape}"
             )
-    if model is None:
-        sample, how = fit_sample(blocks)
-        if len(sample):  # an empty dump: nothing to fit on, and nothing to compress
-            model = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(sample, threads=threads).model
-        del sample
-    else:
-        how = "given"
-        if isinstance(model, Codec):
-            model = model.model
+    model, how, skip, sample = _train(blocks, model, training, window, symbol_bits, pdw, threads, bounded=True)
+    if floor is None:
+        floor = _default_floor(fit_sample(blocks)[0] if sample is None else sample, dname)
+    del sample
     opts = dict(symbol_bits=symbol_bits, pdw=pdw, model=model)
     bases = {m: get_codec("e2mc", mag=m, **opts) for m in {c[0] for c in configs}}
-    slcs = [get_codec("slc", variant=v, threshold_bytes=t, mag=m, **opts) for m, t, v in configs]
+    slcs = [
+        get_codec("slc", variant=v, threshold_bytes=t, mag=m, budget=budget, predict=predict, **opts)
+        for m, t, v in configs
+    ]
     parts = [_SweepStats() for _ in configs]
     done = 0
+    tick = Progress(progress, n_known, "slc.sweep")  # True: a tqdm.auto bar
     for chunk in chunks(blocks, step):
         n = int(chunk.shape[0])
         if n == 0:
             continue
         if mask is not None and done + n > mask.shape[0]:
             raise ValueError(f"approximable must have one entry per block, got {mask.shape[0]} for more blocks")
-        given = None if mask is None else mask[done : done + n]
-        lossless = {m: c.measure(chunk, threads=threads, resume=done > 0) for m, c in bases.items()}
+        first = min(max(skip - done, 0), n)  # blocks of the online window in this chunk
+        given = None
+        if mask is not None or first:
+            given = np.ones(n, bool) if mask is None else mask[done : done + n].copy()
+            given[:first] = False
+        resume = done > 0
+        lossless = {m: c.measure(chunk, threads=threads, resume=resume) for m, c in bases.items()}
+        refs = _references(chunk, opts, lossless, threads, resume)
         for i, ((m, _, _), codec) in enumerate(zip(configs, slcs)):
+            g = given if codec.lossy else None
+            enc = codec.encode(chunk, threads=threads, resume=resume, approximable=g)
+            approx = codec.decode(enc, threads=threads)
+            sizes = codec.measure(chunk, threads=threads, resume=resume, approximable=g)
             parts[i] = parts[i] + _SweepStats.of(
-                chunk, codec, lossless[m], given if codec.lossy else None, m, dname, symbol_bits, done > 0, threads
+                chunk, approx, enc, sizes, lossless[m], *refs, first, m, dname, floor, symbol_bits
             )
         done += n
-        if progress is not None:
-            progress(done, n_known if n_known is not None else done)
+        tick(done)
+    tick.close()
     if mask is not None and done != mask.shape[0]:
         raise ValueError(f"approximable must have one entry per block ({done}), got {mask.shape[0]}")
     source = source_of(blocks)
-    rows = []
+    rows: List[Dict[str, Any]] = []
+    flagged: Dict[str, Any] = {}
     for (m, t, v), codec, st in zip(configs, slcs, parts):
-        r = st.report(B, m, dname)
+        r, warns = st.report(B, m, dname, floor)
+        for kind, text in warns:
+            flagged.setdefault(kind, [text, []])[1].append(f"MAG {m} threshold {t} {v}")
         r.update(source)
         r.update(provenance(codec.get_config()))
-        r.update(variant=v, threshold_bytes=t, training=training, dtype=dname, model=how)
+        r.update(variant=v, threshold_bytes=t, budget=budget, predict=predict, training=how, dtype=dname, model=how)
         rows.append(r)
+    for text, which in flagged.values():
+        warnings.warn(f"{text} (rows: {'; '.join(which)})", MetricWarning, stacklevel=2)
     return pd.DataFrame(rows)
 
 
 @dataclass
 class _SweepStats:
-    """The mergeable partial of one :func:`sweep` row: integer totals, exact error sums, extremes."""
+    """The mergeable partial of one report row (:func:`compress`, a :func:`sweep` row): integer
+    totals and the error metrics' partial."""
 
     blocks: int = 0
-    bits_e2mc: int = 0
+    bits_e2mc: int = 0  # E2MC's in-band bits at its format MAG (raw CR)
     bits_slc: int = 0
-    charged_e2mc: int = 0
+    charged_e2mc: int = 0  # bytes at the studied MAG
     charged_slc: int = 0
     lossy: int = 0
+    lossy_no_gain: int = 0
+    lossless_more_bursts: int = 0
     truncated_symbols: int = 0
     truncated_bits: int = 0
-    values: int = 0  # finite original elements
-    nonzero: int = 0  # ... of them non-zero (MRE's denominator)
-    rel: Any = None  # ExactSum of |error| / |original| over the non-zero ones
-    sq: Any = None  # ExactSum of error**2
-    lo: float = math.inf  # the originals' range
-    hi: float = -math.inf
-    max_abs: float = 0.0
-    changed: int = 0
+    quality: _Quality = field(default_factory=_Quality)
 
     @classmethod
     def of(
         cls,
         chunk: np.ndarray,
-        codec: Codec,
+        approx: np.ndarray,
+        enc: Encoded,
+        sizes: Sizes,
         lossless: Sizes,
-        given: Optional[np.ndarray],
+        fmt: Sizes,
+        codes: Sizes,
+        skip: int,
         mag: int,
         dname: str,
+        floor: float,
         symbol_bits: int,
-        resume: bool,
-        threads: Optional[int],
     ) -> "_SweepStats":
-        from ._common import ExactSum
-
+        """From SLC's ``sizes``, stream and decoded blocks, E2MC's ``lossless`` sizes at the studied
+        MAG and ``fmt`` at its format MAG, and ``codes`` (every symbol's code bits as payload); the
+        first ``skip`` blocks travel raw (online training's window)."""
         B = chunk.shape[1]
-        enc = codec.encode(chunk, threads=threads, resume=resume, approximable=given)
-        approx = codec.decode(enc, threads=threads)
-        sizes = codec.measure(chunk, threads=threads, resume=resume, approximable=given)
+
+        def total(s: Sizes) -> int:
+            b = s.size_bits.astype(np.int64)
+            b[:skip] = 8 * B
+            return int(b.sum())
+
+        be, bs = _bursts(lossless.size_bits, B, mag, skip), _bursts(sizes.size_bits, B, mag, skip)
         lossy = sizes.mode == 2
-        fields = _lossy_fields(enc, sizes, symbol_bits)
-        kept = lossless.payload_bits.astype(np.int64) - sizes.payload_bits.astype(np.int64)
-        o, a = as_values(chunk, dname).ravel(), as_values(approx, dname).ravel()
-        keep = np.isfinite(o)
-        o, a = o[keep], a[keep]
-        with np.errstate(invalid="ignore", over="ignore"):
-            err = np.where(np.isfinite(a), a - o, np.inf)
-            nz = o != 0
-            rel = np.abs(err[nz]) / np.abs(o[nz])
-            sq = err * err
+        kept = codes.payload_bits.astype(np.int64) - sizes.payload_bits.astype(np.int64)
         return cls(
             blocks=int(chunk.shape[0]),
-            bits_e2mc=int(lossless.size_bits.astype(np.int64).sum()),
-            bits_slc=int(sizes.size_bits.astype(np.int64).sum()),
-            charged_e2mc=_charged(lossless.size_bits, B, mag, 0),
-            charged_slc=_charged(sizes.size_bits, B, mag, 0),
+            bits_e2mc=total(fmt),
+            bits_slc=total(sizes),
+            charged_e2mc=int(be.sum()) * mag,
+            charged_slc=int(bs.sum()) * mag,
             lossy=int(lossy.sum()),
-            truncated_symbols=int(fields[:, 1].sum()),
+            lossy_no_gain=int(np.count_nonzero(lossy & (bs >= be))),
+            lossless_more_bursts=int(np.count_nonzero(~lossy & (bs > be))),
+            truncated_symbols=int(_lossy_fields(enc, sizes, symbol_bits)[:, 1].sum()),
             truncated_bits=int(kept[lossy].sum()),
-            values=int(o.size),
-            nonzero=int(nz.sum()),
-            rel=ExactSum(rel),
-            sq=ExactSum(sq),
-            lo=float(o.min()) if o.size else math.inf,
-            hi=float(o.max()) if o.size else -math.inf,
-            max_abs=float(np.max(np.abs(err))) if err.size else 0.0,
-            changed=int(np.count_nonzero(err != 0)),
+            quality=_Quality.of(as_values(chunk, dname).ravel(), as_values(approx, dname).ravel(), floor),
         )
 
     def __add__(self, other: "_SweepStats") -> "_SweepStats":
-        def add(a, b):
-            return b if a is None else a if b is None else a + b
+        return _SweepStats(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
-        return _SweepStats(
-            *(
-                add(getattr(self, f), getattr(other, f))
-                for f in (  # type: ignore[call-arg]
-                    "blocks",
-                    "bits_e2mc",
-                    "bits_slc",
-                    "charged_e2mc",
-                    "charged_slc",
-                    "lossy",
-                    "truncated_symbols",
-                    "truncated_bits",
-                    "values",
-                    "nonzero",
-                    "rel",
-                    "sq",
-                )
-            ),
-            min(self.lo, other.lo),
-            max(self.hi, other.hi),
-            max(self.max_abs, other.max_abs),
-            self.changed + other.changed,
-        )
-
-    def report(self, B: int, mag: int, dname: str) -> Dict[str, Any]:
-        """The row :func:`compress` reports (same keys, same formulas)."""
+    def report(self, B: int, mag: int, dname: str, floor: float) -> "tuple[Dict[str, Any], list]":
+        """(the report row, [(kind, warning text)]): see :func:`compress`."""
         n, raw_bytes = self.blocks, self.blocks * B
         before, after = self.charged_e2mc, self.charged_slc
-        out = {
+        out: Dict[str, Any] = {
             "blocks": n,
             "block_bytes": B,
             "mag": mag,
@@ -527,26 +785,11 @@ class _SweepStats:
             "cr_mag_gain": _ratio(before, after) - 1,
             "bandwidth_saved": 1 - _ratio(after, before),
             "lossy_blocks": self.lossy / n if n else 0.0,
+            "lossy_no_gain": self.lossy_no_gain,
+            "lossless_more_bursts": self.lossless_more_bursts,
             "truncated_symbols": self.truncated_symbols,
             "truncated_bits": self.truncated_bits,
         }
-        if self.values == 0:
-            out.update(mre=0.0, nrmse=0.0, psnr=math.inf, max_abs_error=0.0, changed=0.0)
-            return out
-        mse = self.sq.value() / self.values
-        rng = self.hi - self.lo
-        peak = (
-            float(np.iinfo(_TYPES[dname]).max - np.iinfo(_TYPES[dname]).min)
-            if dname.startswith(("int", "uint"))
-            else rng
-        )
-        out.update(
-            mre=self.rel.value() / self.nonzero if self.nonzero else 0.0,
-            nrmse=math.sqrt(mse) / rng if rng > 0 else (0.0 if mse == 0 else math.inf),
-            psnr=math.inf
-            if mse == 0
-            else (10 * math.log10(peak * peak / mse) if peak > 0 and math.isfinite(mse) else -math.inf),
-            max_abs_error=self.max_abs,
-            changed=self.changed / self.values,
-        )
-        return out
+        metrics, warns = self.quality.report(dname, floor)
+        out.update(metrics)
+        return out, warns

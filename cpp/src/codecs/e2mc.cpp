@@ -26,23 +26,30 @@
 //
 //   stream = [m:1][ss: ceil(log2 S)][len-1: 4][P2..Pn][seg1][pad]...[segn]
 //
-// comp = the in-band bits of the lossless stream (m = 0, ss = len = 0; compact_lossless leaves
-// out ss and len). Budget (P4 §III-B/C): comp > 8B -> raw; else if the block is approximable and
-// comp >= 8 MAG, budget = the largest MAG multiple <= comp and extra = comp - budget; 0 < extra <=
-// 8T (threshold T bytes) -> lossy; otherwise lossless, where E2MC's raw rule still applies. Lossy
-// (P4 §III-D, §III-F): the candidate nodes are runs of s consecutive symbols starting at multiples
-// of s, s = 1, 2, 4, 8, 16 (len is 4 bits), plus for `opt` runs of 6 at 8q and of 12 at 16q; a
-// node's weight is the sum of its symbols' code bits. The smallest span whose weight >= extra
-// wins, ties to the lowest start; its symbols emit nothing (segments keep their original symbol
-// ranges) and the block is re-laid out; if pads push it above the budget, the next candidate in
-// that order is tried, and if none fits the block stays lossless. Decoding (P4 §III-E) fills the
-// truncated symbols with 0 (`simp`) or predicts them from the first value kept, word 0 if ss > 0,
-// else the first whole 32-bit word after the run (`pred`, `opt`): predict="word" (default) copies
-// that word symbol by symbol (symbol i takes the symbol at i's place in the word, so a float's
-// high half is predicted from a high half); predict="symbol" copies one symbol everywhere (symbol
-// 0 if ss > 0, else symbol ss + len: SPEC 1.11's literal reading, the same for SL 32). Threshold
-// 0 disables lossy mode and the header with it: the stream is E2MC's. SLC's model is an E2MC
-// model. mode: 0 raw, 1 lossless, 2 lossy.
+// Budget (P4 §III-B/C), by the option budget: comp = the in-band bits of SLC's lossless stream
+// (m = 0, ss = len = 0; compact_lossless leaves out ss and len) for "stream" and "gain", the sum of
+// the block's code bits for "codes" (P4 §III-C: "the comp size can be easily calculated by just
+// adding all code lengths"). comp > 8B -> raw; else if the block is approximable and comp >=
+// 8 MAG, budget = the largest MAG multiple <= comp and extra = comp - budget; 0 < extra <= 8T
+// (threshold T bytes) -> lossy; otherwise lossless, where E2MC's raw rule still applies. "gain"
+// (the default, SPEC 1.11 Revised) goes lossy only if the budget is fewer bursts than E2MC takes
+// for the same block (E2MC's header is 21 bits where SLC's is 32: without this a block can go
+// lossy only to pay for the longer header). Lossy (P4 §III-D, §III-F): the candidate nodes are
+// runs of s consecutive symbols starting at multiples of s, s = 1, 2, 4, 8, 16 (len is 4 bits),
+// plus for `opt` runs of 6 at 8q and of 12 at 16q; a node's weight is the sum of its symbols' code
+// bits. The smallest span whose weight >= extra wins, ties to the lowest start; its symbols emit
+// nothing (segments keep their original symbol ranges) and the block is re-laid out; with
+// "stream" and "gain", if pads push it above the budget the next candidate in that order is
+// tried, and if none fits the block stays lossless; with "codes" the first node is taken and the
+// block is charged what its stream takes (raw if that breaks E2MC's raw rule). Decoding (P4
+// §III-E) fills the truncated symbols with 0 (`simp`) or predicts them from a kept value (`pred`,
+// `opt`), never from a symbol inside the run: predict="word" (default) copies the first kept whole
+// 32-bit word, word 0 if the run starts at or after its end, else the first whole word after the
+// run, symbol by symbol (symbol i takes the symbol at i's place in the word, so a float's high half
+// is predicted from a high half); predict="symbol" copies one symbol everywhere, P4's "the value
+// of the first non-truncated symbol of the block": symbol 0 if ss > 0, else symbol ss + len (the
+// same as "word" for SL 32). Threshold 0 disables lossy mode and the header with it: the stream is
+// E2MC's. SLC's model is an E2MC model. mode: 0 raw, 1 lossless, 2 lossy.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -91,6 +98,8 @@ class E2MC final : public CodecImpl<E2MC> {
       threshold_ = static_cast<unsigned>(r.get_int("threshold_bytes", 16, 0, 256));
       compact_ = r.get_bool("compact_lossless", false);
       word_predict_ = r.get_choice("predict", "word", {"word", "symbol"}) == "word";
+      const std::string bu = r.get_choice("budget", "gain", {"gain", "stream", "codes"});
+      budget_ = bu == "gain" ? Budget::gain : bu == "stream" ? Budget::stream : Budget::codes;
     }
     const std::string model = r.get_string("model", "");
     r.finish();
@@ -137,6 +146,8 @@ class E2MC final : public CodecImpl<E2MC> {
       o["threshold_bytes"] = std::int64_t{threshold_};
       o["compact_lossless"] = compact_;
       o["predict"] = std::string(word_predict_ ? "word" : "symbol");
+      static const char* budgets[] = {"gain", "stream", "codes"};
+      o["budget"] = std::string(budgets[static_cast<int>(budget_)]);
     }
     return o;
   }
@@ -264,11 +275,12 @@ class E2MC final : public CodecImpl<E2MC> {
       });
     }
     if (cut_len && variant_ != Variant::simp) {  // value-similarity prediction (P4 §III-E)
-      // The first kept value: word 0 if the run starts later, else the word after the run;
-      // predict="word" copies it word by word (the symbol at the same place in the word),
-      // predict="symbol" copies its first symbol into every truncated symbol.
+      // The first kept value, never a symbol of the run: predict="word" copies the first whole
+      // 32-bit word kept (word 0 if the run starts at or after its end, else the first whole word
+      // after the run) word by word, the symbol at the same place in the word; predict="symbol"
+      // copies P4's "first non-truncated symbol of the block" (symbol 0 if ss > 0, else ss + len).
       const std::size_t per = sl_ < 32 ? 32 / sl_ : 1;  // symbols per 32-bit word
-      const std::size_t first = cut > 0 ? 0 : (cut + cut_len + per - 1) / per * per;
+      const std::size_t first = cut >= per ? 0 : (cut + cut_len + per - 1) / per * per;
       with_symbol_bits(sl_, [&](auto SL) {
         for (std::size_t i = cut; i < cut + cut_len; ++i) {
           const std::size_t src = word_predict_ ? first + i % per : (cut > 0 ? 0 : cut_len);
@@ -345,6 +357,19 @@ class E2MC final : public CodecImpl<E2MC> {
     unsigned head = 0;
   };
 
+  Plan& raw_plan(Plan& p, std::size_t b) const {
+    p.raw = true;
+    p.size.payload = static_cast<std::uint32_t>(8 * b);
+    p.size.header = 0;
+    p.size.mode = kRawMode;
+    return p;
+  }
+  // Bursts E2MC takes for a block with these segments (no SLC header; B when stored raw).
+  std::uint64_t e2mc_bursts(const std::array<std::uint32_t, 8>& seg, std::size_t b) const {
+    const std::uint64_t bits = lay(seg, b, 0).bits();
+    return fits_compressed(bits, b) ? bursts(bits) : ceil_div(b, mag_);
+  }
+
   Plan plan(const std::uint8_t* blk, std::size_t b, bool approximable) const {
     Plan p;
     const std::size_t n = 8 * b / sl_;
@@ -404,17 +429,17 @@ class E2MC final : public CodecImpl<E2MC> {
     const std::uint64_t comp = l.bits(), full = 8 * std::uint64_t{b}, burst = 8 * std::uint64_t{mag_};
     if (slc_) p.size.mode = 1;
     if (raw_) p.size.tag = tag_bits(b);
-    if (keep && comp <= full && comp >= burst) {
-      const std::uint64_t budget = comp / burst * burst, extra = comp - budget;
-      if (extra > 0 && extra <= 8 * std::uint64_t{threshold_} && choose_cut(c, n, b, extra, budget, p)) return p;
+    // SLC's comp (SPEC 1.11): the lossless stream's bits, or P4 §III-C's "adding all code lengths".
+    const std::uint64_t slc_comp = budget_ == Budget::codes ? l.payload : comp;
+    if (keep && slc_comp <= full && slc_comp >= burst) {
+      const std::uint64_t budget = slc_comp / burst * burst, extra = slc_comp - budget;
+      if (extra > 0 && extra <= 8 * std::uint64_t{threshold_} &&
+          (budget_ != Budget::gain || budget / burst < e2mc_bursts(p.seg, b))) {
+        Plan q = p;  // "codes" charges the lossy stream, which E2MC's raw rule may refuse: then lossless
+        if (choose_cut(c, n, b, extra, budget, q) && fits_compressed(q.size.inband(), b)) return q;
+      }
     }
-    if (raw_ && !fits_compressed(comp, b)) {
-      p.raw = true;
-      p.size.payload = static_cast<std::uint32_t>(full);
-      p.size.header = 0;
-      p.size.mode = kRawMode;
-      return p;
-    }
+    if (raw_ && !fits_compressed(comp, b)) return raw_plan(p, b);
     p.size.payload = l.payload;
     p.size.header = l.header;
     if (!slc_ && raw_) p.size.mode = static_cast<std::int16_t>(bursts(comp));
@@ -496,7 +521,7 @@ class E2MC final : public CodecImpl<E2MC> {
           if (lo < hi) seg[k] -= prefix[hi] - prefix[lo];
         }
         const Lay l = lay(seg, b, head);
-        if (l.bits() > budget) continue;
+        if (budget_ != Budget::codes && l.bits() > budget) continue;  // "codes": charged what it takes
         p.lossy = true;
         p.seg = seg;
         p.cut = ss;
@@ -701,7 +726,8 @@ class E2MC final : public CodecImpl<E2MC> {
   bool raw_ = true, flag_miss_ = false, heap_tree_ = false, cal22_sample_ = false;
   bool slc_ = false, compact_ = false, word_predict_ = true;
   enum class Variant { simp, pred, opt } variant_ = Variant::opt;
-  unsigned threshold_ = 0;  // SLC lossy threshold in bytes
+  enum class Budget { gain, stream, codes } budget_ = Budget::gain;  // what comp counts (SPEC 1.11)
+  unsigned threshold_ = 0;                                           // SLC lossy threshold in bytes
   std::string model_text_;
   std::vector<CanonicalCode> tables_;
   std::vector<std::uint8_t> lut_;  // bits per (position, value) for SL <= 16
