@@ -523,7 +523,7 @@ def _cmd_train_mpc(args, out: TextIO) -> int:
             max_blocks=args.max_blocks,
             seed=args.seed,
             chunk_blocks=args.chunk_blocks,
-        )
+        ).with_source(parts, labels="guess_dtype")  # no SHA-256: Dask reads the parts in no one order
     else:
         model = _as(
             "--max-blocks",
@@ -541,6 +541,9 @@ def _cmd_train_mpc(args, out: TextIO) -> int:
     out.write(f"trained MPC on {sectors} sectors from {len(parts)} dataset(s); wrote {args.output_model}\n")
     for g, v in groups.items():
         out.write(f"  class {v['class']} {g:<10} {v['blocks']:>10} blocks{' (fallback)' if v['fallback'] else ''}\n")
+    out.write(
+        f"how it was trained (memcomp version, options, source and its SHA-256): memcomp info {args.output_model}\n"
+    )
     return 0
 
 
@@ -571,9 +574,57 @@ def _cmd_slc(args, out: TextIO) -> int:
     return 0
 
 
+def _model_file(path: str) -> Any:
+    """The memcomp model in ``path`` (a .json file whose 'format' is a model's), else None."""
+    from ._common import parse_json, read_text
+    from .models import FORMAT, Model
+
+    if not path.lower().endswith(".json") or not os.path.isfile(path):
+        return None
+    try:
+        data = parse_json(read_text(path, "JSON"), path)
+    except (ValueError, OSError):
+        return None  # not JSON: a dump that happens to end in .json
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return None
+    return _as(path, Model.load, path)
+
+
+def _model_rows(path: str, model) -> List[dict]:
+    """``memcomp info model.json``: one row per field, long form: the model's own fields (lists
+    and objects by their size) and its provenance, flattened (``provenance.source[0].file``)."""
+    rows = [{"file": path, "field": k, "value": v} for k, v in (("codec", model.codec), ("format", model["format"]))]
+    for k, v in model.data.items():
+        if k not in ("codec", "format"):
+            size = f"{len(v)} entries" if isinstance(v, list) else f"{len(v)} fields" if isinstance(v, dict) else v
+            rows.append({"file": path, "field": k, "value": size})
+
+    def flat(name: str, v: Any) -> None:
+        if isinstance(v, dict) and v:
+            for k, x in v.items():
+                flat(f"{name}.{k}", x)
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            for i, x in enumerate(v):
+                flat(f"{name}[{i}]", x)
+        else:
+            rows.append({"file": path, "field": name, "value": json.dumps(v) if isinstance(v, (list, dict)) else v})
+
+    if model.provenance is None:
+        rows.append({"file": path, "field": "provenance", "value": "not recorded"})
+    else:
+        flat("provenance", model.provenance)
+    return rows
+
+
 def _cmd_info(args, out: TextIO) -> int:
     import pandas as pd
 
+    models = [(p, m) for p in args.dumps for m in [_model_file(p)] if m is not None]
+    if models:
+        if len(models) != len(args.dumps):
+            raise UsageError("info: give dumps or model files, not both; run info once for each")
+        _emit(pd.DataFrame([r for p, m in models for r in _model_rows(p, m)]), args, out)
+        return 0
     rows = []
     for d in _datasets(args):
         counts, zero = np.zeros(256, np.int64), 0

@@ -36,6 +36,7 @@ blocks gets the module trained on all training blocks (marked ``fallback`` in ``
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import warnings
@@ -48,7 +49,7 @@ import numpy as np
 from . import _core
 from ._common import block_bytes_of, check_choice, check_float, check_int, chunks, n_blocks_of
 from .blocks import check_blocks, sectorize
-from .models import FORMAT, Model
+from .models import FORMAT, Model, training_provenance
 
 if TYPE_CHECKING:
     import pandas
@@ -476,6 +477,25 @@ class MPCModel:
                 return m
         raise KeyError(f"no module of class {cls}")
 
+    @property
+    def provenance(self) -> Optional[Dict[str, Any]]:
+        """How the model was trained (:func:`memcomp.models.training_provenance`): memcomp
+        version, options, source, bytes and SHA-256, blocks per group; None if not recorded."""
+        return self.model.provenance
+
+    def with_source(self, blocks: Any, labels: str, sha256: Optional[str] = None) -> "MPCModel":
+        """This model with the training source in its provenance: ``blocks`` (what :func:`train`
+        took), how groups were assigned (``labels``: ``"given"`` or ``"guess_dtype"``), and the
+        ``sha256`` of the bytes read, when known."""
+        prov = self.provenance or training_provenance("memcomp.mpc.train", self.info.get("options", {}))
+        sources = _sources(blocks)
+        src = training_provenance(
+            prov["trainer"], {**prov["options"], "labels": labels}, sources, sha256=sha256, nbytes=_n_bytes(sources)
+        )
+        return MPCModel(
+            self.model.with_provenance({**src, **{k: v for k, v in prov.items() if k not in src}}), self.info
+        )
+
     def to_json(self, indent: Any = None) -> str:
         return self.model.to_json(indent)
 
@@ -523,6 +543,12 @@ _NGROUPS = len(GROUPS)
 
 def _sources(blocks: Any) -> list:
     return list(blocks) if isinstance(blocks, (list, tuple)) else [blocks]
+
+
+def _n_bytes(sources: Sequence[Any]) -> Optional[int]:
+    """Bytes of all sources' whole blocks (a stream's once read); None if unknown."""
+    n = _n_sectors(list(sources))
+    return None if n is None else 32 * n
 
 
 def _n_sectors(blocks: Any) -> Optional[int]:
@@ -596,11 +622,21 @@ def check_labels(labels: Any, n: Optional[int]) -> Optional[np.ndarray]:
     return lab.astype(np.int8)
 
 
-def _train_chunks(blocks: Any, labels: Optional[np.ndarray], offset: int, chunk_blocks: int, threads: Optional[int]):
-    """(global index of the first block, blocks, group, kept) per chunk of every source."""
+def _train_chunks(
+    blocks: Any,
+    labels: Optional[np.ndarray],
+    offset: int,
+    chunk_blocks: int,
+    threads: Optional[int],
+    digest: Any = None,
+):
+    """(global index of the first block, blocks, group, kept) per chunk of every source; each
+    chunk's bytes go to ``digest`` (a hashlib object) first, if given."""
     start = offset
     for src in _sources(blocks):
         for chunk in chunks(src if not isinstance(src, np.ndarray) else _blocks32(src), chunk_blocks):
+            if digest is not None:
+                digest.update(np.ascontiguousarray(chunk))
             if not isinstance(src, np.ndarray) and chunk.shape[1] != 32:  # a Dump: its 32 B sectors
                 chunk = sectorize(chunk, 32)
             b = _blocks32(chunk)
@@ -633,8 +669,10 @@ def train_stats(
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
     offset: int = 0,
+    digest: Any = None,
 ) -> TrainStats:
-    """Pass 1 of :func:`train` over ``blocks`` (whose first block has global index ``offset``)."""
+    """Pass 1 of :func:`train` over ``blocks`` (whose first block has global index ``offset``);
+    ``digest`` (a hashlib object) is updated with every byte read, in order."""
     max_blocks = check_train_options(zeros, quantiser, "mean", max_blocks)
     n = _n_sectors(blocks)
     lab = check_labels(labels, n)
@@ -642,7 +680,7 @@ def train_stats(
     dropped = 0
     groups: list = [None] * _NGROUPS
     samples: list = [None] * (_NGROUPS + 1)
-    for start, b, group, keep in _train_chunks(blocks, lab, offset, chunk_blocks, threads):
+    for start, b, group, keep in _train_chunks(blocks, lab, offset, chunk_blocks, threads, digest):
         dropped += int((~keep).sum())
         keys = _keys(seed, np.arange(start, start + b.shape[0], dtype=np.uint64)) if max_blocks else None
         for g in range(_NGROUPS):
@@ -749,7 +787,14 @@ def train_from_stats(
         info["groups"][name] = {"class": cls, "blocks": int(stats.counts[g]), "fallback": stats.counts[g] == 0}
     info["dropped_special"] = int(stats.dropped_special)
     data = {"format": FORMAT, "codec": "mpc", "version": MODEL_VERSION, "modules": modules}
-    return MPCModel(data, info)
+    provenance = training_provenance(
+        "memcomp.mpc.train",
+        info["options"],
+        blocks=sum(stats.counts),
+        dropped_special=info["dropped_special"],
+        groups=info["groups"],
+    )
+    return MPCModel(Model(data, provenance=provenance), info)
 
 
 def train(
@@ -782,6 +827,7 @@ def train(
             "MPC training reads the data twice and a stream is read once: pass max_blocks=N to train "
             "on a bounded sample in one pass, or save the stream to a file"
         )
+    digest = hashlib.sha256()
     stats = train_stats(
         blocks,
         labels,
@@ -791,12 +837,15 @@ def train(
         max_blocks=max_blocks,
         threads=threads,
         chunk_blocks=chunk_blocks,
+        digest=digest,
     )
     if max_blocks is not None:
-        return train_from_stats(stats, weight=weight, threads=threads)
-    preds = train_predictors(stats, weight)
-    scans = train_scans(blocks, preds, labels, threads=threads, chunk_blocks=chunk_blocks)
-    return train_from_stats(stats, preds, scans, weight=weight, threads=threads)
+        model = train_from_stats(stats, weight=weight, threads=threads)
+    else:
+        preds = train_predictors(stats, weight)
+        scans = train_scans(blocks, preds, labels, threads=threads, chunk_blocks=chunk_blocks)
+        model = train_from_stats(stats, preds, scans, weight=weight, threads=threads)
+    return model.with_source(blocks, labels="given" if labels is not None else "guess_dtype", sha256=digest.hexdigest())
 
 
 def default_model() -> MPCModel:
