@@ -290,7 +290,9 @@ def test_dash_reads_standard_input_streamed(tmp_path):
     np.testing.assert_array_equal(got["inband_bits"], want["inband_bits"])
     assert got["blocks"].iloc[0] == (1 << 15) // 32
     for path in ("/dev/fd/0", "/proc/self/fd/0"):  # standard input by another of its names
-        r = subprocess.run(argv[:3] + ["info", path, "--block", "32", "--csv"], input=data.tobytes(), capture_output=True, check=True)
+        r = subprocess.run(
+            argv[:3] + ["info", path, "--block", "32", "--csv"], input=data.tobytes(), capture_output=True, check=True
+        )
         assert pd.read_csv(io.BytesIO(r.stdout))["dataset"].tolist() == ["stdin"]
 
 
