@@ -7,8 +7,9 @@ None), returns the Axes and computes nothing the analyses do not expose (DESIGN 
 function                       data
 =============================  ===============================================================
 :func:`ratio_toggle_scatter`   ``toggles.scatter`` (per block) or ``toggles.compare`` (per codec
-                               and EC setting): compression ratio against toggle ratio, P2's
-                               central figure, with and without EC / MC
+                               and EC setting): compression ratio against the EC metric (toggles
+                               on chip, zeros or ones on DRAM), toggles or pJ, P2's central
+                               figure, with and without EC / MC
 :func:`cr_bars`                ``compare`` (raw CR and CR at MAG per codec; P1/P4 Fig. 1 style),
                                optionally ``entropy.table`` for the entropy-bound lines
 :func:`above_mag_heatmap`      ``mag_study``'s second table or ``SizeStats.above_mag``: share of
@@ -51,42 +52,121 @@ def _need(df, cols: Sequence[str], what: str) -> None:
         raise ValueError(f"{what} needs a DataFrame with columns {list(cols)} (missing {missing})")
 
 
-def ratio_toggle_scatter(df, ax=None, *, alpha: float = 0.3, max_points: int = 20000, seed: int = 0):
-    """Compression ratio (x) against toggle ratio (y, T sent / T raw; below 1 saves energy).
+#: The EC metric T of a toggles table (its ``metric`` column), as words for a label.
+_METRIC_WORDS = {
+    "toggles": ("toggles", "wire transitions"),
+    "zeros_total": ("zeros", "data + DBI pins"),
+    "ones_total": ("ones", "data + DBI pins"),
+}
 
-    Per-block input (``toggles.scatter``: codec, cr, toggle_ratio) draws one point cloud per codec
-    (at most ``max_points`` per codec, sampled reproducibly). Per-codec input (``toggles.compare``:
-    codec, ec, cr, t_ratio) draws one marker per codec and EC setting, an arrow from the plain row to
-    its EC row, so EC's and MC's effects read as moves."""
+
+def _toggle_label(df, column: str) -> str:
+    """What a column of ``toggles.compare`` / ``toggles.scatter`` holds, for an axis or a table
+    header; ValueError if the table mixes buses or energy models (one label cannot name both)."""
+
+    def only(col: str):
+        if col not in getattr(df, "columns", ()):
+            return None
+        values = df[col].dropna().unique()
+        if len(values) > 1:
+            raise ValueError(f"the table holds several {col} values {sorted(map(str, values))}; filter it first")
+        return values[0] if len(values) else None
+
+    if column == "t_ratio":
+        metric = only("metric")
+        word, what = _METRIC_WORDS.get(metric, ("T", "the EC metric"))
+        return f"{word} sent / {word} raw ({what})"
+    if column == "toggles_ratio":
+        return "toggles sent / toggles raw (data-wire transitions)"
+    if column in ("energy_ratio", "energy_pj_per_block", "energy_pj", "energy_pj_raw"):
+        model = only("energy_model")
+        of = f", {model}" if model else ""
+        return {
+            "energy_ratio": f"energy sent / energy raw (pJ / pJ{of})",
+            "energy_pj_per_block": f"energy sent per block (pJ{of})",
+            "energy_pj": f"energy sent (pJ{of})",
+            "energy_pj_raw": f"energy raw (pJ{of})",
+        }[column]
+    if column == "cr":
+        return "compression ratio (raw bits / bits sent)"
+    if column == "cr_units":
+        unit = "flits" if only("metric") == "toggles" else "bursts"
+        return f"compression ratio (raw {unit} / {unit} sent)"
+    if column == "cr_mag":
+        mag = only("mag")
+        return f"compression ratio at MAG{f' {int(mag)} B' if mag is not None else ''} (raw bytes / bytes in accesses)"
+    if column == "fraction_compressed":
+        return "share of blocks sent compressed"
+    return column
+
+
+def ratio_toggle_scatter(
+    df,
+    ax=None,
+    *,
+    y: str = "t_ratio",
+    x: str = "cr",
+    alpha: float = 0.3,
+    max_points: int = 20000,
+    seed: int = 0,
+):
+    """Compression ratio (``x``) against what the bus spends (``y``), P2's central figure; each
+    axis says what it plots, from the table's ``metric`` and ``energy_model`` columns.
+
+    ``y``: ``"t_ratio"`` (default: the EC metric sent / raw, i.e. toggles on chip, zeros of data
+    and DBI pins on DRAM idling high, ones idling low), ``"toggles_ratio"`` (data-wire transitions
+    sent / raw), ``"energy_ratio"`` (pJ sent / pJ raw) or, per codec, ``"energy_pj_per_block"``
+    (pJ, with the raw transfers' pJ per block as the reference line). ``x``: ``"cr"`` (raw bits /
+    bits sent), ``"cr_units"`` (bursts or flits) or, per codec, ``"cr_mag"``.
+
+    Per-block input (``toggles.scatter``) draws one point cloud per codec (at most
+    ``max_points`` per codec, sampled reproducibly). Per-codec input (``toggles.compare``) draws
+    one marker per codec and EC setting, an arrow from the plain row to its EC row, so EC's and
+    MC's effects read as moves."""
+    ys = ("t_ratio", "toggles_ratio", "energy_ratio", "energy_pj_per_block")
+    if y not in ys or x not in ("cr", "cr_units", "cr_mag"):
+        raise ValueError(
+            f"ratio_toggle_scatter plots y in {ys} against x in ('cr', 'cr_units', 'cr_mag'), got {y=}, {x=}"
+        )
+    cols = getattr(df, "columns", ())
+    if "toggle_ratio" in cols and "t_ratio" not in cols:  # toggles.scatter's tables before t_ratio
+        df = df.rename(columns={"toggle_ratio": "t_ratio"})
     ax = _axes(ax)
-    if "toggle_ratio" in getattr(df, "columns", ()):
-        _need(df, ["codec", "cr", "toggle_ratio"], "ratio_toggle_scatter")
+    ylabel, xlabel = _toggle_label(df, y), _toggle_label(df, x)
+    if "ec" not in cols:
+        _need(df, ["codec", x, y], "ratio_toggle_scatter (per block)")
         rng = np.random.default_rng(seed)
         for codec, g in df.groupby("codec", sort=False):
-            g = g[np.isfinite(g["cr"]) & np.isfinite(g["toggle_ratio"])]
+            g = g[np.isfinite(g[x]) & np.isfinite(g[y])]
             if len(g) > max_points:
                 g = g.iloc[np.sort(rng.choice(len(g), max_points, replace=False))]
-            ax.scatter(g["cr"], g["toggle_ratio"], s=6, alpha=alpha, label=str(codec), rasterized=True)
+            ax.scatter(g[x], g[y], s=6, alpha=alpha, label=str(codec), rasterized=True)
     else:
-        _need(df, ["codec", "ec", "cr", "t_ratio"], "ratio_toggle_scatter")
+        _need(df, ["codec", "ec", x, y], "ratio_toggle_scatter (per codec)")
         for codec, g in df.groupby("codec", sort=False):
             plain = g[g["ec"] == "none"]
-            pts = ax.scatter(plain["cr"], plain["t_ratio"], s=40, label=str(codec), zorder=3)
+            pts = ax.scatter(plain[x], plain[y], s=40, label=str(codec), zorder=3)
             color = pts.get_facecolor()[0]
             for _, r in g[g["ec"] != "none"].iterrows():
-                ax.scatter([r["cr"]], [r["t_ratio"]], s=40, marker="D", color=color, zorder=3)
+                ax.scatter([r[x]], [r[y]], s=40, marker="D", facecolors="none", edgecolors=[color], zorder=4)
                 if len(plain):
                     ax.annotate(
                         "",
-                        xy=(r["cr"], r["t_ratio"]),
-                        xytext=(plain["cr"].iloc[0], plain["t_ratio"].iloc[0]),
+                        xy=(r[x], r[y]),
+                        xytext=(plain[x].iloc[0], plain[y].iloc[0]),
                         arrowprops={"arrowstyle": "->", "color": color},
                     )
         if (df["ec"] != "none").any():
-            ax.scatter([], [], marker="D", color="gray", label="with " + "/".join(sorted(set(df["ec"]) - {"none"})))
-    ax.axhline(1.0, color="gray", lw=0.8, ls="--")
-    ax.set_xlabel("compression ratio")
-    ax.set_ylabel("toggle ratio (T sent / T raw)")
+            with_ec = "with " + "/".join(sorted(set(df["ec"]) - {"none"}))
+            ax.scatter([], [], marker="D", facecolors="none", edgecolors="gray", label=with_ec)
+    if y == "energy_pj_per_block":
+        _need(df, ["energy_pj_raw", "blocks"], "ratio_toggle_scatter (energy_pj_per_block)")
+        for i, v in enumerate((df["energy_pj_raw"] / df["blocks"]).unique()):
+            ax.axhline(v, color="gray", lw=0.8, ls="--", label=None if i else "raw transfers")
+    else:
+        ax.axhline(1.0, color="gray", lw=0.8, ls="--")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.legend(fontsize="small", frameon=False)
     return ax
 

@@ -50,7 +50,6 @@ from ._common import (
 )
 from .codecs import Codec, Encoded, check_option_types
 from .energy import EnergyModel, default_model, energy_model
-from .metrics import charge, mag_policy
 from .report import fit_missing, resolve_codecs
 
 if TYPE_CHECKING:
@@ -199,11 +198,36 @@ def drive(stream, nbits: Optional[int] = None, *, state: Optional[WireState] = N
 
 _EC_K = {"ec1": 1, "ec2": 2}
 
+#: Energy Control's decision functions (P2 §4.2): ``"ec1"`` (Energy x Delay), ``"ec2"`` (Energy x
+#: Delay^2) and ``"helps"``, P2's baseline without an energy term: "compress only where it helps",
+#: i.e. send compressed iff CR > 1 (the compressed form is smaller in EC's ratio units).
+EC_MODES = ("ec1", "ec2", "helps")
+
+
+def _check_ec(ec: Any) -> str:
+    if not isinstance(ec, str) or ec not in EC_MODES:
+        raise ValueError(
+            "ec must be 'ec1' (energy x delay), 'ec2' (energy x delay^2) or 'helps' (P2's baseline: "
+            f"compressed iff CR > 1, no energy term), got {ec!r}"
+        )
+    return ec
+
 
 def _ec_k(ec: str) -> int:
-    if ec not in _EC_K:
-        raise ValueError(f"ec must be 'ec1' (energy x delay) or 'ec2' (energy x delay^2), got {ec!r}")
+    if _check_ec(ec) not in _EC_K:
+        raise ValueError(f"ec={ec!r} has no energy term: it takes no k")
     return _EC_K[ec]
+
+
+def _no_energy_term(ec: Optional[str], alpha: float, bu: Any) -> None:
+    """alpha and bu weigh EC1/EC2's energy term; ValueError if they are set where nothing uses them."""
+    if ec in _EC_K:
+        return
+    what = "ec=None (every block sent compressed)" if ec is None else f"ec={ec!r} (no energy term)"
+    if alpha != 1.0:
+        raise ValueError(f"alpha weighs the energy term of ec1/ec2 and changes nothing with {what}")
+    if isinstance(bu, np.ndarray) or bu != 0.0:
+        raise ValueError(f"bu weighs the energy term of ec1/ec2 and changes nothing with {what}")
 
 
 def gain(bu: float) -> float:
@@ -212,9 +236,14 @@ def gain(bu: float) -> float:
 
 
 def decide(t0: float, t1: float, cr: float, ec: str = "ec2", bu: float = 0.0, alpha: float = 1.0) -> bool:
-    """Energy Control's decision: send compressed iff CR > 1 and (T1 == 0 or (g CR)^k T0 > alpha T1)."""
+    """Energy Control's decision (P2 §4.2): send compressed iff CR > 1 and (T1 == 0 or
+    (g CR)^k T0 > alpha T1), k = 1 for ``"ec1"`` and 2 for ``"ec2"``; ``"helps"`` (P2's baseline)
+    sends compressed iff CR > 1 and takes no alpha or bu."""
     t0, t1 = check_float("t0", t0, 0.0), check_float("t1", t1, 0.0)
     cr, alpha = check_float("cr", cr, 0.0), check_float("alpha", alpha, 0.0, lo_open=True)
+    if _check_ec(ec) == "helps":
+        _no_energy_term(ec, alpha, check_float("bu", bu, 0.0, 1.0))
+        return cr > 1.0
     return bool(_core.ec_decide(t0, t1, cr, gain(bu), _ec_k(ec), alpha))
 
 
@@ -284,10 +313,19 @@ def energy_control(
     ``per_block=False`` returns the totals and the per-block decisions only (``columns`` holds
     just ``compressed``; ``sent`` is empty), which is all :func:`compare` needs.
 
+    ``ec`` is ``"ec1"`` (Energy x Delay: compressed iff CR > 1 and (T1 = 0 or g CR T0 >
+    alpha T1)), ``"ec2"`` (Energy x Delay^2: (g CR)^2 T0 > alpha T1) or ``"helps"``, P2's baseline
+    "compress only where it helps": compressed iff CR > 1 in ``ratio``'s units, with no energy
+    term (``alpha`` and ``bu`` must keep their defaults). Its decisions need no wire state, so the
+    forms sent are counted in one pass; in stream mode its per-block T0 and T1 (``per_block=True``)
+    are counted a block at a time, tens of microseconds a block (``per_block=False`` is as fast as
+    ec1/ec2).
+
     ``encoded`` may also be a :class:`Codec`: the blocks are then encoded as Energy Control goes,
     a cache-sized chunk at a time (``threads`` and ``resume`` as in :meth:`Codec.encode`), and no
     stream is kept. The result is the same as over ``codec.encode(blocks)``, in one pass over the
-    blocks instead of two and without the memory to hold their streams."""
+    blocks instead of two and without the memory to hold their streams (``"helps"`` encodes the
+    blocks first)."""
     if isinstance(encoded, Encoded):
         if isinstance(blocks, np.ndarray) and blocks.ndim == 2 and encoded.block_bytes != blocks.shape[1]:
             raise ValueError(f"encoded blocks are {encoded.block_bytes} B, blocks are {blocks.shape[1]} B")
@@ -305,6 +343,11 @@ def energy_control(
         close, per_block = check_bool("close", close), check_bool("per_block", per_block)
     if type(bu) is not float or not 0.0 <= bu <= 1.0:
         bu = _bu_arg(bu, n)
+    if _check_ec(ec) == "helps":
+        _no_energy_term(ec, alpha, bu)
+        if isinstance(encoded, Codec):
+            encoded = encoded.encode(blocks, threads, resume=resume)
+        return _helps(blocks, encoded, _bus_dict(bus), state, close, per_block, ratio)
     if isinstance(encoded, Codec):
         return _ec_result(
             *encoded._encode_energy_control(
@@ -316,6 +359,68 @@ def energy_control(
             blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), alpha, bu, state, close, per_block, ratio
         )
     )
+
+
+def _helps(
+    blocks: np.ndarray, enc: Encoded, b: Dict[str, Any], state: Any, close: bool, per_block: bool, ratio: str
+) -> EcResult:
+    """P2's baseline "compress only where it helps" (ec="helps"): compressed iff CR > 1, CR as in
+    Energy Control (raw units / compressed units, or 8B / compressed bits; inf for an empty
+    stream). The decision needs no wire state, so the forms sent are one run of transfers (the
+    compressed streams and, where raw is sent, the block bytes, which are its raw stream)."""
+    raw = count(blocks, per_block=False, **b)  # checks the blocks
+    n, B = raw.stats.blocks, int(blocks.shape[1])
+    if enc.n_blocks != n:
+        raise ValueError(f"energy control needs one compressed stream per block: {n} blocks, {enc.n_blocks} streams")
+    data, offsets, lengths = _streams(enc)
+    comp = count(enc, per_block=True, **b).columns  # units and bits of the compressed forms
+    units_raw = np.full(n, raw.stats["units"] // n if n else 0, dtype=np.uint32)
+    units_comp, bits_comp = comp["units"], lengths.astype(np.uint32)
+    with np.errstate(divide="ignore"):
+        if ratio == "units":
+            cr = np.where(units_comp > 0, units_raw / np.maximum(units_comp, 1), np.inf)
+        else:
+            cr = np.where(bits_comp > 0, 8.0 * B / np.maximum(bits_comp, 1), np.inf)
+    compressed = cr > 1.0
+    # The sent forms as one run of streams: the raw blocks appended after the compressed data.
+    sent_data = np.concatenate([data, blocks.reshape(-1)])
+    raw_offsets = 8 * data.shape[0] + 8 * B * np.arange(n, dtype=np.uint64)
+    sent_offsets = np.where(compressed, offsets, raw_offsets).astype(np.uint64)
+    sent_lengths = np.where(compressed, lengths, np.uint32(8 * B)).astype(np.uint32)
+    cols, tot, st = _core.bus_count_streams(sent_data, sent_offsets, sent_lengths, b, state, close, per_block)
+    tot = dict(tot)
+    totals = {
+        "blocks": n,
+        "compressed": int(compressed.sum()),
+        "raw_bits": 8 * B * n,
+        "sent_bits": tot["bits"],
+        "raw_units": int(units_raw.sum(dtype=np.uint64)),
+        "sent_units": tot["units"],
+        "sent": tot,
+    }
+    if not per_block:
+        return EcResult({"compressed": compressed}, {}, totals, st)
+    if bus_options(**b)["mode"] == "isolated":  # every transfer starts from the same state
+        t0, t1 = count(blocks, state=state, **b).columns["energy"], comp["energy"]
+    else:
+        t0, t1 = np.zeros(n, dtype=np.uint32), np.zeros(n, dtype=np.uint32)
+        s = state
+        for j in range(n):  # both forms from the wire state the forms sent before leave
+            last = close and j == n - 1
+            _, r0, s0 = _core.bus_count_raw(blocks[j : j + 1], b, s, last, False)
+            _, r1, s1 = _core.bus_count_streams(data, offsets[j : j + 1], lengths[j : j + 1], b, s, last, False)
+            t0[j], t1[j] = r0["energy"], r1["energy"]
+            s = s1 if compressed[j] else s0
+    columns = {
+        "compressed": compressed,
+        "cr": cr,
+        "t0": t0,
+        "t1": t1,
+        "units_raw": units_raw,
+        "units_comp": units_comp,
+        "bits_comp": bits_comp,
+    }
+    return EcResult(columns, dict(cols), totals, st)
 
 
 def _ec_result(cols, sent, tot, st) -> EcResult:
@@ -374,23 +479,37 @@ def compare(
 ) -> "pandas.DataFrame":
     """Compression ratio against bus energy, one row per codec and EC setting (long form).
 
-    Rows: ``ec="none"`` (every block sent compressed) and, with ``ec`` = ``"ec1"``/``"ec2"``, a
-    row with Energy Control. Columns: codec, family, preset, channel, ec, blocks, block_bytes,
-    metric (what T counts), fraction_compressed, raw_bits, sent_bits, cr (raw bits / sent bits),
-    cr_mag (CR at ``mag`` bytes), units_raw, units, cr_units (flits or bursts), t_raw (T of the
-    raw stream, the baseline), t, t_ratio = t / t_raw (the toggle ratio; < 1 saves energy),
-    toggles_raw, toggles, toggles_ratio (wire transitions), toggle_rate (toggles per wire bit),
-    zeros_total, inversions. ``bu`` may be a float64 array with one entry per block; ``ec_ratio``
-    is EC's compression ratio (``"units"``, P2's effective bandwidth increase, or ``"bits"``; see
-    :func:`energy_control`). The
-    ``*.mc`` presets (Metadata Consolidation) appear as codecs. Data-driven codecs without a
-    model are fitted on ``blocks``.
+    Rows: ``ec="none"`` (every block sent compressed, an expanded stream too) and, with ``ec`` =
+    ``"ec1"``/``"ec2"`` (Energy Control, P2 §4.2) or ``"helps"`` (P2's baseline without an energy
+    term: compressed iff CR > 1 in ``ec_ratio`` units; no ``alpha`` or ``bu``), a row with that
+    decision per block. ``bu`` may be a float64 array with one entry per block; ``ec_ratio`` is
+    EC's compression ratio (``"units"``, P2's effective bandwidth increase, or ``"bits"``; see
+    :func:`energy_control`). The ``*.mc`` presets (Metadata Consolidation) appear as codecs.
+    Data-driven codecs without a model are fitted on ``blocks``.
 
-    Energy in joules (:mod:`memcomp.energy`): ``energy`` is an energy model (a preset name such
+    Every size column counts what the row sends (one storage rule): the compressed stream of a
+    block sent compressed, as it is even when longer than the block, and B bytes for one sent raw.
+
+    * metric: what T counts, the EC metric: ``"toggles"`` (wire transitions, on chip),
+      ``"zeros_total"`` (bit-times at 0 on data wires plus DBI pins, DRAM idling high, P2 §5.2) or
+      ``"ones_total"`` (at 1, DRAM idling low);
+    * fraction_compressed: share of blocks sent compressed;
+    * raw_bits (8B per block), sent_bits; cr = raw_bits / sent_bits;
+    * cr_mag: raw bytes / bytes the sent transfers occupy in accesses of ``mag`` bytes (each
+      MAG * max(u_min, ceil(bytes / MAG)), not capped at B), so cr_mag <= cr;
+    * units_raw, units (flits on chip, bursts on DRAM), cr_units = units_raw / units;
+    * t_raw (T of the raw transfers, the baseline), t (T of what was sent), t_ratio = t / t_raw
+      (< 1 saves; a zeros or ones ratio on DRAM, a toggle ratio on chip);
+    * toggles_raw, toggles, toggles_ratio: data-wire transitions (DBI pins not included) of the
+      raw and sent transfers, on every bus; toggle_rate: toggles per wire bit sent;
+    * zeros_total: data plus DBI pin bit-times at 0 of what was sent; inversions: DBI inversions.
+
+    Energy in picojoules (:mod:`memcomp.energy`): ``energy`` is an energy model (a preset name such
     as ``"gddr5"``, ``"ddr4"``, ``"gddr6"``, ``"lpddr4"``, ``"noc"``, a dict of parameters or an
     :class:`~memcomp.energy.EnergyModel`; default GDDR5 on a DRAM bus idling high, LPDDR4 idling
-    low, the on-chip wire model on chip). Columns energy_model, energy_pj_raw (the raw
-    transfers), energy_pj (what was sent), energy_pj_per_block and energy_ratio (< 1 saves).
+    low, the on-chip wire model on chip). Columns energy_model, energy_pj_raw (pJ of the raw
+    transfers), energy_pj (pJ of what was sent), energy_pj_per_block (energy_pj / blocks) and
+    energy_ratio = energy_pj / energy_pj_raw (< 1 saves).
     """
     setup = bus_setup(
         channel=channel,
@@ -470,11 +589,14 @@ def bus_setup(
     model = default_model(opts["channel"], opts["idle"]) if energy is None else energy_model(energy)
     model.check_bus(opts["channel"], opts["idle"])
     if ec is not None:
-        _ec_k(ec)
+        _check_ec(ec)
     if ec_ratio not in EC_RATIOS:
         raise ValueError(f"ec_ratio must be one of {EC_RATIOS}, got {ec_ratio!r}")
     alpha = check_float("alpha", alpha, 0.0, lo_open=True)
     bu = _bu_arg(bu, None)
+    _no_energy_term(ec, alpha, bu)
+    mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
+    mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
     bu_all = np.asarray(bu, dtype=np.float64) if isinstance(bu, np.ndarray) else None
     return _Setup(
         b,
@@ -522,6 +644,16 @@ class _Totals:
         )
 
 
+def _charged_at_mag(sent_bits: np.ndarray, mag: int, u_min: int) -> int:
+    """Bits that transfers of ``sent_bits`` occupy on a bus moved in accesses of ``mag`` bytes:
+    per transfer MAG * max(u_min, ceil(bits / 8 MAG)) bytes (SPEC 0.6's MAG rounding). There is no
+    cap at B: a row is charged what it sends, an expanded stream sent as it is included, so a
+    row's ``cr_mag`` is never above its ``cr``."""
+    m = 8 * int(mag)
+    units = (sent_bits.astype(np.uint64) + np.uint64(m - 1)) // np.uint64(m)
+    return m * int(np.maximum(units, np.uint64(u_min)).sum(dtype=np.uint64))
+
+
 def bus_totals(
     blocks,
     cs: Sequence[Codec],
@@ -536,7 +668,7 @@ def bus_totals(
     """The sums of :func:`compare` over ``blocks``, from the bus states ``start`` (raw, then per
     codec the compressed and the EC transfers; None: the initial states), closing the transfers
     after the last block if ``close``."""
-    b, ec, pol = setup.bus, setup.ec, mag_policy("none", setup.mag, setup.u_min)
+    b, ec = setup.bus, setup.ec
     B = block_bytes_of(blocks)
     states = list(start) if start is not None else [None] * (1 + 2 * len(cs))
     start = tuple(states)
@@ -566,7 +698,7 @@ def bus_totals(
             p = count(enc, state=states[1 + 2 * i], close=closing, per_block=False, **b)
             a["plain"], states[1 + 2 * i] = a["plain"] + p.stats, p.state
             a["plain_bits"] += int(enc.bit_lengths.sum(dtype=np.uint64))
-            a["plain_charged"] += int(charge(enc.bit_lengths, B, pol).sum(dtype=np.uint64))
+            a["plain_charged"] += _charged_at_mag(enc.bit_lengths, setup.mag, setup.u_min)
             if ec is not None:
                 bu_chunk = bu_all[done : done + n] if bu_all is not None else float(setup.bu)
                 e = energy_control(
@@ -586,8 +718,8 @@ def bus_totals(
                 a["ec_comp"] += int(e.totals["compressed"])
                 a["ec_bits"] += int(e.totals["sent_bits"])
                 a["ec_units"] += int(e.totals["sent_units"])
-                sent_bits = np.where(e.columns["compressed"], enc.bit_lengths, np.uint32(8 * B)).astype(np.uint32)
-                a["ec_charged"] += int(charge(sent_bits, B, pol).sum(dtype=np.uint64))
+                sent_bits = np.where(e.columns["compressed"], enc.bit_lengths, np.uint32(8 * B))
+                a["ec_charged"] += _charged_at_mag(sent_bits, setup.mag, setup.u_min)
         done += n
     return _Totals(done, B, raw, tuple(acc), start, tuple(states))
 
@@ -622,9 +754,9 @@ def totals_frame(tot: _Totals, cs: Sequence[Codec], setup: _Setup, source: Dict[
             "mag": int(setup.mag),
             "u_min": int(setup.u_min),
             "policy": "none",
-            "ec_alpha": float(setup.alpha) if ec_name != "none" else None,
+            "ec_alpha": float(setup.alpha) if ec_name in _EC_K else None,
             "ec_ratio": setup.ec_ratio if ec_name != "none" else None,
-            "ec_bu": (float(setup.bu) if setup.bu_all is None else "per_block") if ec_name != "none" else None,
+            "ec_bu": (float(setup.bu) if setup.bu_all is None else "per_block") if ec_name in _EC_K else None,
             "cr_mag": raw_bits / charged if charged else float("inf"),
             "units_raw": raw["units"],
             "units": units,
@@ -677,12 +809,17 @@ def scatter(
     energy: Union[None, str, Dict[str, Any], EnergyModel] = None,
     **bus: Any,
 ) -> "pandas.DataFrame":
-    """Per-block compression ratio against toggle ratio, for a ratio-vs-toggle scatter plot.
+    """Per-block compression ratio against the EC metric, toggles and energy, for P2's scatter
+    of compression ratio against toggles (:func:`memcomp.plot.ratio_toggle_scatter`).
 
-    One row per (codec, block): codec, block, bits, cr (8B / bits), cr_units (raw units /
-    compressed units), t_raw and t (the EC metric of the block's raw and compressed transfers,
-    each in its own stream of transfers), toggle_ratio = t / t_raw (NaN when t_raw is 0), and
-    energy_pj_raw / energy_pj under ``energy`` (as in :func:`compare`)."""
+    One row per (codec, block), each block's raw and compressed transfers counted in their own
+    stream of transfers: codec, block, bits, cr (8B / bits), cr_units (raw units / compressed
+    units), metric (what T counts, as in :func:`compare`: toggles, zeros_total or ones_total),
+    t_raw and t (T of the raw and the compressed transfer), t_ratio = t / t_raw, toggles_raw,
+    toggles, toggles_ratio (data-wire transitions), energy_model, energy_pj_raw, energy_pj (pJ
+    under ``energy``, as in :func:`compare`) and energy_ratio. A ratio is NaN where its raw
+    value is 0. (The column t_ratio was called toggle_ratio before, although on DRAM it is a
+    zeros or ones ratio.)"""
     import pandas as pd
 
     b = _bus_dict(
@@ -700,19 +837,25 @@ def scatter(
     opts = bus_options(**b)
     model = default_model(opts["channel"], opts["idle"]) if energy is None else energy_model(energy)
     model.check_bus(opts["channel"], opts["idle"])
+    metric = metric_name(**b)
     cs = _codecs_for_energy(blocks, codecs, threads)
     arr = whole(blocks)
     B = int(arr.shape[1])
     raw = count(arr, **b)
-    t_raw = raw.columns["energy"].astype(np.float64)
+    e_raw = np.asarray(raw.energy_pj(model), dtype=np.float64)
     frames = []
+
+    def ratio(x: np.ndarray, of: np.ndarray) -> np.ndarray:
+        x, of = x.astype(np.float64), of.astype(np.float64)
+        return np.where(of > 0, x / np.where(of > 0, of, 1.0), np.nan)
+
     for c in cs:
         enc = c.encode(arr, threads=threads)
         comp = count(enc, **b)
         bits = enc.bit_lengths.astype(np.float64)
         units = comp.columns["units"].astype(np.float64)
-        t = comp.columns["energy"].astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        e = np.asarray(comp.energy_pj(model), dtype=np.float64)
+        with np.errstate(divide="ignore"):
             frames.append(
                 pd.DataFrame(
                     {
@@ -721,11 +864,17 @@ def scatter(
                         "bits": enc.bit_lengths,
                         "cr": np.where(bits > 0, 8.0 * B / bits, np.inf),
                         "cr_units": np.where(units > 0, raw.columns["units"] / units, np.inf),
+                        "metric": metric,
                         "t_raw": raw.columns["energy"],
                         "t": comp.columns["energy"],
-                        "toggle_ratio": np.where(t_raw > 0, t / t_raw, np.nan),
-                        "energy_pj_raw": raw.energy_pj(model),
-                        "energy_pj": comp.energy_pj(model),
+                        "t_ratio": ratio(comp.columns["energy"], raw.columns["energy"]),
+                        "toggles_raw": raw.columns["toggles"],
+                        "toggles": comp.columns["toggles"],
+                        "toggles_ratio": ratio(comp.columns["toggles"], raw.columns["toggles"]),
+                        "energy_model": model.name,
+                        "energy_pj_raw": e_raw,
+                        "energy_pj": e,
+                        "energy_ratio": ratio(e, e_raw),
                     }
                 )
             )
@@ -735,6 +884,7 @@ def scatter(
 __all__ = [
     "BusResult",
     "BusStats",
+    "EC_MODES",
     "EcResult",
     "WireState",
     "bus_options",

@@ -1,6 +1,8 @@
 """Bus energy in joules (memcomp.energy): linear in the counts, per block and in totals, presets
 with their sources, validation, and what toggles.compare / scatter report."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -84,3 +86,62 @@ def test_bad_models_are_refused():
         T.compare(blocks, ["bdi"], channel="dram", idle="low", energy="gddr5")
     with pytest.raises(ValueError, match="channel"):
         T.compare(blocks, ["bdi"], channel="noc", energy="ddr4")
+
+
+# Each preset's pJ derived by hand from the circuit values its source names.
+#
+# POD (idle high), DRAMPower's static energy per zero bit-time and CACTI-IO's dynamic energy:
+#   level  = VDDQ^2 / (R_on + R_TT + R_s) * t_bit,   t_bit = 1 / (Gb/s per pin)
+#   toggle = 1/2 * C * VDDQ * V_swing,              V_swing = VDDQ * R_TT / (R_on + R_TT + R_s)
+# ddr4:  VDDQ 1.2 V, 34 + 60 ohm = 94 ohm, 3.2 Gb/s -> t_bit 312.5 ps, C 3 pF
+#   level  = 1.44 / 94 W = 15.319 mW * 312.5 ps          = 4.787 pJ
+#   toggle = 0.5 * 3 pF * 1.2 V * (1.2 * 60 / 94 = 0.7660 V) = 1.379 pJ
+# gddr5: VDDQ 1.5 V, 40 + 60 + 15 ohm = 115 ohm, 7 Gb/s -> t_bit 142.857 ps, C 2.5 pF
+#   level  = 2.25 / 115 W = 19.565 mW * 142.857 ps       = 2.795 pJ
+#   toggle = 0.5 * 2.5 pF * 1.5 V * (1.5 * 60 / 115 = 0.7826 V) = 1.467 pJ
+# gddr6: VDDQ 1.35 V, 40 + 60 ohm = 100 ohm, 14 Gb/s -> t_bit 71.429 ps, C 2 pF
+#   level  = 1.8225 / 100 W = 18.225 mW * 71.429 ps      = 1.302 pJ
+#   toggle = 0.5 * 2 pF * 1.35 V * (1.35 * 60 / 100 = 0.81 V) = 1.0935 pJ
+# lpddr4 (LVSTL, idle low): VDDQ 1.1 V, V_OH = VDDQ / 3 = 0.3667 V into 60 ohm for 312.5 ps
+#   level  = 1.1 V * (0.3667 V / 60 ohm = 6.111 mA) = 6.722 mW * 312.5 ps = 2.10 pJ per one bit
+#   toggle = 0.5 * 2 pF * 1.1 V * 0.3667 V = 0.403 pJ, quoted as 0.4
+# noc: 0.1 pJ per transition per mm over 2 mm = 0.2 pJ
+BY_HAND = {
+    "ddr4": (1.379, 4.787),
+    "gddr5": (1.467, 2.795),
+    "gddr6": (1.0935, 1.302),
+    "lpddr4": (0.4, 2.1),
+    "noc": (0.2, 0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BY_HAND))
+def test_every_preset_matches_its_derivation_by_hand(name):
+    m = E.MODELS[name]
+    toggle, level = BY_HAND[name]
+    assert m.toggle_pj == pytest.approx(toggle, abs=1e-3)
+    assert m.level_pj == pytest.approx(level, abs=1e-3)
+    assert m.pin_toggle == m.toggle_pj and m.pin_level == m.level_pj  # DBI pins are data pins
+    if name in ("ddr4", "gddr5", "gddr6"):  # the source states the same numbers, to 0.01 pJ
+        said = re.search(r"([\d.]+) pJ per zero bit, ([\d.]+) pJ per transition", m.source)
+        assert said and float(said[1]) == pytest.approx(level, abs=0.006)
+        assert float(said[2]) == pytest.approx(toggle, abs=0.006)
+    assert set(BY_HAND) == set(E.MODELS)  # a new preset needs its derivation here
+
+
+def test_a_zero_block_costs_by_hand():
+    """One 128 B zero block on a 32-bit DRAM bus idling high (GDDR5), 32 beats then back to idle:
+    no DBI: 1024 zeros and 32 + 32 transitions (all wires fall on the first beat, rise after the
+    last) = 1024 * 2.795 + 64 * 1.467 = 2955.97 pJ. DBI dc inverts every lane (8 zeros > 4): the
+    data stay high, the 4 pins are held low for 32 beats (128 pin zeros) and fall and rise once
+    each (8 pin transitions) = 128 * 2.795 + 8 * 1.467 = 369.50 pJ. On chip (32 B flits, wires
+    starting at 0) nothing toggles: 0 pJ."""
+    z = np.zeros((1, 128), np.uint8)
+    assert T.count(z, channel="dram").energy_pj("gddr5")[0] == pytest.approx(2955.97, abs=0.01)
+    assert T.count(z, channel="dram", dbi="dc").energy_pj("gddr5")[0] == pytest.approx(369.50, abs=0.01)
+    assert T.count(z, channel="noc").energy_pj("noc")[0] == 0.0
+    df = T.compare(z, ["bdi"], channel="dram", dbi="dc")
+    assert df["energy_pj_raw"].iloc[0] == pytest.approx(369.50, abs=0.01)
+    # one 0x01 byte per lane: on chip 32 B flits of 0x01 bytes, 32 wires rise on flit 0 and stay
+    ones = np.full((1, 128), 0x01, np.uint8)
+    assert T.count(ones, channel="noc").energy_pj("noc")[0] == pytest.approx(32 * 0.2)

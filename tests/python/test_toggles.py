@@ -2,14 +2,19 @@
 W8/W8b/W8c/W9/W10 (tests/golden/toggles.json), the Energy Control property and Metadata
 Consolidation round trips."""
 
+import dataclasses
 import json
 import pathlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import memcomp
+from blockgen import adversarial, realistic
 from memcomp import toggles as T
+from memcomp.energy import MODELS
 
 GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "golden" / "toggles.json").read_text())
 
@@ -295,12 +300,33 @@ def test_compare_rows_and_chunking(blocks):
     s = memcomp.get_codec("fpc").measure(blocks)
     assert fpc["sent_bits"] == s.total_bits and fpc["cr"] == pytest.approx(s.cr())
     assert fpc["t_raw"] == T.count(blocks, channel="dram").stats["energy"]
-    assert fpc["cr_mag"] == pytest.approx(s.stats().cr_mag(32))
+    # cr_mag charges what the row sends: each stream in whole 32 B accesses (at least one), an
+    # expanded one (more than 64 B here) as it is, never capped at B
+    bits = memcomp.get_codec("fpc").encode(blocks).bit_lengths.astype(np.int64)
+    charged = 32 * np.maximum(1, -(-bits // 256))
+    assert (bits > 512).any() and fpc["cr_mag"] == pytest.approx(64 * len(blocks) / charged.sum())
+    assert (a["cr_mag"] <= a["cr"] * (1 + 1e-12)).all()
     # MC keeps the size, changes the wires
     mc = a[(a.codec == "fpc.mc") & (a.ec == "none")].iloc[0]
     assert mc["sent_bits"] == fpc["sent_bits"]
     n = T.compare(blocks, ["fpc"], channel="noc", flit_bytes=8, mode="isolated")
     assert n.iloc[0]["metric"] == "toggles"
+
+
+@pytest.mark.parametrize("u_min", [0, 1, 2])
+@pytest.mark.parametrize("mag", [16, 32, 64])
+def test_cr_mag_charges_what_the_row_sends(blocks, mag, u_min):
+    """ZCA sends nothing for a zero block and the 64 B block for any other: at MAG m a zero block
+    costs m * u_min bytes, another m * max(u_min, ceil(64 / m)). With EC ('helps', by bits) the
+    sent forms are the same, so both rows charge alike; cr_mag <= cr always."""
+    df = T.compare(blocks, ["zca"], ec="helps", ec_ratio="bits", mag=mag, u_min=u_min)
+    zero = ~blocks.any(axis=1)
+    assert 0 < zero.sum() < len(blocks)
+    charged = np.where(zero, mag * u_min, mag * max(u_min, -(-64 // mag)))
+    for _, row in df.iterrows():
+        assert row["cr_mag"] == pytest.approx(64 * len(blocks) / charged.sum())
+        assert row["cr"] == pytest.approx(64 * len(blocks) / (64 * (~zero).sum()))
+        assert row["cr_mag"] <= row["cr"] and row["mag"] == mag and row["u_min"] == u_min
 
 
 def test_scatter(blocks):
@@ -312,7 +338,17 @@ def test_scatter(blocks):
     t_raw = T.count(blocks, channel="noc", mode="isolated").columns["energy"]
     t = T.count(enc, channel="noc", mode="isolated").columns["energy"]
     ok = t_raw > 0
-    assert np.allclose(f["toggle_ratio"].to_numpy()[ok], t[ok] / t_raw[ok])
+    assert np.allclose(f["t_ratio"].to_numpy()[ok], t[ok] / t_raw[ok])
+    assert np.isnan(f["t_ratio"].to_numpy()[~ok]).all() and (f["metric"] == "toggles").all()
+    tog_raw = T.count(blocks, channel="noc", mode="isolated").columns["toggles"]
+    tog = T.count(enc, channel="noc", mode="isolated").columns["toggles"]
+    assert f["toggles"].tolist() == tog.tolist() and f["toggles_raw"].tolist() == tog_raw.tolist()
+    ok = tog_raw > 0
+    assert np.allclose(f["toggles_ratio"].to_numpy()[ok], tog[ok] / tog_raw[ok])
+    e_raw = f["energy_pj_raw"].to_numpy()
+    assert np.allclose(f["energy_ratio"][e_raw > 0], (f["energy_pj"] / f["energy_pj_raw"])[e_raw > 0])
+    assert np.isnan(f["energy_ratio"][e_raw == 0]).all() and (e_raw == 0).any()
+    assert "toggle_ratio" not in df.columns
 
 
 # ---- Metadata Consolidation -----------------------------------------------------------------------
@@ -473,3 +509,355 @@ def test_wire_states_compare_and_pickle(blocks):
     for bad in [(b"x", b"y", True, 0), (b"\0" * 64,), (b"\0" * 64, b"\0" * 8, True)]:
         with pytest.raises(ValueError, match="malformed WireState"):
             state.__setstate__(bad)
+
+
+# ---- P2's baseline: compress only where it helps ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bus",
+    [
+        dict(channel="dram"),
+        dict(channel="dram", dbi="dc", idle="low"),
+        dict(channel="noc", flit_bytes=32),
+        dict(channel="noc", flit_bytes=32, mode="isolated", pad="one"),
+    ],
+)
+@pytest.mark.parametrize("ratio", ["units", "bits"])
+def test_helps_compresses_only_where_the_compressed_form_is_smaller(blocks, bus, ratio):
+    """64 B blocks: raw = 512 bits = 2 bursts of 32 x 8 bits = 2 flits of 32 B; a stream of b bits
+    takes ceil(b / 256) bursts or flits. So by units, compressed iff b <= 256 (1 unit, or 0 for an
+    empty stream); by bits, iff b < 512. The sent forms, counted by the NumPy oracle, give every
+    per-block and total count and T0/T1 are each form's metric from the state the sent forms leave."""
+    enc = memcomp.get_codec("fpc").encode(blocks)
+    bits = enc.bit_lengths.astype(np.int64)
+    want = bits <= 256 if ratio == "units" else bits < 512
+    assert 0 < want.sum() < len(want)
+    r = T.energy_control(blocks, enc, "helps", ratio=ratio, **bus)
+    assert r.columns["compressed"].tolist() == want.tolist()
+    assert r.totals["compressed"] == int(want.sum()) and r.fraction_compressed == want.mean()
+    streams, raws = stream_bits_of(enc), raw_bits_of(blocks)
+    sent = [s if z else w for s, w, z in zip(streams, raws, want)]
+    o = oracle(sent, **bus)
+    for k in ("toggles", "zeros", "ones", "units", "pin_zeros", "inversions"):
+        assert r.sent[k].tolist() == [x[k] for x in o], k
+        assert r.totals["sent"][k] == sum(x[k] for x in o), k
+    assert r.totals["sent_bits"] == int(np.where(want, bits, 512).sum()) and r.totals["raw_bits"] == 512 * len(bits)
+    assert r.totals["sent_units"] == sum(x["units"] for x in o) and r.totals["raw_units"] == 2 * len(bits)
+    cr = r.columns["cr"]
+    if ratio == "units":
+        units = -(-bits // 256)
+        assert np.array_equal(cr, np.where(units > 0, 2 / np.maximum(units, 1), np.inf))
+    else:
+        assert np.array_equal(cr, np.where(bits > 0, 512 / np.maximum(bits, 1), np.inf))
+    # T0 and T1 of block j: each form driven from the state the sent forms 0..j-1 left
+    for j in (0, 1, 7, len(bits) - 1):
+        prefix = sent[:j]
+        t = [oracle(prefix + [f], **bus)[-1] for f in (raws[j], streams[j])]
+        if bus["channel"] == "dram" and j < len(bits) - 1:  # the bus closes after the last block only
+            t = [oracle(prefix + [f, raws[0]], **bus)[-2] for f in (raws[j], streams[j])]
+        costly = {"noc": "toggles"}.get(bus["channel"], "zeros" if bus.get("idle", "high") == "high" else "ones")
+        got = (r.columns["t0"][j], r.columns["t1"][j])
+        want_t = [x[costly] + (x["pin_" + costly] if costly != "toggles" else 0) for x in t]
+        assert list(got) == want_t, j
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_helps_is_energy_control_without_its_energy_term(data):
+    """Where T0 > 0, EC1 with g = 100 (bu = 1) and alpha = 5e-324 compresses iff CR > 1, as
+    'helps' does: g CR T0 >= 100 > alpha T1 for any T1 < 2^32. So up to the first block where T0 =
+    0 < T1 and CR > 1 (EC1 then sends raw) the two agree on every column and count, and over a
+    whole run without such a block on the totals and the state too. Also: chunks carrying the
+    state equal one call, per_block=False the same totals, a Codec the same as its streams."""
+    B = data.draw(st.sampled_from([32, 64, 128]), label="B")
+    seed = data.draw(st.integers(0, 5), label="seed")
+    rng = np.random.default_rng(seed)
+    x = np.concatenate(
+        [
+            adversarial(B, seed)[rng.permutation(40)[: data.draw(st.integers(0, 40))]],
+            realistic(B, 1 << 13, seed=seed)[: data.draw(st.integers(0, 30))],
+            np.zeros((data.draw(st.integers(0, 4)), B), np.uint8),
+        ]
+    )
+    blocks = np.ascontiguousarray(x[rng.permutation(len(x))])
+    channel = data.draw(st.sampled_from(["noc", "dram"]), label="channel")
+    bus = dict(channel=channel, mode=data.draw(st.sampled_from(["stream", "isolated"]), label="mode"))
+    bus["pad"] = data.draw(st.sampled_from(["zero", "one", "hold"]), label="pad")
+    if channel == "dram":
+        bus["dbi"] = data.draw(st.sampled_from([None, "dc", "ac"]), label="dbi")
+        bus["idle"] = data.draw(st.sampled_from(["high", "low"]), label="idle")
+        bus["bus_bits"] = data.draw(st.sampled_from([16, 32, 64]), label="bus_bits")
+    else:
+        bus["flit_bytes"] = data.draw(st.sampled_from([4, 8, 32]), label="flit_bytes")
+    ratio = data.draw(st.sampled_from(["units", "bits"]), label="ratio")
+    codec = memcomp.get_codec(data.draw(st.sampled_from(["fpc", "bdi", "cpack.skku", "fpc.mc"]), label="codec"))
+    enc = codec.encode(blocks)
+    h = T.energy_control(blocks, enc, "helps", ratio=ratio, **bus)
+    ref = T.energy_control(blocks, enc, "ec1", 1.0, 5e-324, ratio=ratio, **bus)
+    c = ref.columns
+    odd = np.flatnonzero((c["t0"] == 0) & (c["t1"] > 0) & (c["cr"] > 1))
+    end = int(odd[0]) if odd.size else len(blocks)
+    for k in ref.columns:
+        assert np.array_equal(h.columns[k][:end], ref.columns[k][:end]), k
+    for k in ref.sent:
+        assert np.array_equal(h.sent[k][:end], ref.sent[k][:end]), k
+    if end < len(blocks):
+        assert h.columns["compressed"][end] and not ref.columns["compressed"][end]
+    else:
+        assert h.totals == ref.totals and h.state == ref.state
+    lean = T.energy_control(blocks, enc, "helps", ratio=ratio, per_block=False, **bus)
+    assert lean.totals == h.totals and lean.state == h.state and list(lean.columns) == ["compressed"]
+    assert lean.columns["compressed"].tolist() == h.columns["compressed"].tolist()
+    k = data.draw(st.integers(0, max(0, len(blocks) - 1)), label="split")  # the last call closes the bus
+    parts = [
+        dataclasses.replace(enc, bit_offsets=enc.bit_offsets[a:b], bit_lengths=enc.bit_lengths[a:b], tags=enc.tags[a:b])
+        for a, b in ((0, k), (k, len(blocks)))
+    ]
+    first = T.energy_control(blocks[:k], parts[0], "helps", ratio=ratio, close=False, **bus)
+    second = T.energy_control(blocks[k:], parts[1], "helps", ratio=ratio, state=first.state, **bus)
+    for col in h.columns:
+        assert np.concatenate([first.columns[col], second.columns[col]]).tolist() == h.columns[col].tolist(), col
+    assert second.state == h.state
+    fused = T.energy_control(blocks, memcomp.get_codec(codec.name), "helps", ratio=ratio, **bus)
+    assert fused.totals == h.totals and fused.state == h.state
+    for col in h.columns:
+        assert np.array_equal(fused.columns[col], h.columns[col]), col
+
+
+def test_helps_takes_no_energy_term(blocks):
+    enc = memcomp.get_codec("fpc").encode(blocks)
+    for kw in (dict(alpha=2.0), dict(bu=0.9), dict(bu=np.zeros(len(blocks)))):
+        with pytest.raises(ValueError, match="energy term"):
+            T.energy_control(blocks, enc, "helps", **kw)
+        with pytest.raises(ValueError, match="energy term"):
+            T.compare(blocks, ["fpc"], ec="helps", **kw)
+        with pytest.raises(ValueError, match="energy term"):
+            T.compare(blocks, ["fpc"], **kw)  # ec=None: every block compressed, nothing weighed
+    with pytest.raises(ValueError, match="energy term"):
+        T.decide(5, 9, 2.0, "helps", alpha=2.0)
+    with pytest.raises(ValueError, match="'helps'"):
+        T.energy_control(blocks, enc, "ec3")
+    assert T.decide(5, 900, 1.01, "helps") and not T.decide(900, 5, 1.0, "helps") and T.decide(0, 9, 4.0, "helps")
+    assert not T.decide(0, 9, 4.0, "ec2")  # the case where EC without an energy term differs
+
+
+def test_compare_helps_row(blocks):
+    df = T.compare(blocks, ["fpc"], ec="helps", ec_ratio="bits")
+    assert df["ec"].tolist() == ["none", "helps"]
+    row = df.iloc[1]
+    bits = memcomp.get_codec("fpc").encode(blocks).bit_lengths.astype(np.int64)
+    want = bits < 512  # 64 B blocks, by bits
+    assert row["fraction_compressed"] == want.mean() and row["sent_bits"] == np.where(want, bits, 512).sum()
+    assert row["ec_ratio"] == "bits" and row["ec_alpha"] is None and row["ec_bu"] is None
+    assert row["cr"] >= df.iloc[0]["cr"] and row["cr"] > 1  # never sends a form longer than raw
+
+
+# ---- every option changes the result on every path that takes it -------------------------------
+
+BASE = dict(channel="dram", dbi="dc", idle="high", ec="ec2", ec_ratio="bits", alpha=1.0, bu=0.0, energy=None)
+CHANGES = [
+    ("ec_ratio", "units"),
+    ("alpha", 4.0),
+    ("bu", 0.9),
+    ("ec", "ec1"),
+    ("ec", "helps"),
+    ("dbi", None),
+    ("idle", "low"),
+    ("energy", "ddr4"),
+]
+EC_OPTIONS = ("ec", "ec_ratio", "alpha", "bu")
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    return realistic(128, 1 << 18)
+
+
+def _ec_kw(kw):
+    """energy_control's arguments for compare-style options."""
+    bus = {k: v for k, v in kw.items() if k in ("channel", "dbi", "idle")}
+    return dict(ec=kw["ec"], ratio=kw["ec_ratio"], alpha=kw["alpha"], bu=kw["bu"], **bus)
+
+
+def _reference_row(blocks, codec, kw):
+    """compare's EC row from energy_control and the energy model by hand."""
+    r = T.energy_control(blocks, memcomp.get_codec(codec).encode(blocks), **_ec_kw(kw))
+    model = MODELS[kw["energy"] or ("gddr5" if kw["idle"] == "high" else "lpddr4")]
+    return r, model.energy_pj(r.totals["sent"])
+
+
+@pytest.mark.parametrize("option, value", CHANGES, ids=[f"{o}={v}" for o, v in CHANGES])
+def test_each_option_changes_compare_and_energy_control(mixed, option, value):
+    kws = [BASE, {**BASE, option: value}]
+    rows = [T.compare(mixed, ["cpack"], **kw).iloc[-1] for kw in kws]
+    for kw, row in zip(kws, rows):
+        ref, pj = _reference_row(mixed, "cpack", kw)
+        assert row["ec"] == kw["ec"] and row["fraction_compressed"] == ref.fraction_compressed
+        assert row["t"] == ref.totals["sent"]["energy"] and row["sent_bits"] == ref.totals["sent_bits"]
+        assert row["energy_pj"] == pytest.approx(pj)
+    cols = ["fraction_compressed", "t", "energy_pj"]
+    assert rows[0][cols].tolist() != rows[1][cols].tolist()
+    if option == "energy":
+        return
+    # energy_control over an Encoded and over a Codec, in one pass
+    enc = memcomp.get_codec("cpack").encode(mixed)
+    for src in (enc, memcomp.get_codec("cpack")):
+        a, b = (T.energy_control(mixed, src, per_block=False, **_ec_kw(kw)) for kw in kws)
+        assert a.totals != b.totals
+        if option in EC_OPTIONS:
+            assert a.columns["compressed"].tolist() != b.columns["compressed"].tolist()
+        assert b.totals == T.energy_control(mixed, enc, per_block=False, **_ec_kw(kws[1])).totals
+
+
+@pytest.mark.parametrize("option, value", [c for c in CHANGES if c[0] not in EC_OPTIONS])
+def test_each_option_changes_scatter(mixed, option, value):
+    kws = [BASE, {**BASE, option: value}]
+    frames = []
+    for kw in kws:
+        bus = {k: kw[k] for k in ("channel", "dbi", "idle")}
+        df = T.scatter(mixed, ["cpack"], energy=kw["energy"], **bus)
+        model = MODELS[kw["energy"] or ("gddr5" if kw["idle"] == "high" else "lpddr4")]
+        sent = T.count(memcomp.get_codec("cpack").encode(mixed), **bus)
+        assert df["t"].tolist() == sent.columns["energy"].tolist()
+        raw = T.count(mixed, **bus).columns
+        for ratio, of in (("t_ratio", "energy"), ("toggles_ratio", "toggles")):
+            ok = raw[of] > 0
+            assert ok.mean() > 0.8 and np.isnan(df[ratio][~ok]).all()
+            assert np.allclose(df[ratio][ok], sent.columns[of][ok] / raw[of][ok])
+        assert (df["metric"] == ("zeros_total" if kw["idle"] == "high" else "ones_total")).all()
+        assert np.allclose(df["energy_pj"], model.energy_pj(sent.columns)) and (df["energy_model"] == model.name).all()
+        frames.append(df)
+    assert not np.array_equal(frames[0]["energy_pj"], frames[1]["energy_pj"])
+
+
+@pytest.mark.parametrize("option, value", CHANGES, ids=[f"{o}={v}" for o, v in CHANGES])
+def test_each_option_changes_dask_toggles_compare(mixed, option, value):
+    pytest.importorskip("dask")
+    import memcomp.dask as md
+
+    kws = [BASE, {**BASE, option: value}]
+    got = [md.toggles_compare(mixed, ["cpack"], partition_bytes=1 << 16, **kw) for kw in kws]
+    for kw, g in zip(kws, got):
+        want = T.compare(mixed, ["cpack"], **kw)
+        num = want.select_dtypes("number").columns
+        assert np.allclose(g[num].to_numpy(float), want[num].to_numpy(float), equal_nan=True)
+    cols = ["fraction_compressed", "t", "energy_pj"]
+    assert got[0].iloc[-1][cols].tolist() != got[1].iloc[-1][cols].tolist()
+
+
+# ---- the figure: every axis names the column it plots ------------------------------------------
+
+
+@pytest.fixture
+def pyplot():
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+
+    yield plt
+    plt.close("all")
+
+
+def _points(ax) -> list:
+    pts = np.concatenate([c.get_offsets() for c in ax.collections if len(c.get_offsets())])
+    return sorted(map(tuple, np.round(np.asarray(pts, dtype=float), 9)))
+
+
+# What each axis must say, written out: T is zeros (data wires and DBI pins) on DRAM idling high,
+# ones idling low, toggles on chip; pJ under the table's energy model.
+Y_LABELS = {
+    ("t_ratio", "zeros_total"): "zeros sent / zeros raw (data + DBI pins)",
+    ("t_ratio", "ones_total"): "ones sent / ones raw (data + DBI pins)",
+    ("t_ratio", "toggles"): "toggles sent / toggles raw (wire transitions)",
+    "toggles_ratio": "toggles sent / toggles raw (data-wire transitions)",
+    "energy_ratio": "energy sent / energy raw (pJ / pJ, {model})",
+    "energy_pj_per_block": "energy sent per block (pJ, {model})",
+}
+X_LABELS = {
+    ("cr", "dram"): "compression ratio (raw bits / bits sent)",
+    ("cr", "noc"): "compression ratio (raw bits / bits sent)",
+    ("cr_units", "dram"): "compression ratio (raw bursts / bursts sent)",
+    ("cr_units", "noc"): "compression ratio (raw flits / flits sent)",
+    ("cr_mag", "dram"): "compression ratio at MAG 32 B (raw bytes / bytes in accesses)",
+    ("cr_mag", "noc"): "compression ratio at MAG 32 B (raw bytes / bytes in accesses)",
+}
+BUSES = {
+    "dram-dc": (dict(channel="dram", dbi="dc"), "zeros_total", "gddr5"),
+    "dram-low": (dict(channel="dram", dbi="dc", idle="low"), "ones_total", "lpddr4"),
+    "noc": (dict(channel="noc"), "toggles", "noc"),
+}
+
+
+@pytest.fixture(scope="module")
+def tables(mixed):
+    return {k: T.compare(mixed, ["bdi", "fpc", "cpack"], ec="ec2", **bus) for k, (bus, _, _) in BUSES.items()}
+
+
+@pytest.mark.parametrize("bus", list(BUSES))
+@pytest.mark.parametrize("y", ["t_ratio", "toggles_ratio", "energy_ratio", "energy_pj_per_block"])
+@pytest.mark.parametrize("x", ["cr", "cr_units", "cr_mag"])
+def test_ratio_toggle_scatter_plots_and_names_the_columns_asked(pyplot, tables, bus, y, x):
+    from memcomp import plot
+
+    df = tables[bus]
+    _, metric, model = BUSES[bus]
+    assert (df["metric"] == metric).all() and (df["energy_model"] == model).all()
+    ax = plot.ratio_toggle_scatter(df, y=y, x=x)
+    assert _points(ax) == sorted(map(tuple, np.round(df[[x, y]].to_numpy(float), 9)))
+    assert ax.get_xlabel() == X_LABELS[x, BUSES[bus][0]["channel"]]
+    assert ax.get_ylabel() == Y_LABELS.get((y, metric), Y_LABELS.get(y, "")).format(model=model)
+    ref = [line.get_ydata()[0] for line in ax.get_lines()]
+    per_block = (df["energy_pj_raw"] / df["blocks"]).iloc[0]
+    assert ref == pytest.approx([per_block if y == "energy_pj_per_block" else 1.0])
+
+
+def test_dram_dbi_scatter_shows_the_zeros_ratio_as_such(pyplot, tables):
+    """Issue 33 item 1: on DRAM with DBI, T is the zeros ratio, which can fall while wire toggles
+    rise; the default y axis is T and says zeros, and toggles_ratio is there to ask for."""
+    from memcomp import plot
+
+    df = tables["dram-dc"]
+    cp = df[(df["codec"] == "cpack.paper") & (df["ec"] == "none")].iloc[0]
+    assert cp["t_ratio"] < 1 < cp["toggles_ratio"]
+    ax = plot.ratio_toggle_scatter(df)
+    assert "toggle" not in ax.get_ylabel() and ax.get_ylabel().startswith("zeros")
+    assert (round(cp["cr"], 9), round(cp["t_ratio"], 9)) in _points(ax)
+    assert (round(cp["cr"], 9), round(cp["toggles_ratio"], 9)) not in _points(ax)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["bdi.paper", "fpc.paper", "cpack.paper", "with ec2"]
+
+
+@pytest.mark.parametrize("y", ["t_ratio", "toggles_ratio", "energy_ratio"])
+@pytest.mark.parametrize("x", ["cr", "cr_units"])
+def test_ratio_toggle_scatter_per_block(pyplot, mixed, x, y):
+    from memcomp import plot
+
+    df = T.scatter(mixed[:600], ["fpc", "cpack"], channel="dram", dbi="dc")
+    ax = plot.ratio_toggle_scatter(df, x=x, y=y, max_points=10_000)
+    for c, codec in zip(ax.collections, ["fpc.paper", "cpack.paper"]):
+        g = df[df["codec"] == codec][[x, y]].to_numpy(float)
+        g = g[np.isfinite(g).all(axis=1)]
+        assert np.array_equal(np.asarray(c.get_offsets(), dtype=float), g)
+    assert ax.get_xlabel() == X_LABELS[x, "dram"]
+    assert ax.get_ylabel() == Y_LABELS.get((y, "zeros_total"), Y_LABELS.get(y, "")).format(model="gddr5")
+    # a table saved before the column was renamed still plots, named from its metric
+    old = df.rename(columns={"t_ratio": "toggle_ratio"})
+    ax = plot.ratio_toggle_scatter(old, ax=pyplot.subplots()[1])
+    assert ax.get_ylabel() == Y_LABELS["t_ratio", "zeros_total"]
+
+
+def test_ratio_toggle_scatter_refuses_what_one_label_cannot_name(pyplot, tables):
+    import pandas as pd
+
+    from memcomp import plot
+
+    both = pd.concat([tables["dram-dc"], tables["noc"]])
+    with pytest.raises(ValueError, match="metric"):
+        plot.ratio_toggle_scatter(both)
+    with pytest.raises(ValueError, match="energy_model"):
+        plot.ratio_toggle_scatter(pd.concat([tables["dram-dc"], tables["dram-low"]]), y="energy_ratio")
+    with pytest.raises(ValueError, match="plots y in"):
+        plot.ratio_toggle_scatter(tables["noc"], y="t")
+    with pytest.raises(ValueError, match="plots y in"):
+        plot.ratio_toggle_scatter(tables["noc"], x="energy_ratio")
