@@ -18,6 +18,10 @@ cannot be cut runs over its dataset in one task (datasets still run in parallel)
 codec (``cpack.skku``, ``cpack.cal22``) and a compressed dump (``.gz``, ``.zst``, ...). A pipe or
 FIFO cannot be shipped to a worker: save it to a file first.
 
+Rows carry the serial calls' provenance columns (dataset, file, format, byte range, memcomp
+version, config); a dask array gives its name as the dataset, no file, format ``"dask"`` and its
+byte range. A dask array dataset is ``(n, B)`` uint8 blocks (``x.reshape(-1, B)`` of a flat one).
+
 Results are computed with :func:`dask.compute`: on the active ``distributed.Client`` if there is
 one (or the ``client`` given), else on Dask's default local scheduler. Each task runs the C++ core
 on ``threads`` threads (default 1: the workers are the parallelism; the core releases the GIL, so
@@ -76,7 +80,7 @@ def _datasets(data: Any, block_bytes: Optional[int], allow_partial: bool) -> Lis
             if x.ndim != 2 or x.dtype != np.uint8:
                 raise TypeError(
                     f"an array dataset must be (n, B) uint8 blocks, got shape {x.shape} of {x.dtype}; "
-                    "use memcomp.as_blocks(array, block_bytes)"
+                    f"{_blocks_hint(x, block_bytes)}"
                 )
             if isinstance(x, _da.Array) and any(np.isnan(c) for c in x.chunks[0]):
                 raise ValueError("the dask array's chunk sizes are unknown: call .compute_chunk_sizes() first")
@@ -96,6 +100,19 @@ def _datasets(data: Any, block_bytes: Optional[int], allow_partial: bool) -> Lis
                 f"got {type(x).__name__}"
             )
     return out
+
+
+def _blocks_hint(x: Any, block_bytes: Optional[int]) -> str:
+    """The call that makes ``x`` (an ndarray or dask array) (n, B) uint8 blocks."""
+    B = block_bytes or 128
+    per = "" if block_bytes else f" (or your block size for {B})"
+    if isinstance(x, np.ndarray):
+        return f"use memcomp.as_blocks(array, {B}){per}"
+    call = ("x" if x.dtype == np.uint8 else "x.view(np.uint8)") + ("" if x.ndim == 1 else ".reshape(-1)")
+    nbytes = x.nbytes  # (dask reshapes only merge or split dimensions evenly: flat first)
+    if not np.isnan(nbytes) and int(nbytes) % B:  # whole blocks only: the tail is cut off
+        call += f"[:{int(nbytes) // B * B}]"
+    return f"for a dask array x use {call}.reshape(-1, {B}){per}; memcomp.as_blocks takes NumPy arrays"
 
 
 def _parts(d: Any, partition_bytes: int, whole: bool = False) -> List[Tuple[Any, int]]:
@@ -125,7 +142,12 @@ def _block_bytes(d: Any) -> int:
 
 
 def _source(d: Any) -> dict:
-    return {} if isinstance(d, _da.Array) else source_of(d)
+    """The provenance columns of dataset ``d``: a Dump's (the serial calls' ``source_of``); for a
+    dask array what it can say: its name as the dataset, no file, format ``"dask"`` and its byte
+    range."""
+    if isinstance(d, _da.Array):
+        return {"dataset": d.name, "file": None, "format": "dask", "offset_begin": 0, "offset_end": int(d.nbytes)}
+    return source_of(d)
 
 
 def _partials(fn: Callable[..., Any], d: Any, parts: List[Tuple[Any, int]], *a: Any, **kw: Any) -> Tuple[Any, Any]:
@@ -264,15 +286,14 @@ def compare(
     kw = dict(mag=mag, u_min=u_min, policy=policy, count_tag=count_tag)
     graphs = []
     for d in _datasets(data, block_bytes, allow_partial):
-        cs = _report.resolve_codecs(codecs, _block_bytes(d))
-        if codec_mag:
-            cs = [_report.with_mag(c, mag) for c in cs]
+        resolved = _report.resolve_codecs(codecs, _block_bytes(d))
+        cs: list = [_report.with_mag(c, mag) for c in resolved] if codec_mag else list(resolved)
         fitted = _fitted(d, cs, threads)
         stateful = any(c.stateful for c in cs)
         total, source = _partials(
             _measure, d, _parts(d, partition_bytes, whole=stateful), fitted, over or "exact", threads, chunk_blocks
         )
-        graphs.append(_delayed(_compare_table)(total, fitted, over, source, kw))
+        graphs.append(_delayed(_compare_table)(total, fitted, over, source, {**kw, "skipped": resolved.skipped}))
     return _concat(_compute(graphs, client))
 
 

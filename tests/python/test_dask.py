@@ -4,6 +4,7 @@ dump (raw, npy, npz, gz) and dask arrays; the command line's --dask; the core re
 
 import gzip
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -24,13 +25,15 @@ from memcomp.cli import main  # noqa: E402
 from memcomp.io import open_dump, open_dumps  # noqa: E402
 
 SMALL = 1 << 20  # bytes per part: several parts per dataset
+#: the provenance columns a Dump gives (memcomp_version and config are there for every dataset)
+SOURCE = ["dataset", "file", "format", "offset_begin", "offset_end"]
 
 
 @pytest.fixture(scope="module")
 def client():
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
         ) as cluster,
         distributed.Client(cluster) as c,
     ):
@@ -64,9 +67,12 @@ def serial(fn, dumps, *a, **kw):
 
 def test_compare_bundled_sample_equals_serial(client, sample_file):
     dumps = open_dumps(sample_file, block_bytes=128)
-    want = serial(report.compare, dumps, "defaults")
-    got = md.compare(sample_file, "defaults", block_bytes=128, partition_bytes=SMALL)
+    with pytest.warns(report.SkippedCodecWarning, match="mpc.cal22_rtl"):  # 32 B only: a row says why
+        want = serial(report.compare, dumps, "defaults")
+    with pytest.warns(report.SkippedCodecWarning, match="mpc.cal22_rtl"):
+        got = md.compare(sample_file, "defaults", block_bytes=128, partition_bytes=SMALL)
     assert len(got) == len(want) > 5 and (got["model"] == "offline").any()
+    assert got.set_index("codec").loc["mpc.cal22_rtl", "note"].startswith("skipped: ")
     pd.testing.assert_frame_equal(got, want)
 
 
@@ -160,9 +166,64 @@ def test_dask_array_input_equals_serial(client, sample_file):
     arr = np.fromfile(sample_file, np.uint8).reshape(-1, 64)
     x = da.from_array(arr, chunks=(7001, 64))  # uneven chunks
     codecs = ["bdi", "fpc", "e2mc", "sc2", "fvc", "cpack.skku"]
-    pd.testing.assert_frame_equal(md.compare(x, codecs), report.compare(arr, codecs))
-    pd.testing.assert_frame_equal(md.entropy_table(x), entropy.table(arr))
-    pd.testing.assert_frame_equal(md.toggles_compare(x, ["bdi"]), toggles.compare(arr, ["bdi"]))
+    pd.testing.assert_frame_equal(md.compare(x, codecs).drop(columns=SOURCE), report.compare(arr, codecs))
+    pd.testing.assert_frame_equal(md.entropy_table(x).drop(columns=SOURCE), entropy.table(arr))
+    pd.testing.assert_frame_equal(md.toggles_compare(x, ["bdi"]).drop(columns=SOURCE), toggles.compare(arr, ["bdi"]))
+    x32 = da.from_array(arr.reshape(-1, 32), chunks=(9001, 32))
+    got, want = md.mpc_train(x32, partition_bytes=SMALL), mpc.train(arr.reshape(-1, 32))
+    assert got.data == want.data and got.info == want.info
+
+
+def test_dask_array_results_keep_the_provenance_columns(client, sample_file):
+    """Each memcomp.dask function on a dask array gives the columns the serial one gives on a dump
+    of the same bytes, in its order: memcomp_version and config, and the source columns with what
+    a dask array can say (its name as the dataset, no file, format "dask", bytes 0 to n x B); every
+    other column holds the serial value."""
+    d = open_dump(sample_file, 64)
+    x = da.from_array(np.fromfile(sample_file, np.uint8).reshape(-1, 64), chunks=(7001, 64))
+    size = os.path.getsize(sample_file)
+    for got, want in (
+        (md.compare(x, ["bdi", "e2mc"]), report.compare(d, ["bdi", "e2mc"])),
+        (md.entropy_table(x), entropy.table(d)),
+        (md.toggles_compare(x, ["bdi", "fpc"], dbi="dc"), toggles.compare(d, ["bdi", "fpc"], dbi="dc")),
+    ):
+        assert list(got.columns) == list(want.columns)
+        assert set(SOURCE + ["memcomp_version"]) <= set(got.columns)
+        assert (want["dataset"] == "sample.bin").all() and (want["format"] == "raw").all()
+        assert (got["dataset"] == x.name).all() and x.name.startswith("array-")
+        assert got["file"].isna().all() and (got["format"] == "dask").all()
+        assert (got["offset_begin"] == 0).all() and (got["offset_end"] == size).all()
+        assert (got["memcomp_version"] == memcomp.__version__).all()
+        pd.testing.assert_frame_equal(got.drop(columns=SOURCE), want.drop(columns=SOURCE))
+    # next to a dump the rows line up column for column
+    both = md.entropy_table([d, x])
+    assert list(both["dataset"].unique()) == ["sample.bin", x.name] and list(both["format"].unique()) == ["raw", "dask"]
+
+
+@pytest.mark.parametrize(
+    "make,B,n",  # the array, the block size asked for, the bytes the hint keeps
+    [
+        (lambda raw: raw, None, 1 << 20),  # 1-D uint8: x.reshape(-1, 128)
+        (lambda raw: raw, 64, 1 << 20),
+        (lambda raw: raw[:-5], None, (1 << 20) - 128),  # a partial block at the end is cut off
+        (lambda raw: raw.view(np.float32).reshape(-1, 16), 32, 1 << 20),  # float32 (n, 16)
+        (lambda raw: raw[:-16].view(np.float32).reshape(-1, 10), None, (1 << 20) - 128),
+    ],
+)
+def test_the_hint_for_an_array_that_is_not_blocks_is_the_call_that_works(make, B, n):
+    raw = workloads.sample_dump(1 << 20, seed=2)
+    x = da.from_array(make(raw), chunks=5000)
+    with pytest.raises(TypeError, match="must be \\(n, B\\) uint8 blocks") as e:
+        md.compare(x, ["bdi"], block_bytes=B)
+    (call,) = re.findall(r"use (x\S*\.reshape\(-1, \d+\))", str(e.value))
+    blocks = eval(call, {"x": x, "np": np})  # the call as the message gives it
+    assert blocks.shape == (n // (B or 128), B or 128) and blocks.dtype == np.uint8
+    assert np.array_equal(blocks.compute().reshape(-1), raw[:n])
+    pd.testing.assert_frame_equal(
+        md.compare(blocks, ["bdi"]).drop(columns=SOURCE), report.compare(memcomp.as_blocks(raw[:n], B or 128), ["bdi"])
+    )
+    if B is None:
+        assert "(or your block size for 128)" in str(e.value)
 
 
 @pytest.mark.filterwarnings("ignore:Sending large graph")
@@ -176,7 +237,7 @@ def test_dask_array_fit_sample_is_the_serial_sample(client):
     want = report.compare(arr, ["fvc", "bdi"], oracle=False)
     got = md.compare(x, ["fvc", "bdi"], oracle=False)
     assert list(got["model"]) == ["sample(64 MiB)", "-"]
-    pd.testing.assert_frame_equal(got, want)
+    pd.testing.assert_frame_equal(got.drop(columns=SOURCE), want)
 
 
 def test_mpc_train_equals_serial(client, multi, sample_file):
