@@ -13,7 +13,7 @@ import os
 import struct
 import zipfile
 import zlib
-from typing import Any, Dict, Iterator, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -193,6 +193,58 @@ def _npy_array(where: str, raw: bytes, error: type) -> np.ndarray:
     if count * dtype.itemsize != held:
         raise error(f"{where}: the header describes {count} x {dtype.itemsize} B, the member holds {held} B")
     return np.frombuffer(raw, dtype=dtype, count=count, offset=f.tell()).reshape(shape)
+
+
+#: ``progress=`` of a streamed analysis (see :func:`check_progress`).
+ProgressArg = Union[None, bool, Callable[[int, int], None]]
+
+
+def check_progress(progress: Any) -> ProgressArg:
+    """``progress=`` of a streamed analysis: None or False (no progress), True (a tqdm.auto bar:
+    a widget in Jupyter, a text bar on a terminal) or a callable taking ``(done, total)`` blocks.
+    TypeError for anything else."""
+    if progress is None or isinstance(progress, (bool, np.bool_)) or callable(progress):
+        return progress
+    raise TypeError(
+        f"progress must be True (a progress bar), False/None or a callable (done, total), "
+        f"got {progress!r} of type {type(progress).__name__}"
+    )
+
+
+class Progress:
+    """Reports a loop over ``total`` blocks (None: not known yet, a stream) to ``progress`` (see
+    :func:`check_progress`), the one place every ``progress=`` argument is served: call it with
+    the blocks done so far after each chunk. A callable gets ``(done, total)`` (``total`` = ``done``
+    while unknown); True draws a tqdm.auto bar named ``desc``, closed by :meth:`close` or at the
+    end of a ``with`` block; None or False do nothing."""
+
+    def __init__(self, progress: Any, total: Optional[int], desc: str) -> None:
+        self._fn = check_progress(progress)
+        self._total = total
+        self._bar = None
+        if self._fn and not callable(self._fn):  # True
+            from tqdm.auto import tqdm
+
+            # one update a chunk (thousands of blocks), each drawn
+            self._bar = tqdm(
+                total=total, desc=desc, unit=" blocks", unit_scale=True, leave=False, mininterval=0, miniters=1
+            )
+
+    def __call__(self, done: int) -> None:
+        if self._bar is not None:
+            self._bar.update(done - self._bar.n)
+        elif callable(self._fn):
+            self._fn(done, self._total if self._total is not None else done)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 def check_chunk_blocks(chunk_blocks: Any) -> int:

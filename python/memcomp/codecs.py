@@ -62,9 +62,34 @@ def list_codecs() -> "pandas.DataFrame":
     return pd.DataFrame(rows, columns=["name", "family", "default", "exact", "policy", "description", "options"])
 
 
-def codec_names(defaults_only: bool = False) -> list:
-    """Names of all presets (or of each family's default preset)."""
-    return [p["name"] for p in _core.list_presets() if p["is_default"] or not defaults_only]
+#: The named groups of presets that ``compare(codecs=...)`` and ``--codecs`` take, with what each
+#: holds; :func:`codec_names` lists a group's members. Lossy presets (SLC, P4) buy their size with
+#: error, so a lossless comparison never holds them unless asked for by name or by ``"lossy"``.
+CODEC_GROUPS: Dict[str, str] = {
+    "defaults": "the default preset of each lossless codec family",
+    "all": "every lossless preset, decodable and accounting-only",
+    "lossy": "every lossy preset (SLC); never part of 'defaults' or 'all'",
+}
+
+
+def codec_names(defaults_only: bool = False, *, group: Optional[str] = None) -> list:
+    """Names of presets, in registry order: every preset, lossy ones included (no argument), or
+    the members of one of :data:`CODEC_GROUPS` (``group="defaults"``, ``"all"``, ``"lossy"``).
+    ``defaults_only=True`` is the ``"defaults"`` group."""
+    if group is None:
+        if not check_bool("defaults_only", defaults_only):
+            return [p["name"] for p in _core.list_presets()]
+        group = "defaults"
+    elif defaults_only:
+        raise TypeError("codec_names: give group= or defaults_only=True, not both")
+    if not isinstance(group, str) or group not in CODEC_GROUPS:
+        raise ValueError(f"group must be one of {tuple(CODEC_GROUPS)}, got {group!r}")
+    out = []
+    for p in _core.list_presets():
+        lossy = _core.make_codec(p["name"], {}).lossy
+        if (group == "lossy") == lossy and (group != "defaults" or p["is_default"]):
+            out.append(p["name"])
+    return out
 
 
 def get_codec(name: Union[str, "Codec"], **options: Any) -> "Codec":

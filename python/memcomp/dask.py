@@ -286,15 +286,14 @@ def compare(
     kw = dict(mag=mag, u_min=u_min, policy=policy, count_tag=count_tag)
     graphs = []
     for d in _datasets(data, block_bytes, allow_partial):
-        cs = _report.resolve_codecs(codecs, _block_bytes(d))
-        if codec_mag:
-            cs = [_report.with_mag(c, mag) for c in cs]
+        resolved = _report.resolve_codecs(codecs, _block_bytes(d))
+        cs: list = [_report.with_mag(c, mag) for c in resolved] if codec_mag else list(resolved)
         fitted = _fitted(d, cs, threads)
         stateful = any(c.stateful for c in cs)
         total, source = _partials(
             _measure, d, _parts(d, partition_bytes, whole=stateful), fitted, over or "exact", threads, chunk_blocks
         )
-        graphs.append(_delayed(_compare_table)(total, fitted, over, source, kw))
+        graphs.append(_delayed(_compare_table)(total, fitted, over, source, {**kw, "skipped": resolved.skipped}))
     return _concat(_compute(graphs, client))
 
 

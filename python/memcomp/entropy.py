@@ -1,7 +1,11 @@
 """Entropy bounds on memory data (SPEC 3; E2MC, P1 §III-B1 and §V-A).
 
-The order-0 Shannon entropy H of SL-bit symbols bounds what any symbol-by-symbol code reaches:
-``CR_H = SL / H`` (P1's "optimal CR", 2.61 at SL 16 on its data). Variants:
+The order-0 Shannon entropy H of SL-bit symbols over the whole dump bounds what one fixed
+symbol-by-symbol code for the whole dump reaches (E2MC and SC2 with an offline model, before
+their headers): ``CR_H = SL / H`` (P1's "optimal CR", 2.61 at SL 16 on its data). It is **not**
+a bound on per-block codecs (BDI, FPC, BPC, C-Pack...): they exploit what is alike inside one
+block (a shared base, runs, bit planes), which an order-0 model of the dump does not see, and can
+beat it (BPC does on the bundled sample at 128 B). Variants:
 
 ==================  ===========================================================================
 ``global``          one histogram over the dump (default; P1's bound)
@@ -383,8 +387,23 @@ def table(
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
 ) -> "pandas.DataFrame":
-    """One row per symbol length: entropies and bounds of every variant, plus the MFV bound.
-    One pass over the data in chunks of ``chunk_blocks`` blocks (see :func:`table_stats`)."""
+    """One row per symbol length SL, in one pass over the data in chunks of ``chunk_blocks``
+    blocks (see :func:`table_stats`). Columns (SPEC 3):
+
+    * ``symbols``, ``distinct``: SL-bit symbols counted and distinct values among them;
+    * ``entropy``: H, the order-0 entropy in bits per symbol of one histogram over the whole dump;
+    * ``cr_bound``: SL / H. Bounds one fixed symbol-by-symbol code for the whole dump (E2MC's,
+      SC2's), not per-block codecs, which use context inside a block and can exceed it;
+    * ``cr_per_position``: SL / mean_p H_p with one histogram per symbol position in a 32-bit
+      word, E2MC's separate trees for SL 4 and 8 (P1 §III-F, "For SLs 4 and 8-bit, we build
+      different Huffman trees corresponding to different symbols in a word"). NaN at SL 16 and 32,
+      where E2MC keeps one tree: there it is ``cr_bound``'s model, not computed separately;
+    * ``mfv``, ``cr_mfv``: the MFV-table bound SL / H_K with K = ``mfv`` entries plus an escape
+      costing SL raw bits (SL <= 8: every value has an entry, so it is ``cr_bound``);
+    * ``cr_length_limited``: SL / L*, the optimal code under E2MC's length cap over those entries;
+    * ``cr_block_unachievable``: SL / mean_b H_b over per-block histograms; ignores the cost of
+      describing each block's model, so no codec reaches it.
+    """
     _check_mfv(mfv)
     ts = table_stats(blocks, symbol_bits, endian=endian, threads=threads, chunk_blocks=chunk_blocks)
     return table_from_stats(ts, mfv=mfv, source=source_of(blocks))

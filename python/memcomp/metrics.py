@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 import numpy as np
 
 from . import _core
-from ._common import check_int
+from ._common import check_bool, check_int
 
 if TYPE_CHECKING:
     import pandas
@@ -48,6 +48,20 @@ def split_policy(policy: str) -> tuple:
 
 def join_policy(fallback: Optional[str], rounding: Optional[str]) -> str:
     return parse_policy("+".join(t for t in (fallback, rounding) if t) or "none")
+
+
+def storage_policy(policy: str, expands: bool = True) -> str:
+    """The policy a comparison table charges a preset by default: the preset's own ``policy``,
+    with SPEC 0.6's ``cap`` fallback in front when it has no fallback of its own and its format
+    ``expands`` (can exceed 8B bits; a format that cannot already stores such blocks raw, SPEC
+    0.5): a block whose compressed form is not smaller than the block is stored uncompressed.
+    CR at MAG stores such blocks raw anyway (``mag`` charges at most B bytes), so with one rule
+    for both, CR at MAG never exceeds raw CR (P1 §V: "the CR of all three techniques at MAG is
+    less than the raw CR"). A table given ``policy="none"`` reports the plain sums instead."""
+    fallback, rounding = split_policy(policy)
+    if fallback is None and check_bool("expands", expands):
+        fallback = "cap"
+    return join_policy(fallback, rounding)
 
 
 def mag_policy(policy: str, mag: int, u_min: int = 1) -> str:
@@ -183,17 +197,22 @@ class SizeStats:
             out[self.block_bytes] = float(self.hist[charged_bytes == self.block_bytes].sum()) / n
         return out
 
-    def above_mag(self, mag: int = 32) -> "pandas.DataFrame":
+    def above_mag(self, mag: int = 32, policy: str = "none") -> "pandas.DataFrame":
         """Where compressed sizes fall against the MAG grid (P4 §II-B, Fig. 2), in whole bytes:
         one row per (bursts_below, bytes_above) with ``bytes = ceil(bits / 8)``, ``bursts_below =
         bytes // mag``, ``bytes_above = bytes % mag`` (0 .. mag-1): the bytes for which a whole
         further burst is fetched. ``paper_bin`` is P4's x axis: blocks under one burst go to 0 and
-        blocks of B bytes or more (stored uncompressed) to ``mag``. Columns blocks and share."""
+        blocks of B bytes or more (stored uncompressed) to ``mag``. Columns blocks and share.
+        ``policy``'s fallback (``cap``, ``threshold(f)``) applies first: a block it stores
+        uncompressed counts as B bytes; its rounding does not apply (the grid is the rounding)."""
         import pandas as pd
 
         mag = check_int("mag", mag, 1, 4096)
         bits = np.nonzero(self.hist)[0]
         counts = self.hist[bits]
+        fallback, _ = split_policy(policy)
+        if fallback is not None:
+            bits = charge(bits.astype(np.uint32), self.block_bytes, fallback).astype(np.int64)
         nbytes = (bits + 7) // 8
         below, above = nbytes // mag, nbytes % mag
         paper = np.where(nbytes < mag, 0, np.where(nbytes >= self.block_bytes, mag, above))

@@ -4,28 +4,35 @@
 of blocks per MAG size class, where the bits go (payload, per-element metadata, header, tags),
 and an "oracle" row: the per-block smallest of all codecs, the headroom a hybrid could reach.
 Data-driven codecs that have no model yet are fitted on the compared blocks themselves (offline
-training, P1's best case); the ``model`` column says which codecs were.
+training, P1's best case); the ``model`` column says which codecs were. Raw CR and CR at MAG
+charge blocks by one storage rule (:func:`memcomp.metrics.storage_policy`, the ``policy``
+column). A preset a group names that is not defined for the block size gets a row of its own
+whose ``note`` says why, and a :class:`SkippedCodecWarning`.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from ._common import (
+    Progress,
+    ProgressArg,
     block_bytes_of,
     check_bool,
     check_chunk_blocks,
     check_int,
+    check_progress,
     chunks,
     fit_sample,
     n_blocks_of,
     provenance,
     source_of,
 )
-from .codecs import Codec, codec_names, get_codec
-from .metrics import SizeStats, mag_policy, parse_policy
+from .codecs import CODEC_GROUPS, Codec, codec_names, get_codec
+from .metrics import SizeStats, mag_policy, parse_policy, storage_policy
 
 if TYPE_CHECKING:
     import pandas
@@ -36,25 +43,59 @@ CodecsArg = Union[str, Codec, Iterable[Union[str, Codec]]]
 ORACLE = "oracle"
 
 
-def resolve_codecs(codecs: CodecsArg, block_bytes: Optional[int] = None) -> List[Codec]:
-    """Codec objects from names, objects, ``"all"`` (every preset) or ``"defaults"``; with
-    ``block_bytes``, the groups keep only codecs defined for that block size."""
+class SkippedCodecWarning(UserWarning):
+    """A preset left out of an analysis because it is not defined for the block size (e.g.
+    ``mpc.cal22_rtl`` at 128 B): the table still has a row for it whose ``note`` says why."""
+
+
+class CodecList(list):
+    """The codecs :func:`resolve_codecs` gives, plus ``skipped``: ``(codec, block_bytes, reason)``
+    for every preset it left out because it is not defined for that block size."""
+
+    def __init__(self, codecs: Iterable[Codec] = (), skipped: Iterable[Tuple[Codec, int, str]] = ()):
+        super().__init__(codecs)
+        self.skipped: List[Tuple[Codec, int, str]] = list(skipped)
+
+
+def _not_defined(codec: Codec, block_bytes: Optional[int]) -> Optional[str]:
+    """Why ``codec`` is not defined for ``block_bytes`` (its own message), None if it is."""
+    if block_bytes is None or codec.supports(block_bytes):
+        return None
+    try:
+        codec.check_block_bytes(block_bytes)
+    except ValueError as e:
+        return str(e)
+    return f"{codec.name} is not defined for {block_bytes} B blocks"
+
+
+def resolve_codecs(codecs: CodecsArg, block_bytes: Optional[int] = None, *, skip_named: bool = False) -> CodecList:
+    """Codec objects from names, Codec objects and the groups of
+    :data:`memcomp.codecs.CODEC_GROUPS` (``"defaults"``, ``"all"``: lossless presets only;
+    ``"lossy"``: SLC's; ``codec_names(group=...)`` lists each). With ``block_bytes``, a group's
+    presets that are not defined for that block size (and named ones too with ``skip_named``) are
+    left out, each with a :class:`SkippedCodecWarning` naming it and why, and listed in the
+    result's ``skipped`` (a :class:`CodecList` given back keeps its ``skipped``, not warned again)."""
+    skipped = list(getattr(codecs, "skipped", ()))
     if isinstance(codecs, (str, Codec)):
         codecs = [codecs]
     if isinstance(codecs, Mapping) or not isinstance(codecs, Iterable):
         raise TypeError(
-            f"codecs must be a codec name, a Codec, 'all', 'defaults' or a list of them, got {type(codecs).__name__}"
+            f"codecs must be a codec name, a Codec, one of the groups {tuple(CODEC_GROUPS)} or a list of them, "
+            f"got {type(codecs).__name__}"
         )
     out: List[Codec] = []
     for c in codecs:
-        if isinstance(c, str) and c in ("all", "defaults"):
-            group = (get_codec(n) for n in codec_names(defaults_only=c == "defaults"))
-            out.extend(g for g in group if block_bytes is None or g.supports(block_bytes))
-        else:
-            out.append(get_codec(c))
-    if not out:
+        group = c.strip().lower() if isinstance(c, str) and c.strip().lower() in CODEC_GROUPS else None
+        for g in [get_codec(n) for n in codec_names(group=group)] if group else [get_codec(c)]:
+            why = _not_defined(g, block_bytes) if group or skip_named else None
+            if why is None:
+                out.append(g)
+                continue
+            skipped.append((g, block_bytes, why))
+            warnings.warn(f"{g.name} skipped at {block_bytes} B blocks: {why}", SkippedCodecWarning, stacklevel=3)
+    if not out and not skipped:
         raise ValueError("no codecs given")
-    return out
+    return CodecList(out, skipped)
 
 
 def fit_missing(
@@ -88,7 +129,7 @@ def collect_stats(
     *,
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
-    progress: Optional[ProgressFn] = None,
+    progress: ProgressArg = None,
     oracle_over: str = "exact",
 ) -> Tuple[List[SizeStats], SizeStats, np.ndarray]:
     """Streams ``blocks`` through every (fitted) codec chunk by chunk.
@@ -96,9 +137,10 @@ def collect_stats(
     Returns one merged SizeStats per codec, the oracle's SizeStats (per block the smallest in-band
     size of the codecs ``oracle_over`` names: ``"exact"`` the decodable ones, ``"all"`` every one;
     its mode is the index of the first codec reaching it) and the number of blocks each codec won
-    that way (0 for codecs outside the oracle)."""
+    that way (0 for codecs outside the oracle). ``progress``: see :func:`compare`."""
     check_chunk_blocks(chunk_blocks)
-    cs = resolve_codecs(codecs)
+    check_progress(progress)
+    cs = [] if isinstance(codecs, list) and not codecs else resolve_codecs(codecs)
     members = np.array([oracle_member(c, oracle_over) for c in cs], dtype=bool)
     block_bytes = block_bytes_of(blocks)
     total = n_blocks_of(blocks)
@@ -108,22 +150,22 @@ def collect_stats(
     wins = np.zeros(len(cs), dtype=np.int64)
     done = 0
     run = [c._private() for c in cs]  # a stateful codec's state is ours between chunks
-    for chunk in chunks(blocks, chunk_blocks):
-        sizes = [c.measure(chunk, threads=threads, resume=done > 0) for c in run]
-        for i, s in enumerate(sizes):
-            stats[i] = stats[i] + s.stats()
-        if chunk.shape[0] and members.any():
-            idx_of = np.flatnonzero(members)
-            bits = np.stack([sizes[i].size_bits for i in idx_of])
-            best = idx_of[bits.argmin(axis=0)]  # first minimum: ties go to the earlier codec
-            wins += np.bincount(best, minlength=len(cs))
-            oracle.hist += np.bincount(bits.min(axis=0), minlength=max_bits + 1)
-            idx, counts = np.unique(best, return_counts=True)
-            for i, n in zip(idx, counts):
-                oracle.modes.setdefault(int(i), [0, 0, 0, 0, 0])[0] += int(n)
-        done += int(chunk.shape[0])
-        if progress is not None:
-            progress(done, total if total is not None else done)
+    with Progress(progress, total, "compare") as step:
+        for chunk in chunks(blocks, chunk_blocks):
+            sizes = [c.measure(chunk, threads=threads, resume=done > 0) for c in run]
+            for i, s in enumerate(sizes):
+                stats[i] = stats[i] + s.stats()
+            if chunk.shape[0] and members.any():
+                idx_of = np.flatnonzero(members)
+                bits = np.stack([sizes[i].size_bits for i in idx_of])
+                best = idx_of[bits.argmin(axis=0)]  # first minimum: ties go to the earlier codec
+                wins += np.bincount(best, minlength=len(cs))
+                oracle.hist += np.bincount(bits.min(axis=0), minlength=max_bits + 1)
+                idx, counts = np.unique(best, return_counts=True)
+                for i, n in zip(idx, counts):
+                    oracle.modes.setdefault(int(i), [0, 0, 0, 0, 0])[0] += int(n)
+            done += int(chunk.shape[0])
+            step(done)
     return stats, oracle, wins
 
 
@@ -139,6 +181,13 @@ def oracle_member(codec: Codec, oracle_over: str) -> bool:
     return oracle_over == "all" or (codec.exact and not codec.lossy)
 
 
+def default_policy(codec: Codec, block_bytes: int) -> str:
+    """The policy a table charges ``codec`` by when none is given: its preset's policy under the
+    storage rule of :func:`memcomp.metrics.storage_policy` (``cap`` first where the format can
+    exceed 8B bits and the preset has no fallback of its own)."""
+    return storage_policy(codec.policy, codec.max_compressed_bits(block_bytes) > 8 * block_bytes)
+
+
 def table(
     stats: Sequence[SizeStats],
     codecs: Sequence[Codec],
@@ -152,15 +201,18 @@ def table(
     training: Optional[Sequence[str]] = None,
     oracle_over: str = "exact",
     source: Optional[dict] = None,
+    skipped: Sequence[Tuple[Codec, int, str]] = (),
 ) -> "pandas.DataFrame":
     """The comparison table from per-codec statistics (see :func:`compare`); ``source`` is the
-    data's provenance (:func:`memcomp._common.source_of`), put on every row."""
+    data's provenance (:func:`memcomp._common.source_of`), put on every row; ``skipped`` the
+    presets left out (:attr:`CodecList.skipped`), one row each."""
     import pandas as pd
 
     rows = []
     members = [oracle_member(c, oracle_over) for c in codecs]
 
     def row(st: SizeStats, name, family, preset, exact, lossy, pol, fields, config):
+        tagged = count_tag and fields.get("tag_bits") is not None
         r = {
             **(source or {}),
             **provenance(config),
@@ -175,28 +227,45 @@ def table(
             "inband_bits": st.inband_bits,
             **fields,
             "policy": pol,
-            "charged_bits": st.charged_bits(pol, count_tag and fields.get("tag_bits") is not None),
-            "cr": st.cr(pol, count_tag and fields.get("tag_bits") is not None),
+            "charged_bits": st.charged_bits(pol, tagged),
+            "cr": st.cr(pol, tagged),
             "mag": int(mag),
             "u_min": int(u_min),
             "count_tag": bool(count_tag),
-            "cr_mag": st.cr(mag_policy(pol, mag, u_min)),
+            "cr_mag": st.cr(mag_policy(pol, mag, u_min), tagged),
         }
         for size, share in st.size_classes(mag, u_min, pol).items():
             r[f"share_{size}B"] = share
         return r
 
     for i, (st, c) in enumerate(zip(stats, codecs)):
-        pol = c.policy if policy is None else policy
+        pol = default_policy(c, st.block_bytes) if policy is None else policy
         r = row(st, c.name, c.codec_id, c.preset, c.exact, c.lossy, pol, st.bits_by_field(), c.get_config())
         r["model"] = training[i] if training is not None else ("given" if c.model is not None else "-")
         if wins is not None:
             r["oracle_wins"] = int(wins[i]) if members[i] else None
         r["oracle_over"] = oracle_over if oracle is not None else None
+        r["note"] = None
+        rows.append(r)
+    none = {"payload_bits": None, "meta_bits": None, "header_bits": None, "tag_bits": None}
+    for c, block_bytes, why in skipped:  # measured on no block: counts 0, ratios and shares NaN, and why
+        pol = storage_policy(c.policy) if policy is None else policy
+        empty = SizeStats(c.name, block_bytes, pol, np.zeros(1, dtype=np.int64))
+        r = row(empty, c.name, c.codec_id, c.preset, c.exact, c.lossy, pol, none, c.get_config())
+        r.update({k: float("nan") for k in r if k.startswith("share_")})
+        r["model"] = "-"
+        if wins is not None:
+            r["oracle_wins"] = None
+        r["oracle_over"] = oracle_over if oracle is not None else None
+        r["note"] = f"skipped: {why}"
         rows.append(r)
     if oracle is not None and sum(members) > 1:
-        none = {"payload_bits": None, "meta_bits": None, "header_bits": None, "tag_bits": None}
-        config = {"id": ORACLE, "members": [c.name for c, m in zip(codecs, members) if m]}
+        inside = [c for c, m in zip(codecs, members) if m]
+        # the oracle follows the members' storage rule: per block the smallest in-band size,
+        # stored uncompressed where even that is not smaller than the block
+        expands = all(c.max_compressed_bits(oracle.block_bytes) > 8 * oracle.block_bytes for c in inside)
+        pol = storage_policy("none", expands) if policy is None else policy
+        config = {"id": ORACLE, "members": [c.name for c in inside]}
         r = row(
             oracle,
             ORACLE,
@@ -204,13 +273,14 @@ def table(
             ORACLE,
             None,
             oracle_over == "all" and any(c.lossy for c in codecs),
-            "none",
+            pol,
             none,
             config,
         )
         r["model"] = "-"
         r["oracle_wins"] = oracle.n_blocks
         r["oracle_over"] = oracle_over
+        r["note"] = None
         rows.append(r)
     df = pd.DataFrame(rows)
     for col in ("payload_bits", "meta_bits", "header_bits", "tag_bits", "oracle_wins"):
@@ -231,24 +301,51 @@ def compare(
     chunk_blocks: int = 1 << 18,
     oracle: Union[bool, str] = "exact",
     codec_mag: bool = False,
-    progress: Optional[ProgressFn] = None,
+    progress: ProgressArg = None,
 ) -> "pandas.DataFrame":
     """Compares codecs on ``blocks`` (an ``(n, B)`` uint8 array or a Dump from :func:`open_dump`).
 
-    One row per codec preset: blocks, raw bits, in-band bits and where they go (payload, meta,
-    header, tag), charged bits under the policy (default: each preset's own), raw CR (a ratio of
-    sums), CR at ``mag`` bytes (the policy's fallback, then MAG rounding), the share of blocks
-    charged each multiple of MAG, how many blocks the codec wins outright (``oracle_wins``) and
-    whether its model was fitted here (``model``: ``offline``). With ``oracle`` and more than one
-    codec, a last row takes per block the smallest in-band size of all codecs (no selector cost):
-    the headroom a hybrid could reach. By default (``oracle="exact"``) it is taken over the
-    decodable presets only; ``oracle="all"`` includes the accounting-only ones, ``False`` drops the
-    row, and the ``oracle_over`` column says which.
+    ``codecs``: names, Codec objects or groups: ``"defaults"`` (each lossless family's default),
+    ``"all"`` (every lossless preset) and ``"lossy"`` (SLC's presets; lossy codecs are in a table
+    only when asked for by name or by this group); ``codec_names(group=...)`` lists each. A
+    group's preset that is not defined for B (``mpc.cal22_rtl`` takes 32 B blocks only) gets a row
+    with ``blocks`` 0, NaN ratios and a ``note`` saying why, and a :class:`SkippedCodecWarning`.
+
+    One row per codec preset (SPEC 0.4, 0.6; P1 §V):
+
+    * ``blocks``, ``raw_bits`` (8B per block), ``inband_bits`` (the codec's stream bits, Σ L) and
+      where they go: ``payload_bits``, ``meta_bits``, ``header_bits``, ``tag_bits`` (tag-side
+      bits, outside the stream; counted only with ``count_tag``);
+    * ``policy``: how blocks are charged (SPEC 0.6). By default each preset's own policy under one
+      storage rule (:func:`memcomp.metrics.storage_policy`): a block whose compressed form is not
+      smaller than the block is stored uncompressed (``cap``, added where the preset has no
+      fallback of its own and its format can exceed 8B bits). ``policy=`` replaces it for every
+      row; ``policy="none"`` gives the plain sums, where an expanded block counts as it is in raw
+      CR but as B bytes at MAG;
+    * ``charged_bits`` and ``cr``: raw CR, Σ raw bits / Σ charged bits (a ratio of sums);
+    * ``cr_mag``: CR at MAG, the policy's fallback, then each block rounded up to whole ``mag``
+      byte bursts (at least ``u_min``, at most B bytes). The fallback and, with ``count_tag``,
+      the tag bits are the same for both, so ``cr_mag <= cr`` under the default policies;
+    * ``share_{k}B``: the share of blocks charged k bytes at MAG (k = MAG, 2 MAG, ..., B);
+    * ``model``: ``-`` (no model), ``given``, or how it was fitted here (``offline``: on every
+      block; ``sample(64 MiB)``, ``head(64 MiB)``: on part of a larger dump);
+    * ``oracle_wins``: blocks the codec is the smallest for (ties to the earlier codec; NA for
+      codecs outside the oracle), ``oracle_over`` which codecs the oracle takes;
+    * ``note``: why a row holds no measurement (a skipped preset), else empty.
+
+    With ``oracle`` and more than one member, a last row, ``oracle``, takes per block the smallest
+    in-band size of the members (no selector cost) under the same storage rule: the headroom a
+    hybrid could reach. By default (``oracle="exact"``) its members are the decodable lossless
+    presets; ``oracle="all"`` takes every codec (accounting-only and lossy ones too), ``False``
+    drops the row.
 
     ``mag`` is accounting only: it changes CR at MAG and the size classes, never a codec. Formats
     that depend on a MAG keep their own ``mag`` option (E2MC stores a block raw above B - MAG
     bytes, P1 §III-E; SPEC 0.5), so raw CR does not move with ``mag``. ``codec_mag=True`` also
     sets the ``mag`` option of every codec that has one, so the format follows the MAG studied.
+
+    ``progress``: True draws a progress bar (tqdm.auto: a widget in Jupyter, text on a terminal),
+    a callable is called with ``(blocks done, total)`` after each chunk.
 
     Every row carries its provenance (``memcomp_version``, ``config``: the codec's JSON config
     with fitted models reduced to a digest, ``block_bytes``, ``mag``, ``u_min``, ``policy``,
@@ -257,19 +354,22 @@ def compare(
     check_chunk_blocks(chunk_blocks)
     mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
     count_tag, codec_mag = check_bool("count_tag", count_tag), check_bool("codec_mag", codec_mag)
+    check_progress(progress)
     if policy is not None:
         parse_policy(policy)
     over = "exact" if oracle is True else oracle
     if over not in (False, None) and over not in ORACLE_OVER:
         raise ValueError(f"oracle must be one of {ORACLE_OVER}, True or False, got {oracle!r}")
     block_bytes = block_bytes_of(blocks)
-    cs = resolve_codecs(codecs, block_bytes)
-    if codec_mag:
-        cs = [with_mag(c, mag) for c in cs]
+    resolved = resolve_codecs(codecs, block_bytes)
+    cs: List[Codec] = [with_mag(c, mag) for c in resolved] if codec_mag else list(resolved)
     cs, training = fit_missing(blocks, cs, threads)
-    stats, orc, wins = collect_stats(
-        blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress, oracle_over=over or "exact"
-    )
+    stats: List[SizeStats] = []  # every codec skipped: nothing to read
+    orc, wins = SizeStats(ORACLE, block_bytes, "none", np.zeros(1, dtype=np.int64)), np.zeros(0, dtype=np.int64)
+    if cs:
+        stats, orc, wins = collect_stats(
+            blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress, oracle_over=over or "exact"
+        )
     return table(
         stats,
         cs,
@@ -282,6 +382,7 @@ def compare(
         training=training,
         oracle_over=over or "exact",
         source=source_of(blocks),
+        skipped=resolved.skipped,
     )
 
 
@@ -351,6 +452,7 @@ def mag_study(
     *,
     block_sizes: Sequence[int] = (32, 64, 128),
     mags: Sequence[int] = (16, 32, 64),
+    policy: Optional[str] = None,
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
 ) -> Tuple["pandas.DataFrame", "pandas.DataFrame"]:
@@ -358,13 +460,19 @@ def mag_study(
 
     ``data`` is an array (its bytes are cut into each block size) or a Dump (its own block size).
     Returns two long-form tables: per (codec, block_bytes, mag) raw CR and effective CR at MAG
-    (``cr``, ``cr_mag``, ``loss`` = 1 - cr_mag / cr), and the distribution of compressed sizes
-    against the MAG grid (:meth:`SizeStats.above_mag`). Each codec is measured once per block size;
-    the MAG views come from the same mergeable size histogram. MPC runs on 32 B sectors only."""
+    (``cr``, ``cr_mag``, ``loss`` = 1 - cr_mag / cr) under ``policy`` (as in :func:`compare`: by
+    default each preset's own under the storage rule, so ``loss >= 0``; ``"none"`` for the plain
+    sums; the ``policy`` column), and the distribution of compressed sizes against the MAG grid
+    (:meth:`SizeStats.above_mag`, after the policy's fallback). Each codec is measured once per
+    block size; the MAG views come from the same mergeable size histogram. A codec not defined
+    for a block size (MPC runs on 32 B sectors only) is skipped there with a
+    :class:`SkippedCodecWarning` and a row whose ``note`` says why."""
     import pandas as pd
 
     from .blocks import as_blocks, byte_view, check_block_bytes
 
+    if policy is not None:
+        parse_policy(policy)
     if hasattr(data, "chunks") and not isinstance(data, np.ndarray):
         sources = {block_bytes_of(data): data}
     else:
@@ -374,15 +482,18 @@ def mag_study(
     mags = [check_int("mags entries", m, 1, 4096) for m in mags]
     rows, hists = [], []
     for b, blocks in sources.items():
-        cs = resolve_codecs(codecs, b)
-        cs = [c for c in cs if c.supports(b)]
-        if not cs:
-            continue
-        cs, _ = fit_missing(blocks, cs, threads)
-        stats, _, _ = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, oracle_over="exact")
-        for st, c in zip(stats, cs):
+        resolved = resolve_codecs(codecs, b, skip_named=True)
+        cs, _ = fit_missing(blocks, list(resolved), threads)
+        stats = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, oracle_over="exact")[0]
+        measured: List[Tuple[SizeStats, Codec, str, Optional[str]]] = [
+            (st, c, default_policy(c, b) if policy is None else policy, None) for st, c in zip(stats, cs)
+        ]
+        for c, _, why in resolved.skipped:
+            empty = SizeStats(c.name, b, c.policy, np.zeros(1, dtype=np.int64))
+            measured.append((empty, c, storage_policy(c.policy) if policy is None else policy, f"skipped: {why}"))
+        for st, c, pol, note in measured:
             for m in mags:
-                cr, cr_mag = st.cr("none"), st.cr_mag(m, policy="none")
+                cr, cr_mag = st.cr(pol), st.cr_mag(m, policy=pol)
                 rows.append(
                     {
                         **source_of(blocks),
@@ -390,13 +501,16 @@ def mag_study(
                         "codec": c.name,
                         "block_bytes": b,
                         "mag": int(m),
+                        "policy": pol,
                         "blocks": st.n_blocks,
                         "cr": cr,
                         "cr_mag": cr_mag,
-                        "loss": 1 - cr_mag / cr,
+                        "loss": 1 - cr_mag / cr if note is None else float("nan"),
+                        "note": note,
                     }
                 )
-                h = st.above_mag(m)
-                h["codec"] = c.name
-                hists.append(h)
+                if note is None:
+                    h = st.above_mag(m, pol)
+                    h["codec"] = c.name
+                    hists.append(h)
     return pd.DataFrame(rows), (pd.concat(hists, ignore_index=True) if hists else pd.DataFrame())

@@ -153,6 +153,31 @@ def test_list_codecs_table():
     assert not {"bdi.paper", "bdi.gem5", "bdi.kim", "fpc.paper", "fvc.paper"} & set(t.loc[~t["exact"], "name"])
 
 
+def test_codec_groups_hold_lossy_presets_only_when_asked():
+    """Issue 33 item 8: 'defaults' and 'all' held slc.opt (lossy), so a lossless comparison ranked
+    it second. The lossy presets are SLC's three (P4: TSLC-SIMP, -PRED, -OPT); 'defaults' and
+    'all' hold none of them, 'lossy' exactly them, and each group's members are listed by
+    codec_names(group=...), which the CLI's --help shows."""
+    lossy = ["slc.opt", "slc.pred", "slc.simp"]
+    assert memcomp.codec_names(group="lossy") == lossy
+    everything = memcomp.codec_names()  # every preset, as before
+    assert set(lossy) <= set(everything)
+    assert memcomp.codec_names(group="all") == [n for n in everything if n not in lossy]
+    t = memcomp.list_codecs()
+    families = [f for f in dict.fromkeys(t["family"]) if f != "slc"]
+    defaults = memcomp.codec_names(group="defaults")
+    assert [memcomp.get_codec(n).codec_id for n in defaults] == families  # one per lossless family
+    assert set(defaults) == set(t.loc[t["default"] & (t["family"] != "slc"), "name"])
+    assert memcomp.codec_names(defaults_only=True) == memcomp.codec_names(True) == defaults
+    assert set(memcomp.codecs.CODEC_GROUPS) == {"defaults", "all", "lossy"}
+    with pytest.raises(ValueError, match="group must be one of"):
+        memcomp.codec_names(group="best")
+    with pytest.raises(TypeError, match="not both"):
+        memcomp.codec_names(True, group="all")
+    with pytest.raises(TypeError, match="defaults_only"):
+        memcomp.codec_names("yes")
+
+
 def test_modes_name_every_reported_mode():
     for name in ALL:
         blocks = all_kinds(64 if memcomp.get_codec(name).supports(64) else 32)

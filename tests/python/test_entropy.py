@@ -196,3 +196,24 @@ def test_table_and_per_workload():
     finite = df["cr"][np.isfinite(df["cr"])]
     assert g == pytest.approx(float(np.exp(np.log(finite).mean())))
     assert len(df) == len(parts)
+
+
+def test_table_columns_are_documented_and_per_position_is_what_it_says():
+    """Issue 33 item 11: every column of entropy.table says what it holds; cr_bound is SL / H of one
+    histogram over the whole dump (a per-block codec can beat it); cr_per_position is SL / mean
+    H_p over the symbol positions of a 32-bit word at SL 4 and 8 (E2MC's per-position trees, P1
+    §III-F) and NaN at SL 16 and 32, where E2MC keeps one tree."""
+    blocks = realistic(64, 1 << 16)
+    t = E.table(blocks).set_index("symbol_bits")
+    provenance = {"memcomp_version", "block_bytes", "endian"}
+    for col in set(t.reset_index().columns) - provenance - {"symbol_bits"}:
+        assert f"``{col}``" in E.table.__doc__, col
+    assert "whole dump" in E.table.__doc__ and "not per-block codecs" in E.table.__doc__
+    for sl in (4, 8):
+        sym = symbols(blocks, sl)
+        npos = 32 // sl
+        h = np.mean([oracle_entropy(sym[p::npos]) for p in range(npos)])
+        assert t.loc[sl, "cr_per_position"] == pytest.approx(sl / h)
+        assert t.loc[sl, "cr_bound"] == pytest.approx(sl / oracle_entropy(sym))
+    assert np.isnan(t.loc[16, "cr_per_position"]) and np.isnan(t.loc[32, "cr_per_position"])
+    assert "NaN at SL 16 and 32" in E.table.__doc__
