@@ -11,7 +11,7 @@ function                       data
                                on chip, zeros or ones on DRAM), toggles or pJ, P2's central
                                figure, with and without EC / MC
 :func:`cr_bars`                ``compare`` (raw CR and CR at MAG per codec; P1/P4 Fig. 1 style),
-                               optionally ``entropy.table`` for the entropy-bound lines
+                               optionally ``entropy.table`` for the order-0 entropy lines
 :func:`above_mag_heatmap`      ``mag_study``'s second table or ``SizeStats.above_mag``: share of
                                blocks per bytes above a MAG multiple (P4 Fig. 2)
 :func:`ratio_entropy_heatmap`  a 32 x 32 ratio-entropy matrix and an MPC module's tree over it
@@ -172,8 +172,12 @@ def ratio_toggle_scatter(
 
 
 def cr_bars(df, ax=None, *, bound=None, symbol_bits: Optional[Sequence[int]] = None, mag: bool = True):
-    """Raw CR per codec, with CR at MAG beside it (``compare`` rows; the oracle row too), and the
-    order-0 entropy bound of each symbol length as a dashed line (``bound`` = ``entropy.table``)."""
+    """Raw CR per codec, with CR at MAG beside it (``compare`` rows, each under the table's
+    ``policy``; the oracle row too; a skipped preset keeps its tick, marked, with no bar), and
+    with ``bound`` (``entropy.table``) a dashed line per symbol length SL at ``cr_bound`` = SL / H,
+    H the order-0 entropy of SL-bit symbols over the whole dump. That bounds one fixed
+    symbol-by-symbol code for the dump (E2MC, SC2), not per-block codecs such as BDI or BPC, which
+    can beat it (SPEC 3); ``symbol_bits`` picks the lengths drawn."""
     _need(df, ["codec", "cr"] + (["cr_mag"] if mag else []), "cr_bars")
     ax = _axes(ax)
     x = np.arange(len(df))
@@ -184,21 +188,21 @@ def cr_bars(df, ax=None, *, bound=None, symbol_bits: Optional[Sequence[int]] = N
         ax.bar(x + w / 2, df["cr_mag"], width=w, label=label)
     if bound is not None:
         _need(bound, ["symbol_bits", "cr_bound"], "cr_bars bound")
+        drawn = 0
         for _, r in bound.iterrows():
             if symbol_bits is None or int(r["symbol_bits"]) in symbol_bits:
-                ax.axhline(r["cr_bound"], ls="--", lw=1, color="k", alpha=0.6)
-                ax.text(
-                    len(df) - 0.5,
-                    r["cr_bound"],
-                    f" H bound SL {int(r['symbol_bits'])}",
-                    va="bottom",
-                    ha="right",
-                    fontsize="x-small",
-                )
+                name = None if drawn else "order-0 entropy of the dump, SL / H (not a per-block bound)"
+                ax.axhline(r["cr_bound"], ls="--", lw=1, color="k", alpha=0.6, label=name)
+                sl = int(r["symbol_bits"])
+                ax.text(len(df) - 0.5, r["cr_bound"], f" SL {sl}", va="bottom", ha="right", fontsize="x-small")
+                drawn += 1
     ax.axhline(1.0, color="gray", lw=0.8)
     ax.set_xticks(x)
-    ax.set_xticklabels([str(c) for c in df["codec"]], rotation=45, ha="right", fontsize="small")
-    ax.set_ylabel("compression ratio")
+    notes = df["note"] if "note" in df.columns else [None] * len(df)
+    ticks = [f"{c} (skipped)" if isinstance(n, str) and n else str(c) for c, n in zip(df["codec"], notes)]
+    ax.set_xticklabels(ticks, rotation=45, ha="right", fontsize="small")
+    ax.set_xlabel("codec")
+    ax.set_ylabel("compression ratio (raw bits / charged bits)")
     ax.legend(fontsize="small", frameon=False)
     return ax
 
@@ -221,6 +225,7 @@ def above_mag_heatmap(df, ax=None, *, row: str = "codec", cmap: str = "viridis")
     ax.set_xticks(ticks)
     ax.set_xticklabels([f"{t}" if t < m else "raw" for t in ticks])
     ax.set_xlabel(f"bytes above a multiple of MAG ({m} B)")
+    ax.set_ylabel(row)
     ax.figure.colorbar(im, ax=ax, label="share of blocks")
     return ax
 
@@ -229,8 +234,10 @@ def ratio_entropy_heatmap(re, ax=None, *, module: Optional[dict] = None, cmap: s
     """The ratio-entropy matrix (a :class:`memcomp.mpc.RatioEntropy` or an (n, n) array; row =
     target, column = base; low = correlated) and, given an MPC ``module`` (a dict with root and
     base, as in ``model["modules"][k]``), its tree: a marker on each (target, base) edge, a star on
-    the root's diagonal cell."""
+    the root's diagonal cell. Indices are bytes, or elements of ``re.elem_bytes`` bytes."""
     m = re.matrix() if hasattr(re, "matrix") else np.asarray(re, dtype=float)
+    eb = int(getattr(re, "elem_bytes", 1))
+    unit = "byte" if eb == 1 else f"element ({eb} B)"
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
         raise ValueError(f"ratio_entropy_heatmap needs a square matrix, got shape {m.shape}")
     ax = _axes(ax, figsize=(5.5, 4.8))
@@ -242,8 +249,8 @@ def ratio_entropy_heatmap(re, ax=None, *, module: Optional[dict] = None, cmap: s
         ax.scatter([base[j] for j in ti], ti, marker="s", s=18, facecolors="none", edgecolors="cyan", label="MST edge")
         ax.scatter([root], [root], marker="*", s=90, color="cyan", label="root")
         ax.legend(fontsize="x-small", loc="upper right")
-    ax.set_xlabel("base byte j")
-    ax.set_ylabel("target byte i")
+    ax.set_xlabel(f"base {unit} j")
+    ax.set_ylabel(f"target {unit} i")
     return ax
 
 
@@ -268,7 +275,10 @@ def sampling_study(df, ax=None, *, relative: bool = True):
             )
     ax.set_xscale("log")
     ax.set_xlabel("MFV table entries / blocks sampled")
-    ax.set_ylabel("CR relative to the first point" if ycols[0].endswith("rel") else "compression ratio")
+    relative = ycols[0].endswith("rel")
+    ax.set_ylabel(
+        "CR relative to each line's first point" if relative else "compression ratio (raw bits / charged bits)"
+    )
     ax.legend(fontsize="small", frameon=False)
     return ax
 

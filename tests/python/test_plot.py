@@ -50,17 +50,49 @@ def test_ratio_toggle_scatter_per_block(blocks):
     assert lo <= finite.min() or hi >= finite.max()
 
 
+def legend(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
 def test_cr_bars_with_bounds(blocks):
-    df = memcomp.compare(blocks, ["bdi", "fpc", "e2mc"])
-    bound = memcomp.entropy.table(blocks, [8, 16])
+    """Bars of each row's raw CR (left) and CR at MAG (right), the codecs on x, and a dashed line
+    at each chosen symbol length's SL / H. That line is the order-0 entropy of the dump, which
+    per-block codecs beat (BPC here), so it is not labelled a bound (issue 33 item 11)."""
+    df = memcomp.compare(blocks, ["bdi", "fpc", "bpc", "e2mc"])
+    bound = memcomp.entropy.table(blocks, [8, 16, 32])
     fig, ax = plt.subplots()
-    assert plot.cr_bars(df, ax=ax, bound=bound) is ax
-    heights = [p.get_height() for p in ax.patches]
-    assert np.allclose(heights, list(df["cr"]) + list(df["cr_mag"]))
+    assert plot.cr_bars(df, ax=ax, bound=bound, symbol_bits=(8, 16)) is ax
+    n = len(df)
+    raw, at_mag = ax.patches[:n], ax.patches[n:]
+    assert [p.get_height() for p in raw] == df["cr"].tolist()
+    assert [p.get_height() for p in at_mag] == df["cr_mag"].tolist()
+    centres = lambda bars: [p.get_x() + p.get_width() / 2 for p in bars]  # noqa: E731
+    assert np.allclose(centres(raw), np.arange(n) - 0.2) and np.allclose(centres(at_mag), np.arange(n) + 0.2)
     assert [t.get_text() for t in ax.get_xticklabels()] == list(df["codec"])
-    dashed = sorted(line.get_ydata()[0] for line in ax.get_lines() if line.get_linestyle() == "--")
-    assert np.allclose(dashed, sorted(bound["cr_bound"]))
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["raw CR", "CR at MAG 32 B"]
+    assert ax.get_xlabel() == "codec" and ax.get_ylabel() == "compression ratio (raw bits / charged bits)"
+    dashed = [line.get_ydata()[0] for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert dashed == bound.loc[bound.symbol_bits.isin([8, 16]), "cr_bound"].tolist()
+    assert [t.get_text().strip() for t in ax.texts] == ["SL 8", "SL 16"]
+    name = "order-0 entropy of the dump, SL / H (not a per-block bound)"
+    assert legend(ax) == [name, "raw CR", "CR at MAG 32 B"]
+    assert not any("bound SL" in t.get_text() or "H bound" in t.get_text() for t in ax.texts)
+    # what the line is not: BPC, a per-block codec, beats SL 16's on the bundled sample (1.67 > 1.54)
+    sample = memcomp.as_blocks(memcomp.workloads.sample_dump(), 128)
+    bpc = memcomp.compare(sample, ["bpc"])["cr"].item()
+    assert bpc > memcomp.entropy.table(sample, [16])["cr_bound"].item()
+    ax = plot.cr_bars(df, mag=False)
+    assert [p.get_height() for p in ax.patches] == df["cr"].tolist() and legend(ax) == ["raw CR"]
+    assert np.allclose(centres(ax.patches), np.arange(n))
+
+
+def test_cr_bars_marks_a_skipped_preset():
+    x = realistic(128, 1 << 15)
+    with pytest.warns(memcomp.report.SkippedCodecWarning):
+        df = memcomp.compare(x, ["bdi", "defaults"], oracle=False)
+    ax = plot.cr_bars(df)
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks[-1] == "mpc.cal22_rtl (skipped)" and ticks[:-1] == df["codec"].tolist()[:-1]
+    assert np.isnan(ax.patches[len(df) - 1].get_height())
 
 
 def test_above_mag_heatmap():
@@ -72,12 +104,19 @@ def test_above_mag_heatmap():
     sel = above[above.mag == 32]
     ax = plot.above_mag_heatmap(sel)
     img = ax.images[0].get_array()
-    assert img.shape == (2, 33)
+    assert img.shape == (2, 33)  # rows: codecs; columns: P4's bins 0 .. 31 and raw
     for r, codec in enumerate(["bdi.paper", "fpc.paper"]):
-        want = sel[sel.codec == codec].groupby("paper_bin")["share"].sum()
-        assert np.allclose([img[r, b] for b in want.index], want.to_numpy())
+        want = sel[sel.codec == codec].groupby("paper_bin")["share"].sum().reindex(range(33), fill_value=0.0)
+        assert np.allclose(img[r], want.to_numpy())
         assert img[r].sum() == pytest.approx(1.0)
-    assert ax.get_xticklabels()[-1].get_text() == "raw" and "MAG (32 B)" in ax.get_xlabel()
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["bdi.paper", "fpc.paper"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "4", "8", "12", "16", "20", "24", "28", "raw"]
+    assert [t for t in ax.get_xticks()] == [0, 4, 8, 12, 16, 20, 24, 28, 32]
+    assert ax.get_xlabel() == "bytes above a multiple of MAG (32 B)" and ax.get_ylabel() == "codec"
+    assert ax.figure.axes[-1].get_ylabel() == "share of blocks"  # the colour bar
+    by_set = sel.assign(dataset=np.where(sel.codec == "bdi.paper", "a", "b"))
+    ax = plot.above_mag_heatmap(by_set, row="dataset")
+    assert ax.get_ylabel() == "dataset" and [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
 
 
 def test_ratio_entropy_heatmap_and_tree(blocks):
@@ -85,19 +124,65 @@ def test_ratio_entropy_heatmap_and_tree(blocks):
     re = memcomp.mpc.ratio_entropy(s)
     module = memcomp.mpc.train(s).model["modules"][3]
     ax = plot.ratio_entropy_heatmap(re, module=module)
-    assert np.allclose(ax.images[0].get_array(), re.matrix())
+    assert np.array_equal(ax.images[0].get_array(), re.matrix())
     edges, root = ax.collections[0].get_offsets(), ax.collections[1].get_offsets()
     assert len(edges) == 31 and tuple(root[0]) == (module["root"], module["root"])
+    # x is the base j (a column), y the target i (a row): the edge of target j sits at (base[j], j)
     assert {(int(x), int(y)) for x, y in edges} == {(module["base"][j], j) for j in range(32) if j != module["root"]}
+    assert ax.get_xlabel() == "base byte j" and ax.get_ylabel() == "target byte i"
+    assert legend(ax) == ["MST edge", "root"]
+    assert ax.figure.axes[-1].get_ylabel() == "ratio entropy (bits)"
     with pytest.raises(ValueError, match="square"):
         plot.ratio_entropy_heatmap(np.zeros((3, 4)))
 
 
+def test_ratio_entropy_heatmap_draws_rows_as_targets():
+    """An asymmetric matrix: cell (row i, column j) is RE(target i, base j), drawn at y = i, x = j."""
+    m = np.arange(16, dtype=float).reshape(4, 4)
+    ax = plot.ratio_entropy_heatmap(m)
+    img = ax.images[0]
+    assert np.array_equal(img.get_array(), m) and img.origin == "upper"
+    assert tuple(img.get_extent()) == (-0.5, 3.5, 3.5, -0.5)  # columns along x, rows down y
+    re2 = memcomp.mpc.ratio_entropy(memcomp.sectorize(realistic(128, 1 << 14), 32), elem_bytes=2)
+    ax = plot.ratio_entropy_heatmap(re2)
+    assert ax.images[0].get_array().shape == (16, 16)
+    assert ax.get_xlabel() == "base element (2 B) j" and ax.get_ylabel() == "target element (2 B) i"
+
+
+def test_sampling_study_lines_are_the_table(blocks):
+    ss = memcomp.e2mc.sampling_study(blocks[:4000], mfv=(64, 256, 1024), windows=(0.05, 0.2))
+    ax = plot.sampling_study(ss)
+    lines = ax.get_lines()
+    assert legend(ax) == [
+        "MFV entries: raw CR",
+        "MFV entries: CR at MAG",
+        "sampled blocks: raw CR",
+        "sampled blocks: CR at MAG",
+    ]
+    mfv, online = ss[ss.study == "mfv"], ss[ss.study == "online"]
+    want = [
+        (mfv.mfv, mfv.cr_rel),
+        (mfv.mfv, mfv.cr_mag_rel),
+        (online.window, online.cr_rel),
+        (online.window, online.cr_mag_rel),
+    ]
+    for line, (x, y) in zip(lines, want):
+        assert list(line.get_xdata()) == x.tolist() and list(line.get_ydata()) == y.tolist()
+    assert [line.get_linestyle() for line in lines] == ["-", "--", "-", "--"]
+    assert ax.get_xscale() == "log" and ax.get_xlabel() == "MFV table entries / blocks sampled"
+    assert ax.get_ylabel() == "CR relative to each line's first point"
+    ax = plot.sampling_study(ss, relative=False)
+    assert [list(line.get_ydata()) for line in ax.get_lines()] == [
+        mfv.cr.tolist(),
+        mfv.cr_mag.tolist(),
+        online.cr.tolist(),
+        online.cr_mag.tolist(),
+    ]
+    assert ax.get_ylabel() == "compression ratio (raw bits / charged bits)"
+
+
 def test_sampling_study_and_slc_tradeoff(blocks):
     ss = memcomp.e2mc.sampling_study(blocks, mfv=(64, 256), windows=(0.1, 0.5))
-    ax = plot.sampling_study(ss)
-    assert len(ax.get_lines()) == 4 and ax.get_xscale() == "log"
-    assert np.allclose(ax.get_lines()[0].get_ydata(), ss[ss.study == "mfv"]["cr_rel"])
     sw = memcomp.slc.sweep(blocks[:800], thresholds=(0, 8, 16), mags=(32, 64), variants=("simp", "opt"))
     ax = plot.slc_tradeoff(sw, y="nrmse")
     assert len(ax.get_lines()) == 4
