@@ -255,6 +255,7 @@ _TABLE_COLUMNS = {
         "dataset",
         "codec",
         "ec",
+        "metric",
         "cr",
         "cr_mag",
         "t_ratio",
@@ -483,8 +484,16 @@ def _cmd_toggles(args, out: TextIO) -> int:
         idle=args.idle,
     )
 
+    from ._common import check_float
+
+    ec = None if args.ec == "none" else args.ec
+    for flag, given in (("--alpha", args.alpha), ("--bu", args.bu)):
+        if given is not None and ec not in ("ec1", "ec2"):
+            raise UsageError(f"{flag}: it weighs the energy term of --ec ec1/ec2, and --ec {args.ec} has none")
     opts = dict(
-        ec=None if args.ec == "none" else args.ec,
+        ec=ec,
+        alpha=1.0 if args.alpha is None else _as("--alpha", check_float, "alpha", args.alpha, 0.0, lo_open=True),
+        bu=0.0 if args.bu is None else _as("--bu", check_float, "bu", args.bu, 0.0, 1.0),
         ec_ratio=args.ec_ratio,
         energy=args.energy,
         mag=args.mag,
@@ -707,16 +716,18 @@ def _cmd_report(args, out: TextIO) -> int:
         exact = [c for c in codecs if c.exact and not c.lossy and c.supports(args.block)][:6]
         if exact:
             tg = toggles.compare(d, exact, channel="dram", dbi="dc", ec="ec2", mag=args.mag, threads=args.threads)
-            fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
-            plot.ratio_toggle_scatter(tg, ax=ax)
+            fig, axs = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
+            plot.ratio_toggle_scatter(tg, ax=axs[0], y="energy_pj_per_block")
+            plot.ratio_toggle_scatter(tg, ax=axs[1], y="t_ratio")
+            model = html.escape(str(tg["energy_model"].iloc[0]))
             parts.append(
-                "<h3>Compression against DRAM bus energy (DBI dc, Energy Control ec2)</h3>" + _figure_html(fig)
+                f"<h3>Compression against DRAM bus energy in pJ ({model}, DBI dc, Energy Control ec2)</h3>"
+                + _figure_html(fig)
             )
-            parts.append(
-                tg[["codec", "ec", "cr", "t_ratio", "energy_pj_per_block", "energy_ratio"]].to_html(
-                    index=False, float_format=lambda v: f"{v:.4f}"
-                )
-            )
+            cols = ["codec", "ec", "cr", "fraction_compressed", "t_ratio", "toggles_ratio"]
+            cols += ["energy_pj_per_block", "energy_ratio"]
+            head = {c: plot._toggle_label(tg, c) for c in cols} | {"ec": "Energy Control"}
+            parts.append(tg[cols].rename(columns=head).to_html(index=False, float_format=lambda v: f"{v:.4f}"))
     parts.append("</body></html>")
     with _writing(args.output), open(args.output, "w", encoding="utf-8") as f:
         f.write("\n".join(parts))
@@ -901,8 +912,27 @@ def _parser() -> argparse.ArgumentParser:
         default="stream",
         help="wire state carried across blocks, or every block from idle",
     )
-    t.add_argument("--ec", choices=("none", "ec1", "ec2"), default="ec2", help="Energy Control (default ec2)")
+    t.add_argument(
+        "--ec",
+        choices=("none", "ec1", "ec2", "helps"),
+        default="ec2",
+        help="a row per codec with Energy Control (P2 4.2): ec1 (energy x delay), ec2 (energy x delay^2), "
+        "helps (P2's baseline: compressed only where it is smaller in --ec-ratio units, no energy term), "
+        "none (no such row)",
+    )
     t.add_argument("--ec-ratio", choices=("units", "bits"), default="units", help="EC's compression ratio")
+    t.add_argument(
+        "--alpha",
+        type=float,
+        default=None,
+        help="ec1/ec2 send compressed iff (g CR)^k T0 > ALPHA T1 (default 1)",
+    )
+    t.add_argument(
+        "--bu",
+        type=float,
+        default=None,
+        help="bandwidth utilisation in [0, 1] for ec1/ec2: above 0.5, g = 1/(1 - BU) weighs CR (default 0)",
+    )
     t.add_argument("--energy", default=None, help="energy model: ddr4, gddr5, gddr6, lpddr4, noc (default by bus)")
     t.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
     output(t)
