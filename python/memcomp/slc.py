@@ -568,9 +568,9 @@ def compress(
 def _references(chunk, opts, lossless, threads, resume) -> Tuple[Sizes, Sizes]:
     """E2MC's sizes at its format MAG (raw CR, P4 §V-C) and its payload without pointers or raw
     mode, one segment: the code bits of every symbol (truncated_bits)."""
-    fmt = (
-        lossless.get(32) if 32 in lossless else get_codec("e2mc", **opts).measure(chunk, threads=threads, resume=resume)
-    )
+    e2mc = get_codec("e2mc", **opts)  # at its format MAG, 32 B (SPEC 1.10), as mag_study measures it
+    m = e2mc.options["mag"]
+    fmt = lossless[m] if m in lossless else e2mc.measure(chunk, threads=threads, resume=resume)
     codes = get_codec("e2mc", **{**opts, "pdw": 1, "raw": False}).measure(chunk, threads=threads, resume=resume)
     return fmt, codes
 

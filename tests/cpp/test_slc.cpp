@@ -138,6 +138,12 @@ TEST(SLC, BudgetRules) {
   EXPECT_EQ(r.size.inband(), 784u);  // above the 768-bit budget: charged what it takes
   EXPECT_EQ(r.ss, 0u);
   EXPECT_EQ(r.len, 4u);
+  // At MAG 32 the same 784-bit lossy stream breaks E2MC's raw rule (> 768): lossless, 832 bits: raw
+  const SizeBreakdown s =
+      make_codec("slc", {{"variant", std::string("pred")}, {"budget", std::string("codes")}, {"model", w13_model()}})
+          ->measure(w13_block().data(), 128);
+  EXPECT_EQ(s.mode, 0);
+  EXPECT_EQ(s.inband(), 1024u);
   EXPECT_THROW(make_codec("slc", {{"budget", std::string("bits")}}), invalid_argument);
 }
 

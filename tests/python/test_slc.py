@@ -118,12 +118,19 @@ def test_budget_rules_by_hand():
         assert {0: "raw", 2: "lossy"}[int(s.mode[0])] == g[budget]["mode"], budget
         assert int(s.size_bits[0]) == g[budget]["bits"], budget
     assert memcomp.get_codec("slc").get_config()["budget"] == "gain"
+    zero = slc.compress(x, model, threshold_bytes=0).report  # SLC without lossy mode is E2MC, block for block
+    assert (zero["lossless_more_bursts"], zero["lossy_no_gain"], zero["cr_mag_slc"]) == (0, 0, 128 / 96)
     w = GOLDEN["budget_codes_w13_mag16"]
     w13, xw = model_of([13] * 32 + [12] * 32), block_of(1000 + np.arange(64))
     c = memcomp.get_codec("slc", variant="pred", budget="codes", mag=w["mag"], model=w13)
     s, enc = c.measure(xw), c.encode(xw)
     assert (int(s.mode[0]), int(s.size_bits[0]), header(enc, 0)) == (2, w["bits"], (1, w["ss"], w["len"]))
     assert int(memcomp.charge(s.size_bits, 128, "mag(16)")[0]) == 8 * w["charged_bytes"]
+    s32 = memcomp.get_codec("slc", variant="pred", budget="codes", model=w13).measure(xw)
+    assert (int(s32.mode[0]), int(s32.size_bits[0])) == (
+        0,
+        w["at_mag32"]["bits"],
+    )  # the lossy stream breaks the raw rule
     e = memcomp.get_codec("e2mc", mag=16, model=w13).measure(xw)
     assert int(e.size_bits[0]) == w["e2mc_bits"]
     assert int(memcomp.charge(e.size_bits, 128, "mag(16)")[0]) == 8 * w["e2mc_charged_bytes"]
@@ -507,6 +514,12 @@ def test_quality_warns_when_a_metric_is_dominated():
     with pytest.warns(slc.MetricWarning, match=r"mre .* tiny originals.*mre_floored") as got:
         q = slc.quality(ob, ab)
     assert len(got) == 1 and q["mre_floored"] < 1e-5 < q["mre"]
+    # the bound, "over half of its sum": 32767 x 1e-6 = 0.033 beside 0.05 (60 %) warns, beside 0.02 (38 %) not
+    a[0] = np.float32(1.05e-9)
+    with pytest.warns(slc.MetricWarning, match=r"6\d\.\d% of its sum"):
+        slc.quality(ob, memcomp.as_blocks(a, 128))
+    a[0] = np.float32(1.02e-9)
+    slc.quality(ob, memcomp.as_blocks(a, 128))
     o[0] = a[0] = 1e6  # one huge original, kept: range / std = 181 (about sqrt(32768)); the median floor stays 1e-3
     with pytest.warns(slc.MetricWarning, match=r"range .* std.*nrmse_std") as got:
         q = slc.quality(memcomp.as_blocks(o, 128), memcomp.as_blocks(a, 128))
