@@ -7,7 +7,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from memcomp.io import Dump, open_dump, save_dump
+from memcomp.io import Dump, open_dump, open_dumps, save_dump
 
 
 def _pattern(n_bytes: int) -> np.ndarray:
@@ -391,3 +391,58 @@ def test_path_is_pathlib(tmp_path):
     path = tmp_path / "dump.bin"
     save_dump(path, _pattern(32))
     assert isinstance(open_dump(str(path), 32).path, pathlib.Path)
+
+
+# --------------------------------------------------------------------------
+# open_dumps: weight files and directories
+
+
+def _onnx_model(path: pathlib.Path, tensors: dict) -> None:
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper, numpy_helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1])],
+        initializer=[numpy_helper.from_array(a, name) for name, a in tensors.items()],
+    )
+    onnx.save(helper.make_model(graph), str(path))
+
+
+@pytest.mark.parametrize("allow_partial", [False, True])
+def test_onnx_initializers_keep_their_whole_blocks_whatever_allow_partial(tmp_path, allow_partial):
+    """Tensor sizes are the model's, not the user's choice (module doc): an initializer that is no
+    multiple of the block size keeps its whole blocks and records the tail, with allow_partial
+    False (the default) as with True; a raw file of the same bytes is refused without it."""
+    tensors = {
+        "w40": np.arange(10, dtype=np.float32),  # 40 B: 1 block of 32, 8 dropped
+        "w70": np.arange(70, dtype=np.int8),  # 70 B: 2 blocks, 6 dropped
+        "w64": np.arange(16, dtype=np.float32) - 3,  # 64 B: 2 blocks, none dropped
+        "w3": np.arange(3, dtype=np.uint8),  # 3 B: no block, 3 dropped
+    }
+    _onnx_model(tmp_path / "m.onnx", tensors)
+    ds = open_dumps(tmp_path / "m.onnx", block_bytes=32, allow_partial=allow_partial)
+    assert [d.name for d in ds] == list(tensors) and {d.format for d in ds} == {"onnx"}
+    assert [(d.n_blocks, d.dropped_bytes) for d in ds] == [(1, 8), (2, 6), (2, 0), (0, 3)]
+    for d, a in zip(ds, tensors.values()):
+        raw = a.view(np.uint8).reshape(-1)
+        assert d.blocks.tobytes() == raw[: d.n_blocks * 32].tobytes()
+    save_dump(tmp_path / "w40.bin", tensors["w40"])
+    with pytest.raises(ValueError, match="8 trailing byte"):
+        open_dump(tmp_path / "w40.bin", 32)
+
+
+def test_a_directory_skips_hidden_files(tmp_path):
+    """A directory's datasets are its visible files, sorted: dotfiles (.DS_Store, .hidden.bin) and
+    what a hidden directory (.git) holds are not data."""
+    save_dump(tmp_path / "b.bin", _pattern(128))
+    save_dump(tmp_path / "a.bin", _pattern(256))
+    save_dump(tmp_path / ".hidden.bin", _pattern(64))  # a whole number of blocks: it would be read
+    (tmp_path / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
+    (tmp_path / ".git").mkdir()
+    save_dump(tmp_path / ".git" / "x.bin", _pattern(64))
+    ds = open_dumps(tmp_path, block_bytes=64)
+    assert [(d.name, d.n_blocks) for d in ds] == [("a.bin", 4), ("b.bin", 2)]
+    assert open_dumps(tmp_path / ".hidden.bin", block_bytes=64)[0].n_blocks == 1  # named: read

@@ -642,3 +642,46 @@ def test_exact_sums_do_not_depend_on_how_values_are_split():
     assert _common.ExactSum([np.inf, 1.0]).value() == math.inf and _common.ExactSum([-np.inf]).value() == -math.inf
     assert math.isnan(_common.ExactSum([np.inf, -np.inf]).value()) and math.isnan(_common.ExactSum([np.nan]).value())
     assert _common.ExactSum([]).value() == 0.0
+
+
+@pytest.mark.parametrize("tail", [0, 1, 57, B - 1])
+@pytest.mark.parametrize("head", [None, 1000, 1 << 20])  # head() reads part of the stream, or all of it
+@pytest.mark.parametrize("source", ["gzip", "pipe"])
+def test_a_stream_reports_the_exact_bytes_it_dropped(data, tmp_path, tail, head, source):
+    """37 whole blocks and a tail of ``tail`` bytes: with allow_partial the 37 blocks are yielded
+    and ``dropped_bytes`` is ``tail``; without it the error names the count."""
+    payload = data[: 37 * B + tail].tobytes()
+    path = write_compressed(tmp_path / "d.bin.gz", payload)
+
+    def opened(**kw):
+        if source == "gzip":
+            return memcomp.open_dump(path, B, **kw), None
+        r, w = os.pipe()
+        feed(w, payload)
+        return memcomp.open_dump(f"/dev/fd/{r}", B, **kw), r
+
+    s, fd = opened(allow_partial=True)
+    try:
+        assert isinstance(s, StreamDump) and s.dropped_bytes == 0  # nothing read yet
+        if head is not None:
+            assert len(s.head(head)) == min(head // B, 37)
+        blocks = np.concatenate(list(s.chunks(5)))
+    finally:
+        if fd is not None:
+            os.close(fd)
+    assert np.array_equal(blocks, memcomp.as_blocks(data[: 37 * B], B))
+    assert (s.n_blocks, s.nbytes, s.dropped_bytes) == (37, 37 * B, tail)
+    if tail:
+        s, fd = opened()
+        try:
+            with pytest.raises(ValueError, match=f"ended with {tail} trailing byte\\(s\\) after 37 whole block"):
+                list(s.chunks(5))
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+
+def test_cli_info_reports_the_bytes_a_stream_dropped(data, tmp_path):
+    path = write_compressed(tmp_path / "d.bin.gz", data[: 10 * B + 77].tobytes())
+    got = run_cli("info", str(path), "--block", str(B), "--allow-partial", "--csv")
+    assert list(got[["format", "blocks", "bytes", "dropped_bytes"]].iloc[0]) == ["gzip", 10, 10 * B, 77]
