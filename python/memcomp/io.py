@@ -20,8 +20,8 @@ suffix              datasets
                     tensor's name
 ``.onnx``           one per initializer with its raw bytes (needs ``onnx``:
                     ``pip install memcomp[onnx]``)
-a directory         its files, sorted; a ``manifest.json`` written by
-                    :mod:`memcomp.capture` gives names and order
+a directory         its files but dotfiles, sorted; a ``manifest.json``
+                    written by :mod:`memcomp.capture` gives names and order
 ==================  ============================================================
 
 A reader for another format is a function ``reader(path, block_bytes,
