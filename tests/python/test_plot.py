@@ -34,7 +34,10 @@ def test_ratio_toggle_scatter_per_codec_and_ec(blocks):
     pts = offsets(ax)
     want = df[["cr", "t_ratio"]].to_numpy()
     assert len(pts) == len(df) and all(np.isclose(pts, w).all(axis=1).any() for w in want)
-    assert ax.get_xlabel() == "compression ratio" and "toggle ratio" in ax.get_ylabel()
+    # DRAM with DBI DC: EC's metric is the zeros sent (issue 33 item 1), not toggles
+    assert (df["metric"] == "zeros_total").all()
+    assert ax.get_xlabel() == "compression ratio (raw bits / bits sent)"
+    assert ax.get_ylabel() == "zeros sent / zeros raw (data + DBI pins)"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels[:3] == ["bdi.paper", "fpc.paper", "fpc.mc"] and "with ec2" in labels
     assert len([c for c in ax.get_children() if isinstance(c, matplotlib.text.Annotation)]) == 3  # one arrow each
