@@ -847,13 +847,21 @@ def _parser() -> argparse.ArgumentParser:
         g.add_argument("-o", "--output", default=None, help="write to this file instead of the terminal")
 
     def codecs_arg(sp, default):
+        from .codecs import CODEC_GROUPS, codec_names
+
+        groups = "; ".join(f"'{g}': {what}" for g, what in CODEC_GROUPS.items())
         sp.add_argument(
             "--codecs",
             default=default,
-            help=f"comma-separated codecs or presets, 'defaults' or 'all' (default {default})",
+            help=f"comma-separated codec and preset names, in any case ('memcomp codecs' lists them), and groups "
+            f"({groups}). 'defaults' holds {', '.join(codec_names(group='defaults'))} (default: {default})",
         )
         sp.add_argument(
-            "--model", default=None, help="a model JSON (e.g. from train-mpc) for the data-driven codecs of its family"
+            "--model",
+            default=None,
+            help="a model JSON (e.g. from train-mpc) for the codecs of its family named by the family name "
+            "(mpc, e2mc) or without a model of their own (e2mc.paper, SLC's for an E2MC model); a published "
+            "preset such as mpc.cal22_rtl keeps its own",
         )
 
     c = command(

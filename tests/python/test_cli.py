@@ -399,8 +399,9 @@ def test_slc_thresholds_half_pairs_each_mag_with_half_of_it():
 def test_help_says_what_defaults_holds():
     r = subprocess.run([sys.executable, "-m", "memcomp", "compare", "--help"], capture_output=True, text=True)
     text = " ".join(r.stdout.split())
-    for name in memcomp.codec_names(defaults_only=True):
-        assert name in text
+    held = text.split("'defaults' holds ", 1)[1].split(" (default", 1)[0]
+    assert held.split(", ") == memcomp.codec_names(group="defaults")  # lossless only: no slc.opt
+    assert "'lossy'" in text and "slc" not in held
 
 
 def test_model_applies_to_the_family_name_and_a_published_preset_keeps_its_own(dumps, tmp_path):
