@@ -23,6 +23,7 @@ function                       data
 
 from __future__ import annotations
 
+import textwrap
 from typing import Optional, Sequence
 
 import numpy as np
@@ -283,20 +284,72 @@ def sampling_study(df, ax=None, *, relative: bool = True):
     return ax
 
 
+#: What each column of ``slc.sweep`` holds, for an axis label ({floor}: the relative error's floor).
+_SLC_LABELS = {
+    "bandwidth_saved": "bandwidth saved against E2MC at the same MAG (share of bytes)",
+    "cr_mag_gain": "CR at MAG of SLC / of E2MC at the same MAG - 1",
+    "cr_mag_slc": "SLC's CR at MAG",
+    "cr_slc": "SLC's raw CR (in-band bits)",
+    "lossy_blocks": "share of blocks stored lossy",
+    "lossy_no_gain": "lossy blocks with no burst saved against E2MC (count)",
+    "truncated_bits": "code bits of the truncated symbols",
+    "mre": "P4's MRE: mean |a - o| / |o| over o != 0",
+    "mre_floored": "mean |a - o| / max(|o|, floor {floor})",
+    "rel_err_p50": "median of |a - o| / max(|o|, floor {floor}) over changed elements",
+    "rel_err_p90": "90th percentile of |a - o| / max(|o|, floor {floor}) over changed elements",
+    "rel_err_p99": "99th percentile of |a - o| / max(|o|, floor {floor}) over changed elements",
+    "rel_err_max": "max |a - o| / max(|o|, floor {floor})",
+    "nrmse": "P4's NRMSE: RMS error / range of the originals",
+    "nrmse_std": "RMS error / std of the originals",
+    "psnr": "PSNR in dB (peak: the originals' range; the dtype's for integers)",
+    "max_abs_error": "max |a - o|",
+    "changed": "share of elements changed",
+    "sign_flips": "elements whose sign flipped (count)",
+    "nonfinite": "non-finite outputs from finite originals (count)",
+}
+#: Error magnitudes spanning decades: drawn on a symlog axis (zero, e.g. threshold 0, stays visible).
+_SLC_LOG = {"mre", "mre_floored", "rel_err_p50", "rel_err_p90", "rel_err_p99", "rel_err_max", "nrmse", "nrmse_std"}
+_SLC_LOG |= {"max_abs_error"}
+
+
+def _slc_axis(df, col: str, set_label, set_scale, log: Optional[bool]) -> None:
+    floors = df["rel_floor"].unique() if "rel_floor" in df.columns else []
+    floor = f"{floors[0]:.3g}" if len(floors) == 1 else "per row"
+    set_label(textwrap.fill(_SLC_LABELS.get(col, col.replace("_", " ")).format(floor=floor), 48))
+    if (col in _SLC_LOG) if log is None else log:
+        v = df[col].to_numpy(dtype=float)
+        pos = v[np.isfinite(v) & (v > 0)]
+        set_scale("symlog", linthresh=float(pos.min()) if pos.size else 1.0)
+
+
 def slc_tradeoff(
-    df, ax=None, *, x: str = "bandwidth_saved", y: str = "mre", hue: str = "variant", style: Optional[str] = "mag"
+    df,
+    ax=None,
+    *,
+    x: str = "bandwidth_saved",
+    y: str = "mre",
+    hue: str = "variant",
+    style: Optional[str] = "mag",
+    logx: Optional[bool] = None,
+    logy: Optional[bool] = None,
 ):
-    """SLC's trade-off (``slc.sweep``): error (``y``: mre, nrmse, ...) against bandwidth saved
-    (``x``), one line per variant (``hue``) and MAG (``style``), through the thresholds."""
+    """SLC's trade-off (``slc.sweep``): an error metric (``y``: P4's ``mre``, ``nrmse``, ``psnr``,
+    or a robust one, ``mre_floored``, ``rel_err_p50``/``p90``/``p99``/``max``, ``nrmse_std``,
+    ``sign_flips``, ``nonfinite``, ...) against bandwidth saved (``x``), one line per variant
+    (``hue``) and MAG (``style``), through the thresholds. Each axis label says what the column
+    holds (the relative error's floor included); error magnitudes get a symlog axis (linear up to
+    the smallest positive value, so zero stays visible) unless ``logx``/``logy`` say otherwise."""
     _need(df, [x, y, hue, "threshold_bytes"], "slc_tradeoff")
     ax = _axes(ax)
     groups = [hue] + ([style] if style and style in df.columns and df[style].nunique() > 1 else [])
     for key, g in df.groupby(groups, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         g = g.sort_values("threshold_bytes")
-        label = " ".join(f"{k}" if n == hue else f"{n} {k}" for n, k in zip(groups, key))
+        label = " ".join(
+            f"{k}" if n == hue else f"MAG {k} B" if n == "mag" else f"{n} {k}" for n, k in zip(groups, key)
+        )
         ax.plot(g[x], g[y], marker="o", label=label)
-    ax.set_xlabel(x.replace("_", " "))
-    ax.set_ylabel(y.upper() if len(y) <= 5 else y.replace("_", " "))
+    _slc_axis(df, x, ax.set_xlabel, ax.set_xscale, logx)
+    _slc_axis(df, y, ax.set_ylabel, ax.set_yscale, logy)
     ax.legend(fontsize="small", frameon=False)
     return ax
