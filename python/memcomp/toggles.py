@@ -24,7 +24,10 @@ and pins, inversions) with the defaults above: DC and AC, thresholds 0-8, idle h
 and isolated transfers (SPEC 2, W8-W8c).
 
 The EC metric T is the toggle count on chip, and on DRAM the bits at the costly level, data plus
-DBI pins: zeros_total with idle high (P2 §5.2), ones with idle low.
+DBI pins: zeros_total with idle high (P2 §5.2), ones with idle low. Tables name it in their
+``metric`` column; ``t_ratio`` is T sent / T raw, so on DRAM a zeros (or ones) ratio, and
+``toggles_ratio`` counts wire transitions on every bus. Energy Control decides with ``ec="ec1"`` or
+``"ec2"`` (P2 §4.2) or ``"helps"`` (P2's baseline: compressed iff CR > 1, no energy term).
 """
 
 from __future__ import annotations
@@ -200,7 +203,10 @@ _EC_K = {"ec1": 1, "ec2": 2}
 
 #: Energy Control's decision functions (P2 §4.2): ``"ec1"`` (Energy x Delay), ``"ec2"`` (Energy x
 #: Delay^2) and ``"helps"``, P2's baseline without an energy term: "compress only where it helps",
-#: i.e. send compressed iff CR > 1 (the compressed form is smaller in EC's ratio units).
+#: i.e. send compressed iff CR > 1 (the compressed form is smaller in EC's ratio units). It is the
+#: compression P2 measures EC against: "Compression ratio reduces because EC decides to transfer
+#: some compressible lines in the uncompressed form" (P2 §7.1.1, footnote 7), so without EC every
+#: compressible line travels compressed.
 EC_MODES = ("ec1", "ec2", "helps")
 
 
@@ -594,8 +600,8 @@ def bus_setup(
         raise ValueError(f"ec_ratio must be one of {EC_RATIOS}, got {ec_ratio!r}")
     alpha = check_float("alpha", alpha, 0.0, lo_open=True)
     bu = _bu_arg(bu, None)
-    _no_energy_term(ec, alpha, bu)
     mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
+    _no_energy_term(ec, alpha, bu)
     mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
     bu_all = np.asarray(bu, dtype=np.float64) if isinstance(bu, np.ndarray) else None
     return _Setup(
