@@ -92,6 +92,7 @@ def test_train_mpc_then_compare_with_the_model(dumps, tmp_path):
 
 
 # ------------------------------------------------------------------------------- other commands
+@pytest.mark.filterwarnings("ignore::memcomp.slc.MetricWarning")  # the bundled mix read as float32: MRE on tiny values
 def test_entropy_toggles_slc_info_codecs(dumps):
     rc, text = run("entropy", *SMALL, "--symbol-bits", "8,16", "--csv")
     df = pd.read_csv(io.StringIO(text))
@@ -137,6 +138,9 @@ def test_help_teaches():
 
 
 # ---------------------------------------------------------------------------------------- errors
+@pytest.mark.filterwarnings(
+    "ignore::memcomp.report.SkippedCodecWarning"
+)  # defaults at 128 B: mpc.cal22_rtl is 32 B only
 @pytest.mark.parametrize(
     "argv, flag",
     [
@@ -172,6 +176,9 @@ def test_every_error_names_the_flag(argv, flag, capsys):
     assert err.strip().splitlines()[-1].startswith("memcomp")
 
 
+@pytest.mark.filterwarnings(
+    "ignore::memcomp.report.SkippedCodecWarning"
+)  # defaults at 128 B: mpc.cal22_rtl is 32 B only
 def test_partial_block_error_names_allow_partial(tmp_path, capsys):
     p = tmp_path / "odd.bin"
     p.write_bytes(b"x" * 100)
@@ -214,6 +221,7 @@ def test_offset_and_length_take_byte_units(tmp_path, offset, length):
     np.testing.assert_array_equal(got["inband_bits"], want["inband_bits"])
 
 
+@pytest.mark.filterwarnings("ignore::memcomp.slc.MetricWarning")  # the bundled mix read as float32: MRE on tiny values
 def test_progress_on_a_stream_of_unknown_length(tmp_path, capsys):
     """A stream's length is unknown until read: --progress shows a bar without a total (it
     compared None with an int before)."""
