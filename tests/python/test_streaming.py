@@ -78,6 +78,7 @@ ANALYSES = {
 }
 
 
+@pytest.mark.filterwarnings("ignore::memcomp.slc.MetricWarning")  # the sample's tiny FP32 values: not the point here
 @pytest.mark.parametrize("name", sorted(ANALYSES))
 @pytest.mark.parametrize("chunk", CHUNKS)
 def test_tables_do_not_depend_on_chunk_size(name, chunk, data, small, tmp_path):
@@ -409,6 +410,7 @@ def test_resident_size_stays_bounded_over_a_dump_larger_than_the_budget(tmp_path
 
 
 # ------------------------------------------------------------------------- bounded fit sample
+@pytest.mark.filterwarnings("ignore::memcomp.slc.MetricWarning")  # the sweep is here for its model only
 def test_data_driven_codecs_are_fitted_on_a_bounded_deterministic_sample(data, raw, tmp_path, monkeypatch):
     fit = 64 << 10  # instead of 64 MiB, so a 512 KiB dump is "larger"
     monkeypatch.setattr(_common, "FIT_BYTES", fit)
