@@ -118,18 +118,27 @@ _RANGE_OVER_STD = 100.0
 _PERCENTILES = (50, 90, 99)
 
 
-def _floor_of(values: np.ndarray, dname: str) -> float:
-    """REL_FLOOR_SHARE x the median |v| over the finite non-zero ``values``; without any, the
-    dtype's smallest normal (1 for integers)."""
-    v = np.abs(values[np.isfinite(values) & (values != 0)])
+def _floor_of(magnitudes: Sequence[np.ndarray], dname: str) -> float:
+    """REL_FLOOR_SHARE x the median of ``magnitudes`` (arrays of |v| over finite non-zero values);
+    without any, the dtype's smallest normal (1 for integers)."""
+    v = np.concatenate(magnitudes) if len(magnitudes) else np.zeros(0)
     if v.size:
         return REL_FLOOR_SHARE * float(np.median(v))
     return 1.0 if dname.startswith(("int", "uint")) else float(np.finfo(_TYPES.get(dname, np.float32)).tiny)
 
 
+def _magnitudes(values: np.ndarray, dname: str) -> np.ndarray:
+    """|v| over the finite non-zero ``values`` (float64), as float32 where that is exact."""
+    v = np.abs(values[np.isfinite(values) & (values != 0)])
+    return v.astype(np.float32) if dname not in ("float64", "int32", "uint32") else v
+
+
 def _default_floor(sample: np.ndarray, dname: str) -> float:
-    """The default floor from the blocks a model is fitted on (``(n, B)`` uint8)."""
-    return _floor_of(as_values(sample, dname).ravel(), dname)
+    """The default floor from the blocks a model is fitted on (``(n, B)`` uint8), read in chunks."""
+    step = 1 << 16
+    return _floor_of(
+        [_magnitudes(as_values(sample[i : i + step], dname).ravel(), dname) for i in range(0, len(sample), step)], dname
+    )
 
 
 @dataclass
@@ -332,7 +341,11 @@ def quality(
         raise ValueError(f"original {original.shape} and approximated {approximated.shape} differ in shape")
     name = _dtype_name(dtype)
     o, a = as_values(original, name).ravel(), as_values(approximated, name).ravel()
-    floor = _floor_of(o, name) if rel_floor is None else check_float("rel_floor", rel_floor, 0, lo_open=True)
+    floor = (
+        _floor_of([_magnitudes(o, name)], name)
+        if rel_floor is None
+        else check_float("rel_floor", rel_floor, 0, lo_open=True)
+    )
     out, warns = _Quality.of(o, a, floor).report(name, floor, peak)
     _warn(warns)
     return out
