@@ -184,6 +184,7 @@ def test_sampling_study_lines_are_the_table(blocks):
     assert ax.get_ylabel() == "compression ratio (raw bits / charged bits)"
 
 
+@pytest.mark.filterwarnings("ignore::memcomp.slc.MetricWarning")  # the bundled mix read as float32: MRE on tiny values
 def test_sampling_study_and_slc_tradeoff(blocks):
     ss = memcomp.e2mc.sampling_study(blocks, mfv=(64, 256), windows=(0.1, 0.5))
     sw = memcomp.slc.sweep(blocks[:800], thresholds=(0, 8, 16), mags=(32, 64), variants=("simp", "opt"))
