@@ -20,6 +20,9 @@ from ._version import __version__ as __version__
 _WHERE = {
     **{m: m for m in ("e2mc", "energy", "entropy", "mpc", "slc", "toggles", "workloads")},
     "CorruptStreamError": "_core",
+    "MemcompWarning": "_common",
+    "MetricWarning": "slc",
+    "SkippedCodecWarning": "report",
     **{n: "blocks" for n in ("VALID_BLOCK_BYTES", "as_blocks", "sectorize")},
     **{n: "codecs" for n in ("Codec", "Encoded", "Sizes", "codec_names", "get_codec", "list_codecs")},
     **{n: "io" for n in ("Dump", "open_dump", "open_dumps", "register_reader", "save_dump")},
@@ -34,9 +37,12 @@ __all__ = [
     "CorruptStreamError",
     "Dump",
     "Encoded",
+    "MemcompWarning",
+    "MetricWarning",
     "Model",
     "SizeStats",
     "Sizes",
+    "SkippedCodecWarning",
     "as_blocks",
     "breakdown",
     "charge",
@@ -77,10 +83,12 @@ def __dir__() -> List[str]:
 
 if TYPE_CHECKING:
     from . import e2mc, energy, entropy, mpc, slc, toggles, workloads
+    from ._common import MemcompWarning
     from ._core import CorruptStreamError
     from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
     from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
     from .io import Dump, open_dump, open_dumps, register_reader, save_dump
     from .metrics import SizeStats, charge, parse_policy
     from .models import Model
-    from .report import breakdown, compare, mag_study
+    from .report import SkippedCodecWarning, breakdown, compare, mag_study
+    from .slc import MetricWarning

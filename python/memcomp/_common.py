@@ -20,6 +20,11 @@ import numpy as np
 from ._version import __version__
 
 
+class MemcompWarning(UserWarning):
+    """Base of memcomp's own warnings (a skipped preset, a misleading metric): the command line
+    prints each as one line, whatever the warning filters say about other warnings."""
+
+
 def check_int(name: str, value: Any, lo: Optional[int] = None, hi: Optional[int] = None) -> int:
     """``value`` as a Python int: ints and NumPy integers only (no bool, float or str), within
     ``[lo, hi]``. TypeError / ValueError name the argument and the accepted range."""

@@ -160,7 +160,14 @@ def _progress(args, total_bytes: Optional[int]) -> Optional[Callable[[int, int],
 # ------------------------------------------------------------------------------------- datasets
 def _datasets(args) -> List[AnyDump]:
     """The datasets of the DUMP arguments, or the bundled sample; empty ones are skipped (with a
-    note on stderr)."""
+    note on stderr). Opened once per run (a stream such as standard input cannot be opened twice):
+    commands open them before resolving --codecs, so an input error is reported first, alone."""
+    if getattr(args, "_opened", None) is None:
+        args._opened = _open_datasets(args)
+    return args._opened
+
+
+def _open_datasets(args) -> List[AnyDump]:
     if not args.dumps:
         data = _as("--sample-bytes", sample_dump, args.sample_bytes, seed=args.seed)
         _as("--sample-bytes/--block", as_blocks, data, args.block)
@@ -301,12 +308,18 @@ def _output_format(args) -> str:
     return _EXTENSIONS[ext]
 
 
+def _check_output(args) -> None:
+    """The output options checked before any work: a bad -o/--format is reported at once, not
+    after a long run."""
+    if hasattr(args, "format") and _output_format(args) == "parquet" and not args.output:
+        raise UsageError("--format parquet writes a file: give -o FILE.parquet")
+
+
 def _emit(df, args, out: TextIO) -> None:
+    _check_output(args)
     fmt = _output_format(args)
     path = args.output
     if fmt == "parquet":
-        if not path:
-            raise UsageError("--format parquet writes a file: give -o FILE.parquet")
         try:
             with _writing(path):
                 df.to_parquet(path, index=False)
@@ -403,6 +416,7 @@ def _on_dask(args, fn, *a, **kw):
 def _cmd_compare(args, out: TextIO) -> int:
     if args.policy is not None:
         _as("--policy", parse_policy, args.policy)
+    _datasets(args)  # input errors before codec warnings
     codecs = _codecs(args, args.block)
 
     def emit(df) -> None:  # --no-oracle: no oracle row and no oracle columns
@@ -473,6 +487,7 @@ def _cmd_entropy(args, out: TextIO) -> int:
 def _cmd_toggles(args, out: TextIO) -> int:
     from . import toggles
 
+    _datasets(args)  # input errors before codec warnings
     codecs = _codecs(args, args.block)
     bus = dict(
         channel=args.channel,
@@ -681,6 +696,7 @@ def _cmd_report(args, out: TextIO) -> int:
 
     if not args.output or not args.output.lower().endswith((".html", ".htm")):
         raise UsageError("-o: report writes one HTML page; give -o FILE.html")
+    _datasets(args)  # input errors before codec warnings
     codecs = _codecs(args, args.block)
     css = (
         "body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;"
@@ -1013,14 +1029,19 @@ def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
 
 @contextlib.contextmanager
 def _one_line_warnings() -> Iterator[None]:
-    """Warnings on stderr in one line, ``memcomp: warning: ...``, without Python's source line;
-    the warning filters (-W, PYTHONWARNINGS) still decide which are shown."""
-    shown = warnings.formatwarning
-    warnings.formatwarning = lambda message, *_, **__: f"memcomp: warning: {message}\n"
-    try:
+    """Warnings on stderr in one line, ``memcomp: warning: ...``, without Python's source line.
+    memcomp's own (a skipped preset, a misleading metric) are always shown, once per place, even
+    under ``-W error``: they qualify a result, they do not stop it. The warning filters (-W,
+    PYTHONWARNINGS) decide about the others."""
+    from ._common import MemcompWarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        print(f"memcomp: warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():  # restores the filters and showwarning after the run
+        warnings.filterwarnings("default", category=MemcompWarning)
+        warnings.showwarning = show
         yield
-    finally:
-        warnings.formatwarning = shown
 
 
 def _main(argv: Optional[List[str]], out: TextIO) -> int:
@@ -1030,6 +1051,7 @@ def _main(argv: Optional[List[str]], out: TextIO) -> int:
         if to_stdout:
             out = _stdout_writer()
         try:
+            _check_output(args)
             code = _COMMANDS[args.command](args, out)
             with _writing(None):
                 out.flush()

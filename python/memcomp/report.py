@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, List, Mapping, Optional, S
 import numpy as np
 
 from ._common import (
+    MemcompWarning,
     Progress,
     ProgressArg,
     block_bytes_of,
@@ -43,7 +44,7 @@ CodecsArg = Union[str, Codec, Iterable[Union[str, Codec]]]
 ORACLE = "oracle"
 
 
-class SkippedCodecWarning(UserWarning):
+class SkippedCodecWarning(MemcompWarning):
     """A preset left out of an analysis because it is not defined for the block size (e.g.
     ``mpc.cal22_rtl`` at 128 B): the table still has a row for it whose ``note`` says why."""
 

@@ -29,7 +29,17 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional,
 
 import numpy as np
 
-from ._common import Progress, ProgressArg, block_bytes_of, check_float, check_int, provenance, source_of, whole
+from ._common import (
+    MemcompWarning,
+    Progress,
+    ProgressArg,
+    block_bytes_of,
+    check_float,
+    check_int,
+    provenance,
+    source_of,
+    whole,
+)
 from .codecs import Codec, Encoded, Sizes, get_codec
 
 if TYPE_CHECKING:
@@ -96,7 +106,7 @@ def as_values(blocks: np.ndarray, dtype: Any = np.float32) -> np.ndarray:
         return b.view(np.dtype(_TYPES[name]).newbyteorder("<")).astype(np.float64)
 
 
-class MetricWarning(UserWarning):
+class MetricWarning(MemcompWarning):
     """A quality metric of a report is dominated by a few elements: P4's MRE by originals below the
     floor, the range-normalised NRMSE and PSNR by a range far above the originals' std. The message
     names the robust metric to read instead."""

@@ -283,6 +283,7 @@ def test_mpc_does_not_depend_on_threads(x32):
     assert_frames_equal(t1, t2, "mpc.protocol")
 
 
+@pytest.mark.filterwarnings("ignore::memcomp.MetricWarning")  # the synthetic floats' tiny values
 def test_slc_and_e2mc_do_not_depend_on_threads(x128):
     x = x128[:6000]
     ref = slc.compress(x, threshold_bytes=16, mag=32, variant="opt", threads=1)
@@ -351,6 +352,7 @@ STREAMED = {
 
 
 @pytest.mark.parametrize("name", sorted(STREAMED))
+@pytest.mark.filterwarnings("ignore::memcomp.MetricWarning")  # SLC's error metrics on the dump's tiny floats
 def test_streamed_tables_do_not_depend_on_chunk_size(name, dump_path):
     fn = STREAMED[name]
     arr = np.fromfile(dump_path, np.uint8).reshape(-1, 128)
