@@ -63,6 +63,8 @@ _FLAG_NAMES = [
     (r"threads", "--threads"),
     (r"chunk_blocks", "--chunk-blocks"),
     (r"threshold_bytes", "--thresholds"),
+    (r"rel_floor", "--rel-floor"),
+    (r"window", "--window"),
 ]
 
 
@@ -74,11 +76,14 @@ def flag_message(message: str) -> str:
 
 
 def _as(flag: str, fn, *args, **kwargs):
-    """fn(*args, **kwargs), its ValueError/TypeError turned into a UsageError naming ``flag``."""
+    """fn(*args, **kwargs), its ValueError/TypeError turned into a UsageError naming ``flag``
+    (or the flag a message about one parameter starts with: ``rel_floor must ...`` -> ``--rel-floor
+    must ...``)."""
     try:
         return fn(*args, **kwargs)
     except (ValueError, TypeError, OSError) as e:
-        raise UsageError(f"{flag}: {e}") from e
+        named = flag_message(str(e))
+        raise UsageError(named if named.startswith("--") else f"{flag}: {e}") from e
 
 
 def _int_at_least(lo: int):
@@ -279,9 +284,15 @@ _TABLE_COLUMNS = {
         "cr_mag_e2mc",
         "cr_mag_slc",
         "cr_mag_gain",
-        "lossy_blocks",
+        "bandwidth_saved",
+        "lossy_share",
+        "lossy_no_gain",
         "mre",
+        "mre_floored",
+        "rel_err_p99",
         "nrmse",
+        "nrmse_std",
+        "sign_flips",
         "psnr",
     ],
     "info": None,
@@ -589,6 +600,11 @@ def _cmd_slc(args, out: TextIO) -> int:
             variants=variants,
             dtype=args.dtype,
             symbol_bits=args.symbol_bits,
+            budget=args.budget,
+            predict=args.predict,
+            training=args.training,
+            window=args.window,
+            rel_floor=args.rel_floor,
             threads=args.threads,
             chunk_blocks=args.chunk_blocks,
             progress=_progress(args, d.nbytes),
@@ -988,6 +1004,35 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--variants", default="simp,pred,opt", help="TSLC variants (default simp,pred,opt)")
     s.add_argument("--dtype", default="float32", help="element type of the data for the error metrics")
     s.add_argument("--symbol-bits", type=int, default=16, choices=(4, 8, 16, 32), help="E2MC's symbol length in bits")
+    s.add_argument(
+        "--budget",
+        choices=("gain", "stream", "codes"),
+        default="gain",
+        help="when a block goes lossy: gain (only for a burst saved against E2MC), stream (SLC's own stream, "
+        "its longer header included, above a MAG multiple) or codes (P4 §III-C: the sum of the code lengths)",
+    )
+    s.add_argument(
+        "--predict",
+        choices=("word", "symbol"),
+        default="word",
+        help="pred/opt's prediction: the first kept 32-bit word, or P4's first kept symbol",
+    )
+    s.add_argument(
+        "--training",
+        choices=("offline", "online"),
+        default="offline",
+        help="E2MC's model: fitted on the data (offline), or on the first --window blocks, which then "
+        "travel raw (online, P1 §III-B2b; P4's baseline)",
+    )
+    s.add_argument(
+        "--window", type=_int_at_least(1), default=None, help="online training's blocks (default 10 %% of a file)"
+    )
+    s.add_argument(
+        "--rel-floor",
+        type=float,
+        default=None,
+        help="the relative error's floor, |a - o| / max(|o|, floor) (default 1e-3 x the median |original|)",
+    )
     output(s)
 
     r = command(

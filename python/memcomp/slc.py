@@ -533,7 +533,8 @@ def compress(
     ``cr_mag_slc`` the CR at MAG (every block charged whole bursts of ``mag`` bytes) of E2MC
     configured with ``mag`` (its raw rule at that MAG) and of SLC; ``cr_mag_gain`` = cr_mag_slc /
     cr_mag_e2mc - 1; ``bandwidth_saved`` = 1 - SLC's bytes at MAG / E2MC's (P4 §V-B);
-    ``lossy_blocks`` the share of blocks stored lossy; ``lossy_no_gain`` the count of lossy blocks
+    ``lossy_blocks`` the count of blocks stored lossy and ``lossy_share`` their share of the blocks;
+    ``lossy_no_gain`` the count of lossy blocks
     that take no fewer bursts than E2MC (0 under budget "gain"); ``lossless_more_bursts`` the count
     of blocks SLC keeps exact that take more bursts than E2MC (SLC's 32-bit header against E2MC's
     21 bits); ``truncated_symbols`` and ``truncated_bits`` (the code bits of the truncated symbols);
@@ -807,7 +808,8 @@ class _SweepStats:
             "cr_mag_slc": _ratio(raw_bytes, after),
             "cr_mag_gain": _ratio(before, after) - 1,
             "bandwidth_saved": 1 - _ratio(after, before),
-            "lossy_blocks": self.lossy / n if n else 0.0,
+            "lossy_blocks": self.lossy,
+            "lossy_share": self.lossy / n if n else 0.0,
             "lossy_no_gain": self.lossy_no_gain,
             "lossless_more_bursts": self.lossless_more_bursts,
             "truncated_symbols": self.truncated_symbols,

@@ -112,7 +112,7 @@ def main(argv=None) -> None:
             r = slc.compress(b, model, variant=v).report
             print(
                 f"{name:<18}{v:<8}{r['cr_mag_e2mc']:>11.4f}{r['cr_mag_slc']:>10.4f}{r['cr_mag_gain']:>8.1%}"
-                f"{r['lossy_blocks']:>8.1%}{r['mre']:>10.2e}{r['nrmse']:>10.2e}{r['psnr']:>9.2f}"
+                f"{r['lossy_share']:>8.1%}{r['mre']:>10.2e}{r['nrmse']:>10.2e}{r['psnr']:>9.2f}"
             )
 
 

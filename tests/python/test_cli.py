@@ -5,6 +5,7 @@ import io
 import json
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -402,6 +403,56 @@ def test_slc_thresholds_half_pairs_each_mag_with_half_of_it():
     rc, text = run("slc", *SMALL, *argv)
     df = pd.read_csv(io.StringIO(text))
     assert rc == 0 and list(zip(df["mag"], df["threshold_bytes"])) == [(32, 16), (64, 32)]
+
+
+@pytest.mark.parametrize(
+    "flags, kwargs",
+    [
+        (["--budget", "stream"], {"budget": "stream"}),
+        (["--budget", "codes"], {"budget": "codes"}),
+        (["--predict", "symbol"], {"predict": "symbol"}),
+        (["--training", "online", "--window", "300"], {"training": "online", "window": 300}),
+        (["--rel-floor", "0.5"], {"rel_floor": 0.5}),
+    ],
+)
+def test_slc_flags_reach_the_sweep(flags, kwargs, tmp_path, capsys):
+    """Each SLC option of the command line is the library's (issue 33 items 4 and 6): its rows
+    equal slc.sweep's with that option, and differ from the defaults' rows."""
+    photo = memcomp.workloads.sample_dump(1 << 18, seed=3)  # the bundled mix: floats among other data
+    path = tmp_path / "d.bin"
+    photo.tofile(path)
+    base = ["slc", str(path), "--mags", "16,32", "--thresholds", "half", "--variants", "opt", "--csv"]
+    rc, text = run(*base, *flags)
+    got = pd.read_csv(io.StringIO(text))
+    blocks = memcomp.as_blocks(photo, 128)
+    with warnings.catch_warnings():  # the mix's tiny floats: MRE is flagged (the CLI prints it)
+        warnings.simplefilter("ignore", memcomp.MetricWarning)
+        want = memcomp.slc.sweep(blocks, thresholds="half", mags=(16, 32), variants=("opt",), **kwargs)
+        default = memcomp.slc.sweep(blocks, thresholds="half", mags=(16, 32), variants=("opt",))
+    cols = ["cr_e2mc", "cr_mag_slc", "lossy_blocks", "lossy_no_gain", "mre_floored", "rel_err_p99", "training"]
+    assert rc == 0
+    pd.testing.assert_frame_equal(got[cols], want[cols], check_dtype=False)
+    assert not got[cols].equals(default[cols]), flags
+    for k, v in kwargs.items():
+        if k in ("budget", "predict", "rel_floor"):
+            assert (got[k] == v).all(), k
+
+
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["--budget", "most"], "--budget"),
+        (["--predict", "word0"], "--predict"),
+        (["--training", "later"], "--training"),
+        (["--window", "0"], "--window"),
+        (["--training", "online", "--window", "99999999"], "--window"),
+        (["--rel-floor", "-1"], "--rel-floor"),
+        (["--rel-floor", "nan"], "--rel-floor"),
+    ],
+)
+def test_slc_flag_errors_name_the_flag(argv, flag, capsys):
+    rc, err = cli_error(["slc", *SMALL, *argv], capsys)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and flag in err, err
 
 
 def test_help_says_what_defaults_holds():

@@ -135,10 +135,15 @@ def test_budget_rules_by_hand():
     assert int(e.size_bits[0]) == w["e2mc_bits"]
     assert int(memcomp.charge(e.size_bits, 128, "mag(16)")[0]) == 8 * w["e2mc_charged_bytes"]
     rep = slc.compress(xw, w13, mag=16, variant="pred", budget="codes").report
-    assert (rep["lossy_blocks"], rep["lossy_no_gain"], rep["truncated_symbols"]) == (1.0, 1, w["len"])
+    assert (rep["lossy_blocks"], rep["lossy_share"], rep["lossy_no_gain"], rep["truncated_symbols"]) == (
+        1,
+        1.0,
+        1,
+        w["len"],
+    )
     for budget in ("gain", "stream"):  # W13 at MAG 16: budget 6 bursts < E2MC's 7
         r = slc.compress(xw, w13, mag=16, variant="pred", budget=budget).report
-        assert (r["lossy_blocks"], r["lossy_no_gain"], r["truncated_symbols"]) == (1.0, 0, 8)
+        assert (r["lossy_blocks"], r["lossy_share"], r["lossy_no_gain"], r["truncated_symbols"]) == (1, 1.0, 0, 8)
     for budget, no_gain, more in (("stream", 1, 0), ("gain", 0, 1), ("codes", 0, 1)):
         rep = slc.compress(x, model, variant="pred", budget=budget).report
         assert (rep["lossy_no_gain"], rep["lossless_more_bursts"], rep["budget"]) == (no_gain, more, budget)
@@ -565,7 +570,8 @@ def test_compress_report(fp32):
     assert rep["cr_e2mc"] == pytest.approx(e2mc.cr()) and rep["cr_mag_e2mc"] == pytest.approx(e2mc.stats().cr_mag(32))
     assert rep["cr_mag_slc"] == pytest.approx(r.sizes.stats().cr_mag(32)) and rep["cr_mag_slc"] > rep["cr_mag_e2mc"]
     assert rep["bandwidth_saved"] == pytest.approx(1 - rep["cr_mag_e2mc"] / rep["cr_mag_slc"])
-    assert rep["lossy_blocks"] == pytest.approx(np.mean(r.sizes.mode == 2))
+    assert rep["lossy_blocks"] == np.count_nonzero(r.sizes.mode == 2) > 0
+    assert rep["lossy_share"] == pytest.approx(np.mean(r.sizes.mode == 2))
     q = slc.quality(x, r.blocks, rel_floor=rep["rel_floor"])
     assert {k: rep[k] for k in q} == q and rep["truncated_symbols"] > 0 and rep["truncated_bits"] > 0
     assert np.array_equal(r.blocks, r.codec.decode(r.encoded))
@@ -729,5 +735,5 @@ def test_mag_study_tables():
 
 def test_compress_no_blocks_reports_nan_ratios():
     r = slc.compress(np.zeros((0, 128), np.uint8))
-    assert r.report["blocks"] == 0 and r.report["lossy_blocks"] == 0.0
+    assert r.report["blocks"] == 0 and r.report["lossy_blocks"] == 0 and r.report["lossy_share"] == 0.0
     assert all(math.isnan(r.report[k]) for k in ("cr_e2mc", "cr_slc", "cr_mag_e2mc", "cr_mag_slc", "bandwidth_saved"))
