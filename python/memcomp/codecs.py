@@ -13,6 +13,7 @@ import contextlib
 import copy
 import difflib
 import functools
+import hashlib
 import json
 import os
 import re
@@ -25,7 +26,7 @@ import numpy as np
 from . import _core
 from ._common import check_bool, check_int, check_threads, has_buffer, parse_json, read_npz
 from .blocks import byte_view
-from .models import Model
+from .models import Model, training_provenance
 
 if TYPE_CHECKING:
     import pandas
@@ -118,7 +119,11 @@ def get_codec(name: Union[str, "Codec"], **options: Any) -> "Codec":
         if "model" in options and text.startswith(("json:", "huffman table:")):
             raise ValueError(f"{preset}: model: {text}") from None
         raise
-    return Codec(core)
+    codec = Codec(core)
+    given = options.get("model")
+    if codec._model is not None and isinstance(given, Model) and given.provenance is not None:
+        codec._model = codec._model.with_provenance(given.provenance)  # how the model was made, kept
+    return codec
 
 
 @functools.lru_cache(maxsize=1)
@@ -368,9 +373,12 @@ class Codec:
 
     def fit(self, blocks, threads: Optional[int] = None) -> "Codec":
         """A copy of this codec with a model fitted on ``blocks`` (an ``(n, B)`` uint8 array or a
-        Dump). The model is never charged to blocks (SPEC 0.7)."""
+        Dump). The model is never charged to blocks (SPEC 0.7); it records how it was made
+        (``codec.model.provenance``: memcomp version, the codec's options, the data's source and
+        byte range, the SHA-256 of the bytes fitted on and their block count)."""
         if not self._c.needs_model:
             raise ValueError(f"{self.name} is not data-driven: it has no model to fit")
+        source = blocks
         if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray):
             blocks = blocks.blocks
         blocks = _block_array(blocks)
@@ -384,7 +392,20 @@ class Codec:
             cfg["model"] = mpc.train(blocks, threads=threads).data
             return Codec.from_config(cfg)
         with self._named_errors():
-            return Codec(self._c.fitted(blocks, threads))
+            fitted = Codec(self._c.fitted(blocks, threads))
+        if fitted._model is not None:
+            options = {k: v for k, v in self._options.items() if k != "model"}
+            fitted._model = fitted._model.with_provenance(
+                training_provenance(
+                    "memcomp.Codec.fit",
+                    {"preset": self.preset, **options},
+                    [source],
+                    sha256=hashlib.sha256(np.ascontiguousarray(blocks)).hexdigest(),
+                    nbytes=int(blocks.nbytes),
+                    blocks=int(blocks.shape[0]),
+                )
+            )
+        return fitted
 
     @property
     def modes(self) -> Dict[int, str]:

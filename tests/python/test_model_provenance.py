@@ -112,7 +112,8 @@ def test_save_and_load_are_exact_and_provenance_is_not_part_of_the_model(dump_fi
     bare = m.model.with_provenance(None)
     assert bare == m.model and bare.provenance is None
     assert memcomp.get_codec("mpc", model=m.model) == memcomp.get_codec("mpc", model=bare)
-    assert memcomp.get_codec("mpc", model=m.model).model.provenance is None
+    assert memcomp.get_codec("mpc", model=m.model).model.provenance == m.provenance  # kept with the codec
+    assert memcomp.get_codec("mpc", model=bare).model.provenance is None
 
 
 def test_model_files_without_provenance_still_load(tmp_path):
@@ -139,6 +140,31 @@ def test_huffman_family_model_carries_provenance(tmp_path):
     back = Model.load(p)
     assert back == e2.model and back.provenance == prov and prov["source"] == [{"array": "(512, 128) uint8"}]
     assert memcomp.get_codec("e2mc", model=back) == e2
+
+
+@pytest.mark.parametrize("name", ["e2mc", "sc2", "fvc", "e2mc.paper(symbol_bits=8)"])
+def test_fit_records_how_the_model_was_made(name, tmp_path):
+    """Codec.fit's model names its trainer, the codec's options, the source (a dump's file and
+    byte range), the bytes fitted on with their SHA-256 (sha256sum of the file) and the blocks;
+    the provenance survives save, load and get_codec(model=...)."""
+    raw = memcomp.workloads.sample_dump(1 << 16, seed=5)
+    path = tmp_path / "k.bin"
+    raw.tofile(path)
+    with memcomp.open_dump(path, 64) as d:
+        c = memcomp.get_codec(name).fit(d)
+    p = c.model.provenance
+    assert p["trainer"] == "memcomp.Codec.fit" and p["memcomp_version"] == memcomp.__version__
+    assert p["options"]["preset"] == c.preset and "model" not in p["options"]
+    assert all(p["options"][k] == v for k, v in c.options.items() if k != "model")
+    assert p["source"] == [
+        {"dataset": "k.bin", "file": str(path.resolve()), "format": "raw", "offset_begin": 0, "offset_end": 1 << 16}
+    ]
+    assert (p["bytes"], p["blocks"], p["sha256"]) == (1 << 16, 1024, hashlib.sha256(path.read_bytes()).hexdigest())
+    c.model.save(tmp_path / "m.json")
+    back = Model.load(tmp_path / "m.json")
+    again = memcomp.Codec.from_config({**c.get_config(), "model": back})
+    assert back.provenance == p and again.model.provenance == p
+    assert again == c and again.get_config() == c.get_config()  # the provenance is not part of the codec
 
 
 @pytest.mark.parametrize(
