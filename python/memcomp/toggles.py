@@ -199,7 +199,8 @@ def drive(stream, nbits: Optional[int] = None, *, state: Optional[WireState] = N
     return d, p, dict(c), st
 
 
-_EC_K = {"ec1": 1, "ec2": 2}
+#: k of each decision function: (g CR)^k T0 > alpha T1 (k = 0: no energy term, CR > 1 alone).
+_EC_K = {"helps": 0, "ec1": 1, "ec2": 2}
 
 #: Energy Control's decision functions (P2 §4.2): ``"ec1"`` (Energy x Delay), ``"ec2"`` (Energy x
 #: Delay^2) and ``"helps"``, P2's baseline without an energy term: "compress only where it helps",
@@ -220,14 +221,12 @@ def _check_ec(ec: Any) -> str:
 
 
 def _ec_k(ec: str) -> int:
-    if _check_ec(ec) not in _EC_K:
-        raise ValueError(f"ec={ec!r} has no energy term: it takes no k")
-    return _EC_K[ec]
+    return _EC_K[_check_ec(ec)]
 
 
 def _no_energy_term(ec: Optional[str], alpha: float, bu: Any) -> None:
     """alpha and bu weigh EC1/EC2's energy term; ValueError if they are set where nothing uses them."""
-    if ec in _EC_K:
+    if ec is not None and _EC_K[ec] > 0:
         return
     what = "ec=None (every block sent compressed)" if ec is None else f"ec={ec!r} (no energy term)"
     if alpha != 1.0:
@@ -247,9 +246,7 @@ def decide(t0: float, t1: float, cr: float, ec: str = "ec2", bu: float = 0.0, al
     sends compressed iff CR > 1 and takes no alpha or bu."""
     t0, t1 = check_float("t0", t0, 0.0), check_float("t1", t1, 0.0)
     cr, alpha = check_float("cr", cr, 0.0), check_float("alpha", alpha, 0.0, lo_open=True)
-    if _check_ec(ec) == "helps":
-        _no_energy_term(ec, alpha, check_float("bu", bu, 0.0, 1.0))
-        return cr > 1.0
+    _no_energy_term(_check_ec(ec), alpha, check_float("bu", bu, 0.0, 1.0))
     return bool(_core.ec_decide(t0, t1, cr, gain(bu), _ec_k(ec), alpha))
 
 
@@ -322,16 +319,13 @@ def energy_control(
     ``ec`` is ``"ec1"`` (Energy x Delay: compressed iff CR > 1 and (T1 = 0 or g CR T0 >
     alpha T1)), ``"ec2"`` (Energy x Delay^2: (g CR)^2 T0 > alpha T1) or ``"helps"``, P2's baseline
     "compress only where it helps": compressed iff CR > 1 in ``ratio``'s units, with no energy
-    term (``alpha`` and ``bu`` must keep their defaults). Its decisions need no wire state, so the
-    forms sent are counted in one pass; in stream mode its per-block T0 and T1 (``per_block=True``)
-    are counted a block at a time, tens of microseconds a block (``per_block=False`` is as fast as
-    ec1/ec2).
+    term (``alpha`` and ``bu`` must keep their defaults); it runs the same passes as ec1/ec2 (k = 0),
+    so its columns hold T0 and T1 too.
 
     ``encoded`` may also be a :class:`Codec`: the blocks are then encoded as Energy Control goes,
     a cache-sized chunk at a time (``threads`` and ``resume`` as in :meth:`Codec.encode`), and no
     stream is kept. The result is the same as over ``codec.encode(blocks)``, in one pass over the
-    blocks instead of two and without the memory to hold their streams (``"helps"`` encodes the
-    blocks first)."""
+    blocks instead of two and without the memory to hold their streams."""
     if isinstance(encoded, Encoded):
         if isinstance(blocks, np.ndarray) and blocks.ndim == 2 and encoded.block_bytes != blocks.shape[1]:
             raise ValueError(f"encoded blocks are {encoded.block_bytes} B, blocks are {blocks.shape[1]} B")
@@ -349,11 +343,7 @@ def energy_control(
         close, per_block = check_bool("close", close), check_bool("per_block", per_block)
     if type(bu) is not float or not 0.0 <= bu <= 1.0:
         bu = _bu_arg(bu, n)
-    if _check_ec(ec) == "helps":
-        _no_energy_term(ec, alpha, bu)
-        if isinstance(encoded, Codec):
-            encoded = encoded.encode(blocks, threads, resume=resume)
-        return _helps(blocks, encoded, _bus_dict(bus), state, close, per_block, ratio)
+    _no_energy_term(_check_ec(ec), alpha, bu)
     if isinstance(encoded, Codec):
         return _ec_result(
             *encoded._encode_energy_control(
@@ -365,68 +355,6 @@ def energy_control(
             blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), alpha, bu, state, close, per_block, ratio
         )
     )
-
-
-def _helps(
-    blocks: np.ndarray, enc: Encoded, b: Dict[str, Any], state: Any, close: bool, per_block: bool, ratio: str
-) -> EcResult:
-    """P2's baseline "compress only where it helps" (ec="helps"): compressed iff CR > 1, CR as in
-    Energy Control (raw units / compressed units, or 8B / compressed bits; inf for an empty
-    stream). The decision needs no wire state, so the forms sent are one run of transfers (the
-    compressed streams and, where raw is sent, the block bytes, which are its raw stream)."""
-    raw = count(blocks, per_block=False, **b)  # checks the blocks
-    n, B = raw.stats.blocks, int(blocks.shape[1])
-    if enc.n_blocks != n:
-        raise ValueError(f"energy control needs one compressed stream per block: {n} blocks, {enc.n_blocks} streams")
-    data, offsets, lengths = _streams(enc)
-    comp = count(enc, per_block=True, **b).columns  # units and bits of the compressed forms
-    units_raw = np.full(n, raw.stats["units"] // n if n else 0, dtype=np.uint32)
-    units_comp, bits_comp = comp["units"], lengths.astype(np.uint32)
-    with np.errstate(divide="ignore"):
-        if ratio == "units":
-            cr = np.where(units_comp > 0, units_raw / np.maximum(units_comp, 1), np.inf)
-        else:
-            cr = np.where(bits_comp > 0, 8.0 * B / np.maximum(bits_comp, 1), np.inf)
-    compressed = cr > 1.0
-    # The sent forms as one run of streams: the raw blocks appended after the compressed data.
-    sent_data = np.concatenate([data, blocks.reshape(-1)])
-    raw_offsets = 8 * data.shape[0] + 8 * B * np.arange(n, dtype=np.uint64)
-    sent_offsets = np.where(compressed, offsets, raw_offsets).astype(np.uint64)
-    sent_lengths = np.where(compressed, lengths, np.uint32(8 * B)).astype(np.uint32)
-    cols, tot, st = _core.bus_count_streams(sent_data, sent_offsets, sent_lengths, b, state, close, per_block)
-    tot = dict(tot)
-    totals = {
-        "blocks": n,
-        "compressed": int(compressed.sum()),
-        "raw_bits": 8 * B * n,
-        "sent_bits": tot["bits"],
-        "raw_units": int(units_raw.sum(dtype=np.uint64)),
-        "sent_units": tot["units"],
-        "sent": tot,
-    }
-    if not per_block:
-        return EcResult({"compressed": compressed}, {}, totals, st)
-    if bus_options(**b)["mode"] == "isolated":  # every transfer starts from the same state
-        t0, t1 = count(blocks, state=state, **b).columns["energy"], comp["energy"]
-    else:
-        t0, t1 = np.zeros(n, dtype=np.uint32), np.zeros(n, dtype=np.uint32)
-        s = state
-        for j in range(n):  # both forms from the wire state the forms sent before leave
-            last = close and j == n - 1
-            _, r0, s0 = _core.bus_count_raw(blocks[j : j + 1], b, s, last, False)
-            _, r1, s1 = _core.bus_count_streams(data, offsets[j : j + 1], lengths[j : j + 1], b, s, last, False)
-            t0[j], t1[j] = r0["energy"], r1["energy"]
-            s = s1 if compressed[j] else s0
-    columns = {
-        "compressed": compressed,
-        "cr": cr,
-        "t0": t0,
-        "t1": t1,
-        "units_raw": units_raw,
-        "units_comp": units_comp,
-        "bits_comp": bits_comp,
-    }
-    return EcResult(columns, dict(cols), totals, st)
 
 
 def _ec_result(cols, sent, tot, st) -> EcResult:
@@ -760,9 +688,9 @@ def totals_frame(tot: _Totals, cs: Sequence[Codec], setup: _Setup, source: Dict[
             "mag": int(setup.mag),
             "u_min": int(setup.u_min),
             "policy": "none",
-            "ec_alpha": float(setup.alpha) if ec_name in _EC_K else None,
+            "ec_alpha": float(setup.alpha) if _EC_K.get(ec_name, 0) > 0 else None,
             "ec_ratio": setup.ec_ratio if ec_name != "none" else None,
-            "ec_bu": (float(setup.bu) if setup.bu_all is None else "per_block") if ec_name in _EC_K else None,
+            "ec_bu": (float(setup.bu) if setup.bu_all is None else "per_block") if _EC_K.get(ec_name, 0) > 0 else None,
             "cr_mag": raw_bits / charged if charged else float("inf"),
             "units_raw": raw["units"],
             "units": units,

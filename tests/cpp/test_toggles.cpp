@@ -518,6 +518,18 @@ TEST(Toggles, GoldenW10EnergyControl) {
   EXPECT_THROW(ec_gain(1.5), invalid_argument);
 }
 
+// k = 0, P2's baseline without an energy term: compressed iff CR > 1, whatever T0 and T1.
+TEST(Toggles, NoEnergyTermDecidesOnTheRatioAlone) {
+  for (const double t0 : {0.0, 5.0, 1e9})
+    for (const double t1 : {0.0, 7.0, 1e12})
+      for (const double cr : {0.5, 1.0, 1.0001, 4.0}) {
+        EXPECT_EQ(ec_decide(t0, t1, cr, 1.0, 0, 1.0), cr > 1.0) << t0 << " " << t1 << " " << cr;
+        EXPECT_EQ(ec_decide(t0, t1, cr, ec_gain(0.9), 0, 3.0), cr > 1.0) << t0 << " " << t1 << " " << cr;
+      }
+  EXPECT_FALSE(ec_decide(0, 9, 4.0, 1, 2, 1));  // where an energy term sends raw: T0 = 0 < T1
+  EXPECT_TRUE(ec_decide(0, 9, 4.0, 1, 0, 1));
+}
+
 TEST(Toggles, EnergyControlNeverLosesInIsolatedMode) {
   const std::vector<std::uint8_t> flat = test::adversarial_blocks(128, 300);
   const BlockView v{flat.data(), flat.size() / 128, 128};
@@ -828,7 +840,7 @@ void check_ec_paths(const BusConfig& c, const EcCase& e, std::size_t B, unsigned
   const BlockView v = e.view(B);
   const StreamsView sv = e.comp.view();
   std::size_t variant = seed;
-  for (unsigned k : {1u, 2u})
+  for (unsigned k : {0u, 1u, 2u})
     for (EcRatio ratio : {EcRatio::units, EcRatio::bits})
       for (bool close : {false, true}) {
         ++variant;

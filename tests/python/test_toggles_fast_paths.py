@@ -74,13 +74,14 @@ def _ec_options(data, n: int, bus: dict) -> dict:
         bu = np.random.default_rng(n).choice([0.0, 0.3, 0.5, 0.6, 0.9, 1.0], n)
     else:
         bu = data.draw(st.sampled_from([0.0, 0.5, 0.75, 1.0]), label="bu")
+    ec = data.draw(st.sampled_from(["ec1", "ec2", "helps"]), label="ec")
     return dict(
-        ec=data.draw(st.sampled_from(["ec1", "ec2"]), label="ec"),
-        alpha=data.draw(st.sampled_from([1.0, 0.5, 0.9, 1.5, 4.0]), label="alpha"),
+        ec=ec,
+        alpha=data.draw(st.sampled_from([1.0, 0.5, 0.9, 1.5, 4.0]), label="alpha") if ec != "helps" else 1.0,
         ratio=data.draw(st.sampled_from(["units", "bits"]), label="ratio"),
         per_block=data.draw(st.booleans(), label="per_block"),
         close=data.draw(st.booleans(), label="close"),
-        bu=bu,
+        bu=bu if ec != "helps" else 0.0,  # helps: no energy term, so no alpha or bu
         **bus,
     )
 
@@ -185,13 +186,14 @@ def test_hand_built_streams_equal_the_reference(data):
     )
     blocks = rng.integers(0, 256, (n, B), dtype=np.uint8)
     blocks[rng.random(n) < 0.3] = 0
+    ec = data.draw(st.sampled_from(["ec1", "ec2", "helps"]), label="ec")
     kw = dict(
-        ec=data.draw(st.sampled_from(["ec1", "ec2"]), label="ec"),
-        alpha=data.draw(st.sampled_from([1.0, 0.5, 2.0]), label="alpha"),
+        ec=ec,
+        alpha=data.draw(st.sampled_from([1.0, 0.5, 2.0]), label="alpha") if ec != "helps" else 1.0,
         ratio=data.draw(st.sampled_from(["units", "bits"]), label="ratio"),
         per_block=data.draw(st.booleans(), label="per_block"),
         close=data.draw(st.booleans(), label="close"),
-        bu=data.draw(st.sampled_from([0.0, 0.9]), label="bu"),
+        bu=data.draw(st.sampled_from([0.0, 0.9]), label="bu") if ec != "helps" else 0.0,
         **bus,
     )
     _check(blocks, enc, data.draw(st.integers(1, 3), label="chunks") if n else 1, kw)

@@ -614,17 +614,20 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-/// (g CR)^k, the weight of T0 in the decision.
+/// (g CR)^k, the weight of T0 in the decision; k = 0 (no energy term) weighs T0 without bound.
 MEMCOMP_INLINE double ec_factor(double cr, double g, unsigned k) {
+  if (k == 0) return kInf;
   const double gcr = g * cr;
   double f = gcr;
   for (unsigned i = 1; i < k; ++i) f *= gcr;
   return f;
 }
 
-/// The decision with the weight f = ec_factor(CR, g, k) and cr_ok = CR > 1.
+/// The decision with the weight f = ec_factor(CR, g, k) and cr_ok = CR > 1. An unbounded weight
+/// (k = 0, P2's baseline) decides on CR alone, whatever T0 and T1 (for k = 1, 2 f is finite, or
+/// infinite only for an empty compressed form, whose T1 is 0).
 MEMCOMP_INLINE bool ec_prefers(bool cr_ok, double f, double t0, double t1, double alpha) {
-  return cr_ok && (t1 == 0.0 || f * t0 > alpha * t1);
+  return cr_ok && (t1 == 0.0 || f == kInf || f * t0 > alpha * t1);
 }
 
 }  // namespace
@@ -642,7 +645,7 @@ StreamBounds check_ec(const EcConfig& ec, const BlockView& raw, const StreamsVie
                            " blocks, " + std::to_string(comp.n_blocks) + " streams");
   if (bu_count != 1 && bu_count != raw.n_blocks)
     throw invalid_argument("bu must be a scalar or have one entry per block");
-  if (ec.k != 1 && ec.k != 2) throw invalid_argument("energy control k must be 1 (ec1) or 2 (ec2)");
+  if (ec.k > 2) throw invalid_argument("energy control k must be 0 (no energy term), 1 (ec1) or 2 (ec2)");
   if (!(ec.alpha > 0.0) || !std::isfinite(ec.alpha)) throw invalid_argument("alpha must be a positive number");
   return checked_bounds(comp);
 }
@@ -1668,8 +1671,8 @@ EcTotals EcScan<P, U>::run_totals(const BlockView& raw, const StreamsView& comp,
         const double cr = ec_.ratio == EcRatio::units ? static_cast<double>(fr.units) / fc.units
                                                       : static_cast<double>(bits) / len;
         const double gcr = gain[scalar_bu ? 0 : i] * cr;
-        const double weight = ec_.k == 2 ? gcr * gcr : gcr;  // ec_factor (k is 1 or 2) without its loop
-        if (dram_) {                                         // T does not depend on the state
+        const double weight = ec_.k == 2 ? gcr * gcr : ec_.k == 1 ? gcr : kInf;  // ec_factor without its loop
+        if (dram_) {                                                             // T does not depend on the state
           z = ec_prefers(true, weight, energy(fr, 0), energy(fc, 0), ec_.alpha) ? 1 : 0;
           x = xpop(s.wires, z ? fc.first : fr.first);
         } else {

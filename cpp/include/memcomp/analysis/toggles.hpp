@@ -198,7 +198,7 @@ enum class EcRatio : std::uint8_t { units, bits };
 enum class EcPath : std::uint8_t { best, portable, reference };
 
 struct EcConfig {
-  unsigned k = 2;      ///< 1: ec1 (energy x delay); 2: ec2 (energy x delay^2)
+  unsigned k = 2;      ///< 1: ec1 (energy x delay); 2: ec2 (energy x delay^2); 0: no energy term (CR > 1)
   double alpha = 1.0;  ///< weight of T1
   EcRatio ratio = EcRatio::units;
   EcPath path = EcPath::best;
@@ -206,7 +206,8 @@ struct EcConfig {
 
 /// g = 1 / (1 - BU) for BU > 0.5 (BU clamped to <= 0.99), else 1. Throws for BU outside [0, 1].
 double ec_gain(double bu);
-/// Send compressed iff CR > 1 and (T1 == 0 or (g*CR)^k * T0 > alpha * T1).
+/// Send compressed iff CR > 1 and (T1 == 0 or (g*CR)^k * T0 > alpha * T1); k = 0: iff CR > 1 (P2's
+/// baseline, "compress only where it helps": no energy term).
 bool ec_decide(double t0, double t1, double cr, double g, unsigned k, double alpha);
 
 struct EcBlock {
