@@ -400,7 +400,7 @@ class Codec:
                     "memcomp.Codec.fit",
                     {"preset": self.preset, **options},
                     [source],
-                    sha256=hashlib.sha256(np.ascontiguousarray(blocks)).hexdigest(),
+                    sha256=hashlib.sha256(np.ascontiguousarray(blocks).data).hexdigest(),
                     nbytes=int(blocks.nbytes),
                     blocks=int(blocks.shape[0]),
                 )
