@@ -13,6 +13,7 @@ import os
 import struct
 import zipfile
 import zlib
+from fractions import Fraction
 from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Union
 
 import numpy as np
@@ -450,6 +451,10 @@ class ExactSum:
             return self.total / (1 << self._SCALE)  # int / int rounds once, correctly
         except OverflowError:
             return float("inf") if self.total > 0 else float("-inf")
+
+    def fraction(self) -> Fraction:
+        """The sum of the finite values added, as an exact fraction."""
+        return Fraction(self.total, 1 << self._SCALE)
 
     def __getstate__(self):
         return (self.total, self.nan, self.pos_inf, self.neg_inf)

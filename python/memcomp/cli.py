@@ -732,13 +732,29 @@ def _cmd_report(args, out: TextIO) -> int:
         fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
         plot.cr_bars(cmp_df, ax=ax, bound=ent)
         parts.append("<h3>Compression ratio and CR at MAG</h3>" + _figure_html(fig))
-        cols = [c for c in ("codec", "exact", "model", "cr", "cr_mag", "oracle_wins") if c in cmp_df.columns] + [
-            c for c in cmp_df.columns if c.startswith("share_")
-        ]
-        parts.append(cmp_df[cols].to_html(index=False, float_format=lambda v: f"{v:.4f}"))
+        head = {
+            "exact": "decodable",
+            "model": "model",
+            "policy": "storage policy",
+            "cr": "raw CR (raw bits / charged bits)",
+            "cr_mag": f"CR at MAG {args.mag} B (raw bytes / bytes in accesses)",
+            "oracle_wins": "blocks it is the smallest for",
+            "note": "note",
+        }
+        head |= {c: f"share of blocks in {c[6:-1]} B" for c in cmp_df.columns if c.startswith("share_")}
+        cols = ["codec"] + [c for c in head if c in cmp_df.columns and (c != "note" or cmp_df[c].notna().any())]
+        parts.append(cmp_df[cols].rename(columns=head).to_html(index=False, float_format=lambda v: f"{v:.4f}"))
+        head = {
+            "symbol_bits": "symbol length SL (bits)",
+            "entropy": "order-0 entropy H (bits per symbol)",
+            "cr_bound": "SL / H",
+            "mfv": "K (table entries)",
+            "cr_mfv": "SL / H_K (K most frequent values + escape)",
+            "cr_length_limited": "SL / L* (E2MC's length-limited code)",
+        }
         parts.append(
-            "<h3>Entropy bounds</h3>"
-            + ent[["symbol_bits", "entropy", "cr_bound", "cr_mfv", "cr_length_limited"]].to_html(index=False)
+            "<h3>Order-0 entropy of the dump's SL-bit symbols (bounds one code for the whole dump, "
+            "not per-block codecs)</h3>" + ent[list(head)].rename(columns=head).to_html(index=False)
         )
         _, above = mag_study(d, [c for c in codecs if c.supports(args.block)], mags=(args.mag,), threads=args.threads)
         if len(above):
@@ -758,7 +774,7 @@ def _cmd_report(args, out: TextIO) -> int:
             )
             cols = ["codec", "ec", "cr", "fraction_compressed", "t_ratio", "toggles_ratio"]
             cols += ["energy_pj_per_block", "energy_ratio"]
-            head = {c: plot._toggle_label(tg, c) for c in cols} | {"ec": "Energy Control"}
+            head = {c: plot.toggle_label(tg, c) for c in cols} | {"ec": "Energy Control"}
             parts.append(tg[cols].rename(columns=head).to_html(index=False, float_format=lambda v: f"{v:.4f}"))
     parts.append("</body></html>")
     with _writing(args.output), open(args.output, "w", encoding="utf-8") as f:

@@ -19,6 +19,9 @@ function                       data
 :func:`sampling_study`         ``e2mc.sampling_study`` (P1 Fig. 4)
 :func:`slc_tradeoff`           ``slc.sweep``: error against bandwidth saved per variant
 =============================  ===============================================================
+
+:func:`toggle_label` names what a column of the toggles tables holds (zeros, toggles or pJ, on
+which bus and energy model), for an axis or a table header.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ __all__ = [
     "ratio_toggle_scatter",
     "sampling_study",
     "slc_tradeoff",
+    "toggle_label",
 ]
 
 
@@ -61,7 +65,7 @@ _METRIC_WORDS = {
 }
 
 
-def _toggle_label(df, column: str) -> str:
+def toggle_label(df, column: str) -> str:
     """What a column of ``toggles.compare`` / ``toggles.scatter`` holds, for an axis or a table
     header; ValueError if the table mixes buses or energy models (one label cannot name both)."""
 
@@ -133,7 +137,7 @@ def ratio_toggle_scatter(
     if "toggle_ratio" in cols and "t_ratio" not in cols:  # toggles.scatter's tables before t_ratio
         df = df.rename(columns={"toggle_ratio": "t_ratio"})
     ax = _axes(ax)
-    ylabel, xlabel = _toggle_label(df, y), _toggle_label(df, x)
+    ylabel, xlabel = toggle_label(df, y), toggle_label(df, x)
     if "ec" not in cols:
         _need(df, ["codec", x, y], "ratio_toggle_scatter (per block)")
         rng = np.random.default_rng(seed)
@@ -204,7 +208,9 @@ def cr_bars(df, ax=None, *, bound=None, symbol_bits: Optional[Sequence[int]] = N
     ax.set_xticklabels(ticks, rotation=45, ha="right", fontsize="small")
     ax.set_xlabel("codec")
     ax.set_ylabel("compression ratio (raw bits / charged bits)")
-    ax.legend(fontsize="small", frameon=False)
+    tops = [ax.get_ylim()[1]] + ([float(bound["cr_bound"].max())] if bound is not None and len(bound) else [])
+    ax.set_ylim(top=1.25 * max(t for t in tops if np.isfinite(t)))  # room for the legend above bars and lines
+    ax.legend(fontsize="small", frameon=False, loc="upper left")
     return ax
 
 

@@ -240,13 +240,10 @@ class _Quality:
 
     def _std(self) -> float:
         """The originals' (population) std from the exact sums, rounded once."""
-        from fractions import Fraction
-
         n, s1, s2 = self.values, self.s1, self.s2
         if not math.isfinite(s2.value()) or not math.isfinite(s1.value()):
             return math.inf
-        scale = 1 << s1._SCALE
-        var = Fraction(n * s2.total * scale - s1.total * s1.total, n * n * scale * scale)
+        var = (n * s2.fraction() - s1.fraction() ** 2) / (n * n)
         return math.sqrt(float(var)) if var > 0 else 0.0
 
     def report(self, dname: str, floor: float, peak: Optional[float] = None) -> "tuple[Dict[str, Any], list]":

@@ -124,7 +124,17 @@ def test_report_is_one_self_contained_page(tmp_path):
     page = out.read_text()
     assert rc == 0 and page.startswith("<!doctype html>") and page.count("<img") == 3
     assert "data:image/png;base64," in page and 'src="http' not in page
-    assert "bdi.paper" in page and "Entropy bounds" in page
+    assert "bdi.paper" in page and "Entropy bounds" not in page  # not a bound on per-block codecs (item 11)
+    for header in (
+        "raw CR (raw bits / charged bits)",
+        "CR at MAG 32 B (raw bytes / bytes in accesses)",
+        "storage policy",
+        "share of blocks in 32 B",
+        "order-0 entropy H (bits per symbol)",
+        "K (table entries)",
+        "not per-block codecs",
+    ):
+        assert header in page, header
 
 
 def test_console_script_entry_point():
