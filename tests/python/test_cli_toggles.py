@@ -11,7 +11,7 @@ import pytest
 
 import memcomp
 from memcomp import toggles
-from memcomp.cli import main
+from test_cli import cli_error, run
 
 SAMPLE = ["--sample-bytes", str(1 << 18)]
 BLOCKS = memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 18, seed=0), 128)  # what SAMPLE reads
@@ -30,12 +30,6 @@ CHANGES = [
     (["--energy", "ddr4"], dict(energy="ddr4")),
 ]
 COMPARED = ["fraction_compressed", "cr", "cr_mag", "t", "t_ratio", "toggles_ratio", "energy_pj", "energy_ratio"]
-
-
-def run(*argv):
-    out = io.StringIO()
-    rc = main(list(argv), out=out)
-    return rc, out.getvalue()
 
 
 def table(*argv) -> pd.DataFrame:
@@ -81,14 +75,6 @@ def test_dask_takes_the_same_options():
     on_dask = table(*flags, "--dask")
     assert np.allclose(on_dask[COMPARED].to_numpy(float), serial[COMPARED].to_numpy(float), rtol=1e-12)
     assert on_dask["ec_alpha"].iloc[-1] == 2.0 and on_dask["ec_bu"].iloc[-1] == 0.8
-
-
-def cli_error(argv, capsys):
-    try:
-        rc = run(*argv)[0]
-    except SystemExit as e:
-        rc = e.code
-    return rc, capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -22,16 +22,22 @@ from memcomp import slc
 GOLDEN = json.loads(Path(os.path.join(os.path.dirname(__file__), "..", "golden", "slc.json")).read_text())
 
 
-def model_of(lengths, esc_len=1, sl=16, first=1000):
-    """An E2MC model coding value first + i with lengths[i] bits."""
+def table_model(codes, esc_len=1, sl=16):
+    """An E2MC model of one table coding each value of ``codes`` ({value: bits}) with its bits."""
+    values = sorted(codes)
     return {
         "format": "memcomp.model/1",
         "codec": "e2mc",
         "sl": sl,
         "positions": 1,
         "max_len": 20,
-        "tables": [{"symbols": [first + i for i in range(len(lengths))], "lengths": list(lengths), "esc_len": esc_len}],
+        "tables": [{"symbols": values, "lengths": [codes[v] for v in values], "esc_len": esc_len}],
     }
+
+
+def model_of(lengths, esc_len=1, sl=16, first=1000):
+    """An E2MC model coding value first + i with lengths[i] bits."""
+    return table_model({first + i: n for i, n in enumerate(lengths)}, esc_len, sl)
 
 
 def block_of(values, dtype="<u2"):
@@ -75,14 +81,7 @@ def test_w13(variant):
 
 def issue_block():
     """GOLDEN["prediction"]: model {0x1111: 8, 0x2222: 12, 0x3333: 11}, ESC 2, and its block."""
-    model = {
-        "format": "memcomp.model/1",
-        "codec": "e2mc",
-        "sl": 16,
-        "positions": 1,
-        "max_len": 20,
-        "tables": [{"symbols": [0x1111, 0x2222, 0x3333], "lengths": [8, 12, 11], "esc_len": 2}],
-    }
+    model = table_model({0x1111: 8, 0x2222: 12, 0x3333: 11}, esc_len=2)
     return model, block_of([0x1111, 0xBEEF] + [0x2222] * 36 + [0x3333] * 26)
 
 
@@ -160,16 +159,7 @@ def test_opt_extra_nodes_start_at_8q_and_16q(case, variant):
     lengths = {"span6": [8, 16, 13], "span12": [8, 14, 16]}[case]
     runs = {"span6": [8, 8, 48], "span12": [16, 12, 36]}[case]
     values = [0x0C0C, 0x0A0A, 0x0D0D]
-    model = {
-        "format": "memcomp.model/1",
-        "codec": "e2mc",
-        "sl": 16,
-        "positions": 1,
-        "max_len": 20,
-        "tables": [
-            {"symbols": sorted(values), "lengths": [lengths[values.index(v)] for v in sorted(values)], "esc_len": 1}
-        ],
-    }
+    model = table_model(dict(zip(values, lengths)))
     x = block_of(np.repeat(values, runs))
     t = g.get("threshold_bytes", 16)
     keep = np.array([False])  # comp, kept lossless (at MAG 8 E2MC's raw rule lets up to 960 bits through)
