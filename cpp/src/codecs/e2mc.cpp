@@ -357,7 +357,7 @@ class E2MC final : public CodecImpl<E2MC> {
     unsigned head = 0;
   };
 
-  Plan& raw_plan(Plan& p, std::size_t b) const {
+  static Plan& raw_plan(Plan& p, std::size_t b) {
     p.raw = true;
     p.size.payload = static_cast<std::uint32_t>(8 * b);
     p.size.header = 0;
