@@ -1083,7 +1083,9 @@ _COMMANDS = {
 }
 
 
-def main(argv: Optional[List[str]] = None, out: TextIO = sys.stdout) -> int:
+def main(argv: Optional[List[str]] = None, out: Optional[TextIO] = None) -> int:
+    """Runs the command line ``argv`` (default: the process's arguments), writing tables to ``out``
+    (default: standard output); returns the exit code."""
     with _one_line_warnings():
         return _main(argv, out)
 
@@ -1105,13 +1107,14 @@ def _one_line_warnings() -> Iterator[None]:
         yield
 
 
-def _main(argv: Optional[List[str]], out: TextIO) -> int:
-    to_stdout = out is sys.stdout
+def _main(argv: Optional[List[str]], out: Optional[TextIO]) -> int:
+    to_stdout = out is None or out is sys.stdout
     try:
         args = _parser().parse_args(argv)
-        if to_stdout:
-            out = _stdout_writer()
         try:
+            if to_stdout:
+                out = _stdout_writer(args)
+            assert out is not None
             _check_output(args)
             code = _COMMANDS[args.command](args, out)
             with _writing(None):
@@ -1136,11 +1139,17 @@ def _main(argv: Optional[List[str]], out: TextIO) -> int:
         return 141
 
 
-def _stdout_writer() -> TextIO:
+def _stdout_writer(args) -> TextIO:
     """Standard output as a buffered writer on its file descriptor, which writes a table whole or
     raises (BrokenPipeError once the reader has gone: exit 141). With PYTHONUNBUFFERED=1,
     sys.stdout writes straight to the descriptor and drops the rest of a short write to a pipe
-    whose reader left, so a truncated table exited 0. Other streams (a notebook's) are kept."""
+    whose reader left, so a truncated table exited 0. Other streams (a notebook's) are kept.
+    A closed standard output (``memcomp ... >&-``) refuses a command whose table would go there
+    (UsageError naming -o) and swallows the one-line status of one that writes a file."""
+    if sys.stdout is None:
+        if hasattr(args, "format") and not args.output:
+            raise UsageError("cannot write the standard output: it is closed; give -o FILE")
+        return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
     try:
         sys.stdout.flush()
         fd = sys.stdout.fileno()

@@ -1389,6 +1389,68 @@ def test_cli_ctrl_c_while_the_libraries_load_exits_130_in_one_line(monkeypatch, 
     assert capsys.readouterr().err == "memcomp: interrupted\n"
 
 
+def test_cli_ctrl_c_while_numpy_loads_exits_130_in_one_line(monkeypatch, capsys):
+    """Issue 34 item 7: a Ctrl-C inside NumPy's C extension initialisation reaches us as NumPy's
+    47-line ImportError chained to the KeyboardInterrupt: still one line and 130."""
+    import builtins
+
+    from memcomp.__main__ import run
+
+    real_import = builtins.__import__
+
+    def interrupted(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "cli" and level == 1 and globals and globals.get("__name__") == "memcomp.__main__":
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as e:  # as numpy/_core/__init__.py does: raise ImportError(msg) from exc
+                raise ImportError("Importing the numpy C-extensions failed. ...\n" * 20) from e
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", interrupted)
+    assert run() == 130
+    assert capsys.readouterr().err == "memcomp: interrupted\n"
+
+
+def test_cli_import_error_not_from_ctrl_c_is_not_hidden(monkeypatch):
+    import builtins
+
+    from memcomp.__main__ import run
+
+    real_import = builtins.__import__
+
+    def broken(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "cli" and level == 1 and globals and globals.get("__name__") == "memcomp.__main__":
+            raise ImportError("a broken install")
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", broken)
+    with pytest.raises(ImportError, match="a broken install"):
+        run()
+
+
+@pytest.mark.parametrize("to_file", [False, True])
+def test_cli_with_standard_output_closed(to_file, tmp_path):
+    """Issue 34 item 7: `memcomp compare f >&-` died with AttributeError. A table bound for the
+    closed standard output is refused in one line naming -o (exit 2); with -o the run works."""
+    import os
+    import subprocess
+    import sys
+
+    dump = tmp_path / "d.bin"
+    RAW[:4096].tofile(dump)
+    out = tmp_path / "t.csv"
+    argv = [sys.executable, "-m", "memcomp", "compare", str(dump), "--block", "32", "--codecs", "bdi"]
+    argv += ["-o", str(out)] if to_file else []
+    r = subprocess.run(argv, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: os.close(1))
+    if to_file:
+        assert r.returncode == 0 and r.stderr == "" and "bdi.paper" in out.read_text()
+    else:
+        assert (
+            r.returncode == 2
+            and r.stderr == "memcomp: error: cannot write the standard output: it is closed; give -o FILE\n"
+        )
+
+
 def test_import_memcomp_loads_nothing_heavy():
     # What `python -m memcomp` runs before run() can catch a Ctrl-C: the package's own import.
     import subprocess
