@@ -3,11 +3,15 @@
 :func:`open_dump` maps a raw binary dump (any extension) or a ``.npy`` file
 read-only and exposes it as zero-copy ``(n_blocks, B)`` ``uint8`` blocks,
 so dumps larger than RAM can be analysed chunk by chunk with
-:meth:`Dump.chunks`. :func:`save_dump` writes an array's bytes back to disk.
+:meth:`Dump.chunks`, which reads each chunk from the file (a file truncated
+meanwhile raises OSError naming it). :func:`save_dump` writes an array's bytes
+back to disk.
 
 :func:`open_dumps` opens many datasets at once: paths, directories and glob
-patterns, one :class:`Dump` (one ``dataset``) per file, or per array or tensor
-of a container file, through a reader chosen by the file's suffix:
+patterns (a name that exists is that file, ``x[1].bin`` included; only a name
+that does not exist is a pattern), one :class:`Dump` (one ``dataset``) per
+file, or per array or tensor of a container file, through a reader chosen by
+the file's suffix:
 
 ==================  ============================================================
 suffix              datasets
@@ -19,7 +23,8 @@ suffix              datasets
 ``.safetensors``    one per tensor, its bytes in file order, mapped; name = the
                     tensor's name
 ``.onnx``           one per initializer with its raw bytes (needs ``onnx``:
-                    ``pip install memcomp[onnx]``)
+                    ``pip install memcomp[onnx]``); external data is read
+                    from the model's directory
 a directory         its files but dotfiles, sorted; a ``manifest.json``
                     written by :mod:`memcomp.capture` gives names and order
 ==================  ============================================================
@@ -28,6 +33,9 @@ A reader for another format is a function ``reader(path, block_bytes,
 allow_partial) -> list[Dump]`` registered with :func:`register_reader`; build
 each Dump with :func:`dump_from_bytes` or :func:`open_dump`. Every Dump knows
 its provenance (:meth:`Dump.provenance`: dataset, file, format, byte range).
+A malformed file raises ValueError naming it (a corrupt or truncated
+compressed stream: :class:`~memcomp.CorruptStreamError`, a ValueError); one
+that cannot be read, OSError naming it.
 In weight files (safetensors, ONNX) a tensor whose size is not a multiple of
 the block size keeps its whole blocks (``dropped_bytes`` records the tail):
 tensor sizes are the model's, not the user's choice.
@@ -36,11 +44,14 @@ tensor sizes are the model's, not the user's choice.
 from __future__ import annotations
 
 import contextlib
+import errno
 import mmap as mmap_module
 import os
 import pathlib
 import re
 import stat
+import sys
+import tokenize
 from collections.abc import Iterator
 from typing import Any, Callable, Dict, List, Optional, Union
 
@@ -54,6 +65,8 @@ __all__ = ["Dump", "StreamDump", "dump_from_bytes", "open_dump", "open_dumps", "
 PathLike = Union[str, "os.PathLike[str]"]
 
 _NPY_SUFFIX = ".npy"
+#: A mapped dump's chunks are read in pieces of this many bytes, in parallel.
+_READ_PIECE = 4 << 20
 
 
 class Dump:
@@ -72,7 +85,10 @@ class Dump:
     * ``format``: ``"raw"`` or ``"npy"``.
     * ``source_dtype``: the dtype stored in a ``.npy`` file (``uint8`` for
       raw dumps).
-    * ``blocks``: the zero-copy, read-only ``uint8`` block view.
+    * ``blocks``: the zero-copy, read-only ``uint8`` block view: of a mapped
+      file, the map itself, which is only as safe as the file (reading it after
+      another process truncated the file kills the process with SIGBUS);
+      :meth:`chunks` reads the file instead and raises OSError.
 
     Closing the dump (``close()`` or leaving a ``with`` block) drops its
     reference to the mapping; the operating system mapping is released once
@@ -101,11 +117,14 @@ class Dump:
         self.format = format
         self.source_dtype = np.dtype(np.uint8) if source_dtype is None else source_dtype
         self._blocks: np.ndarray | None = blocks
-        # set by open_dump for mapped files: the mmap, where the blocks start in it, and the file
-        # size the blocks need (a file truncated below it would fault on access: SIGBUS)
+        # set by open_dump for mapped files: the mmap, where the blocks start in it, the file
+        # offsets of their first and past-the-last byte (a file truncated below the end would
+        # fault on access to the map: SIGBUS) and the file's identity (st_dev, st_ino)
         self._mmap = None
         self._map_delta = 0
+        self._file_begin = 0
         self._file_end = 0
+        self._file_id: tuple | None = None
 
     @property
     def blocks(self) -> np.ndarray:
@@ -134,27 +153,80 @@ class Dump:
         }
 
     def chunks(self, chunk_blocks: int = 1 << 16, *, release: bool = True) -> Iterator[np.ndarray]:
-        """Yield consecutive zero-copy ``(m, block_bytes)`` views, in order.
+        """Yield consecutive read-only ``(m, block_bytes)`` chunks, in order.
 
         Every chunk has ``chunk_blocks`` blocks except possibly the last one.
-        Together the chunks cover every block exactly once. For a mapped file,
-        the pages of a chunk are handed back to the kernel (``MADV_DONTNEED``)
-        once the next one is asked for, so the resident size stays a few
-        chunks whatever the dump's size (``release=False`` keeps them); and a
-        file truncated while it is read raises instead of faulting.
+        Together the chunks cover every block exactly once. A mapped file's
+        chunks are read from the file into buffers (each reused once no chunk
+        of it is referenced any more), not taken from the map: a file truncated
+        or replaced while it is read raises OSError naming it instead of killing
+        the process (SIGBUS), and the resident size stays a few chunks whatever
+        the dump's size. An in-memory dump's chunks are zero-copy views.
+        ``release`` is kept for compatibility: no chunk holds mapped pages.
         """
         step = check_chunk_blocks(chunk_blocks)
+        check_bool("release", release)
         blocks = self.blocks
-        return self._chunks(blocks, step, release)
+        if self._mmap is None:
+            return (blocks[start : start + step] for start in range(0, len(blocks), step))
+        return self._read_chunks(step)
 
-    def _chunks(self, blocks: np.ndarray, step: int, release: bool) -> Iterator[np.ndarray]:
-        B = self.block_bytes
-        for start in range(0, len(blocks), step):
-            end = min(start + step, len(blocks))
-            self.check_intact()
-            yield blocks[start:end]
-            if release:
-                self._release(start * B, end * B)
+    def _read_chunks(self, step: int) -> Iterator[np.ndarray]:
+        B, n = self.block_bytes, self.n_blocks
+        pool: List[np.ndarray] = []  # buffers: two in turn when each chunk is dropped after the next is read
+        pieces = -(-min(step, n) * B // _READ_PIECE)
+        workers = min(os.cpu_count() or 1, pieces) if hasattr(os, "preadv") else 1
+        with open(self.path, "rb", buffering=0) as f, contextlib.ExitStack() as stack:
+            st = os.fstat(f.fileno())
+            if (st.st_dev, st.st_ino) != self._file_id:
+                raise OSError(f"{str(self.path)!r} was replaced by another file since it was opened; open it again")
+            ex = None
+            if workers > 1:
+                from concurrent.futures import ThreadPoolExecutor
+
+                ex = stack.enter_context(ThreadPoolExecutor(workers, thread_name_prefix="memcomp-read"))
+            for start in range(0, n, step):
+                m = min(step, n - start)
+                for buf in pool:
+                    if sys.getrefcount(buf) == 3:  # the pool, buf and the argument: no chunk of it is alive
+                        break
+                else:
+                    buf = np.empty(min(step, n) * B, np.uint8)
+                    pool = [*pool[-3:], buf]  # a chunk kept by the caller keeps its buffer, not the pool
+                self._read_chunk(f, ex, buf[: m * B], self._file_begin + start * B)
+                chunk = buf[: m * B].reshape(m, B)
+                chunk.flags.writeable = False
+                yield chunk
+                del chunk
+
+    def _read_chunk(self, f: Any, ex: Any, out: np.ndarray, pos: int) -> None:
+        """Fills ``out`` with the file's bytes from ``pos`` on, in pieces read in parallel by the
+        executor ``ex`` (os.preadv releases the GIL) or, without one, in one go."""
+        if ex is None:
+            self._read_into(f, out, pos)
+            return
+        lows = range(0, out.size, _READ_PIECE)
+        for _ in ex.map(
+            self._read_into, [f] * len(lows), [out[lo : lo + _READ_PIECE] for lo in lows], [pos + lo for lo in lows]
+        ):
+            pass
+
+    def _read_into(self, f: Any, out: np.ndarray, pos: int) -> None:
+        """Fills ``out`` with the file's bytes from ``pos`` on (positioned reads where the platform
+        has them, so threads can share ``f``); OSError naming the file if it ends first."""
+        preadv = getattr(os, "preadv", None)
+        if preadv is None:
+            f.seek(pos)
+        got = 0
+        while got < out.size:
+            k = preadv(f.fileno(), [out[got:]], pos + got) if preadv else f.readinto(out[got:])
+            if not k:
+                self.check_intact()  # truncated: says to what size
+                raise OSError(
+                    f"{str(self.path)!r} ended at byte {pos + got} while being read; its blocks need "
+                    f"{self._file_end} bytes (was the dump rewritten by another process?)"
+                )
+            got += k
 
     def check_intact(self) -> None:
         """Raises OSError if the mapped file has been truncated below the bytes the blocks cover
@@ -186,8 +258,6 @@ class Dump:
     def part(self, start: int, stop: int) -> "Dump":
         """Blocks ``[start, stop)`` as a Dump of the same data (zero-copy): what a Dask task gets.
         A part of a mapped file pickles as a re-open of its byte range, not as its bytes."""
-        from ._common import check_int
-
         start = check_int("start", start, 0, self.n_blocks)
         stop = check_int("stop", stop, start, self.n_blocks)
         B = self.block_bytes
@@ -200,7 +270,9 @@ class Dump:
             source_dtype=self.source_dtype,
             name=self.name,
         )
-        d._mmap, d._map_delta, d._file_end = self._mmap, self._map_delta + start * B, self._file_end
+        d._mmap, d._map_delta, d._file_id = self._mmap, self._map_delta + start * B, self._file_id
+        d._file_begin = self._file_begin + start * B
+        d._file_end = d._file_begin + d.nbytes
         return d
 
     def __reduce__(self):
@@ -281,9 +353,13 @@ def open_dump(
 ) -> "AnyDump":
     """Memory-map a dump file read-only as ``(n_blocks, block_bytes)`` blocks.
 
-    Files ending in ``.npy`` are opened with ``np.load(mmap_mode="r")`` and
-    their array bytes are used in memory order; any other file is mapped as
-    raw bytes with ``np.memmap``. Nothing is read into memory up front.
+    Files ending in ``.npy`` have their header checked against the file and
+    their array bytes mapped in memory order; any other file is mapped as raw
+    bytes. Nothing is read into memory up front. Compressed files
+    (``.gz``, ``.bz2``, ``.xz``, ``.zst``), pipes, FIFOs, character devices
+    and ``/proc`` files are read once as a :class:`StreamDump`, whose first
+    block is read here: a stream with no whole block is a dump of 0 blocks
+    (or the trailing-bytes error), as an empty file is.
 
     Args:
         path: the file to open.
@@ -303,12 +379,18 @@ def open_dump(
         IsADirectoryError: ``path`` is a directory.
         TypeError: bad argument types, or a ``.npy`` dtype that cannot be
             viewed as bytes.
-        ValueError: invalid ``block_bytes`` or ``offset``, a Fortran-ordered
-            ``.npy`` array, or trailing bytes with ``allow_partial=False``.
+        ValueError: invalid ``block_bytes`` or ``offset``, an empty ``path``,
+            a malformed ``.npy`` header or one that describes more bytes than
+            the file holds, a Fortran-ordered ``.npy`` array, or trailing bytes
+            with ``allow_partial=False``.
+        CorruptStreamError: a compressed stream that is corrupt or truncated
+            (a ValueError; raised by the read that finds it).
     """
     file = _as_path(path)
     size = check_block_bytes(block_bytes)
     allow_partial = check_bool("allow_partial", allow_partial)
+    dtype_check = check_bool("dtype_check", dtype_check)
+    name = _check_name(name)
     if isinstance(offset, (bool, np.bool_)) or not isinstance(offset, (int, np.integer)):
         raise TypeError(f"offset must be a non-negative integer, got {offset!r}")
     offset = int(offset)
@@ -321,25 +403,22 @@ def open_dump(
     if _is_stream(file):
         if offset or length is not None:
             raise ValueError(f"{str(file)!r} is read as a stream: --offset/--length need a file that can be mapped")
-        return StreamDump(file, size, allow_partial=allow_partial, name=name)
+        stream = StreamDump(file, size, allow_partial=allow_partial, name=name)
+        stream._peek()
+        return stream
 
-    data: np.ndarray | None = None
     source_dtype: np.dtype | None = None
     if file.suffix.lower() == _NPY_SUFFIX:
-        data, source_dtype = _map_npy(file, dtype_check)
+        source_dtype, _, base, available = _npy_layout(file, dtype_check)
         fmt = "npy"
-        available = int(data.shape[0])
     else:
-        fmt = "raw"
-        available = file.stat().st_size
+        fmt, base, available = "raw", 0, file.stat().st_size
 
     if offset > available:
         where = "array data" if fmt == "npy" else "file"
         raise ValueError(f"offset={offset} is past the end of the {where} of {str(file)!r} ({available} bytes)")
     usable = available - offset
     if length is not None:
-        from ._common import check_int
-
         usable = check_int("length", length, 0, usable)
     tail = usable % size
     if tail and not allow_partial:
@@ -353,14 +432,13 @@ def open_dump(
         )
     length = usable - tail
 
+    mapped = None
     if length == 0:
         # np.memmap cannot map zero bytes; an empty view stands in for it.
         flat = np.empty(0, dtype=np.uint8)
         flat.flags.writeable = False
-    elif data is not None:
-        flat = data[offset : offset + length]
     else:
-        mapped = np.memmap(file, dtype=np.uint8, mode="r", offset=offset, shape=(length,))
+        mapped = np.memmap(file, dtype=np.uint8, mode="r", offset=base + offset, shape=(length,))
         flat = mapped.view(type=np.ndarray)
     dump = Dump(
         file,
@@ -372,15 +450,12 @@ def open_dump(
         source_dtype=source_dtype,
         name=name,
     )
-    source = data.base if data is not None else (mapped if length else None)
-    while source is not None and not isinstance(source, np.memmap) and getattr(source, "base", None) is not None:
-        source = source.base
-    if isinstance(source, np.memmap) and getattr(source, "_mmap", None) is not None:
-        map_start = source.offset - source.offset % mmap_module.ALLOCATIONGRANULARITY
-        data_start = source.offset + (offset if data is not None else 0)  # file offset of the first block
-        dump._mmap = source._mmap  # type: ignore[union-attr]
-        dump._map_delta = data_start - map_start
-        dump._file_end = data_start + length
+    if mapped is not None:
+        st = os.stat(file)
+        dump._mmap = mapped._mmap  # type: ignore[attr-defined]
+        dump._map_delta = (base + offset) % mmap_module.ALLOCATIONGRANULARITY  # np.memmap maps from there
+        dump._file_begin, dump._file_end = base + offset, base + offset + length
+        dump._file_id = (st.st_dev, st.st_ino)
     return dump
 
 
@@ -408,30 +483,70 @@ def dump_from_bytes(
 
 
 # ---------------------------------------------------------------------------------- streams
-def _open_zstd(path):
+class _ZstdFrames:
+    """The frames of a ``.zst`` file one after another (a zstd file is a sequence of frames, RFC
+    8878 §3.1), decompressed from pieces of :attr:`PIECE` compressed bytes: zstd expands a byte at
+    most about 32,768 times, so a piece never inflates past 128 MiB. ``read`` raises EOFError when
+    the file ends inside a frame (a truncated stream) and ``zstandard.ZstdError`` for a corrupt one."""
+
+    PIECE = 4096
+
+    def __init__(self, path: pathlib.Path, zstandard: Any) -> None:
+        self._file = open(path, "rb")  # noqa: SIM115 (closed by close())
+        self._new = zstandard.ZstdDecompressor().decompressobj
+        self._frame: Any = None  # the decompressor of the frame being read; None between frames
+        self._out = bytearray()
+
+    def read(self, n: int) -> bytes:
+        while len(self._out) < n:
+            piece = self._file.read(self.PIECE)
+            if not piece:
+                if self._frame is not None:
+                    raise EOFError("the file ends inside a zstd frame")
+                break
+            while piece:  # a piece may end one frame and start the next
+                if self._frame is None:
+                    self._frame = self._new()
+                self._out += self._frame.decompress(piece)
+                if not self._frame.eof:
+                    break
+                piece, self._frame = self._frame.unused_data, None
+        out = bytes(self._out[:n])
+        del self._out[:n]
+        return out
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _open_compressed(path: pathlib.Path, suffix: str) -> tuple:
+    """(reader, errors): the decompressing reader of a compressed dump and the exceptions its
+    ``read`` raises for a corrupt or truncated stream (besides OSError without an errno, which
+    gzip and bz2 raise for data that is not theirs)."""
+    import zlib
+
+    if suffix == ".gz":
+        import gzip
+
+        return gzip.open(path, "rb"), (EOFError, zlib.error)
+    if suffix == ".bz2":
+        import bz2
+
+        return bz2.open(path, "rb"), (EOFError,)
+    if suffix == ".xz":
+        import lzma
+
+        return lzma.open(path, "rb"), (EOFError, lzma.LZMAError)
     try:
         import zstandard
     except ImportError:
         raise ImportError(
             f"{str(path)!r}: reading .zst dumps needs the zstandard package: pip install memcomp[zstd]"
         ) from None
-    return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+    return _ZstdFrames(path, zstandard), (EOFError, zstandard.ZstdError)
 
 
-def _compressed_openers():
-    import bz2
-    import gzip
-    import lzma
-
-    return {
-        ".gz": lambda p: gzip.open(p, "rb"),
-        ".bz2": lambda p: bz2.open(p, "rb"),
-        ".xz": lambda p: lzma.open(p, "rb"),
-        ".zst": _open_zstd,
-    }
-
-
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+_COMPRESSED = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd"}
 
 _FD_PATH = re.compile(r"/dev/stdin|/dev/fd/(\d+)|/proc/self/fd/(\d+)")
 
@@ -479,35 +594,80 @@ class StreamDump:
         self.path = path
         self.name = dataset_name(path) if name is None else name
         self.block_bytes = block_bytes
-        suffix = path.suffix.lower()
-        self.format = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd"}.get(suffix, "stream")
+        self.format = _COMPRESSED.get(path.suffix.lower(), "stream")
         self.offset = 0
         self.dropped_bytes = 0
         self.n_blocks: int | None = None
         self.nbytes: int | None = None
         self.allow_partial = allow_partial
         self._file: Optional[Any] = None
+        self._errors: tuple = ()  # what the decompressor raises for a corrupt or truncated stream
         self._buffer = b""  # bytes read by head() and not streamed yet
         self._read = 0  # bytes read from the source so far
+        self._eof = False  # the source has ended
         self._started = False
 
     def _source(self):
         if self._file is None:
-            opener = _compressed_openers().get(self.path.suffix.lower())
-            self._file = opener(self.path) if opener else open(self.path, "rb")  # noqa: SIM115 (closed by close())
+            suffix = self.path.suffix.lower()
+            if suffix in _COMPRESSED:
+                self._file, self._errors = _open_compressed(self.path, suffix)
+            else:
+                self._file = open(self.path, "rb")  # noqa: SIM115 (closed by close())
         return self._file
 
     def _take(self, n: int) -> bytes:
         parts, got = [], 0
-        src = self._source()
-        while got < n:
-            piece = src.read(n - got)
+        while got < n and not self._eof:
+            piece = self._read_source(n - got)
             if not piece:
+                self._eof = True
                 break
             parts.append(piece)
             got += len(piece)
-        self._read += got
+            self._read += len(piece)
         return b"".join(parts)
+
+    def _read_source(self, n: int) -> bytes:
+        """At most ``n`` bytes from the source; CorruptStreamError naming the file for a corrupt or
+        truncated compressed stream, OSError naming it for a failed read."""
+        src = self._source()
+        try:
+            return src.read(n)
+        except OSError as e:
+            self._fail()
+            if e.errno is None and self.format != "stream":  # gzip's and bz2's "not my data"
+                raise self._corrupt(e) from None
+            if e.filename is not None:
+                raise
+            if e.errno is not None:
+                raise OSError(e.errno, e.strerror, str(self.path)) from None
+            raise OSError(f"{str(self.path)!r}: {e}") from None
+        except self._errors as e:
+            self._fail()
+            raise self._corrupt(e) from None
+
+    def _fail(self) -> None:
+        """After a failed read: closed, and refused as read already (never re-read from the start)."""
+        self.close()
+        self._started = True
+
+    def _corrupt(self, e: Exception) -> Exception:
+        from ._core import CorruptStreamError
+
+        if isinstance(e, EOFError):
+            why = f"is truncated: its {self.format} stream ends before it is complete"
+        else:
+            detail = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+            why = f"is not a valid {self.format} stream ({detail})"
+        return CorruptStreamError(f"{str(self.path)!r} {why}")
+
+    def _peek(self) -> None:
+        """Reads the first block, so a stream that holds none is known when it is opened: a dump of
+        0 blocks (with ``allow_partial``, or when empty) or the trailing-bytes error, as for a file."""
+        self._buffer = self._take(self.block_bytes)
+        if len(self._buffer) < self.block_bytes:  # the source has ended
+            self._finish(0, len(self._buffer))
 
     def head(self, nbytes: int) -> np.ndarray:
         """The whole blocks of the first ``nbytes`` bytes (kept, so :meth:`chunks` still yields
@@ -529,6 +689,7 @@ class StreamDump:
 
     def chunks(self, chunk_blocks: int = 1 << 16, *, release: bool = True) -> Iterator[np.ndarray]:
         step = check_chunk_blocks(chunk_blocks)
+        check_bool("release", release)
         if self._started:
             raise ValueError(f"{str(self.path)!r} is a stream and has been read already; open it again")
         self._started = True
@@ -553,15 +714,16 @@ class StreamDump:
             pos += whole_bytes
             if whole_bytes < want:  # the source is exhausted
                 break
-        pending = pending[pos:]
-        self.n_blocks, self.nbytes = blocks, blocks * B
-        self.dropped_bytes = len(pending)
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-        if pending and not self.allow_partial:
+        self._finish(blocks, len(pending) - pos)
+
+    def _finish(self, blocks: int, tail: int) -> None:
+        """The source has ended after ``blocks`` whole blocks and ``tail`` more bytes."""
+        B = self.block_bytes
+        self.n_blocks, self.nbytes, self.dropped_bytes = blocks, blocks * B, tail
+        self.close()
+        if tail and not self.allow_partial:
             raise ValueError(
-                f"{str(self.path)!r} ended with {len(pending)} trailing byte(s) after {blocks} whole "
+                f"{str(self.path)!r} ended with {tail} trailing byte(s) after {blocks} whole "
                 f"block(s) of block_bytes={B}; pass allow_partial=True to drop them"
             )
 
@@ -638,10 +800,9 @@ def _read_raw(path: pathlib.Path, block_bytes: Optional[int], allow_partial: boo
 
 def _read_npy(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List["AnyDump"]:
     if block_bytes is None:  # an (N, L) uint8 trace names its own line size
-        _read_npy_dtype(path)  # a malformed header: ValueError naming the file
-        arr = _load_npy(path)
-        if arr.dtype == np.uint8 and arr.ndim == 2 and arr.shape[1] in (16, 32, 64, 128, 256):
-            block_bytes = int(arr.shape[1])
+        dtype, shape = _npy_layout(path, True)[:2]
+        if dtype == np.uint8 and len(shape) == 2 and shape[1] in (16, 32, 64, 128, 256):
+            block_bytes = int(shape[1])
     return [open_dump(path, _need_block(block_bytes, path), allow_partial=allow_partial)]
 
 
@@ -691,19 +852,51 @@ def _read_safetensors(path: pathlib.Path, block_bytes: Optional[int], allow_part
 
 
 def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List["AnyDump"]:
+    """One dataset per initializer; external data is read from the model's directory (ONNX's
+    external data format names files relative to the model). ValueError naming the file for a
+    model that is not valid protobuf or an initializer that cannot be read; FileNotFoundError
+    naming the external data file that is not there."""
     b = _need_block(block_bytes, path)
     try:
         import onnx
+        from google.protobuf.message import Error as ProtobufError  # type: ignore[import-untyped,unused-ignore]
         from onnx import numpy_helper
     except ImportError:
         raise ImportError(
             f"{str(path)!r}: reading ONNX initializers needs the onnx package: pip install memcomp[onnx]"
         ) from None
-    model = onnx.load(str(path), load_external_data=False)
+    try:
+        model = onnx.load(str(path), load_external_data=False)
+    except (ProtobufError, ValueError, TypeError, RecursionError) as e:
+        raise ValueError(f"{str(path)!r} is not a valid ONNX model ({type(e).__name__}: {str(e)[:200]})") from None
+    base = path.parent
     out: List["AnyDump"] = []
     for t in model.graph.initializer:
-        arr = numpy_helper.to_array(t)  # little-endian bytes, as the tensor sits in memory
-        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+        if t.data_location == onnx.TensorProto.EXTERNAL:
+            location = next((e.value for e in t.external_data if e.key == "location"), "")
+            if not location or not (base / location).is_file():
+                raise FileNotFoundError(
+                    errno.ENOENT,
+                    f"the external data of initializer {t.name[:80]!r} of {str(path)!r} is not a file next to the model",
+                    str(base / location),
+                )
+        try:
+            arr = numpy_helper.to_array(t, base_dir=str(base))  # little-endian, as the tensor sits in memory
+            if arr.dtype.hasobject:
+                raise TypeError(f"it holds {arr.dtype} values, not memory contents")
+            arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+        except (
+            ValueError,
+            TypeError,
+            KeyError,
+            IndexError,
+            OverflowError,
+            MemoryError,
+            onnx.checker.ValidationError,
+        ) as e:
+            raise ValueError(
+                f"{str(path)!r}: initializer {t.name[:80]!r} cannot be read ({type(e).__name__}: {str(e)[:200]})"
+            ) from None
         out.append(dump_from_bytes(arr, b, path=path, name=t.name, format="onnx", allow_partial=True))
     return out
 
@@ -753,9 +946,10 @@ def _read_file(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bo
 
 def open_dumps(*paths: Any, block_bytes: Optional[int] = None, allow_partial: bool = False) -> List["AnyDump"]:
     """Every dataset of the given paths, directories and glob patterns (``"dumps/*.bin"``), in
-    order, through the reader of each file's suffix (module doc). ``block_bytes`` may be left out
-    only for ``(N, L)`` uint8 ``.npy`` traces. Raises FileNotFoundError for a path or pattern that
-    matches nothing."""
+    order, through the reader of each file's suffix (module doc). A path that exists is always
+    that file or directory, whatever characters its name holds (``x[1].bin``); only one that does
+    not exist is a pattern. ``block_bytes`` may be left out only for ``(N, L)`` uint8 ``.npy``
+    traces. Raises FileNotFoundError for a path or pattern that matches nothing."""
     import glob
 
     if block_bytes is not None:
@@ -769,7 +963,8 @@ def open_dumps(*paths: Any, block_bytes: Optional[int] = None, allow_partial: bo
     out: List["AnyDump"] = []
     for p in flat:
         text = str(_as_path(p))
-        matches = sorted(glob.glob(text)) if any(ch in text for ch in "*?[") else [text]
+        pattern = not os.path.lexists(text) and any(ch in text for ch in "*?[")
+        matches = sorted(glob.glob(text)) if pattern else [text]
         if not matches or not os.path.exists(matches[0]):
             raise FileNotFoundError(f"no such dump file or directory: {text!r}")
         for m in matches:
@@ -807,37 +1002,41 @@ def save_dump(path: PathLike, array: Any) -> int:
 def _as_path(path: Any) -> pathlib.Path:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    if os.fspath(path) == "":  # pathlib would make it "." (the current directory)
+        raise ValueError("path is an empty string; give a file name")
     return pathlib.Path(path)
 
 
-def _map_npy(file: pathlib.Path, dtype_check: bool) -> tuple[np.ndarray, np.dtype]:
-    """Map a ``.npy`` file; return its data as flat ``uint8`` and its dtype."""
-    header_dtype = _read_npy_dtype(file)
-    if header_dtype is not None:
-        # Checked before np.load, which cannot map object arrays at all.
-        _check_npy_dtype(file, header_dtype, dtype_check)
-    array = _load_npy(file)
-    _check_npy_dtype(file, array.dtype, dtype_check)
-    if not array.flags.c_contiguous:
-        raise ValueError(
-            f"{str(file)!r} stores a Fortran-ordered array of shape "
-            f"{array.shape}, whose bytes are not in C order; re-save it with "
-            "np.save(path, np.ascontiguousarray(array))"
-        )
-    if array.dtype.itemsize == 0:
-        flat = np.empty(0, dtype=np.uint8)
-        flat.flags.writeable = False
-    else:
-        flat = array.view(type=np.ndarray).reshape(-1).view(np.uint8)
-    return flat, array.dtype
+def _check_name(name: Any) -> Optional[str]:
+    """A dataset name: None (the file's) or a non-empty str."""
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the dataset's name) or None, got {type(name).__name__}")
+    if not name:
+        raise ValueError("name must not be empty (a dataset's name); leave it out to use the file's")
+    return name
 
 
-def _read_npy_dtype(file: pathlib.Path) -> np.dtype | None:
-    """Read the dtype from a ``.npy`` header without loading the array.
+#: What NumPy's .npy header parser raises for a malformed header, besides ValueError: the header
+#: is a Python literal read with ast and tokenize.
+_NPY_HEADER_ERRORS = (
+    ValueError,
+    TypeError,
+    SyntaxError,
+    OverflowError,
+    RecursionError,
+    MemoryError,
+    KeyError,
+    tokenize.TokenError,
+)
 
-    Returns ``None`` for header versions that have no public reader;
-    ``np.load`` then validates the file itself.
-    """
+
+def _npy_layout(file: pathlib.Path, dtype_check: bool) -> tuple:
+    """(dtype, shape, offset of the array data, its bytes) of a ``.npy`` file, its header checked
+    against the file without loading or mapping anything: ValueError naming the file for a
+    malformed header, one that describes more bytes than the file holds, or a Fortran-ordered
+    array whose bytes are not in C order; TypeError for a dtype that is not memory contents."""
     fmt = np.lib.format
     with open(file, "rb") as handle:
         try:
@@ -846,28 +1045,42 @@ def _read_npy_dtype(file: pathlib.Path) -> np.dtype | None:
             raise ValueError(
                 f"{str(file)!r} ends in .npy but is not a valid .npy file ({err}); rename it to open it as a raw dump"
             ) from None
-        try:
-            if version == (1, 0):
-                return fmt.read_array_header_1_0(handle)[2]
-            if version == (2, 0):
-                return fmt.read_array_header_2_0(handle)[2]
-        except ValueError as err:
-            raise ValueError(f"{str(file)!r} has a malformed .npy header ({err})") from None
-        if version != (3, 0):
+        if version not in ((1, 0), (2, 0), (3, 0)):
             raise ValueError(
                 f"{str(file)!r} ends in .npy but is not a valid .npy file (format version "
                 f"{version}); rename it to open it as a raw dump"
             )
-    return None
-
-
-def _load_npy(file: pathlib.Path) -> np.ndarray:
-    """``np.load(file, mmap_mode="r")`` without pickles; ValueError naming the file for a malformed
-    one (a header that promises more bytes than the file holds included)."""
-    try:
-        return np.load(file, mmap_mode="r", allow_pickle=False)
-    except (ValueError, EOFError, OverflowError, SyntaxError) as err:
-        raise ValueError(f"{str(file)!r} is not a readable .npy file ({type(err).__name__}: {err})") from None
+        try:
+            if version == (1, 0):
+                shape, fortran, dtype = fmt.read_array_header_1_0(handle)
+            elif version == (2, 0):
+                shape, fortran, dtype = fmt.read_array_header_2_0(handle)
+            else:  # UTF-8 field names; NumPy reads it with the same parser
+                shape, fortran, dtype = fmt._read_array_header(handle, version)  # type: ignore[attr-defined]
+        except _NPY_HEADER_ERRORS as err:
+            why = str(err).splitlines()[0][:200] if str(err) else ""
+            raise ValueError(f"{str(file)!r} has a malformed .npy header ({type(err).__name__}: {why})") from None
+        data_start = handle.tell()
+        file_bytes = os.fstat(handle.fileno()).st_size
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise ValueError(f"{str(file)!r} has a malformed .npy header (shape {shape!r} is not of non-negative integers)")
+    _check_npy_dtype(file, dtype, dtype_check)
+    count = 1
+    for d in shape:
+        count *= d
+    nbytes = count * dtype.itemsize
+    if nbytes > file_bytes - data_start:
+        raise ValueError(
+            f"{str(file)!r}: its .npy header describes {nbytes} bytes of array data (shape {shape}, "
+            f"dtype {dtype}), the file holds {file_bytes - data_start} after the header"
+        )
+    if fortran and sum(d > 1 for d in shape) > 1:
+        raise ValueError(
+            f"{str(file)!r} stores a Fortran-ordered array of shape "
+            f"{shape}, whose bytes are not in C order; re-save it with "
+            "np.save(path, np.ascontiguousarray(array))"
+        )
+    return dtype, shape, data_start, nbytes
 
 
 def _check_npy_dtype(file: pathlib.Path, dtype: np.dtype, dtype_check: bool) -> None:
