@@ -874,6 +874,12 @@ def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bo
     for t in model.graph.initializer:
         if t.data_location == onnx.TensorProto.EXTERNAL:
             location = next((e.value for e in t.external_data if e.key == "location"), "")
+            inside = os.path.normpath(location)
+            if os.path.isabs(inside) or inside.split(os.sep)[0] == "..":
+                raise ValueError(
+                    f"{str(path)!r}: initializer {t.name[:80]!r} keeps its data in {location[:200]!r}, outside "
+                    "the model's directory (ONNX external data is named relative to it)"
+                )
             if not location or not (base / location).is_file():
                 raise FileNotFoundError(
                     errno.ENOENT,

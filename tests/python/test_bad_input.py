@@ -1049,6 +1049,325 @@ case(
     check=lambda ds: [d.name for d in ds] == ["t"] and ds[0].n_blocks == 2,
 )
 
+
+# issue 34: compressed streams, .npy headers, ONNX files, file names, empty streams
+def _compressed(suffix, payload):
+    import bz2
+    import gzip
+    import lzma
+
+    if suffix == ".zst":
+        zstandard = pytest.importorskip("zstandard")
+        return zstandard.ZstdCompressor(write_checksum=True).compress(payload)  # as the zstd tool writes
+    return {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix](payload)
+
+
+def _damaged_stream(suffix, damage):
+    """compare on RAW (16 KiB) compressed, then cut to half its bytes or with 40 bytes after the
+    first 24 flipped: the dump is incomplete or corrupt, never a shorter valid one."""
+
+    def run(c):
+        data = _compressed(suffix, RAW.tobytes())
+        if damage == "truncated":
+            data = data[: len(data) // 2]
+        else:
+            data = data[:24] + bytes(b ^ 0xA5 for b in data[24:64]) + data[64:]
+        path = c / f"{damage}{suffix}"
+        path.write_bytes(data)
+        return memcomp.compare(memcomp.open_dump(path, 32), ["bdi"])
+
+    return run
+
+
+for _sfx in (".gz", ".bz2", ".xz", ".zst"):
+    case(
+        f"open_dump-truncated{_sfx}", _damaged_stream(_sfx, "truncated"), CorruptStreamError, "truncated.* is truncated"
+    )
+    case(f"open_dump-corrupt{_sfx}", _damaged_stream(_sfx, "corrupt"), CorruptStreamError, "corrupt.* is not a valid")
+
+
+def _not_gzip(c):
+    (c / "raw.bin.gz").write_bytes(RAW.tobytes())
+    return memcomp.open_dump(c / "raw.bin.gz", 32)
+
+
+case("open_dump-gz-not-gzip", _not_gzip, CorruptStreamError, r"raw.bin.gz' is not a valid gzip stream")
+
+
+def _cli_stderr(*argv):
+    """(exit code, standard error) of the CLI."""
+    import contextlib
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        rc = main([str(a) for a in argv], out=io.StringIO())
+    return rc, err.getvalue()
+
+
+def _cli_truncated_gz(c):
+    data = _compressed(".gz", RAW.tobytes())
+    (c / "cut.gz").write_bytes(data[: len(data) // 2])
+    return _cli_stderr("compare", c / "cut.gz", "--block", "32", "--codecs", "bdi")
+
+
+case(
+    "cli-truncated-gz-one-line",
+    _cli_truncated_gz,
+    check=lambda r: r[0] == 2 and r[1].count("\n") == 1 and "cut.gz' is truncated" in r[1] and "Traceback" not in r[1],
+)
+
+_TRUNCATE_WHILE_READ = r"""
+import os, sys, threading
+import memcomp
+path = sys.argv[1]
+with open(path, "wb") as f:
+    f.truncate(128 << 20)
+d = memcomp.open_dump(path, 128)
+seen = 0
+try:
+    for chunk in d.chunks(1 << 16):
+        os.truncate(path, 0)  # after the chunk was handed out, before it is read
+        seen += int(chunk.sum() == 0)
+except OSError as e:
+    print("chunks", seen, e)
+with open(path, "wb") as f:
+    f.truncate(128 << 20)
+d = memcomp.open_dump(path, 128)
+threading.Timer(0.05, os.truncate, (path, 0)).start()  # while compare reads a chunk
+try:
+    memcomp.compare(d, ["bdi", "fpc", "cpack"])
+except OSError as e:
+    print("compare", e)
+"""
+
+
+def _truncated_while_read(c):
+    import subprocess
+    import sys
+
+    path = c / "truncated_while_read.bin"
+    try:
+        r = subprocess.run(
+            [sys.executable, "-c", _TRUNCATE_WHILE_READ, str(path)], capture_output=True, text=True, timeout=300
+        )
+    finally:
+        path.unlink(missing_ok=True)
+    return r.returncode, r.stdout.splitlines()
+
+
+case(
+    "open_dump-truncated-while-a-chunk-is-read",  # the process died of SIGBUS (exit 135, -7 here)
+    _truncated_while_read,
+    check=lambda r: (
+        r[0] == 0
+        and len(r[1]) == 2
+        and r[1][0].startswith("chunks 1 ")
+        and r[1][1].startswith("compare ")
+        and all("truncated_while_read.bin' was truncated to 0 bytes while being read" in ln for ln in r[1])
+    ),
+)
+
+
+def _npy_file(c, name, header, data=b""):
+    """A version 1.0 .npy file with ``header`` as its (padded) header text."""
+    h = header.encode("latin1")
+    h += b" " * (63 - (10 + len(h)) % 64) + b"\n"
+    path = c / name
+    path.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h + data)
+    return path
+
+
+for _id, _header, _data, _match in [
+    ("unbalanced-bracket", "{'descr': '|u1', 'fortran_order': False, 'shape': (64,", b"", "malformed .npy header"),
+    ("shape-bool", "{'descr': '<f8', 'fortran_order': False, 'shape': (True,), }", bytes(8), "malformed .npy header"),
+    ("shape-negative", "{'descr': '|u1', 'fortran_order': False, 'shape': (-64,), }", bytes(64), "malformed .npy"),
+    (  # 3037000500**2 * 8 B overflows int64: NumPy's map warned (RuntimeWarning) before refusing;
+        # (3037000000 + 500)**2 = 9223369 * 10**12 + 2 * 3037000000 * 500 + 250000 = 9223372037000250000
+        "shape-overflows",
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (3037000500, 3037000500), }",
+        bytes(64),
+        r"describes 73786976296002000000 bytes of array data .* the file holds 64 after the header",
+    ),
+]:
+    case(
+        f"open_dump-npy-{_id}",
+        lambda c, i=_id, h=_header, d=_data: memcomp.open_dump(_npy_file(c, f"{i}.npy", h, d), 32),
+        ValueError,
+        f"{_id}.npy.* {_match}",
+    )
+    case(
+        f"open_dumps-npy-{_id}",  # no block_bytes: the header is read to find an (N, L) trace's L
+        lambda c, i=_id, h=_header, d=_data: memcomp.open_dumps(_npy_file(c, f"{i}.npy", h, d)),
+        ValueError,
+        f"{_id}.npy.* {_match}",
+    )
+
+
+def _onnx_external(c, location, data=None):
+    """A model dir/m.onnx with one float32 initializer 'w' of 64 values whose bytes are in the
+    external file ``location``, written (when ``data`` is given) beside the model."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper
+
+    d = c / f"onnx_{abs(hash(location))}"
+    d.mkdir(exist_ok=True)
+    w = onnx.TensorProto(name="w", data_type=onnx.TensorProto.FLOAT, dims=[64])
+    w.data_location = onnx.TensorProto.EXTERNAL
+    w.external_data.add(key="location", value=location)
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1])],
+        initializer=[w],
+    )
+    onnx.save(helper.make_model(graph), str(d / "m.onnx"))
+    if data is not None:
+        (d / location).write_bytes(data)
+    return d / "m.onnx"
+
+
+_W = np.arange(64, dtype="<f4").tobytes()
+
+
+def _onnx_beside_the_model(c):
+    model = _onnx_external(c, "w.bin", _W)
+    elsewhere = c / "onnx_cwd"
+    elsewhere.mkdir(exist_ok=True)
+    (elsewhere / "w.bin").write_bytes(bytes(256))  # a w.bin in the current directory is not the model's
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(elsewhere)
+    try:
+        return memcomp.open_dumps(model, block_bytes=32)
+    finally:
+        os.chdir(cwd)
+
+
+case(
+    "open_dumps-onnx-external-data-beside-the-model",
+    _onnx_beside_the_model,
+    check=lambda ds: [d.name for d in ds] == ["w"] and ds[0].n_blocks == 8 and ds[0].blocks.tobytes() == _W,
+)
+case(
+    "open_dumps-onnx-external-data-missing",
+    lambda c: memcomp.open_dumps(_onnx_external(c, "gone.bin"), block_bytes=32),
+    FileNotFoundError,
+    "initializer 'w' of .*m.onnx' is not a file next to the model: .*gone.bin",
+)
+case(
+    "open_dumps-onnx-external-data-outside-the-model-directory",
+    lambda c: memcomp.open_dumps(_onnx_external(c, "../dump.bin"), block_bytes=32),
+    ValueError,
+    r"m.onnx': initializer 'w' .*\.\./dump.bin",
+)
+case(
+    "open_dumps-onnx-external-data-too-short",
+    lambda c: memcomp.open_dumps(_onnx_external(c, "short.bin", _W[:100]), block_bytes=32),
+    ValueError,
+    "m.onnx': initializer 'w' cannot be read",
+)
+
+
+def _corrupt_onnx(c):
+    pytest.importorskip("onnx")
+    (c / "corrupt.onnx").write_bytes(b"garbage\xff\xff\x01")
+    return memcomp.open_dumps(c / "corrupt.onnx", block_bytes=32)
+
+
+case("open_dumps-onnx-corrupt", _corrupt_onnx, ValueError, r"corrupt.onnx' is not a valid ONNX model \(DecodeError")
+
+
+def _brackets(pattern):
+    def run(c):
+        d = c / "brackets"
+        d.mkdir(exist_ok=True)
+        (d / "x[1].bin").write_bytes(bytes(range(32)))  # a file whose name holds [ ]
+        (d / "x1.bin").write_bytes(bytes(32))  # what the pattern x[1].bin matches
+        ds = memcomp.open_dumps(str(d / pattern), block_bytes=32)
+        return [(x.path.name, x.blocks.tobytes(), memcomp.compare(x, ["bdi"])["file"][0]) for x in ds]
+
+    return run
+
+
+case(
+    "open_dumps-existing-name-with-brackets-is-that-file",
+    _brackets("x[1].bin"),
+    check=lambda r: [(n, b) for n, b, _ in r] == [("x[1].bin", bytes(range(32)))] and r[0][2].endswith("/x[1].bin"),
+)
+case(
+    "open_dumps-missing-name-with-brackets-is-a-pattern",
+    _brackets("x[12].bin"),
+    check=lambda r: [(n, b) for n, b, _ in r] == [("x1.bin", bytes(32))] and r[0][2].endswith("/x1.bin"),
+)
+
+
+def _pipe(payload):
+    """open_dump of a pipe holding ``payload`` (the write end closed)."""
+
+    def run(c):
+        import os
+
+        r, w = os.pipe()
+        os.write(w, payload)
+        os.close(w)
+        try:
+            return memcomp.open_dump(f"/dev/fd/{r}", 32)
+        finally:
+            os.close(r)
+
+    return run
+
+
+# a stream with no whole block is a dump of 0 blocks when it is opened, as an empty file is
+case("open_dump-dev-null", lambda c: memcomp.open_dump("/dev/null", 32), check=lambda d: d.n_blocks == 0)
+case("open_dump-empty-pipe", _pipe(b""), check=lambda d: (d.n_blocks, d.dropped_bytes) == (0, 0))
+case("open_dump-pipe-shorter-than-a-block", _pipe(bytes(10)), ValueError, "ended with 10 trailing byte.*allow_partial")
+for _cmd in ("toggles", "compare"):  # as for an empty file: exit 2 in one line, not NaN and inf
+    case(
+        f"cli-{_cmd}-dev-null",
+        lambda c, cmd=_cmd: _cli_stderr(cmd, "/dev/null", "--block", "32"),
+        check=lambda r: (
+            r[0] == 2
+            and r[1].endswith("memcomp: error: no dataset holds a whole 32 B block; choose a smaller --block\n")
+        ),
+    )
+
+
+def _cli_empty_pipe(c):
+    import os
+
+    r, w = os.pipe()
+    os.close(w)
+    try:
+        return _cli_stderr("toggles", f"/dev/fd/{r}", "--block", "32")
+    finally:
+        os.close(r)
+
+
+case(
+    "cli-toggles-empty-pipe",
+    _cli_empty_pipe,
+    check=lambda r: r[0] == 2 and "no dataset holds a whole 32 B block" in r[1],
+)
+case("open_dump-path-empty", lambda c: memcomp.open_dump("", 32), ValueError, "path is an empty string")
+case("open_dumps-path-empty", lambda c: memcomp.open_dumps("", block_bytes=32), ValueError, "path is an empty string")
+case("open_dump-name-int", lambda c: memcomp.open_dump(c / "dump.bin", 32, name=5), TypeError, "name must be a str")
+case("open_dump-name-empty", lambda c: memcomp.open_dump(c / "dump.bin", 32, name=""), ValueError, "name must not be")
+case(
+    "open_dump-dtype-check-str",
+    lambda c: memcomp.open_dump(c / "dump.bin", 32, dtype_check="no"),
+    TypeError,
+    "dtype_check",
+)
+case(
+    "dump-chunks-release-str",
+    lambda c: list(memcomp.open_dump(c / "dump.bin", 32).chunks(8, release="no")),
+    TypeError,
+    "release",
+)
+
 # ---- Encoded files and bytes ----------------------------------------------------------------------------
 for _file, _exc, _match in [
     ("empty.npz", CorruptStreamError, "empty.npz: .*empty"),
