@@ -3,13 +3,15 @@ messages that say what to pass, the ``(n, B)`` array behind a Dump, and chunked 
 
 from __future__ import annotations
 
+import ast
 import errno
 import hashlib
-import io
+import inspect
 import json
 import math
 import numbers
 import os
+import re
 import struct
 import zipfile
 import zlib
@@ -130,13 +132,41 @@ def read_text(path: Any, what: str) -> str:
         raise ValueError(f"{name}: not {what} (not UTF-8 text: {e.reason} at byte {e.start})") from None
 
 
+def check_path(name: str, path: Any) -> str:
+    """A file name given as a str, bytes (decoded as :func:`os.fsdecode` does) or os.PathLike, as
+    a str; TypeError naming the argument for anything else, ValueError for an empty name."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str, bytes or os.PathLike), got {type(path).__name__}")
+    text = os.fsdecode(os.fspath(path))
+    if not text:
+        raise ValueError(f"{name} must be a file name, got an empty path")
+    return text
+
+
+def refuse_masked(value: Any, name: str = "blocks") -> Any:
+    """``value``, unless it is a masked array, whose mask an analysis of bytes would ignore:
+    TypeError naming ``name`` then (as :func:`memcomp.as_blocks` refuses it)."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a masked array and its mask would be ignored; pass {name}.filled(fill_value) "
+            f"or {name}.data explicitly"
+        )
+    return value
+
+
+#: Deflate turns no bit pair into more than one 258-byte match (RFC 1951): at most 1032 bytes out
+#: per byte in, so a zip member's compressed size bounds the bytes it can inflate to.
+_DEFLATE_MAX_RATIO = 1032
+
+
 def read_npz(
     where: str, what: str, error: type = ValueError, max_members: Optional[int] = None
 ) -> Dict[str, np.ndarray]:
-    """The arrays of the .npz file ``where`` (read-only), read without pickles; every array's
-    header is checked against the bytes its member holds before anything is allocated for it.
-    ``error`` (a ValueError) names the file for a malformed one; OSError for one that cannot be
-    read (FileNotFoundError, IsADirectoryError)."""
+    """The arrays of the .npz file ``where`` (read-only), read without pickles. Nothing is inflated
+    for a member before its .npy header and the zip's sizes agree on how many bytes it holds (NumPy
+    writes stored or deflated members, and deflate's ratio is bounded), so a small file cannot make
+    this allocate more than its members honestly hold. ``error`` (a ValueError) names the file for a
+    malformed one; OSError for one that cannot be read (FileNotFoundError, IsADirectoryError)."""
     if os.path.isdir(where):
         raise IsADirectoryError(errno.EISDIR, f"is a directory, not {what}", where)
     size = os.path.getsize(where)  # FileNotFoundError naming the file
@@ -150,14 +180,15 @@ def read_npz(
                 raise error(f"{bad}: {len(members)} members")
             out = {}
             for info in members:
+                name = info.filename[:80]
                 key = info.filename[:-4]
                 if not info.filename.endswith(".npy"):
-                    raise error(f"{bad}: member {info.filename[:80]!r} is not an array")
-                if info.compress_type == zipfile.ZIP_STORED and info.file_size > size:
-                    raise error(
-                        f"{bad}: member {info.filename[:80]!r} claims {info.file_size} B, more than the file's {size} B"
-                    )
-                out[key] = _npy_array(f"{where}: array {key[:80]!r}", zf.read(info), error)
+                    raise error(f"{bad}: member {name!r} is not an array")
+                if key in out:
+                    raise error(f"{bad}: member {name!r} appears twice")
+                _check_member_sizes(bad, info, size, error)
+                with zf.open(info) as member:
+                    out[key] = _npy_array(f"{where}: array {key[:80]!r}", member, info.file_size, error)
             return out
     except (
         zipfile.BadZipFile,
@@ -167,6 +198,7 @@ def read_npz(
         RuntimeError,
         ValueError,
         OverflowError,
+        MemoryError,
         struct.error,
         zlib.error,
         OSError,
@@ -178,27 +210,127 @@ def read_npz(
         raise error(f"{bad}: {type(e).__name__}: {e}") from None
 
 
-def _npy_array(where: str, raw: bytes, error: type) -> np.ndarray:
-    """An array read from the bytes of an .npy member, a read-only view of them."""
+def _check_member_sizes(bad: str, info: zipfile.ZipInfo, size: int, error: type) -> None:
+    """``error`` unless the zip member ``info`` is stored or deflated and its sizes are possible
+    in a file of ``size`` bytes: what it inflates to is then bounded before a byte is inflated."""
+    name, n, packed = info.filename[:80], info.file_size, info.compress_size
+    if info.compress_type == zipfile.ZIP_STORED:
+        if n != packed or n > size:
+            raise error(f"{bad}: member {name!r} claims {n} B stored in {packed} B of a {size} B file")
+    elif info.compress_type == zipfile.ZIP_DEFLATED:
+        if packed > size or n > _DEFLATE_MAX_RATIO * packed:
+            raise error(
+                f"{bad}: member {name!r} claims {n} B deflated into {packed} B of a {size} B file "
+                f"(deflate inflates at most {_DEFLATE_MAX_RATIO} B per byte)"
+            )
+    else:
+        raise error(
+            f"{bad}: member {name!r} uses zip compression method {info.compress_type} (NumPy writes stored "
+            "or deflated members)"
+        )
+
+
+_NPY_MAGIC = b"\x93NUMPY"
+#: numpy.lib.format reads no longer header without allow_pickle.
+_NPY_MAX_HEADER = 10000
+_NPY_KEYS = {"descr", "fortran_order", "shape"}
+#: A dtype string as NumPy writes one (``dtype.str``): no deprecated aliases.
+_NPY_DTYPE = re.compile(r"[<>|=]?(?:[biufcSUV][0-9]+|O|[mM]8(?:\[[0-9]*[A-Za-z]+\])?)")
+#: What may follow a backslash in a header: escapes valid in str and bytes literals alike (any other
+#: would make the parser warn).
+_NPY_ESCAPES = frozenset("\\'\"abfnrtvx01234567\n")
+
+
+def _read_exactly(f: Any, n: int, what: str) -> bytes:
+    data = f.read(n)
+    if len(data) != n:
+        raise EOFError(f"{what} ends after {len(data)} of {n} B")
+    return data
+
+
+def read_npy_header(f: Any, where: str, limit: int, error: type = ValueError) -> tuple:
+    """(shape, fortran_order, dtype, header bytes) of the .npy stream ``f`` (at its start), at most
+    ``limit`` bytes long, parsed without NumPy's fallback for Python 2 headers (which raises
+    tokenize's errors and warns): ``error`` naming ``where`` for a malformed header."""
     from numpy.lib import format as npformat
 
-    f = io.BytesIO(raw)
-    version = npformat.read_magic(f)
-    readers = {(1, 0): npformat.read_array_header_1_0, (2, 0): npformat.read_array_header_2_0}
-    if version not in readers:
-        raise error(f"{where}: unsupported .npy version {version}")
-    shape, fortran, dtype = readers[version](f)
+    try:
+        prefix = _read_exactly(f, 8, "the .npy magic")
+        if prefix[:6] != _NPY_MAGIC:
+            raise ValueError(f"magic {prefix[:6]!r}, not {_NPY_MAGIC!r}")
+        version = (prefix[6], prefix[7])
+        if version not in ((1, 0), (2, 0), (3, 0)):
+            raise ValueError(f"unsupported .npy version {version}")
+        width = 2 if version == (1, 0) else 4
+        (length,) = struct.unpack("<H" if width == 2 else "<I", _read_exactly(f, width, "the .npy header length"))
+        if length > _NPY_MAX_HEADER or 8 + width + length > limit:
+            raise ValueError(f"a header of {length} B (at most {_NPY_MAX_HEADER} B, in {limit} B)")
+        text = _read_exactly(f, length, "the .npy header").decode("utf-8" if version == (3, 0) else "latin-1")
+        if not set(re.findall(r"\\(.)", text, re.S)) <= _NPY_ESCAPES:
+            raise ValueError("an invalid escape sequence")
+        head = ast.literal_eval(text)
+        if not isinstance(head, dict) or set(head) != _NPY_KEYS:
+            raise ValueError(f"not a dict of {sorted(_NPY_KEYS)}")
+        shape, fortran, descr = head["shape"], head["fortran_order"], head["descr"]
+        if not isinstance(shape, tuple) or any(type(d) is not int or d < 0 for d in shape):
+            raise ValueError(f"shape {str(shape)[:80]} is not a tuple of non-negative integers")
+        if not isinstance(fortran, bool):
+            raise ValueError(f"fortran_order {str(fortran)[:80]} is not True or False")
+        if not _npy_descr_ok(descr):
+            raise ValueError(f"descr {str(descr)[:80]} is not a dtype NumPy writes")
+        dtype = npformat.descr_to_dtype(descr)
+    except (EOFError, SyntaxError, ValueError, TypeError, MemoryError, RecursionError) as e:
+        raise error(f"{where}: malformed .npy header ({type(e).__name__}: {str(e)[:200]})") from None
+    return shape, fortran, dtype, 8 + width + length
+
+
+def _npy_descr_ok(descr: Any) -> bool:
+    """Whether ``descr`` is a dtype description as NumPy writes one: a dtype string, or a list of
+    (name, descr[, shape]) fields."""
+    if isinstance(descr, str):
+        return _NPY_DTYPE.fullmatch(descr) is not None
+    if not isinstance(descr, list):
+        return False
+    for field in descr:
+        if not isinstance(field, tuple) or len(field) not in (2, 3) or not _npy_descr_ok(field[1]):
+            return False
+        name = field[0]
+        if not (isinstance(name, str) or (isinstance(name, tuple) and all(isinstance(x, str) for x in name))):
+            return False
+        if len(field) == 3 and not (
+            isinstance(field[2], tuple) and all(type(d) is int and 0 <= d < 1 << 31 for d in field[2])
+        ):
+            return False
+    return True
+
+
+def _npy_array(where: str, f: Any, nbytes: int, error: type) -> np.ndarray:
+    """A read-only array from the stream ``f`` of an .npy member of ``nbytes`` bytes; its header
+    must describe exactly those bytes before any is read for the data."""
+    shape, fortran, dtype, head = read_npy_header(f, where, nbytes, error)
     if dtype.hasobject:
         raise error(f"{where}: holds Python objects (pickles are never loaded)")
     if len(shape) > 1 and fortran:
         raise error(f"{where}: Fortran-ordered {len(shape)}-D array")
-    count = 1
-    for d in shape:
-        count *= int(d)
-    held = len(raw) - f.tell()
+    count = math.prod(shape)
+    held = nbytes - head
     if count * dtype.itemsize != held:
         raise error(f"{where}: the header describes {count} x {dtype.itemsize} B, the member holds {held} B")
-    return np.frombuffer(raw, dtype=dtype, count=count, offset=f.tell()).reshape(shape)
+    if dtype.itemsize == 0:  # nothing to read, nothing to allocate
+        out = np.empty(shape, dtype)
+    else:
+        buf = bytearray(held)
+        view = memoryview(buf)
+        got = 0
+        while got < held:  # in slices: what the member inflates to never exceeds what it claims
+            part = f.read(min(held - got, 1 << 20))
+            if not part:
+                raise error(f"{where}: the member ends after {got} of its {held} B of data")
+            view[got : got + len(part)] = part
+            got += len(part)
+        out = np.frombuffer(buf, dtype=dtype, count=count).reshape(shape)
+    out.flags.writeable = False
+    return out
 
 
 #: ``progress=`` of a streamed analysis (see :func:`check_progress`).
@@ -208,8 +340,21 @@ ProgressArg = Union[None, bool, Callable[[int, int], None]]
 def check_progress(progress: Any) -> ProgressArg:
     """``progress=`` of a streamed analysis: None or False (no progress), True (a tqdm.auto bar:
     a widget in Jupyter, a text bar on a terminal) or a callable taking ``(done, total)`` blocks.
-    TypeError for anything else."""
-    if progress is None or isinstance(progress, (bool, np.bool_)) or callable(progress):
+    TypeError for anything else, a callable that cannot take two arguments included."""
+    if progress is None or isinstance(progress, (bool, np.bool_)):
+        return None if progress is None else bool(progress)
+    if callable(progress):
+        try:
+            signature = inspect.signature(progress)
+        except (TypeError, ValueError):  # a builtin without a signature: called as it is
+            return progress
+        try:
+            signature.bind(0, 0)
+        except TypeError:
+            raise TypeError(
+                f"progress must be a callable taking (done, total), got {getattr(progress, '__name__', progress)!r} "
+                f"with parameters {signature}"
+            ) from None
         return progress
     raise TypeError(
         f"progress must be True (a progress bar), False/None or a callable (done, total), "
@@ -259,9 +404,15 @@ def check_chunk_blocks(chunk_blocks: Any) -> int:
 
 
 def block_bytes_of(blocks: Any) -> int:
-    """The block size of an array or a Dump (a stream included)."""
+    """The block size of an array or a Dump (a stream included); ValueError for an array that is
+    not 2-D (it has no block size)."""
     if isinstance(blocks, np.ndarray):
-        return int(blocks.shape[-1]) if blocks.ndim == 2 else 0
+        if blocks.ndim != 2:
+            raise ValueError(
+                f"blocks must be 2-D (n_blocks, block_bytes), got {blocks.ndim}-D; use memcomp.as_blocks(array, "
+                "block_bytes)"
+            )
+        return int(blocks.shape[1])
     if hasattr(blocks, "block_bytes") and hasattr(blocks, "chunks"):
         return int(blocks.block_bytes)
     return int(whole(blocks).shape[-1])
@@ -327,8 +478,9 @@ def fit_sample(blocks: Any, fit_bytes: Optional[int] = None) -> tuple:
 
 
 def whole(blocks: Any) -> np.ndarray:
-    """The array behind ``blocks``: a Dump's memory map, or the ndarray itself."""
+    """The array behind ``blocks``: a Dump's memory map, or the ndarray itself (not a masked one)."""
     if isinstance(blocks, np.ndarray):
+        refuse_masked(blocks)
         return blocks
     if hasattr(blocks, "blocks") and hasattr(blocks, "chunks"):
         arr = blocks.blocks
@@ -357,6 +509,7 @@ def chunks(blocks: Any, chunk_blocks: Any) -> Iterator[np.ndarray]:
         if empty:  # analyses merge at least one partial result, as for an empty array
             yield np.empty((0, int(blocks.block_bytes)), np.uint8)
         return
+    refuse_masked(blocks)
     if blocks.ndim != 2:
         yield blocks
         return

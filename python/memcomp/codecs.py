@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import difflib
+import errno
 import functools
 import hashlib
 import json
@@ -24,7 +25,16 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Uni
 import numpy as np
 
 from . import _core
-from ._common import check_bool, check_int, check_threads, has_buffer, parse_json, read_npz
+from ._common import (
+    check_bool,
+    check_int,
+    check_path,
+    check_threads,
+    has_buffer,
+    parse_json,
+    read_npz,
+    refuse_masked,
+)
 from .blocks import byte_view
 from .models import Model, training_provenance
 
@@ -109,6 +119,9 @@ def get_codec(name: Union[str, "Codec"], **options: Any) -> "Codec":
         raise TypeError(f"codec name must be a str, got {type(name).__name__}")
     preset, named = _parse_name(name)
     preset = _known_name(preset)
+    twice = sorted(set(named) & set(options))
+    if twice:
+        raise ValueError(f"codec name {name!r}: option {twice[0]!r} given twice, in the name and as a keyword")
     options = {**named, **options}
     check_option_types(preset, options, {k: d["kind"] for k, d in _core.option_space(preset).items()})
     core_options = {k: _core_option(k, v) for k, v in options.items()}
@@ -169,9 +182,10 @@ def check_option_types(owner: str, options: Mapping[str, Any], kinds: Mapping[st
 _NAME = re.compile(r"\s*([A-Za-z0-9_.]+)\s*\((.*)\)\s*", re.S)
 
 
-def split_names(text: str) -> List[str]:
+def split_names(text: str, what: Optional[str] = None) -> List[str]:
     """``text`` split at the commas outside parentheses: ``"bdi,fpc.paper(endian=big,x=1)"`` gives
-    ``["bdi", "fpc.paper(endian=big,x=1)"]``; ValueError for unbalanced parentheses."""
+    ``["bdi", "fpc.paper(endian=big,x=1)"]``; ValueError for unbalanced parentheses and, if ``what``
+    names the list, for an empty name between commas (``"bdi,,fpc"``)."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         depth += {"(": 1, ")": -1}.get(ch, 0)
@@ -183,6 +197,8 @@ def split_names(text: str) -> List[str]:
     if depth:
         raise ValueError(f"unbalanced '(' in {text!r}")
     parts.append(text[start:])
+    if what is not None and len(parts) > 1 and not all(p.strip() for p in parts):
+        raise ValueError(f"{what}: an empty name between commas in {text!r}")
     return [p.strip() for p in parts if p.strip()]
 
 
@@ -198,7 +214,7 @@ def _parse_name(name: str) -> tuple:
     space = _core.option_space(base)
     options: Dict[str, Any] = {}
     members = []
-    for item in split_names(inner):
+    for item in split_names(inner, f"codec name {name!r}"):
         key, eq, value = item.partition("=")
         if not eq or "(" in key:
             members.append(item)
@@ -214,6 +230,8 @@ def _parse_name(name: str) -> tuple:
             )
         if key not in space:
             raise ValueError(f"codec name {name!r}: {base} has no option {key!r}; options: {', '.join(sorted(space))}")
+        if key in options:
+            raise ValueError(f"codec name {name!r}: option {key!r} given twice")
         options[key] = _option_value(name, key, value, space[key]["kind"])
     if members:
         if "members" not in space:
@@ -241,7 +259,7 @@ def _core_option(key: str, value: Any) -> Any:
     if key == "model" and value is not None:
         return (value if isinstance(value, Model) else Model(value)).to_json()
     if key == "members" and isinstance(value, str) and not value.startswith("["):
-        value = split_names(value)
+        value = split_names(value, "members")
     if key == "members" and isinstance(value, (list, tuple)):
         members = []
         for m in value:
@@ -270,6 +288,7 @@ def _block_array(blocks: Any) -> np.ndarray:
             f"blocks must be an (n, B) uint8 NumPy array, got {type(blocks).__name__}; "
             "use memcomp.as_blocks(array, block_bytes)"
         )
+    refuse_masked(blocks)
     return blocks
 
 
@@ -473,8 +492,10 @@ class Codec:
             self._c.check_block_bytes(block_bytes)
 
     def max_compressed_bits(self, block_bytes: int) -> int:
-        """Upper bound of the in-band bits of any ``block_bytes`` block."""
-        return int(self._c.max_compressed_bits(check_int("block_bytes", block_bytes, 0, 1 << 30)))
+        """Upper bound of the in-band bits of any ``block_bytes`` block; ValueError, saying why, for
+        a block size the codec is not defined for (:meth:`check_block_bytes`)."""
+        self.check_block_bytes(block_bytes)
+        return int(self._c.max_compressed_bits(int(block_bytes)))
 
     def measure(
         self,
@@ -611,8 +632,8 @@ class Sizes:
 
     def cr(self, policy: Optional[str] = None, count_tag: bool = False) -> float:
         """Raw compression ratio, sum(8B) / sum(charged bits), under ``policy`` (default: the
-        preset's policy)."""
-        return self.stats().cr(policy, count_tag=count_tag)
+        preset's policy); ``count_tag`` (True or False) charges the tag bits too."""
+        return self.stats().cr(policy, count_tag=check_bool("count_tag", count_tag))
 
     def to_frame(self) -> "pandas.DataFrame":
         import pandas as pd
@@ -674,10 +695,19 @@ class Encoded:
             raise ValueError("block does not start on a byte boundary")
         return bytes(self.data[off // 8 : off // 8 + (n + 7) // 8])
 
-    def save(self, path: Union[str, os.PathLike]) -> None:
-        """Saves to an ``.npz`` file (no pickles)."""
+    def save(self, path: Union[str, bytes, os.PathLike]) -> None:
+        """Saves to the file ``path``, exactly that name (NumPy's ``.npz`` format, no pickles; no
+        suffix is added, so :meth:`load` reads back the same name). OSError naming the file if it
+        cannot be written (IsADirectoryError for a directory)."""
+        where = check_path("path", path)
+        if os.path.isdir(where):
+            raise IsADirectoryError(errno.EISDIR, "is a directory, not a file to save encoded blocks to", where)
+        with open(where, "wb") as f:
+            self._savez(f)
+
+    def _savez(self, f: Any) -> None:
         np.savez(
-            path,
+            f,
             format=np.array(_ENCODED_FORMAT),
             config=np.array(json.dumps(self.config, sort_keys=True)),
             block_bytes=np.array(self.block_bytes, dtype=np.int64),
@@ -689,11 +719,11 @@ class Encoded:
         )
 
     @classmethod
-    def load(cls, path: Union[str, os.PathLike]) -> "Encoded":
+    def load(cls, path: Union[str, bytes, os.PathLike]) -> "Encoded":
         """Loads a file written by :meth:`save` (no pickles). Raises :class:`CorruptStreamError`
         (a ValueError) naming the file for a malformed, truncated or foreign one, OSError
         (FileNotFoundError, IsADirectoryError...) naming it for one that cannot be read."""
-        where = os.fspath(path)
+        where = check_path("path", path)
         arrays = read_npz(where, "a memcomp encoded file (.npz)", CorruptStreamError, max_members=16)
         keys = {"format", "config", "block_bytes", "data", "bit_offsets", "bit_lengths", "tags"}
         missing, extra = keys - set(arrays), set(arrays) - keys - {"entry_state"}
@@ -794,6 +824,10 @@ class Encoded:
         if (n_text and not flags & _HAS_CONFIG) or (n_state and not flags & _HAS_STATE):
             raise CorruptStreamError(
                 f"malformed encoded bytes (flags {flags} with {n_text} B of config, {n_state} B of state)"
+            )
+        if n * max(block_bytes, 8) >= 1 << 63:  # per-block arrays and the decoded blocks must be NumPy arrays
+            raise CorruptStreamError(
+                f"malformed encoded bytes: {n} blocks of {block_bytes} B, more than an array can hold"
             )
         sizes = [n_text, n * lw, n * tw, 8 * n if flags & _HAS_OFFSETS else 0, n_state, n_data]
         if _BYTES_HEADER.size + sum(sizes) != buf.nbytes:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
 from . import entropy
-from ._common import check_int
+from ._common import check_float, check_int, refuse_masked
 from .codecs import Codec, get_codec
 from .metrics import SizeStats
 
@@ -29,7 +29,16 @@ def _blocks(blocks) -> np.ndarray:
     arr = blocks.blocks if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray) else blocks
     if not isinstance(arr, np.ndarray) or arr.ndim != 2:
         raise TypeError("blocks must be an (n, B) uint8 ndarray or a memcomp Dump")
+    refuse_masked(arr)
     return arr
+
+
+def _numbers(name: str, values: Any, check: Callable[[str, Any], Any]) -> list:
+    """``values``, a sequence, with each entry checked by ``check(name, entry)``; TypeError naming
+    ``name`` for a str or a single number."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a sequence, got {type(values).__name__}")
+    return [check(f"{name} entries", v) for v in values]
 
 
 @dataclass(frozen=True)
@@ -58,7 +67,14 @@ def online(
     w = math.ceil(0.1 * n) if window is None else check_int("window", window)
     if not 1 <= w <= n:
         raise ValueError(f"window must be in [1, {n}] blocks, got {w}")
-    c = get_codec(codec, **options) if isinstance(codec, str) else codec
+    if isinstance(codec, str):
+        c = get_codec(codec, **options)
+    elif isinstance(codec, Codec) and not options:
+        c = codec
+    else:
+        raise TypeError(
+            f"codec must be a codec name (options as keywords) or a Codec without options, got {type(codec).__name__}"
+        )
     fitted = c.fit(arr[:w], threads=threads)
     stats = SizeStats.empty(fitted, arr.shape[1])
     stats.hist[8 * arr.shape[1]] += w  # the sampled blocks travel uncompressed
@@ -77,19 +93,21 @@ def sampling_study(
     threads: Optional[int] = None,
     **options,
 ) -> "pandas.DataFrame":
-    """P1 Fig. 4 on your data: CR (raw and at MAG) against the MFV table size (offline fit on the
-    whole dump) and against the online sampling length (a fraction of the blocks), each also
-    relative to its first entry as P1 plots it."""
+    """P1 Fig. 4 on your data: CR (raw and at MAG) against the MFV table size (``mfv``: positive
+    integers; offline fit on the whole dump) and against the online sampling length (``windows``:
+    fractions of the blocks in (0, 1], at least one block each), each also relative to its first
+    entry as P1 plots it. TypeError / ValueError name the argument for anything else."""
     import pandas as pd
 
     arr = _blocks(blocks)
+    mfv = _numbers("mfv", mfv, lambda name, k: check_int(name, k, 1))
+    windows = _numbers("windows", windows, lambda name, f: check_float(name, f, 0.0, 1.0, lo_open=True))
+    mag = check_int("mag", mag, 1, 4096)
     rows = []
     for k in mfv:
-        c = get_codec("e2mc", symbol_bits=symbol_bits, mfv=int(k), **options).fit(arr, threads=threads)
+        c = get_codec("e2mc", symbol_bits=symbol_bits, mfv=k, **options).fit(arr, threads=threads)
         st = c.measure(arr, threads=threads).stats()
-        rows.append(
-            {"study": "mfv", "mfv": int(k), "window": arr.shape[0], "cr": st.cr("none"), "cr_mag": st.cr_mag(mag)}
-        )
+        rows.append({"study": "mfv", "mfv": k, "window": arr.shape[0], "cr": st.cr("none"), "cr_mag": st.cr_mag(mag)})
     for f in windows:
         w = max(1, int(round(f * arr.shape[0])))
         r = online(arr, "e2mc", window=w, threads=threads, symbol_bits=symbol_bits, **options)
@@ -105,7 +123,7 @@ def sampling_study(
 
 def bound_gap(
     blocks,
-    symbol_bits: Sequence[int] = (4, 8, 16, 32),
+    symbol_bits: Union[int, Sequence[int]] = (4, 8, 16, 32),
     mfv: int = 1024,
     pdw: int = 4,
     mag: int = 32,
@@ -117,8 +135,11 @@ def bound_gap(
     import pandas as pd
 
     arr = _blocks(blocks)
+    sls = (
+        [symbol_bits] if isinstance(symbol_bits, (int, np.integer)) else _numbers("symbol_bits", symbol_bits, check_int)
+    )
     rows = []
-    for sl in symbol_bits:
+    for sl in sls:
         st = entropy.histogram(arr, sl, per_position=sl <= 8, threads=threads)
         c = get_codec("e2mc", symbol_bits=sl, mfv=mfv, pdw=pdw, mag=mag).fit(arr, threads=threads)
         got = c.measure(arr, threads=threads).stats()

@@ -28,12 +28,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
 from . import _core
-from ._common import ENDIANS, block_bytes_of, check_bool, check_choice, check_int, chunks, provenance, source_of
+from ._common import (
+    ENDIANS,
+    block_bytes_of,
+    check_bool,
+    check_choice,
+    check_int,
+    chunks,
+    provenance,
+    refuse_masked,
+    source_of,
+)
 from .blocks import check_blocks
 
 if TYPE_CHECKING:
@@ -124,8 +134,9 @@ class SymbolStats:
 
     def top(self, k: int) -> Tuple[np.ndarray, np.ndarray]:
         """The k most frequent values and counts: count descending, ties to the smaller value."""
+        k = check_int("k", k, 0)
         values, counts = self.pooled()
-        order = np.lexsort((values, -counts.astype(np.float64)))[: int(k)]
+        order = np.lexsort((values, -counts.astype(np.float64)))[:k]
         return values[order], counts[order]
 
     def mfv_entropy(self, k: int) -> float:
@@ -249,7 +260,7 @@ def block_entropy(
 ) -> np.ndarray:
     """Per-block order-0 entropy H_b in bits per symbol."""
     return _core.block_entropy(
-        check_blocks(blocks), _check_sl(symbol_bits), check_choice("endian", endian, ENDIANS), threads
+        check_blocks(refuse_masked(blocks)), _check_sl(symbol_bits), check_choice("endian", endian, ENDIANS), threads
     )
 
 
@@ -362,7 +373,10 @@ def table_stats(
 ) -> TableStats:
     """The partial result behind :func:`table`, in one pass over ``blocks`` (array, Dump or stream)."""
     check_choice("endian", endian, ENDIANS)
-    sls = tuple(_check_sl(sl) for sl in ((symbol_bits,) if isinstance(symbol_bits, (int, np.integer)) else symbol_bits))
+    given: Any = symbol_bits
+    if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
+        given = (given,)  # _check_sl names a bad one
+    sls = tuple(_check_sl(sl) for sl in given)
     if not sls:
         raise ValueError(f"symbol_bits: give at least one of {SYMBOL_BITS}")
     stats = [_Summer() for _ in sls]

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple,
 import numpy as np
 
 from . import _core
-from ._common import block_bytes_of, check_choice, check_float, check_int, chunks, n_blocks_of
+from ._common import block_bytes_of, check_choice, check_float, check_int, chunks, n_blocks_of, refuse_masked
 from .blocks import check_blocks, sectorize
 from .models import FORMAT, Model, training_provenance
 
@@ -93,6 +93,7 @@ def _blocks32(blocks: Any, what: str = "blocks") -> np.ndarray:
         raise TypeError(
             f"{what} must be an (n, 32) uint8 ndarray, got {type(blocks).__name__}; use memcomp.as_blocks(array, 32)"
         )
+    refuse_masked(blocks, what)
     if blocks.dtype != np.uint8:
         raise TypeError(f"{what} must have dtype uint8, got {blocks.dtype}; use memcomp.as_blocks(array, 32)")
     if blocks.ndim != 2:
@@ -226,7 +227,7 @@ def special_class(blocks: np.ndarray, *, threads: Optional[int] = None) -> np.nd
 
 def byte_entropy(blocks: np.ndarray) -> np.ndarray:
     """Order-0 entropy in bits of each byte position (float64, one per column)."""
-    blocks = check_blocks(blocks)
+    blocks = check_blocks(refuse_masked(blocks))
     out = np.zeros(blocks.shape[1], dtype=np.float64)
     n = blocks.shape[0]
     if n == 0:
@@ -244,17 +245,19 @@ def byte_entropy(blocks: np.ndarray) -> np.ndarray:
 def extract(
     re_matrix: np.ndarray, byte_entropy: Optional[np.ndarray] = None, *, weight: str = "mean"
 ) -> Dict[str, Any]:
-    """MST extraction on an (n, n) RE matrix: ``{"root", "base", "depth", "height", "edges"}``.
-    ``base[root] = root``; ``edges`` are the MST's (u < v) pairs in Kruskal order."""
+    """MST extraction on an (n, n) RE matrix (entropies in bits: finite, >= 0) and, to break ties
+    between roots, the ``n`` order-0 byte entropies (finite, >= 0): ``{"root", "base", "depth",
+    "height", "edges"}``. ``base[root] = root``; ``edges`` are the MST's (u < v) pairs in Kruskal
+    order."""
     check_choice("weight", weight, WEIGHTS)
-    re = np.ascontiguousarray(re_matrix, dtype=np.float64)
+    re = _entropies("re_matrix", re_matrix)
     if re.ndim != 2 or re.shape[0] != re.shape[1] or re.shape[0] < 2:
         raise ValueError(f"re_matrix must be a square (n, n) matrix with n >= 2, got shape {re.shape}")
-    if not np.all(np.isfinite(re)):
-        raise ValueError("re_matrix must be finite")
+    h = None if byte_entropy is None else _entropies("byte_entropy", byte_entropy)
+    if h is not None and h.shape != (re.shape[0],):
+        raise ValueError(f"byte_entropy must have one entry per position ({re.shape[0]}), got shape {h.shape}")
     w = _core.mpc_edge_weights(re, weight)
     edges = _core.mpc_mst(np.ascontiguousarray(w))
-    h = None if byte_entropy is None else np.ascontiguousarray(byte_entropy, dtype=np.float64)
     t = _core.mpc_orient(np.ascontiguousarray(edges, dtype=np.intc), re.shape[0], h)
     return {
         "root": int(t["root"]),
@@ -263,6 +266,18 @@ def extract(
         "height": int(t["height"]),
         "edges": [tuple(map(int, e)) for e in edges],
     }
+
+
+def _entropies(name: str, values: Any) -> np.ndarray:
+    """``values`` as a C-contiguous float64 array of entropies in bits: ValueError naming ``name``
+    for NaN, infinite or negative entries, TypeError for what is not numbers."""
+    try:
+        a = np.ascontiguousarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers, got {type(values).__name__}") from None
+    if not (np.isfinite(a).all() and (a >= 0).all()):
+        raise ValueError(f"{name} must hold entropies in bits: finite and >= 0 (no NaN)")
+    return a
 
 
 def _ints(name: str, values: Any, n: int, lo: int, hi: int) -> list:
@@ -275,13 +290,24 @@ def _ints(name: str, values: Any, n: int, lo: int, hi: int) -> list:
 
 
 def _predictor(root: Any, base: Any, shift: Any = None) -> tuple:
-    """(root, base, shift) of one MPC predictor, checked: root and base entries in 0..31, shifts
-    in -8..8 (32 of each)."""
-    return (
-        check_int("root", root, 0, 31),
-        _ints("base", base, 32, 0, 31),
-        None if shift is None else _ints("shift", shift, 32, -8, 8),
-    )
+    """(root, base, shift) of one MPC predictor, checked: root and base entries in 0..31 forming a
+    tree (every byte's base pointers reach the root), shifts in -8..8 (32 of each)."""
+    root, base = check_int("root", root, 0, 31), _ints("base", base, 32, 0, 31)
+    j = _off_tree(root, base)
+    if j is not None:
+        raise ValueError(f"base must form a tree rooted at {root}: the base pointers of byte {j} form a cycle")
+    return root, base, None if shift is None else _ints("shift", shift, 32, -8, 8)
+
+
+def _off_tree(root: int, base: Sequence[int]) -> Optional[int]:
+    """The first byte whose chain of base pointers never reaches ``root`` (they cycle), or None."""
+    for j in range(len(base)):
+        k, steps = j, 0
+        while k != root and steps < len(base):
+            k, steps = base[k], steps + 1
+        if k != root:
+            return j
+    return None
 
 
 def shifts(re: RatioEntropy, root: int, base: Sequence[int]) -> list:
@@ -393,7 +419,9 @@ def train_module(
     weight: str = "mean",
     threads: Optional[int] = None,
 ) -> Dict[str, Any]:
-    """One module (``{class, root, base, shift, scan_row, scan_col}``) trained on ``blocks``."""
+    """One module (``{class, root, base, shift, scan_row, scan_col}``) of class ``cls`` (2..6)
+    trained on ``blocks``."""
+    cls = check_int("cls", cls, 2, 6)
     b = _blocks32(blocks)
     if b.shape[0] == 0:
         raise ValueError("a module needs at least one training block")
@@ -439,12 +467,9 @@ def validate_model(data: Mapping[str, Any]) -> None:
             raise ValueError(f"class {cls}: 'root' must be an integer in 0..31, got {str(root)[:40]!r}")
         base = _int_list(cls, "base", m.get("base"), 32, 0, 31)
         _int_list(cls, "shift", m.get("shift"), 32, -8, 8)
-        for j in range(32):
-            k, steps = j, 0
-            while k != root and steps < 32:
-                k, steps = base[k], steps + 1
-            if k != root:
-                raise ValueError(f"class {cls}: the 'base' pointers of byte {j} do not reach the root")
+        j = _off_tree(root, base)
+        if j is not None:
+            raise ValueError(f"class {cls}: the 'base' pointers of byte {j} do not reach the root")
         row = _int_list(cls, "scan_row", m.get("scan_row"), 256, 0, 7)
         col = _int_list(cls, "scan_col", m.get("scan_col"), 256, 0, 31)
         if sorted(32 * r + c for r, c in zip(row, col)) != list(range(256)):
@@ -674,6 +699,7 @@ def train_stats(
     """Pass 1 of :func:`train` over ``blocks`` (whose first block has global index ``offset``);
     ``digest`` (a hashlib object) is updated with every byte read, in order."""
     max_blocks = check_train_options(zeros, quantiser, "mean", max_blocks)
+    seed, offset = check_int("seed", seed, 0, (1 << 64) - 1), check_int("offset", offset, 0)
     n = _n_sectors(blocks)
     lab = check_labels(labels, n)
     counts = [0] * _NGROUPS
@@ -740,6 +766,7 @@ def train_scans(
     predictor (index 5: all kept blocks under the fallback's), mergeable by addition."""
     n = _n_sectors(blocks)
     lab = check_labels(labels, n)
+    offset = check_int("offset", offset, 0)
     out = np.zeros((_NGROUPS + 1, 257, 256), np.uint64)
     for _, b, group, keep in _train_chunks(blocks, lab, offset, chunk_blocks, threads):
         for g, pred in enumerate(predictors):
@@ -898,6 +925,7 @@ def split(workloads: Mapping[str, Any], *, train_fraction: float = 0.8, seed: in
         raise TypeError(f"workloads must be a mapping of names to blocks, got {type(workloads).__name__}")
     if not 0 < check_float("train_fraction", train_fraction) < 1:
         raise ValueError(f"train_fraction must be in (0, 1), got {train_fraction!r}")
+    seed = check_int("seed", seed, 0)
     if not workloads:
         raise ValueError("protocol needs at least one workload")
     blocks = {k: _as32(v) for k, v in workloads.items()}
@@ -939,8 +967,9 @@ def protocol(
     """
     import pandas as pd
 
-    from .codecs import get_codec
+    from .report import resolve_codecs
 
+    resolved = resolve_codecs(codecs)
     s = split(workloads, train_fraction=train_fraction, seed=seed)
     blocks = {k: _as32(v) for k, v in workloads.items()}
     ent = {name: e for name, e, _ in s["order"]}
@@ -951,10 +980,7 @@ def protocol(
     model = train(train_blocks, threads=threads, seed=seed, **train_options)
     model.info["split"] = [{"workload": n, "entropy": e, "role": r} for n, e, r in s["order"]]
 
-    cs = []
-    for name in codecs:
-        c = get_codec(name)
-        cs.append(c.fit(train_blocks, threads=threads) if c.requires_fit else c)
+    cs = [c.fit(train_blocks, threads=threads) if c.requires_fit else c for c in resolved]
     labels = [c.name for c in cs]
     if mpc_codec_available():
         cs.append(model.codec())

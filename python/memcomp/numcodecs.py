@@ -75,9 +75,13 @@ class MemcompCodec(_NumcodecsCodec):
         options: Optional[Mapping[str, Any]] = None,
         model: Any = None,
     ):
+        if options is not None and (not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options)):
+            raise TypeError(f"options must be a mapping of option names to values, got {type(options).__name__}")
         if isinstance(codec, Codec):
             if options or model is not None:
                 raise TypeError("options and model come from the Codec object; give them with a codec name only")
+        elif not isinstance(codec, str):
+            raise TypeError(f"codec must be a codec name or a memcomp Codec, got {type(codec).__name__}")
         else:
             options = dict(options or {})
             if model is not None:
@@ -116,6 +120,8 @@ class MemcompCodec(_NumcodecsCodec):
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "MemcompCodec":
+        if not isinstance(config, Mapping):
+            raise TypeError(f"config must be a mapping (get_config()'s output), got {type(config).__name__}")
         config = dict(config)
         if config.pop("id", cls.codec_id) != cls.codec_id:
             raise ValueError(f"not a {cls.codec_id} codec config: {config}")

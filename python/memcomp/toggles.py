@@ -33,7 +33,7 @@ DBI pins: zeros_total with idle high (P2 §5.2), ones with idle low. Tables name
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -48,6 +48,7 @@ from ._common import (
     chunks,
     n_blocks_of,
     provenance,
+    refuse_masked,
     source_of,
     whole,
 )
@@ -140,15 +141,21 @@ class BusStats:
 
 @dataclass
 class BusResult:
-    """Per-block counts (``columns``: one uint32 array per field), totals and the final state."""
+    """Per-block counts (``columns``: one uint32 array per field), totals, the final state and the
+    bus options they were counted with (``bus``, as :func:`count` took them)."""
 
     columns: Dict[str, np.ndarray]
     stats: BusStats
     state: Any
+    bus: Dict[str, Any] = field(default_factory=dict)
 
     def energy_pj(self, model: Union[str, Dict[str, Any], EnergyModel]) -> Union[float, np.ndarray]:
-        """Energy of every transfer in pJ under an energy model (:mod:`memcomp.energy`)."""
-        return energy_model(model).energy_pj(self.columns)
+        """Energy of every transfer in pJ under an energy model (:mod:`memcomp.energy`) of the
+        bus counted (ValueError for a model of another channel or idle level)."""
+        m = energy_model(model)
+        opts = bus_options(**self.bus)
+        m.check_bus(opts["channel"], opts["idle"])
+        return m.energy_pj(self.columns)
 
     def to_frame(self) -> "pandas.DataFrame":
         import pandas as pd
@@ -178,11 +185,12 @@ def count(
         cols, tot, st = _core.bus_count_streams(*_streams(data), b, state, close, per_block)
         n = data.n_blocks
     elif isinstance(data, np.ndarray):
+        refuse_masked(data, "data")
         cols, tot, st = _core.bus_count_raw(data, b, state, close, per_block)
         n = int(data.shape[0])
     else:
         raise TypeError(f"count takes an (n, B) uint8 array or an Encoded, got {type(data).__name__}")
-    return BusResult(dict(cols), BusStats(dict(tot), n), st)
+    return BusResult(dict(cols), BusStats(dict(tot), n), st, b)
 
 
 def drive(stream, nbits: Optional[int] = None, *, state: Optional[WireState] = None, **bus: Any):
@@ -192,6 +200,7 @@ def drive(stream, nbits: Optional[int] = None, *, state: Optional[WireState] = N
         stream = np.frombuffer(bytes(stream), dtype=np.uint8)
     if not isinstance(stream, np.ndarray):
         raise TypeError(f"stream must be bytes or a 1-D uint8 array, got {type(stream).__name__}")
+    refuse_masked(stream, "stream")
     if nbits is None:
         nbits = 8 * int(stream.shape[0]) if stream.ndim == 1 else 0
     nbits = check_int("nbits", nbits, 0, 8 * int(stream.size))
@@ -326,6 +335,7 @@ def energy_control(
     a cache-sized chunk at a time (``threads`` and ``resume`` as in :meth:`Codec.encode`), and no
     stream is kept. The result is the same as over ``codec.encode(blocks)``, in one pass over the
     blocks instead of two and without the memory to hold their streams."""
+    refuse_masked(blocks)
     if isinstance(encoded, Encoded):
         if isinstance(blocks, np.ndarray) and blocks.ndim == 2 and encoded.block_bytes != blocks.shape[1]:
             raise ValueError(f"encoded blocks are {encoded.block_bytes} B, blocks are {blocks.shape[1]} B")
@@ -784,7 +794,7 @@ def scatter(
         return np.where(of > 0, x / np.where(of > 0, of, 1.0), np.nan)
 
     for c in cs:
-        enc = c.encode(arr, threads=threads)
+        enc = c._private().encode(arr, threads=threads)  # a stateful codec given keeps its own state
         comp = count(enc, **b)
         bits = enc.bit_lengths.astype(np.float64)
         units = comp.columns["units"].astype(np.float64)

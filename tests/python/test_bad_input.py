@@ -467,6 +467,63 @@ def _with_field(key, change):
     return c.decode(Encoded(**fields))
 
 
+_MASKED = np.ma.masked_array(B32, mask=np.zeros(B32.shape, bool))  # an unmasked mask: still refused
+case(
+    "name-option-twice",
+    lambda c: memcomp.get_codec("fpc(endian=big,endian=little)"),
+    ValueError,
+    "option 'endian' given twice",
+)
+case(
+    "name-and-keyword-option-twice",
+    lambda c: memcomp.get_codec("fpc.paper(endian=big)", endian="little"),
+    ValueError,
+    "option 'endian' given twice, in the name and as a keyword",
+)
+case(
+    "bestof-empty-member",
+    lambda c: memcomp.get_codec("bestof", members="bdi,,fpc"),
+    ValueError,
+    "members: an empty name between commas",
+)
+case("name-bestof-empty-member", lambda c: memcomp.get_codec("bestof(bdi,,fpc)"), ValueError, "an empty name")
+case(
+    "max_compressed_bits-zero",
+    lambda c: memcomp.get_codec("bdi").max_compressed_bits(0),
+    ValueError,
+    "block size 0 B is not supported",
+)
+case(
+    "max_compressed_bits-33",
+    lambda c: memcomp.get_codec("bdi").max_compressed_bits(33),
+    ValueError,
+    "block size 33 B is not supported",
+)
+case("max_compressed_bits-mpc-64", lambda c: memcomp.get_codec("mpc").max_compressed_bits(64), ValueError, "32 B")
+case(
+    "sizes-cr-count-tag-int",
+    lambda c: memcomp.get_codec("bdi").measure(B32).cr(count_tag=1),
+    TypeError,
+    "count_tag must be True or False",
+)
+for _op in ("measure", "encode"):
+    case(
+        f"{_op}-masked-array",
+        lambda c, op=_op: getattr(memcomp.get_codec("bdi"), op)(_MASKED),
+        TypeError,
+        "blocks is a masked array",
+    )
+case("fit-masked-array", lambda c: memcomp.get_codec("e2mc").fit(_MASKED), TypeError, "masked array")
+case("compare-masked-array", lambda c: memcomp.compare(_MASKED, ["bdi"]), TypeError, "masked array")
+case("compare-progress-int", lambda c: memcomp.compare(B32, ["bdi"], progress=5), TypeError, "^progress must be")
+case(
+    "compare-progress-takes-no-arguments",
+    lambda c: memcomp.compare(B32, ["bdi"], progress=lambda: None),
+    TypeError,
+    r"progress must be a callable taking \(done, total\)",
+)
+
+
 # ---- compare and tables --------------------------------------------------------------------------
 case("compare-mag-float", lambda c: memcomp.compare(B32, ["bdi"], mag=32.7), TypeError, "mag must be an integer")
 case("compare-mag-zero", lambda c: memcomp.compare(B32, ["bdi"], mag=0), ValueError, "mag must be an integer in")
@@ -603,6 +660,13 @@ case("entropy-per-workload-list", lambda c: entropy.bound_per_workload([B32]), T
 case("entropy-table-from-stats-none", lambda c: entropy.table_from_stats(None), TypeError, "TableStats")
 case("entropy-read-only", lambda c: entropy.bound(ro(B32), 8), check=lambda b: b.cr == entropy.bound(B32, 8).cr)
 case("entropy-zero-blocks", lambda c: entropy.table(B32[:0]), check=lambda df: (df["symbols"] == 0).all())
+case("entropy-stats-top-negative", lambda c: entropy.histogram(B32, 16).top(-1), ValueError, "k must be a non-neg")
+case("entropy-stats-top-float", lambda c: entropy.histogram(B32, 16).top(2.5), TypeError, "k must be")
+case("entropy-stats-top-zero", lambda c: entropy.histogram(B32, 16).top(0), check=lambda t: t[0].size == 0)
+case("entropy-table-symbol-bits-float", lambda c: entropy.table(B32, 16.5), TypeError, "symbol_bits must be one of")
+case("entropy-table-symbol-bits-object", lambda c: entropy.table_stats(B32, object()), TypeError, "symbol_bits")
+case("entropy-histogram-masked", lambda c: entropy.histogram(_MASKED, 8), TypeError, "masked array")
+case("entropy-block-entropy-masked", lambda c: entropy.block_entropy(_MASKED, 8), TypeError, "masked array")
 
 # ---- toggles ----------------------------------------------------------------------------------------
 _DRAM = dict(channel="dram", bus_bits=32)
@@ -725,6 +789,48 @@ case(
     check=lambda s: s == toggles.count(B32[:4], **_DRAM).state,
 )
 
+
+def _gddr5_by_hand(e):
+    """GDDR5's energy of each DRAM transfer from the counts (SPEC 2): pJ per data transition, per
+    data zero (the bus idles high), and the same for the DBI pins."""
+    cols = toggles.count(B32, **_DRAM).columns
+    m = memcomp.energy.MODELS["gddr5"]
+    want = m.toggle_pj * cols["toggles"].astype(float) + m.level_pj * cols["zeros"]
+    want += m.toggle_pj * (cols["pin_t01"].astype(float) + cols["pin_t10"]) + m.level_pj * cols["pin_zeros"]
+    return np.allclose(e, want) and e.shape == (512,)
+
+
+def _scatter_then_resume(c):
+    """The caller streams B32 through a stateful codec in two chunks and runs toggles.scatter on
+    it between them: its second chunk must start from the state its first ended in (the entry
+    state it records) and encode as without the scatter."""
+    mine, ref = memcomp.get_codec("cpack.skku"), memcomp.get_codec("cpack.skku")
+    mine.encode(B32[:256])
+    ref.encode(B32[:256])
+    toggles.scatter(B32[256:], [mine])
+    a, b = mine.encode(B32[256:], resume=True), ref.encode(B32[256:], resume=True)
+    return all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("entry_state", "bit_lengths", "data"))
+
+
+case(
+    "toggles-energy-model-of-another-channel",
+    lambda c: toggles.count(B32, **_DRAM).energy_pj("noc"),
+    ValueError,
+    "'noc' is for the noc channel, not dram",
+)
+case(
+    "toggles-energy-model-of-another-idle-level",
+    lambda c: toggles.count(B32, **_DRAM).energy_pj("lpddr4"),
+    ValueError,
+    "'lpddr4' is for a bus idling low, this bus idles high",
+)
+case("toggles-energy-model-of-this-bus", lambda c: toggles.count(B32, **_DRAM).energy_pj("gddr5"), check=_gddr5_by_hand)
+case("toggles-scatter-leaves-callers-codec-state", _scatter_then_resume, check=lambda same: same is True)
+case("toggles-count-masked", lambda c: toggles.count(_MASKED, **_DRAM), TypeError, "data is a masked array")
+case("toggles-drive-masked", lambda c: toggles.drive(np.ma.masked_array(B32[0])), TypeError, "stream is a masked")
+case("toggles-ec-masked", lambda c: toggles.energy_control(_MASKED, _BDI), TypeError, "blocks is a masked array")
+case("toggles-compare-masked", lambda c: toggles.compare(_MASKED, ["bdi"]), TypeError, "masked array")
+
 # ---- MPC training and models -----------------------------------------------------------------------
 case("mpc-train-list", lambda c: mpc.train([1, 2]), TypeError, "ndarray or a memcomp Dump")
 case("mpc-train-int16", lambda c: mpc.train(B32.view(np.int16)), TypeError, "dtype uint8")
@@ -810,6 +916,42 @@ _mpc_case(
 _mpc_case("scan-row-str", lambda d: d["modules"][0].__setitem__("scan_row", "x"), "'scan_row'")
 _mpc_case("version", lambda d: d.__setitem__("version", 99), "'version'")
 _mpc_case("format", lambda d: d.__setitem__("format", "x"), "'format'")
+_CYCLE = [0] * 32
+_CYCLE[1], _CYCLE[2] = 2, 1  # bytes 1 and 2 take each other as base: neither reaches root 0
+_NEG = _RE.matrix().copy()
+_NEG[0, 1] = -0.5
+case(
+    "mpc-extract-nan-byte-entropy",
+    lambda c: mpc.extract(_RE.matrix(), np.full(32, np.nan)),
+    ValueError,
+    "byte_entropy must hold entropies in bits: finite and >= 0",
+)
+case("mpc-extract-negative-byte-entropy", lambda c: mpc.extract(_RE.matrix(), -np.ones(32)), ValueError, "byte_entr")
+case("mpc-extract-byte-entropy-short", lambda c: mpc.extract(_RE.matrix(), np.ones(31)), ValueError, "one entry per")
+case("mpc-extract-negative-weight", lambda c: mpc.extract(_NEG), ValueError, "re_matrix must hold entropies")
+case("mpc-extract-str-weights", lambda c: mpc.extract([["a", "b"], ["c", "d"]]), TypeError, "re_matrix must be")
+case(
+    "mpc-scan-base-cycle",
+    lambda c: mpc.scan(B32, 0, _CYCLE, [0] * 32),
+    ValueError,
+    "base must form a tree rooted at 0: the base pointers of byte 1 form a cycle",
+)
+case("mpc-shifts-base-cycle", lambda c: mpc.shifts(_RE, 0, _CYCLE), ValueError, "base must form a tree")
+case(
+    "mpc-scan-counts-base-cycle",
+    lambda c: mpc.scan_counts(B32, {"root": 0, "base": _CYCLE, "shift": [0] * 32}),
+    ValueError,
+    "form a cycle",
+)
+case("mpc-split-seed-float", lambda c: mpc.split({"a": B32}, seed=1.5), TypeError, "seed must be")
+case("mpc-split-seed-negative", lambda c: mpc.split({"a": B32}, seed=-1), ValueError, "seed must be")
+case("mpc-train-module-cls-float", lambda c: mpc.train_module(B32, 2.5), TypeError, "cls must be")
+case("mpc-train-module-cls-7", lambda c: mpc.train_module(B32, 7), ValueError, r"cls must be an integer in \[2, 6\]")
+case("mpc-train-stats-seed-float", lambda c: mpc.train_stats(B32, seed=1.5, max_blocks=4), TypeError, "seed must")
+case("mpc-train-stats-offset-str", lambda c: mpc.train_stats(B32, offset="1"), TypeError, "offset must be")
+case("mpc-protocol-codecs-int", lambda c: mpc.protocol({"a": B32}, codecs=3), TypeError, "codecs must be")
+case("mpc-byte-entropy-masked", lambda c: mpc.byte_entropy(_MASKED), TypeError, "masked array")
+case("mpc-train-masked", lambda c: mpc.train(_MASKED), TypeError, "masked array")
 
 
 # ---- E2MC/SC2 models ---------------------------------------------------------------------------------
@@ -877,6 +1019,53 @@ case("model-load-nan-names-file", lambda c: Model.load(c / "model_nan.json"), Va
 case("model-load-missing", lambda c: Model.load(c / "nope.json"), FileNotFoundError, "nope.json")
 case("model-load-directory", lambda c: Model.load(c / "emptydir"), IsADirectoryError, "emptydir")
 case("model-load-good", lambda c: Model.load(c / "e2mc.json"), check=lambda m: m.codec == "e2mc")
+case(
+    "sc2-cal22-max_len-refused-when-made",
+    lambda c: memcomp.get_codec("sc2.cal22", max_len=6),
+    ValueError,
+    "tree='heap' builds its code without a length limit.*needs max_len=0, got max_len=6",
+)
+case(
+    "sc2-heap-tree-without-limit-fits",
+    lambda c: memcomp.get_codec("sc2.kim", tree="heap").fit(B32),
+    check=lambda x: x.model is not None,
+)
+case("slc-mag-divides-no-block", lambda c: memcomp.get_codec("slc", mag=34), ValueError, "power of two up to 256")
+_SMALL = B32[:64]
+for _id, _kw, _exc, _match in [
+    ("mfv-float", dict(mfv=[1.7]), TypeError, "mfv entries must be a positive integer, got 1.7"),
+    ("mfv-bool", dict(mfv=[True]), TypeError, "mfv entries must be a positive integer"),
+    ("mfv-str", dict(mfv=["64"]), TypeError, "mfv entries must be a positive integer"),
+    ("mfv-one-str", dict(mfv="64"), TypeError, "mfv must be a sequence, got str"),
+    ("mfv-zero", dict(mfv=[0]), ValueError, "mfv entries must be a positive integer"),
+    ("windows-negative", dict(windows=[-0.5]), ValueError, "windows entries must be a finite number > 0.0 and <= 1.0"),
+    ("windows-zero", dict(windows=[0.0]), ValueError, "windows entries must be"),
+    ("windows-above-one", dict(windows=[1.5]), ValueError, "windows entries must be"),
+    ("windows-nan", dict(windows=[float("nan")]), ValueError, "windows entries must be"),
+    ("windows-inf", dict(windows=[float("inf")]), ValueError, "windows entries must be"),
+    ("windows-bool", dict(windows=[True]), TypeError, "windows entries must be"),
+    ("windows-one-number", dict(windows=0.5), TypeError, "windows must be a sequence, got float"),
+    ("mag-zero", dict(mag=0), ValueError, "mag must be"),
+]:
+    case(
+        f"e2mc-sampling-study-{_id}",
+        lambda c, kw=_kw: memcomp.e2mc.sampling_study(_SMALL, **{"mfv": [64], "windows": [0.5], **kw}),
+        _exc,
+        _match,
+    )
+case(
+    "e2mc-sampling-study-numpy-numbers",
+    lambda c: memcomp.e2mc.sampling_study(_SMALL, mfv=[np.int64(64)], windows=[np.float64(0.5)]),
+    check=lambda df: list(df["window"]) == [64, 32] and list(df["mfv"]) == [64, 1024],  # 0.5 x 64 blocks
+)
+case("e2mc-online-codec-int", lambda c: memcomp.e2mc.online(B32, codec=3), TypeError, "codec must be a codec name")
+case("e2mc-online-masked", lambda c: memcomp.e2mc.online(_MASKED), TypeError, "masked array")
+case(
+    "e2mc-bound-gap-symbol-bits-float",
+    lambda c: memcomp.e2mc.bound_gap(_SMALL, symbol_bits=1.5),
+    TypeError,
+    "symbol_bits must be a sequence",
+)
 
 # ---- SLC ---------------------------------------------------------------------------------------------
 case("slc-threshold-negative", lambda c: slc.compress(F32, threshold_bytes=-1), ValueError, "threshold_bytes")
@@ -1486,6 +1675,146 @@ case(
 )
 
 
+def _rewrite_member(src, dst, member, change):
+    """A copy of the zip ``src`` whose ``member`` holds ``change(its bytes)``."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            raw = zin.read(info)
+            zout.writestr(info.filename, change(raw) if info.filename == member else raw)
+    return dst
+
+
+def _unbalanced(raw):
+    """An .npy member whose header's shape opens a bracket it never closes: "(64, " for "(64,)"."""
+    assert b"'shape': (64,)" in raw
+    return raw.replace(b"'shape': (64,)", b"'shape': (64, ")
+
+
+def _npz_dump_unbalanced(c):
+    np.savez(c / "dump64.npz", a=np.zeros(64, np.uint8))
+    path = _rewrite_member(c / "dump64.npz", c / "unbalanced_dump.npz", "a.npy", _unbalanced)
+    return memcomp.open_dumps(path, block_bytes=32)
+
+
+def _bomb(c, data_bytes):
+    """good.npz with a 'data' member whose .npy header promises 16 B but which inflates to
+    ``data_bytes`` zeros (deflated: about a thousandth of that on disk)."""
+    path = c / f"bomb_{data_bytes}.npz"
+    with zipfile.ZipFile(c / "good.npz") as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for info in src.infolist():
+            if info.filename != "data.npy":
+                zf.writestr(info.filename, src.read(info))
+                continue
+            with zf.open("data.npy", "w", force_zip64=True) as w:
+                head = io.BytesIO()
+                np.lib.format.write_array_header_1_0(head, {"descr": "|u1", "fortran_order": False, "shape": (16,)})
+                w.write(head.getvalue())
+                for _ in range(data_bytes >> 20):
+                    w.write(bytes(1 << 20))
+    return path
+
+
+def _load_peak(path):
+    """(the error of Encoded.load(path), the peak of what Python allocated meanwhile)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        Encoded.load(path)
+        err = None
+    except CorruptStreamError as e:
+        err = str(e)
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return err, peak
+
+
+def _claim_size(c, size):
+    """good.npz deflated, its central directory saying 'data.npy' inflates to ``size`` bytes."""
+    path = c / f"claims_{size}.npz"
+    with zipfile.ZipFile(c / "good.npz") as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for info in src.infolist():
+            zf.writestr(info.filename, src.read(info))
+    raw = bytearray(path.read_bytes())
+    at = raw.find(b"PK\x01\x02")
+    while raw[at + 46 : at + 46 + 8] != b"data.npy":
+        at = raw.find(b"PK\x01\x02", at + 4)
+    raw[at + 24 : at + 28] = size.to_bytes(4, "little")  # the uncompressed size (SPEC: APPNOTE 4.3.12)
+    path.write_bytes(bytes(raw))
+    return path
+
+
+def _save_exact(c):
+    memcomp.get_codec("bdi").encode(B32[:64]).save(c / "out.enc")
+    assert not (c / "out.enc.npz").exists()
+    return memcomp.get_codec("bdi").decode(Encoded.load(c / "out.enc"))
+
+
+def _save_to_directory(c):
+    try:
+        memcomp.get_codec("bdi").encode(B32[:4]).save(c / "emptydir")
+    finally:
+        assert not (c / "emptydir.npz").exists()
+
+
+case(
+    "encoded-load-npy-header-unbalanced-bracket",
+    lambda c: Encoded.load(_rewrite_member(c / "good.npz", c / "unbalanced.npz", "tags.npy", _unbalanced)),
+    CorruptStreamError,
+    r"unbalanced.npz: array 'tags': malformed .npy header \(SyntaxError",
+)
+case(
+    "encoded-load-npy-header-python-2-long",
+    lambda c: Encoded.load(
+        _rewrite_member(c / "good.npz", c / "py2.npz", "tags.npy", lambda r: r.replace(b"(64,)", b"(64L,"))
+    ),
+    CorruptStreamError,
+    "py2.npz: array 'tags': malformed .npy header",
+)
+case(
+    "encoded-load-npy-header-invalid-escape",
+    lambda c: Encoded.load(
+        _rewrite_member(c / "good.npz", c / "escape.npz", "tags.npy", lambda r: r.replace(b"'<u4'", b"'\\d4'"))
+    ),
+    CorruptStreamError,
+    "escape.npz: array 'tags': malformed .npy header .*invalid escape",
+)
+case("npz-dump-npy-header-unbalanced-bracket", _npz_dump_unbalanced, ValueError, "unbalanced_dump.npz: .*malformed")
+case(
+    "encoded-load-zip-bomb-allocates-little",
+    lambda c: _load_peak(_bomb(c, 128 << 20)),
+    check=lambda r: "bomb_134217728.npz: array 'data': the header describes 16 x 1 B" in r[0] and r[1] < 16 << 20,
+)
+case(
+    "encoded-load-member-claims-more-than-deflate-gives",
+    lambda c: Encoded.load(_claim_size(c, 1 << 31)),
+    CorruptStreamError,
+    r"claims_2147483648.npz: .*member 'data.npy' claims 2147483648 B deflated into \d+ B",
+)
+case("encoded-save-exact-path", _save_exact, check=lambda x: np.array_equal(x, B32[:64]))
+case("encoded-save-to-directory", _save_to_directory, IsADirectoryError, "emptydir")
+case(
+    "encoded-load-bytes-path",
+    lambda c: memcomp.get_codec("bdi").decode(Encoded.load(bytes(c / "good.npz"))),
+    check=lambda x: np.array_equal(x, B32[:64]),
+)
+case(
+    "encoded-save-bytes-path",
+    lambda c: memcomp.get_codec("bdi").encode(B32[:4]).save(bytes(c / "bytes_path.enc")),
+    check=lambda r: r is None,
+)
+case("encoded-load-path-int", lambda c: Encoded.load(3), TypeError, "path must be a path")
+case("encoded-save-path-int", lambda c: memcomp.get_codec("bdi").encode(B32[:4]).save(3), TypeError, "path must be")
+for _n in (1 << 62, (1 << 64) - 1):
+    case(
+        f"encoded-from-bytes-block-count-{_n}",
+        lambda c, n=_n: Encoded.from_bytes(_header(n=n, lw=0, tw=0, n_data=0) + _CONFIG),
+        CorruptStreamError,
+        f"malformed encoded bytes: {_n} blocks of 32 B, more than an array can hold",
+    )
+
+
 # ---- numcodecs and zarr -------------------------------------------------------------------------------
 def _v1(buf):
     """A version 3 numcodecs buffer of a compressed chunk as version 1 (no flags, no CRC)."""
@@ -1536,6 +1865,11 @@ case(
     lambda c: _MC.decode(_MC.encode(ro(RAW[:1000]))),
     check=lambda x: x.tobytes() == RAW[:1000].tobytes(),
 )
+case("numcodecs-options-list", lambda c: MemcompCodec("bdi", options=[1, 2]), TypeError, "options must be a mapping")
+case("numcodecs-options-str", lambda c: MemcompCodec("bdi", options="endian=big"), TypeError, "options must be a")
+case("numcodecs-options-int-key", lambda c: MemcompCodec("bdi", options={1: 2}), TypeError, "options must be a")
+case("numcodecs-codec-int", lambda c: MemcompCodec(3), TypeError, "codec must be a codec name or a memcomp Codec")
+case("numcodecs-from-config-list", lambda c: MemcompCodec.from_config([1]), TypeError, "config must be a mapping")
 
 
 # ---- command line ------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import memcomp
@@ -389,3 +389,52 @@ def test_equal_dtypes_that_are_not_the_same_object_are_accepted():
     assert np.array_equal(slc.measure(other, approximable=mask).size_bits, slc.measure(native).size_bits)
     with pytest.raises(TypeError, match="dtype uint8"):
         memcomp.get_codec("bdi").measure(native.view(np.int8))
+
+
+def _option_value(data, key, d):
+    """A value the option reader of ``d`` (from ``_core.option_space``) takes."""
+    if d["kind"] == "bool":
+        return data.draw(st.booleans(), label=key)
+    if d["kind"] == "choice":
+        return data.draw(st.sampled_from(d["choices"]), label=key)
+    if d["kind"] == "float":
+        return data.draw(st.floats(d["lo"], d["hi"], allow_nan=False), label=key)
+    if "values" in d:
+        return data.draw(st.sampled_from(d["values"]), label=key)
+    lo, hi = int(d["lo"]), int(d["hi"])
+    return data.draw(st.one_of(st.sampled_from([lo, hi]), st.integers(lo, min(hi, lo + 40)), st.integers(lo, hi)), key)
+
+
+@pytest.mark.parametrize("preset", ALL)
+@given(data=st.data())
+@settings(
+    max_examples=int(__import__("os").environ.get("MEMCOMP_OPTION_EXAMPLES", 20)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+def test_options_refused_when_made_or_working(preset, data):
+    """Every preset, accounting-only and lossy ones included, under random options: get_codec
+    refuses the combination (ValueError) or the codec is defined for some block size and fit,
+    measure and (exact presets) encode and decode work on sample blocks of it. A combination
+    accepted when made must never fail later for a reason the options alone decide."""
+    space = memcomp._core.option_space(preset)
+    opts = {
+        key: _option_value(data, key, d)
+        for key, d in sorted(space.items())
+        if d["kind"] != "string" and data.draw(st.booleans(), label=f"set {key}")
+    }
+    try:
+        codec = memcomp.get_codec(preset, **opts)
+    except ValueError:
+        return
+    sizes = [b for b in SIZES if codec.supports(b)]
+    assert sizes, f"{codec.name} is defined for no block size"
+    B = data.draw(st.sampled_from(sizes), label="block_bytes")
+    x = np.ascontiguousarray(np.concatenate([adversarial(B)[:40], realistic(B, 1 << 12, seed=3)[:40]]))
+    if codec.requires_fit:
+        codec = codec.fit(realistic(B, 1 << 13, seed=1))
+    s = codec.measure(x)
+    assert int(s.size_bits.max()) <= codec.max_compressed_bits(B)
+    if codec.exact:
+        d = codec.decode(codec.encode(x))
+        assert codec.lossy or np.array_equal(d, x), codec.name

@@ -436,8 +436,10 @@ def test_xor_planes_and_scan_match_oracle():
     x = memcomp.as_blocks(memcomp.workloads.generate("int32_csr", 1 << 16), 32)
     rng = np.random.default_rng(3)
     root = 7
-    base = [int(v) for v in rng.integers(0, 32, 32)]
-    base[root] = root
+    order = [root] + [int(j) for j in rng.permutation([j for j in range(32) if j != root])]
+    base = [root] * 32  # a random tree: each byte's base is a byte placed before it
+    for i, j in enumerate(order[1:], 1):
+        base[j] = order[int(rng.integers(0, i))]
     shift = [int(v) for v in rng.integers(-8, 9, 32)]
     X = memcomp._core.mpc_xor_planes(x, root, base, shift)
     assert np.array_equal(X, oracle_xor_planes(x, root, base, shift))

@@ -108,6 +108,14 @@ class E2MC final : public CodecImpl<E2MC> {
     if (heap_tree_ && (!flag_miss_ || sl_ <= 8))
       throw invalid_argument(family_ +
                              ": tree='heap' builds no ESC codeword: it needs miss='flag' and 16- or 32-bit symbols");
+    if (heap_tree_ && max_len_opt_ != 0)
+      throw invalid_argument(family_ +
+                             ": tree='heap' builds its code without a length limit (CAL_22-MPC's heap): it "
+                             "needs max_len=0, got max_len=" +
+                             std::to_string(max_len_opt_));
+    if (slc_ && (mag_ > 256 || (mag_ & (mag_ - 1))))
+      throw invalid_argument("slc: the MAG must divide a block (16 to 256 B): a power of two up to 256 B, got " +
+                             std::to_string(mag_));
     if (pdw_ > 1 && !raw_)
       throw invalid_argument(family_ + ": parallel decoding ways need the raw rule (pointers must fit log2(B) bits)");
     if (flag_miss_ && sl_ <= 8) throw invalid_argument(family_ + ": miss='flag' needs 16- or 32-bit symbols");
