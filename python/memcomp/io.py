@@ -869,25 +869,15 @@ def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bo
         model = onnx.load(str(path), load_external_data=False)
     except (ProtobufError, ValueError, TypeError, RecursionError) as e:
         raise ValueError(f"{str(path)!r} is not a valid ONNX model ({type(e).__name__}: {str(e)[:200]})") from None
-    base = path.parent
     out: List["AnyDump"] = []
     for t in model.graph.initializer:
+        where = f"{str(path)!r}: initializer {t.name[:80]!r}"
+        if not isinstance(t.name, str):  # protobuf hands over a string field that is not UTF-8 as bytes
+            raise ValueError(f"{where}: its name is not UTF-8 text")
         if t.data_location == onnx.TensorProto.EXTERNAL:
-            location = next((e.value for e in t.external_data if e.key == "location"), "")
-            inside = os.path.normpath(location)
-            if os.path.isabs(inside) or inside.split(os.sep)[0] == "..":
-                raise ValueError(
-                    f"{str(path)!r}: initializer {t.name[:80]!r} keeps its data in {location[:200]!r}, outside "
-                    "the model's directory (ONNX external data is named relative to it)"
-                )
-            if not location or not (base / location).is_file():
-                raise FileNotFoundError(
-                    errno.ENOENT,
-                    f"the external data of initializer {t.name[:80]!r} of {str(path)!r} is not a file next to the model",
-                    str(base / location),
-                )
+            where += f" (external data {_onnx_external_file(path, t, where)!r})"
         try:
-            arr = numpy_helper.to_array(t, base_dir=str(base))  # little-endian, as the tensor sits in memory
+            arr = numpy_helper.to_array(t, base_dir=str(path.parent))  # little-endian, as the tensor sits in memory
             if arr.dtype.hasobject:
                 raise TypeError(f"it holds {arr.dtype} values, not memory contents")
             arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
@@ -900,11 +890,41 @@ def _read_onnx(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bo
             MemoryError,
             onnx.checker.ValidationError,
         ) as e:
-            raise ValueError(
-                f"{str(path)!r}: initializer {t.name[:80]!r} cannot be read ({type(e).__name__}: {str(e)[:200]})"
-            ) from None
+            raise ValueError(f"{where} cannot be read ({type(e).__name__}: {str(e)[:200]})") from None
         out.append(dump_from_bytes(arr, b, path=path, name=t.name, format="onnx", allow_partial=True))
     return out
+
+
+#: The keys of an ONNX tensor's external data (the ONNX IR's TensorProto.external_data; basepath is
+#: written by onnx's own tools).
+_ONNX_EXTERNAL_KEYS = {"location", "offset", "length", "checksum", "basepath"}
+
+
+def _onnx_external_file(path: pathlib.Path, t: Any, where: str) -> str:
+    """The file beside the model ``path`` that holds the initializer ``t``'s data: ValueError
+    (``where`` names the model and the initializer) for an unknown key or a location outside the
+    model's directory, FileNotFoundError naming a file that is not there."""
+    unknown = [e.key for e in t.external_data if e.key not in _ONNX_EXTERNAL_KEYS]  # str, or bytes if not UTF-8
+    if unknown:
+        raise ValueError(
+            f"{where} has external data keys {str(unknown)[:200]}; ONNX defines {sorted(_ONNX_EXTERNAL_KEYS)}"
+        )
+    location = next((e.value for e in t.external_data if e.key == "location"), "")
+    if not isinstance(location, str):
+        raise ValueError(f"{where}: its external data location {location[:200]!r} is not UTF-8 text")
+    inside = os.path.normpath(location)
+    if os.path.isabs(inside) or inside.split(os.sep)[0] == "..":
+        raise ValueError(
+            f"{where} keeps its data in {location[:200]!r}, outside the model's directory (ONNX external data "
+            "is named relative to it)"
+        )
+    if not location or not (path.parent / location).is_file():
+        raise FileNotFoundError(
+            errno.ENOENT,
+            f"the external data of initializer {t.name[:80]!r} of {str(path)!r} is not a file next to the model",
+            str(path.parent / location),
+        )
+    return location
 
 
 def _read_directory(path: pathlib.Path, block_bytes: Optional[int], allow_partial: bool) -> List["AnyDump"]:

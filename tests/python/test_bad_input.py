@@ -1392,17 +1392,20 @@ for _id, _header, _data, _match in [
     )
 
 
-def _onnx_external(c, location, data=None):
+def _onnx_external(c, location, data=None, **keys):
     """A model dir/m.onnx with one float32 initializer 'w' of 64 values whose bytes are in the
-    external file ``location``, written (when ``data`` is given) beside the model."""
+    external file ``location``, written (when ``data`` is given) beside the model; ``keys``: more
+    external data entries."""
     onnx = pytest.importorskip("onnx")
     from onnx import helper
 
-    d = c / f"onnx_{abs(hash(location))}"
+    d = c / f"onnx_{abs(hash((location, *keys)))}"
     d.mkdir(exist_ok=True)
     w = onnx.TensorProto(name="w", data_type=onnx.TensorProto.FLOAT, dims=[64])
     w.data_location = onnx.TensorProto.EXTERNAL
     w.external_data.add(key="location", value=location)
+    for key, value in keys.items():
+        w.external_data.add(key=key, value=value)
     graph = helper.make_graph(
         [helper.make_node("Identity", ["x"], ["y"])],
         "g",
@@ -1452,10 +1455,17 @@ case(
     r"m.onnx': initializer 'w' .*\.\./dump.bin",
 )
 case(
+    "open_dumps-onnx-external-data-unknown-key",  # onnx warned and ignored it
+    lambda c: memcomp.open_dumps(_onnx_external(c, "w.bin", _W, length2="256"), block_bytes=32),
+    ValueError,
+    r"m.onnx': initializer 'w' has external data keys \['length2'\]; ONNX defines",
+)
+case(
     "open_dumps-onnx-external-data-too-short",
     lambda c: memcomp.open_dumps(_onnx_external(c, "short.bin", _W[:100]), block_bytes=32),
     ValueError,
-    "m.onnx': initializer 'w' cannot be read",
+    # 100 B hold 25 float32 of the 64 the tensor's dims say
+    r"m.onnx': initializer 'w' \(external data 'short.bin'\) cannot be read .*array of size 25 into shape \(64,\)",
 )
 
 

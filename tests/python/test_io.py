@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import pathlib
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memcomp.io import Dump, open_dump, open_dumps, save_dump
 
@@ -448,3 +452,93 @@ def test_a_directory_skips_hidden_files(tmp_path):
     ds = open_dumps(tmp_path, block_bytes=64)
     assert [(d.name, d.n_blocks) for d in ds] == [("a.bin", 4), ("b.bin", 2)]
     assert open_dumps(tmp_path / ".hidden.bin", block_bytes=64)[0].n_blocks == 1  # named: read
+
+
+# --------------------------------------------------------------------------
+# hostile files: the atheris harness' invariant, under hypothesis
+
+
+def _readers_harness():
+    """tests/fuzz/atheris_readers.py (which needs atheris only to fuzz): its seeds, mutations and
+    invariant, so the suite checks the same thing."""
+    import importlib.util
+
+    path = pathlib.Path(__file__).parents[1] / "fuzz" / "atheris_readers.py"
+    spec = importlib.util.spec_from_file_location("atheris_readers", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_HARNESS = _readers_harness()
+_SEEDS = _HARNESS.seeds()
+_MUTATION = st.tuples(st.sampled_from(_HARNESS.OPS), st.integers(0, 1 << 16), st.integers(0, 255))
+
+
+def test_the_reader_seeds_are_read_whole(tmp_path):
+    """Unmutated, each seed gives its payload's bytes: the fuzzing starts from valid files."""
+    payload = _HARNESS.PAYLOAD.tobytes()
+    for kind, files in _SEEDS.items():
+        d = tmp_path / kind
+        d.mkdir()
+        got = _HARNESS.read(d, files, 32, False)
+        if kind in ("onnx", "onnx-external"):
+            assert got == [payload, payload[:192]], kind  # w, then b's 6 whole 32 B blocks of its 200 B
+        elif kind == "npz":
+            assert got == [payload[:2048], payload[2048:]], kind
+        else:
+            assert got == [payload], kind
+    assert set(_SEEDS) >= {"gz", "bz2", "xz", "npy", "npz"}
+
+
+@settings(
+    max_examples=int(os.environ.get("MEMCOMP_FUZZ_EXAMPLES", 300)),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    kind=st.sampled_from(sorted(_SEEDS)),
+    which=st.integers(0, 1),
+    ops=st.lists(_MUTATION, min_size=1, max_size=6),
+    no_block=st.booleans(),
+    allow_partial=st.booleans(),
+)
+def test_mutated_files_read_or_raise_an_error_naming_them(tmp_path, kind, which, ops, no_block, allow_partial):
+    """A mutated compressed dump, .npy, .npz or ONNX model (or its external data file) is read, or
+    refused with TypeError/ValueError/OSError naming it: never another exception, a warning or a
+    crash (tests/fuzz/atheris_readers.py fuzzes the same invariant coverage-guided)."""
+    files = dict(_SEEDS[kind])
+    target = list(files)[which % len(files)]
+    files[target] = bytes(_HARNESS.mutate(bytearray(files[target]), ops))
+    d = tmp_path / f"example{next(_EXAMPLE)}"
+    d.mkdir()
+    _HARNESS.read(d, files, None if no_block and kind == "npy" else 32, allow_partial)
+
+
+_EXAMPLE = itertools.count()
+
+
+def test_onnx_strings_that_are_not_utf8_are_refused_naming_the_model(tmp_path):
+    """Protobuf hands over a string field that is not UTF-8 as bytes (found by the atheris harness:
+    a TypeError that named nothing)."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper
+
+    w = onnx.TensorProto(name="w", data_type=onnx.TensorProto.FLOAT, dims=[8])
+    w.data_location = onnx.TensorProto.EXTERNAL
+    w.external_data.add(key="location", value="w.bin")
+    graph = helper.make_graph([], "g", [], [], initializer=[w])
+    raw = helper.make_model(graph).SerializeToString()
+    (tmp_path / "w.bin").write_bytes(bytes(32))
+    for old, new, match in (
+        (b"w.bin", b"w\xffbin", "location b'w\\\\xffbin' is not UTF-8"),
+        (b"B\x01w", b"B\x01\xff", "its name is not UTF-8"),  # TensorProto.name: field 8, tag 0x42
+    ):
+        assert raw.count(old) == 1
+        (tmp_path / "m.onnx").write_bytes(raw.replace(old, new))
+        with pytest.raises(ValueError, match=f"m.onnx': initializer .*{match}"):
+            open_dumps(tmp_path / "m.onnx", block_bytes=32)
+    (tmp_path / "m.onnx").write_bytes(raw)
+    assert open_dumps(tmp_path / "m.onnx", block_bytes=32)[0].n_blocks == 1

@@ -687,3 +687,101 @@ def test_cli_info_reports_the_bytes_a_stream_dropped(data, tmp_path):
     path = write_compressed(tmp_path / "d.bin.gz", data[: 10 * B + 77].tobytes())
     got = run_cli("info", str(path), "--block", str(B), "--allow-partial", "--csv")
     assert list(got[["format", "blocks", "bytes", "dropped_bytes"]].iloc[0]) == ["gzip", 10, 10 * B, 77]
+
+
+# ------------------------------------------------------------------------- reading safely (issue 34)
+def test_zstd_dumps_are_read_frame_by_frame_and_a_cut_frame_is_refused(data, tmp_path, monkeypatch):
+    """A .zst file is a sequence of frames (RFC 8878 §3.1; a skippable frame holds no dump bytes):
+    every frame is read, and a file that ends inside a frame is CorruptStreamError, never a
+    shorter dump (half of a 1 MiB stream read as 393,216 bytes)."""
+    zstandard = pytest.importorskip("zstandard")
+    a, b = data[: 320 * B].tobytes(), data[320 * B : 512 * B].tobytes()
+    c = zstandard.ZstdCompressor(write_checksum=True)
+    fb = c.compress(b)
+    skippable = struct.pack("<II", 0x184D2A50, 5) + b"notes"  # magic 0x184D2A5?, size, user data
+    stream = c.compress(a) + skippable + fb
+    monkeypatch.setattr(memcomp.io._ZstdFrames, "PIECE", 7)  # frames and their headers split over pieces
+    path = tmp_path / "d.zst"
+    path.write_bytes(stream)
+    assert np.concatenate(list(memcomp.open_dump(path, B).chunks(50))).tobytes() == a + b
+    for cut in (1, 4, len(fb) // 2, len(fb) - 1):  # inside the last frame: its checksum, blocks, magic
+        path.write_bytes(stream[:-cut])
+        with pytest.raises(memcomp.CorruptStreamError, match=r"d.zst' is truncated: its zstd stream ends"):
+            list(memcomp.open_dump(path, B, allow_partial=True).chunks(50))
+    path.write_bytes(stream[: -len(fb)])  # whole frames: a valid, shorter zstd file (as zstd -d reads it)
+    assert np.concatenate(list(memcomp.open_dump(path, B).chunks(50))).tobytes() == a
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_a_truncated_compressed_dump_is_refused_wherever_it_is_cut(suffix, data, tmp_path):
+    full = write_compressed(tmp_path / f"full{suffix}", data.tobytes()).read_bytes()
+    path = tmp_path / f"cut{suffix}"
+    for keep in (20, len(full) // 3, len(full) - 1):  # in the header (refused when opened), data, trailer
+        path.write_bytes(full[:keep])
+        with pytest.raises(memcomp.CorruptStreamError, match=f"cut{suffix}' is truncated"):
+            entropy.table(memcomp.open_dump(path, B, allow_partial=True))
+    s = memcomp.open_dump(path, B)
+    with pytest.raises(memcomp.CorruptStreamError):
+        list(s.chunks(64))
+    with pytest.raises(ValueError, match="read already"):  # never read again from its start
+        s.head(B)
+
+
+def test_chunks_read_in_pieces_are_the_file_bytes(data, raw, tmp_path, monkeypatch):
+    """A mapped dump's chunks are read from the file in pieces (in parallel); pieces that split
+    blocks, byte ranges, parts, .npy data offsets and the serial fallback all give the bytes."""
+    monkeypatch.setattr(memcomp.io, "_READ_PIECE", 1000)
+    want = memcomp.as_blocks(data, B)
+    d = memcomp.open_dump(raw, B, offset=3 * B)
+    for step in (1, 7, 999, len(want)):
+        assert np.array_equal(np.concatenate(list(d.chunks(step))), want[3:]), step
+    assert np.array_equal(np.concatenate(list(d.part(10, 400).chunks(33))), want[13:403])
+    npy = tmp_path / "words.npy"
+    np.save(npy, data.view(np.float32))  # a header before the bytes
+    assert np.array_equal(np.concatenate(list(memcomp.open_dump(npy, B, offset=2 * B).chunks(50))), want[2:])
+    monkeypatch.delattr(os, "preadv")  # a platform without positioned reads: one reader
+    assert np.array_equal(np.concatenate(list(d.chunks(77))), want[3:])
+
+
+def test_chunks_reuse_a_buffer_no_chunk_of_which_is_alive(raw):
+    d = memcomp.open_dump(raw, B)
+    one = set()
+    for chunk in d.chunks(100):
+        one.add(chunk.__array_interface__["data"][0])
+        del chunk  # dropped before the next is read
+    # a comprehension holds the last chunk while the next is read: two buffers in turn
+    two = {chunk.__array_interface__["data"][0] for chunk in d.chunks(100)}
+    assert len(one) == 1 and len(two) == 2
+
+
+def test_a_file_replaced_after_it_was_opened_is_not_read(data, raw, tmp_path):
+    d = memcomp.open_dump(raw, B)
+    new = tmp_path / "new.bin"
+    new.write_bytes(bytes(len(data)))
+    os.replace(new, raw)  # another file now has the name
+    with pytest.raises(OSError, match="dump.bin' was replaced by another file since it was opened"):
+        list(d.chunks())
+    assert d.blocks.tobytes() == data.tobytes()  # the map still holds the file it was opened on
+
+
+def test_streams_with_no_whole_block_are_empty_dumps_when_opened(tmp_path):
+    """/dev/null, an empty pipe and an empty .gz are dumps of 0 blocks once opened, as an empty
+    file is, and every analysis gives the empty file's answer (the CLI then exits 2 for each)."""
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(b"")
+    gz = write_compressed(tmp_path / "empty.gz", b"")
+    ref = memcomp.compare(memcomp.open_dump(empty, B), ("bdi", "fpc"))
+    r, w = os.pipe()
+    os.close(w)
+    try:
+        for source in ("/dev/null", f"/dev/fd/{r}", gz):
+            s = memcomp.open_dump(source, B)
+            assert isinstance(s, StreamDump) and (s.n_blocks, s.nbytes, s.dropped_bytes) == (0, 0, 0), source
+            pd.testing.assert_frame_equal(numeric(memcomp.compare(s, ("bdi", "fpc"))), numeric(ref))
+    finally:
+        os.close(r)
+    short = write_compressed(tmp_path / "short.gz", bytes(B - 1))
+    s = memcomp.open_dump(short, B, allow_partial=True)
+    assert (s.n_blocks, s.dropped_bytes) == (0, B - 1)
+    with pytest.raises(ValueError, match=f"ended with {B - 1} trailing byte"):
+        memcomp.open_dump(short, B)
