@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import difflib
-import errno
 import functools
 import hashlib
 import json
@@ -699,24 +698,18 @@ class Encoded:
         """Saves to the file ``path``, exactly that name (NumPy's ``.npz`` format, no pickles; no
         suffix is added, so :meth:`load` reads back the same name). OSError naming the file if it
         cannot be written (IsADirectoryError for a directory)."""
-        where = check_path("path", path)
-        if os.path.isdir(where):
-            raise IsADirectoryError(errno.EISDIR, "is a directory, not a file to save encoded blocks to", where)
-        with open(where, "wb") as f:
-            self._savez(f)
-
-    def _savez(self, f: Any) -> None:
-        np.savez(
-            f,
-            format=np.array(_ENCODED_FORMAT),
-            config=np.array(json.dumps(self.config, sort_keys=True)),
-            block_bytes=np.array(self.block_bytes, dtype=np.int64),
-            data=self.data,
-            bit_offsets=self.bit_offsets,
-            bit_lengths=self.bit_lengths,
-            tags=self.tags,
-            **({} if self.entry_state is None else {"entry_state": self.entry_state}),  # type: ignore[arg-type]
-        )
+        with open(check_path("path", path), "wb") as f:
+            np.savez(
+                f,
+                format=np.array(_ENCODED_FORMAT),
+                config=np.array(json.dumps(self.config, sort_keys=True)),
+                block_bytes=np.array(self.block_bytes, dtype=np.int64),
+                data=self.data,
+                bit_offsets=self.bit_offsets,
+                bit_lengths=self.bit_lengths,
+                tags=self.tags,
+                **({} if self.entry_state is None else {"entry_state": self.entry_state}),  # type: ignore[arg-type]
+            )
 
     @classmethod
     def load(cls, path: Union[str, bytes, os.PathLike]) -> "Encoded":
