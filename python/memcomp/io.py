@@ -45,24 +45,33 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import math
 import mmap as mmap_module
 import os
 import pathlib
 import re
 import stat
 import sys
-import tokenize
 from collections.abc import Iterator
 from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 
-from ._common import check_bool, check_chunk_blocks, check_int, parse_json, read_npz, read_text
+from ._common import (
+    check_bool,
+    check_chunk_blocks,
+    check_int,
+    check_path,
+    parse_json,
+    read_npy_header,
+    read_npz,
+    read_text,
+)
 from .blocks import as_blocks, byte_view, check_block_bytes
 
 __all__ = ["Dump", "StreamDump", "dump_from_bytes", "open_dump", "open_dumps", "register_reader", "save_dump"]
 
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 _NPY_SUFFIX = ".npy"
 #: A mapped dump's chunks are read in pieces of this many bytes, in parallel.
@@ -362,7 +371,7 @@ def open_dump(
     (or the trailing-bytes error), as an empty file is.
 
     Args:
-        path: the file to open.
+        path: the file to open (str, bytes or os.PathLike).
         block_bytes: block size B, one of ``VALID_BLOCK_BYTES``.
         offset: bytes to skip before the first block (for ``.npy`` files,
             counted from the start of the array data).
@@ -1026,11 +1035,9 @@ def save_dump(path: PathLike, array: Any) -> int:
 
 
 def _as_path(path: Any) -> pathlib.Path:
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
-    if os.fspath(path) == "":  # pathlib would make it "." (the current directory)
-        raise ValueError("path is an empty string; give a file name")
-    return pathlib.Path(path)
+    """``path`` (str, bytes or os.PathLike) as a Path; an empty one is refused (pathlib would make
+    it ".", the current directory)."""
+    return pathlib.Path(check_path("path", path))
 
 
 def _check_name(name: Any) -> Optional[str]:
@@ -1044,57 +1051,23 @@ def _check_name(name: Any) -> Optional[str]:
     return name
 
 
-#: What NumPy's .npy header parser raises for a malformed header, besides ValueError: the header
-#: is a Python literal read with ast and tokenize.
-_NPY_HEADER_ERRORS = (
-    ValueError,
-    TypeError,
-    SyntaxError,
-    OverflowError,
-    RecursionError,
-    MemoryError,
-    KeyError,
-    tokenize.TokenError,
-)
-
-
 def _npy_layout(file: pathlib.Path, dtype_check: bool) -> tuple:
-    """(dtype, shape, offset of the array data, its bytes) of a ``.npy`` file, its header checked
-    against the file without loading or mapping anything: ValueError naming the file for a
-    malformed header, one that describes more bytes than the file holds, or a Fortran-ordered
-    array whose bytes are not in C order; TypeError for a dtype that is not memory contents."""
-    fmt = np.lib.format
+    """(dtype, shape, offset of the array data, its bytes) of a ``.npy`` file, its header read as
+    NumPy writes one (:func:`memcomp._common.read_npy_header`) and checked against the file without
+    loading or mapping anything: ValueError naming the file for a malformed header, one that
+    describes more bytes than the file holds, or a Fortran-ordered array whose bytes are not in C
+    order; TypeError for a dtype that is not memory contents."""
     with open(file, "rb") as handle:
-        try:
-            version = fmt.read_magic(handle)
-        except ValueError as err:
-            raise ValueError(
-                f"{str(file)!r} ends in .npy but is not a valid .npy file ({err}); rename it to open it as a raw dump"
-            ) from None
-        if version not in ((1, 0), (2, 0), (3, 0)):
-            raise ValueError(
-                f"{str(file)!r} ends in .npy but is not a valid .npy file (format version "
-                f"{version}); rename it to open it as a raw dump"
-            )
-        try:
-            if version == (1, 0):
-                shape, fortran, dtype = fmt.read_array_header_1_0(handle)
-            elif version == (2, 0):
-                shape, fortran, dtype = fmt.read_array_header_2_0(handle)
-            else:  # UTF-8 field names; NumPy reads it with the same parser
-                shape, fortran, dtype = fmt._read_array_header(handle, version)  # type: ignore[attr-defined]
-        except _NPY_HEADER_ERRORS as err:
-            why = str(err).splitlines()[0][:200] if str(err) else ""
-            raise ValueError(f"{str(file)!r} has a malformed .npy header ({type(err).__name__}: {why})") from None
-        data_start = handle.tell()
         file_bytes = os.fstat(handle.fileno()).st_size
-    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
-        raise ValueError(f"{str(file)!r} has a malformed .npy header (shape {shape!r} is not of non-negative integers)")
+        if handle.read(6) != b"\x93NUMPY":
+            raise ValueError(
+                f"{str(file)!r} ends in .npy but is not a valid .npy file (no .npy magic); rename it to open it as "
+                "a raw dump"
+            )
+        handle.seek(0)
+        shape, fortran, dtype, data_start = read_npy_header(handle, repr(str(file)), file_bytes)
     _check_npy_dtype(file, dtype, dtype_check)
-    count = 1
-    for d in shape:
-        count *= d
-    nbytes = count * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     if nbytes > file_bytes - data_start:
         raise ValueError(
             f"{str(file)!r}: its .npy header describes {nbytes} bytes of array data (shape {shape}, "

@@ -1551,8 +1551,13 @@ case(
     _cli_empty_pipe,
     check=lambda r: r[0] == 2 and "no dataset holds a whole 32 B block" in r[1],
 )
-case("open_dump-path-empty", lambda c: memcomp.open_dump("", 32), ValueError, "path is an empty string")
-case("open_dumps-path-empty", lambda c: memcomp.open_dumps("", block_bytes=32), ValueError, "path is an empty string")
+case("open_dump-path-empty", lambda c: memcomp.open_dump("", 32), ValueError, "path must be a file name, got an empty")
+case(
+    "open_dumps-path-empty",  # read the current directory
+    lambda c: memcomp.open_dumps("", block_bytes=32),
+    ValueError,
+    "path must be a file name, got an empty path",
+)
 case("open_dump-name-int", lambda c: memcomp.open_dump(c / "dump.bin", 32, name=5), TypeError, "name must be a str")
 case("open_dump-name-empty", lambda c: memcomp.open_dump(c / "dump.bin", 32, name=""), ValueError, "name must not be")
 case(

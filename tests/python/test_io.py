@@ -286,10 +286,21 @@ def test_bad_block_bytes(tmp_path, size, error):
         open_dump(path, size)
 
 
-@pytest.mark.parametrize("path", [42, None, b"dump.bin"])
+@pytest.mark.parametrize("path", [42, None, [b"dump.bin"]])
 def test_bad_path_type(path):
-    with pytest.raises(TypeError, match="str or os.PathLike"):
+    with pytest.raises(TypeError, match=r"path must be a path \(str, bytes or os.PathLike\)"):
         open_dump(path, 64)
+
+
+def test_paths_are_str_bytes_or_pathlike(tmp_path):
+    """As everywhere in memcomp (Encoded.load too); an empty one is refused, not the current directory."""
+    save_dump(tmp_path / "dump.bin", _pattern(128))
+    for path in (str(tmp_path / "dump.bin"), bytes(tmp_path / "dump.bin"), tmp_path / "dump.bin"):
+        assert open_dump(path, 64).path == tmp_path / "dump.bin"
+        assert open_dumps(path, block_bytes=64)[0].path == tmp_path / "dump.bin"
+    for empty in ("", b""):  # (Path("") is Path("."), the current directory, asked for as such)
+        with pytest.raises(ValueError, match="path must be a file name, got an empty path"):
+            open_dumps(empty, block_bytes=64)
 
 
 def test_save_dump_refuses_non_contiguous(tmp_path):
