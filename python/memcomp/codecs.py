@@ -747,6 +747,7 @@ class Encoded:
         blocks are not packed back to back on byte boundaries (as :meth:`Codec.encode` packs
         them), the entry state and the data. ``config=False`` leaves the config out for a caller
         that keeps it elsewhere (a numcodecs or zarr codec); pass it to :meth:`from_bytes` then."""
+        config = check_bool("config", config)
         stream_bytes = (self.bit_lengths.astype(np.uint64) + 7) // 8
         packed = int(stream_bytes.sum()) == self.data.nbytes and np.array_equal(
             _packed_offsets(stream_bytes), self.bit_offsets

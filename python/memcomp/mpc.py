@@ -47,7 +47,16 @@ from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple,
 import numpy as np
 
 from . import _core
-from ._common import block_bytes_of, check_choice, check_float, check_int, chunks, n_blocks_of, refuse_masked
+from ._common import (
+    block_bytes_of,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    chunks,
+    n_blocks_of,
+    refuse_masked,
+)
 from .blocks import check_blocks, sectorize
 from .models import FORMAT, Model, training_provenance
 
@@ -172,8 +181,7 @@ def ratio_entropy(
     Dump, streamed in chunks). See the module doc for the options."""
     check_choice("zeros", zeros, ZEROS)
     check_choice("quantiser", quantiser, QUANTISERS)
-    if not isinstance(signed, (bool, np.bool_)):
-        raise TypeError(f"signed must be a bool, got {type(signed).__name__}")
+    signed = check_bool("signed", signed)
     if check_int("elem_bytes", elem_bytes) not in (1, 2, 4):
         raise ValueError(f"elem_bytes must be 1, 2 or 4, got {elem_bytes!r}")
     total: Optional[RatioEntropy] = None
@@ -700,6 +708,8 @@ def train_stats(
     ``digest`` (a hashlib object) is updated with every byte read, in order."""
     max_blocks = check_train_options(zeros, quantiser, "mean", max_blocks)
     seed, offset = check_int("seed", seed, 0, (1 << 64) - 1), check_int("offset", offset, 0)
+    if digest is not None and not callable(getattr(digest, "update", None)):
+        raise TypeError(f"digest must be a hashlib object (e.g. hashlib.sha256()), got {type(digest).__name__}")
     n = _n_sectors(blocks)
     lab = check_labels(labels, n)
     counts = [0] * _NGROUPS

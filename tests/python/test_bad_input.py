@@ -950,6 +950,8 @@ case("mpc-train-module-cls-float", lambda c: mpc.train_module(B32, 2.5), TypeErr
 case("mpc-train-module-cls-7", lambda c: mpc.train_module(B32, 7), ValueError, r"cls must be an integer in \[2, 6\]")
 case("mpc-train-stats-seed-float", lambda c: mpc.train_stats(B32, seed=1.5, max_blocks=4), TypeError, "seed must")
 case("mpc-train-stats-offset-str", lambda c: mpc.train_stats(B32, offset="1"), TypeError, "offset must be")
+case("mpc-ratio-entropy-signed-int", lambda c: mpc.ratio_entropy(B32, signed=1), TypeError, "signed must be True or")
+case("mpc-train-stats-digest-str", lambda c: mpc.train_stats(B32, digest="sha256"), TypeError, "digest must be")
 case("mpc-protocol-codecs-int", lambda c: mpc.protocol({"a": B32}, codecs=3), TypeError, "codecs must be")
 case("mpc-byte-entropy-masked", lambda c: mpc.byte_entropy(_MASKED), TypeError, "masked array")
 case("mpc-train-masked", lambda c: mpc.train(_MASKED), TypeError, "masked array")
@@ -1862,6 +1864,7 @@ case(
     check=lambda r: r is None,
 )
 case("encoded-load-path-int", lambda c: Encoded.load(3), TypeError, "path must be a path")
+case("encoded-to-bytes-config-int", lambda c: _BDI.encode(B32[:4]).to_bytes(config=1), TypeError, "config must be True")
 case("encoded-save-path-int", lambda c: memcomp.get_codec("bdi").encode(B32[:4]).save(3), TypeError, "path must be")
 for _n in (1 << 62, (1 << 64) - 1):
     case(
