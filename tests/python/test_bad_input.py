@@ -1373,6 +1373,12 @@ for _id, _header, _data, _match in [
     ("unbalanced-bracket", "{'descr': '|u1', 'fortran_order': False, 'shape': (64,", b"", "malformed .npy header"),
     ("shape-bool", "{'descr': '<f8', 'fortran_order': False, 'shape': (True,), }", bytes(8), "malformed .npy header"),
     ("shape-negative", "{'descr': '|u1', 'fortran_order': False, 'shape': (-64,), }", bytes(64), "malformed .npy"),
+    (  # a file cut 10 B short of the 64 B its header describes
+        "data-cut-short",
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (64,), }",
+        bytes(54),
+        r"describes 64 bytes of array data .* the file holds 54 after the header",
+    ),
     (  # 3037000500**2 * 8 B overflows int64: NumPy's map warned (RuntimeWarning) before refusing;
         # (3037000000 + 500)**2 = 9223369 * 10**12 + 2 * 3037000000 * 500 + 250000 = 9223372037000250000
         "shape-overflows",
@@ -1455,7 +1461,7 @@ case(
     "open_dumps-onnx-external-data-outside-the-model-directory",
     lambda c: memcomp.open_dumps(_onnx_external(c, "../dump.bin"), block_bytes=32),
     ValueError,
-    r"m.onnx': initializer 'w' .*\.\./dump.bin",
+    r"m.onnx': initializer 'w' keeps its data in '\.\./dump.bin', outside the model's directory",
 )
 case(
     "open_dumps-onnx-external-data-unknown-key",  # onnx warned and ignored it
