@@ -118,6 +118,20 @@ TEST(E2MC, SymbolLengthsAndBlockSizes) {
   EXPECT_THROW(make_codec("e2mc", {{"raw", false}}), memcomp::invalid_argument);  // pointers need the raw rule
 }
 
+TEST(E2MC, OptionsOnlyAFitCouldRefuseAreRefusedWhenMade) {
+  // SC2's heap tree (CAL_22-MPC) has no length limit, so a model fitted with it would break any
+  // max_len but 0 (unlimited); SLC's MAG must divide a block of 16 to 256 B.
+  EXPECT_THROW(make_codec("sc2.cal22", {{"max_len", std::int64_t{6}}}), memcomp::invalid_argument);
+  EXPECT_THROW(make_codec("sc2.kim", {{"tree", std::string("heap")}, {"max_len", std::int64_t{-1}}}),
+               memcomp::invalid_argument);
+  EXPECT_NO_THROW(make_codec("sc2.kim", {{"tree", std::string("heap")}}));
+  for (std::int64_t mag : {3, 34, 48, 512}) EXPECT_THROW(make_codec("slc", {{"mag", mag}}), memcomp::invalid_argument);
+  for (std::int64_t mag : {1, 16, 256}) {
+    const auto c = make_codec("slc", {{"mag", mag}});
+    EXPECT_NO_THROW(c->check_block_bytes(256));
+  }
+}
+
 TEST(E2MC, ModelValidation) {
   auto c = make_codec("e2mc");
   std::vector<std::uint8_t> d(4096, 0);
