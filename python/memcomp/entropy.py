@@ -74,7 +74,9 @@ def _entropy(counts: np.ndarray) -> float:
     n = c.sum()
     if n == 0:
         return 0.0
-    return max(0.0, float(math.log2(n) - np.dot(c, np.log2(c)) / n))
+    # NumPy's pairwise sum, not np.dot: BLAS splits a dot product over as many threads as it may use
+    # (one in a Dask worker), which moves the last bits
+    return max(0.0, float(math.log2(n) - np.sum(c * np.log2(c)) / n))
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,7 @@ class SymbolStats:
         _, kept = self.top(k)
         p = kept.astype(np.float64) / n
         p_e = max(0.0, 1.0 - float(p.sum()))
-        h = -float(np.dot(p, np.log2(p)))
+        h = -float(np.sum(p * np.log2(p)))  # not np.dot: see _entropy
         if p_e > 0:
             h += -p_e * math.log2(p_e) + p_e * self.symbol_bits
         return h
