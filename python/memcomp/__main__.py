@@ -7,11 +7,12 @@ def _interrupted(exc: BaseException) -> bool:
     """Whether ``exc`` is a Ctrl-C, or an error raised because of one: NumPy turns a
     KeyboardInterrupt inside its C extension's initialisation into a long ImportError chained to it."""
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
+    link: "BaseException | None" = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
             return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
     return False
 
 
