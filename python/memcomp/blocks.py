@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import has_buffer
+from ._common import has_buffer, refuse_masked
 
 __all__ = [
     "VALID_BLOCK_BYTES",
@@ -129,6 +129,7 @@ def check_blocks(blocks: Any) -> np.ndarray:
     """
     if not isinstance(blocks, np.ndarray):
         raise TypeError(_not_an_array_message(blocks) + "; build blocks with as_blocks(array, block_bytes)")
+    refuse_masked(blocks)
     if blocks.dtype != np.uint8:
         raise TypeError(
             f"blocks must have dtype uint8, got {blocks.dtype}; reinterpret "

@@ -166,6 +166,7 @@ class SizeStats:
     def charged_bits(self, policy: Optional[str] = None, count_tag: bool = False) -> int:
         """Total bits charged under ``policy`` (default: the preset's); tags on request."""
         policy = self.policy if policy is None else policy
+        count_tag = check_bool("count_tag", count_tag)
         levels = np.arange(self.hist.shape[0], dtype=np.uint32)
         total = int(np.dot(self.hist.astype(np.uint64), charge(levels, self.block_bytes, policy)))
         if count_tag:

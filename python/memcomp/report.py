@@ -447,6 +447,13 @@ def breakdown(
     )
 
 
+def _int_list(name: str, values) -> list:
+    """``values`` as a list: a sequence of integers, or TypeError naming ``name``."""
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a sequence of integers such as (32, 64), got {type(values).__name__}")
+    return list(values)
+
+
 def mag_study(
     data,
     codecs: CodecsArg = ("bdi", "fpc", "cpack", "e2mc"),
@@ -478,9 +485,9 @@ def mag_study(
         sources = {block_bytes_of(data): data}
     else:
         flat = byte_view(data)
-        sizes = [check_block_bytes(b, name="block_sizes entries") for b in block_sizes]
+        sizes = [check_block_bytes(b, name="block_sizes entries") for b in _int_list("block_sizes", block_sizes)]
         sources = {b: as_blocks(flat[: flat.shape[0] // b * b], b) for b in sizes}
-    mags = [check_int("mags entries", m, 1, 4096) for m in mags]
+    mags = [check_int("mags entries", m, 1, 4096) for m in _int_list("mags", mags)]
     rows, hists = [], []
     for b, blocks in sources.items():
         resolved = resolve_codecs(codecs, b, skip_named=True)

@@ -578,6 +578,20 @@ case(
     "block_sizes",
 )
 case("mag_study-mag-zero", lambda c: memcomp.mag_study(RAW, ["bdi"], mags=[0]), ValueError, "mags")
+case("mag_study-mags-int", lambda c: memcomp.mag_study(RAW, ["bdi"], mags=32), TypeError, "mags must be a sequence")
+case(
+    "mag_study-block-sizes-str",
+    lambda c: memcomp.mag_study(RAW, ["bdi"], block_sizes="32"),
+    TypeError,
+    "block_sizes must be a sequence",
+)
+case(
+    "sizestats-cr-count_tag-int",
+    lambda c: memcomp.get_codec("bdi").measure(B32).stats().cr(count_tag=1),
+    TypeError,
+    "count_tag must be True or False",
+)
+case("check_blocks-masked", lambda c: memcomp.blocks.check_blocks(_MASKED), TypeError, "masked array")
 case("charge-list-bits", lambda c: memcomp.charge([1, 2], 32), TypeError, "bits must be a uint32 NumPy array")
 case("with-mag-float", lambda c: memcomp.report.with_mag("e2mc", 32.5), TypeError, "mag")
 case("charge-float-block-bytes", lambda c: memcomp.charge(np.zeros(2, np.uint32), 32.5), TypeError, "block_bytes")
