@@ -469,12 +469,25 @@ def fit_sample(blocks: Any, fit_bytes: Optional[int] = None) -> tuple:
         return blocks.head(fit_bytes), f"head({_size_label(fit_bytes)})"
     arr = whole(blocks)
     idx = sample_index(arr.shape[0], B, fit_bytes)
+    if hasattr(blocks, "read_blocks") and not isinstance(blocks, np.ndarray):  # a Dump: read, not mapped
+        if idx is None:
+            return blocks.read_blocks(), sample_how(idx, fit_bytes)
+        runs = np.split(idx, np.flatnonzero(np.diff(idx) != 1) + 1)
+        sample = np.concatenate([blocks.read_blocks(int(r[0]), int(r[-1]) + 1) for r in runs])
+        return sample, sample_how(idx, fit_bytes)
     if idx is None:
         return arr, sample_how(idx, fit_bytes)
-    sample = np.ascontiguousarray(arr[idx])
-    if hasattr(blocks, "_release"):  # a mapped dump: hand the sampled pages back, as chunks() does
-        blocks._release(0, arr.shape[0] * B)
-    return sample, sample_how(idx, fit_bytes)
+    return np.ascontiguousarray(arr[idx]), sample_how(idx, fit_bytes)
+
+
+def in_memory(blocks: Any) -> np.ndarray:
+    """The blocks as one array in memory, for an analysis that needs them all at once (fitting
+    on every block, SLC's compress, a per-block scatter): an ndarray itself, a Dump's blocks read
+    from its file (:meth:`memcomp.io.Dump.read_blocks`: a file truncated meanwhile is an OSError
+    naming it, never SIGBUS), and for a stream the refusal :func:`whole` gives."""
+    if hasattr(blocks, "read_blocks") and not isinstance(blocks, np.ndarray):
+        return blocks.read_blocks()
+    return whole(blocks)
 
 
 def whole(blocks: Any) -> np.ndarray:

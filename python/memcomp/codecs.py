@@ -30,6 +30,7 @@ from ._common import (
     check_path,
     check_threads,
     has_buffer,
+    in_memory,
     parse_json,
     read_npz,
     refuse_masked,
@@ -398,7 +399,7 @@ class Codec:
             raise ValueError(f"{self.name} is not data-driven: it has no model to fit")
         source = blocks
         if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray):
-            blocks = blocks.blocks
+            blocks = in_memory(blocks)  # a Dump's blocks read from its file, never from its map
         blocks = _block_array(blocks)
         threads = check_threads(threads)
         if blocks.ndim == 2 and blocks.shape[0] == 0:

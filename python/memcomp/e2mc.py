@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, U
 import numpy as np
 
 from . import entropy
-from ._common import check_float, check_int, refuse_masked
+from ._common import check_float, check_int, in_memory, refuse_masked
 from .codecs import Codec, get_codec
 from .metrics import SizeStats
 
@@ -26,7 +26,7 @@ E2MC_RAW_MODE = 0
 
 
 def _blocks(blocks) -> np.ndarray:
-    arr = blocks.blocks if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray) else blocks
+    arr = in_memory(blocks) if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray) else blocks
     if not isinstance(arr, np.ndarray) or arr.ndim != 2:
         raise TypeError("blocks must be an (n, B) uint8 ndarray or a memcomp Dump")
     refuse_masked(arr)

@@ -180,6 +180,25 @@ class Dump:
             return (blocks[start : start + step] for start in range(0, len(blocks), step))
         return self._read_chunks(step)
 
+    def read_blocks(self, start: int = 0, stop: Optional[int] = None) -> np.ndarray:
+        """Blocks ``[start, stop)`` (default: all) as a ``(m, block_bytes)`` array in memory: read
+        from a mapped file (a copy; a file truncated or replaced meanwhile raises OSError naming
+        it, never SIGBUS), a read-only view of an in-memory dump. What an analysis that needs the
+        blocks all at once (fitting a model, SLC's compress, a per-block scatter) reads."""
+        start = check_int("start", start, 0, self.n_blocks)
+        stop = self.n_blocks if stop is None else check_int("stop", stop, start, self.n_blocks)
+        blocks = self.blocks
+        if self._mmap is None:
+            return blocks[start:stop]
+        B = self.block_bytes
+        out = np.empty((stop - start, B), np.uint8)
+        with open(self.path, "rb", buffering=0) as f:
+            st = os.fstat(f.fileno())
+            if (st.st_dev, st.st_ino) != self._file_id:
+                raise OSError(f"{str(self.path)!r} was replaced by another file since it was opened; open it again")
+            self._read_into(f, out.reshape(-1), self._file_begin + start * B)
+        return out
+
     def _read_chunks(self, step: int) -> Iterator[np.ndarray]:
         B, n = self.block_bytes, self.n_blocks
         pool: List[np.ndarray] = []  # buffers: two in turn when each chunk is dropped after the next is read
@@ -251,18 +270,6 @@ class Dump:
                 f"{str(self.path)!r} was truncated to {size} bytes while being read; its blocks need "
                 f"{self._file_end} bytes (was the dump rewritten by another process?)"
             )
-
-    def _release(self, begin: int, end: int) -> None:
-        """Drops the whole pages of bytes [begin, end) of the blocks from this process's memory."""
-        mm = self._mmap
-        if mm is None or not hasattr(mm, "madvise") or not hasattr(mmap_module, "MADV_DONTNEED"):
-            return
-        page = mmap_module.PAGESIZE
-        lo = -(-(begin + self._map_delta) // page) * page
-        hi = (end + self._map_delta) // page * page
-        if hi > lo:
-            with contextlib.suppress(OSError, ValueError):  # a closed map or an odd platform: keep the pages
-                mm.madvise(mmap_module.MADV_DONTNEED, lo, hi - lo)
 
     def part(self, start: int, stop: int) -> "Dump":
         """Blocks ``[start, stop)`` as a Dump of the same data (zero-copy): what a Dask task gets.

@@ -36,6 +36,7 @@ from ._common import (
     block_bytes_of,
     check_float,
     check_int,
+    in_memory,
     provenance,
     source_of,
     whole,
@@ -480,13 +481,15 @@ def _train(blocks, model, training, window, symbol_bits, pdw, threads, *, bounde
             sample = blocks[:window]
         elif hasattr(blocks, "head"):
             sample = blocks.head(window * block_bytes_of(blocks))
+        elif hasattr(blocks, "read_blocks"):  # a Dump: read from the file, never from its map
+            sample = blocks.read_blocks(0, window)
         else:
             sample = whole(blocks)[:window]
         how, skip = f"online({window})", window
     else:
         if window is not None:
             raise ValueError("window is the online training's sample: pass training='online' with it")
-        sample, how = fit_sample(blocks) if bounded else (whole(blocks), "offline")
+        sample, how = fit_sample(blocks) if bounded else (in_memory(blocks), "offline")
         skip = 0
     fitted = None
     if len(sample):  # no blocks: nothing to fit on, and nothing to compress
@@ -539,7 +542,7 @@ def compress(
     ``predict``, ``variant``, ``threshold_bytes``, ``dtype``."""
     from ._common import fit_sample
 
-    arr = whole(blocks)
+    arr = in_memory(blocks)
     if arr.ndim != 2 or arr.dtype != np.uint8:
         raise TypeError("blocks must be an (n, B) uint8 array or a Dump; use memcomp.as_blocks(array, block_bytes)")
     if variant not in VARIANTS:

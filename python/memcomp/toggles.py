@@ -46,11 +46,11 @@ from ._common import (
     check_float,
     check_int,
     chunks,
+    in_memory,
     n_blocks_of,
     provenance,
     refuse_masked,
     source_of,
-    whole,
 )
 from .codecs import Codec, Encoded, check_option_types
 from .energy import EnergyModel, default_model, energy_model
@@ -783,7 +783,7 @@ def scatter(
     model.check_bus(opts["channel"], opts["idle"])
     metric = metric_name(**b)
     cs = _codecs_for_energy(blocks, codecs, threads)
-    arr = whole(blocks)
+    arr = in_memory(blocks)
     B = int(arr.shape[1])
     raw = count(arr, **b)
     e_raw = np.asarray(raw.energy_pj(model), dtype=np.float64)

@@ -9,6 +9,7 @@ import contextlib
 import copy
 import io
 import json
+import os
 import pickle
 import struct
 import zipfile
@@ -1372,6 +1373,70 @@ case(
         and all("truncated_while_read.bin' was truncated to 0 bytes while being read" in ln for ln in r[1])
     ),
 )
+
+
+_TRUNCATE_WHILE_IN_MEMORY = r"""
+import os, sys, threading
+import numpy as np
+import memcomp
+path = sys.argv[1]
+runs = {
+    "fit": lambda d: memcomp.compare(d, ["e2mc"]),  # the 64 MiB fit sample
+    "slc": lambda d: memcomp.slc.compress(d, threshold_bytes=16),  # every block at once
+    "scatter": lambda d: memcomp.toggles.scatter(d, ["bdi"]),
+}
+for name, run in runs.items():
+    np.full(256 << 20, 7, np.uint8).tofile(path)
+    d = memcomp.open_dump(path, 128)
+    threading.Timer(0.01, os.truncate, (path, 0)).start()  # while the blocks are read or used
+    try:
+        run(d)
+        print(name, "finished first")
+    except OSError as e:
+        print(name, e)
+"""
+
+
+def _truncated_while_in_memory(c):
+    import subprocess
+    import sys
+
+    path = c / "truncated_in_memory.bin"
+    try:
+        r = subprocess.run(
+            [sys.executable, "-W", "ignore", "-c", _TRUNCATE_WHILE_IN_MEMORY, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        path.unlink(missing_ok=True)
+    return r.returncode, r.stdout.splitlines()
+
+
+case(
+    # fitting, SLC's compress and a scatter took the blocks from the map: SIGBUS on truncation
+    "open_dump-truncated-while-read-into-memory",
+    _truncated_while_in_memory,
+    check=lambda r: (
+        r[0] == 0
+        and [ln.split()[0] for ln in r[1]] == ["fit", "slc", "scatter"]
+        and all("truncated_in_memory.bin' " in ln and "truncated" in ln for ln in r[1])
+    ),
+)
+case(
+    "dump-read_blocks-after-truncation",
+    lambda c: _read_after_truncation(c / "read_blocks.bin"),
+    OSError,
+    "was truncated to 0 bytes",
+)
+
+
+def _read_after_truncation(path):
+    RAW[:4096].tofile(path)
+    d = memcomp.open_dump(path, 128)
+    os.truncate(path, 0)
+    return d.read_blocks(0, 8)
 
 
 def _npy_file(c, name, header, data=b""):

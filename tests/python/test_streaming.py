@@ -446,13 +446,21 @@ def test_data_driven_codecs_are_fitted_on_a_bounded_deterministic_sample(data, r
     assert slc.sweep(arr[:100], thresholds=(16,), mags=(32,), variants=("opt",))["model"].tolist() == ["offline"]
 
 
-def test_fit_sample_releases_the_sampled_pages_of_a_mapped_dump(raw, monkeypatch):
+def test_fit_sample_of_a_mapped_dump_is_read_from_the_file(raw, monkeypatch):
+    """The sampled runs of a mapped dump are read from the file (Dump.read_blocks), never taken from
+    its map: equal to the map's sampled blocks, and an OSError once the file is truncated."""
     monkeypatch.setattr(_common, "FIT_BYTES", 64 << 10)
-    released = []
     d = memcomp.open_dump(raw, B)
-    monkeypatch.setattr(d, "_release", lambda lo, hi: released.append((lo, hi)))
+    idx = _common.sample_index(d.n_blocks, B)
     sample, how = _common.fit_sample(d)
-    assert how == "sample(64 KiB)" and sample.flags.c_contiguous and released == [(0, d.nbytes)]
+    assert how == "sample(64 KiB)" and sample.flags.c_contiguous and sample.base is not d.blocks.base
+    assert np.array_equal(sample, d.blocks[idx])
+    calls = []
+    read = d.read_blocks
+    monkeypatch.setattr(d, "read_blocks", lambda *a: calls.append(a) or read(*a))
+    _common.fit_sample(d)
+    runs = np.split(idx, np.flatnonzero(np.diff(idx) != 1) + 1)
+    assert calls == [(int(r[0]), int(r[-1]) + 1) for r in runs]
 
 
 # ------------------------------------------------------------------------- CLI byte ranges
