@@ -213,10 +213,16 @@ class Dump:
                 from concurrent.futures import ThreadPoolExecutor
 
                 ex = stack.enter_context(ThreadPoolExecutor(workers, thread_name_prefix="memcomp-read"))
+            # A buffer is free once no chunk (nor any view of one: their base is the buffer) holds
+            # it: its reference count is then what the pool and this loop alone give, measured
+            # here on a probe in the same loop rather than assumed (interpreters count differently).
+            idle = 0
+            for probe in [np.empty(0, np.uint8)]:
+                idle = sys.getrefcount(probe)
             for start in range(0, n, step):
                 m = min(step, n - start)
                 for buf in pool:
-                    if sys.getrefcount(buf) == 3:  # the pool, buf and the argument: no chunk of it is alive
+                    if sys.getrefcount(buf) == idle:  # no chunk of it is alive
                         break
                 else:
                     buf = np.empty(min(step, n) * B, np.uint8)
