@@ -26,7 +26,10 @@
 //               deque = the same 16 entries indexed by age, 0 = oldest (skku's std::deque:
 //               push_back + pop_front, searched from the front); fill = at most 16 entries,
 //               pushes stop when full (schreiber); block = B/4 slots with no replacement, the
-//               index still charged 4 bits (gem5: accounting-only, indices >= 16 do not fit);
+//               index still charged 4 bits (gem5: accounting-only, indices >= 16 do not fit;
+//               gem5 v24 src/mem/cache/compressors/cpack.hh, dictionary_compressor_impl.hh
+//               compressValue: the lowest index wins a tie; Compressors.py dictionary_size =
+//               the line size; the preset's policy threshold(0.5) is base.cc's fallback);
 //   init        empty, or 16 zero entries (kim resets its slots to 0 per line, skku's deque
 //               starts as 16 zeros): zero entries match like any other, so 0x0000abcd is mmxx;
 //   persistent  one dictionary carried across the blocks of a batch in array order (skku;
@@ -1301,8 +1304,9 @@ void add_cpack_presets(std::vector<Preset>& out) {
                  &make_cpack});
   out.push_back({"cpack.gem5",
                  "cpack",
-                 "gem5 CPack: every word above 0xFF allocated, B/4 slots charged 4 bits (accounting-only)",
-                 "none",
+                 "gem5 v24 CPack: every word above 0xFF allocated, B/4 slots charged 4 bits, lines above 50 % "
+                 "stored whole (threshold(0.5); accounting-only)",
+                 "threshold(0.5)",
                  {{"push", S("nonnarrow")}, {"dictionary", S("block")}},
                  false,
                  &make_cpack});

@@ -8,6 +8,7 @@
 //   011     signed in [-2^15, 2^15 - 1]               16
 //   100     low halfword zero (field = high half)     16
 //   101     both halfwords signed bytes               16 (high half's byte, then low half's)
+//           (halfwords="gem5": both halfwords in 0..127, see below)
 //   110     four equal bytes                          8
 //   111     uncompressed                              32
 //
@@ -16,7 +17,16 @@
 // all payload fields in token order: the same bits, so the same size. The MC decoder reads
 // prefixes until 3k + (payload bits of those k prefixes) reaches the stream length (that sum
 // grows by >= 6 per token, so exactly one k matches), then the payloads.
-// Presets: `paper` (= gem5, kim sizes), `mc` (paper with layout mc),
+// halfwords="gem5" reproduces gem5 v24 (src/mem/cache/compressors/fpc.hh,
+// SignExtendedTwoHalfwords::isPattern): it compares an int16_t halfword with the uint16_t image of
+// its sign-extended low byte, so a negative halfword never matches and only 0..127 qualify
+// (the decoder is the same: a byte below 0x80 sign-extends to itself). gem5's other rows are the
+// table's (fpc.hh: SignExtendedPattern<4|8|16>, MaskedValuePattern<0, 0x0000FFFF>, RepBytes;
+// fpc.cc FPCCompData::addEntry: a run's first zero costs 3 + zero_run_bits = 6 bits, runs of at
+// most mask(3) + 1 = 8 words). gem5's Base::compress (base.cc) then stores a line whose size
+// exceeds size_threshold_percentage = 50 % (Compressors.py) of the line as the full line: the
+// fpc.gem5 preset's policy threshold(0.5).
+// Presets: `paper` (= kim sizes), `mc` (paper with layout mc),
 // `skku` (one 6-bit token per maximal zero run, accounting-only) and `cmu` (the CMU-SAFARI
 // byte approximation, accounting-only).
 #include <cstring>
@@ -35,10 +45,12 @@ namespace {
 constexpr unsigned kPayload[8] = {3, 4, 8, 16, 16, 16, 8, 32};
 
 // Prefix 1..7 of a non-zero word: the first row of the table that matches, without branches.
-inline unsigned pattern(std::uint32_t w) {
+// u7: the halfword row takes only halfwords 0..127 (gem5).
+inline unsigned pattern(std::uint32_t w, bool u7) {
   const bool s4 = w + 8u < 16u, s8 = w + 128u < 256u, s16 = w + 32768u < 65536u;  // signed ranges
   const bool low0 = (w & 0xFFFFu) == 0;
-  const bool halves = ((w + 0x00800000u) & 0xFF000000u) == 0 && ((w + 0x80u) & 0xFF00u) == 0;
+  const bool halves = u7 ? (w & 0xFF80FF80u) == 0
+                         : ((w + 0x00800000u) & 0xFF000000u) == 0 && ((w + 0x80u) & 0xFF00u) == 0;
   const bool rep = w == (w & 0xFFu) * 0x01010101u;
   unsigned p = rep ? 6u : 7u;
   p = halves ? 5u : p;
@@ -57,18 +69,20 @@ inline std::uint32_t field_of(std::uint32_t w, unsigned p) {
 }
 
 // Payload bits of a non-zero word.
-inline unsigned pattern_bits(std::uint32_t w) { return kPayload[pattern(w)]; }
+inline unsigned pattern_bits(std::uint32_t w, bool u7) { return kPayload[pattern(w, u7)]; }
 
 #if defined(MEMCOMP_X86_SIMD)
 namespace fpc_avx2 {
 
 // pattern() of 8 words at once (the first row that matches: later blends take precedence; any
 // value for a zero word), and their zero lanes.
-MEMCOMP_AVX2_INLINE __m256i word_patterns(__m256i w, __m256i& is0) {
+MEMCOMP_AVX2_INLINE __m256i word_patterns(__m256i w, __m256i& is0, bool u7) {
   const __m256i z = _mm256_setzero_si256();
   const __m256i m = _mm256_xor_si256(w, _mm256_srai_epi32(w, 31));    // |w| folded: w in [-h-1, h] iff m <= h
   const __m256i m16 = _mm256_xor_si256(w, _mm256_srai_epi16(w, 15));  // each halfword a signed byte
-  const __m256i halves = _mm256_cmpeq_epi32(_mm256_cmpgt_epi16(_mm256_set1_epi16(128), m16), _mm256_set1_epi32(-1));
+  const __m256i halves =
+      u7 ? _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(static_cast<int>(0xFF80FF80u))), z)
+         : _mm256_cmpeq_epi32(_mm256_cmpgt_epi16(_mm256_set1_epi16(128), m16), _mm256_set1_epi32(-1));
   const __m256i low_byte = _mm256_shuffle_epi8(w, _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
                                                                    0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12));
   is0 = _mm256_cmpeq_epi32(w, z);
@@ -87,9 +101,9 @@ MEMCOMP_AVX2_INLINE __m256i payload_bits(__m256i p) {
 }
 
 // pattern_bits of 8 words at once (zero words: 0), and their zero mask (bit i: word i is zero).
-MEMCOMP_AVX2_INLINE __m256i word_bits(__m256i w, unsigned& zero) {
+MEMCOMP_AVX2_INLINE __m256i word_bits(__m256i w, unsigned& zero, bool u7) {
   __m256i is0;
-  const __m256i bits = payload_bits(word_patterns(w, is0));
+  const __m256i bits = payload_bits(word_patterns(w, is0, u7));
   zero = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(is0)));
   return _mm256_andnot_si256(is0, bits);
 }
@@ -97,9 +111,9 @@ MEMCOMP_AVX2_INLINE __m256i word_bits(__m256i w, unsigned& zero) {
 // The tokens of 8 non-zero words (layout interleaved): token = prefix << payload | field as 64-bit
 // values (tok[0..7]), and their bits (len[0..7]); 0 and 0 for a zero word, whose run the caller
 // forms.
-MEMCOMP_AVX2_INLINE unsigned word_tokens(__m256i w, std::uint64_t* tok, std::uint8_t* len) {
+MEMCOMP_AVX2_INLINE unsigned word_tokens(__m256i w, std::uint64_t* tok, std::uint8_t* len, bool u7) {
   __m256i is0;
-  __m256i p = word_patterns(w, is0);
+  __m256i p = word_patterns(w, is0, u7);
   const __m256i pl = payload_bits(p);
   // field_of(): the low payload bits, the high half (4), or both halves' low bytes (5).
   __m256i f = _mm256_and_si256(w, _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), pl), _mm256_set1_epi32(1)));
@@ -219,6 +233,7 @@ class FPC final : public CodecImpl<FPC> {
     unbounded_ = r.get_choice("zero_run", "bounded", {"bounded", "unbounded"}) == "unbounded";
     cmu_ = r.get_choice("size_model", "bits", {"bits", "cmu"}) == "cmu";
     mc_ = r.get_choice("layout", "interleaved", {"interleaved", "mc"}) == "mc";
+    u7_ = r.get_choice("halfwords", "signed", {"signed", "gem5"}) == "gem5";
     r.finish();
   }
 
@@ -226,7 +241,8 @@ class FPC final : public CodecImpl<FPC> {
     return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
             {"zero_run", std::string(unbounded_ ? "unbounded" : "bounded")},
             {"size_model", std::string(cmu_ ? "cmu" : "bits")},
-            {"layout", std::string(mc_ ? "mc" : "interleaved")}};
+            {"layout", std::string(mc_ ? "mc" : "interleaved")},
+            {"halfwords", std::string(u7_ ? "gem5" : "signed")}};
   }
   bool exact() const override { return !unbounded_ && !cmu_; }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
@@ -254,7 +270,7 @@ class FPC final : public CodecImpl<FPC> {
       run = z ? run + 1 : 0;
       const bool opens = z && (run == 1 || (period && (run & period) == 1));
       tokens += z ? static_cast<std::uint32_t>(opens) : 1u;
-      payload += z ? (opens ? 3u : 0u) : pattern_bits(w);
+      payload += z ? (opens ? 3u : 0u) : pattern_bits(w, u7_);
     }
     s.payload = payload;
     s.meta = 3 * tokens;
@@ -314,7 +330,7 @@ class FPC final : public CodecImpl<FPC> {
         __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
         if (Big) w = bswap32(w);
         unsigned z = 0;
-        sum = _mm256_add_epi32(sum, fpc_avx2::word_bits(w, z));
+        sum = _mm256_add_epi32(sum, fpc_avx2::word_bits(w, z, u7_));
         zero |= std::uint64_t{z} << (8 * r);
       }
       __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
@@ -358,7 +374,8 @@ class FPC final : public CodecImpl<FPC> {
           zero[k] |= std::uint64_t{z} << (8 * r);
         }
         lanes::transpose8x8(x);
-        for (std::size_t j = 0; j < 8; ++j) fpc_avx2::word_tokens(x[j], tok + 8 * (8 * r + j), len + 8 * (8 * r + j));
+        for (std::size_t j = 0; j < 8; ++j)
+          fpc_avx2::word_tokens(x[j], tok + 8 * (8 * r + j), len + 8 * (8 * r + j), u7_);
       }
       for (std::size_t k = 0; k < 8; ++k)
         for (std::uint64_t o = zero_tokens<n>(zero[k]); o; o &= o - 1) {
@@ -387,7 +404,7 @@ class FPC final : public CodecImpl<FPC> {
     for (std::size_t r = 0; r < R; ++r) {
       __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
       if (Big) w = bswap32(w);
-      zero |= std::uint64_t{fpc_avx2::word_tokens(w, tok + 8 * r, len + 8 * r)} << (8 * r);
+      zero |= std::uint64_t{fpc_avx2::word_tokens(w, tok + 8 * r, len + 8 * r, u7_)} << (8 * r);
     }
     // A zero-run token (prefix 000, field run - 1) where a run opens: the run is the zero
     // words from there, at most 8.
@@ -444,7 +461,7 @@ class FPC final : public CodecImpl<FPC> {
       }
       if (run) emit(0, run - 1);
       run = 0;
-      const unsigned p = pattern(w);
+      const unsigned p = pattern(w, u7_);
       emit(p, field_of(w, p));
     }
     if (run) emit(0, run - 1);
@@ -571,6 +588,7 @@ class FPC final : public CodecImpl<FPC> {
   bool unbounded_ = false;
   bool cmu_ = false;
   bool mc_ = false;
+  bool u7_ = false;  // halfwords="gem5"
 };
 
 std::unique_ptr<Codec> make_fpc(const Options& o) { return std::make_unique<FPC>(o); }
@@ -593,8 +611,14 @@ void add_fpc_presets(std::vector<Preset>& out) {
                  {{"layout", S("mc")}},
                  false,
                  &make_fpc});
-  out.push_back(
-      {"fpc.gem5", "fpc", "gem5 FPC: the same sizes as fpc.paper (zero_run_bits=3)", "none", {}, false, &make_fpc});
+  out.push_back({"fpc.gem5",
+                 "fpc",
+                 "gem5 v24 FPC: fpc.paper with halfwords 0..127 only in the two-halfword row, lines above 50 % "
+                 "stored whole (threshold(0.5))",
+                 "threshold(0.5)",
+                 {{"halfwords", S("gem5")}},
+                 false,
+                 &make_fpc});
   out.push_back(
       {"fpc.kim", "fpc", "scalable-arch FPC model: the same sizes as fpc.paper", "none", {}, false, &make_fpc});
   out.push_back({"fpc.skku",

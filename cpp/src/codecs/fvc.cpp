@@ -4,7 +4,25 @@
 //   fvc.paper: K = 7, c = 3.   fvc.gem5: K = 1024, c = 10 (an escape is c + 32 bits, but no
 //   code is left for it, so the preset is accounting-only, as gem5's FrequentValues with
 //   max_code_length = 0 counts it).
-// Model: {"format": "memcomp.model/1", "codec": "fvc", "values": [most frequent first]}.
+// Model: {"format": "memcomp.model/1", "codec": "fvc", "values": [...]}; a value's code is its
+// position. fit() builds it one of two ways (option `table`):
+//   top   the K most frequent words of all blocks, most frequent first (fvc.paper);
+//   gem5  gem5 v24's value-frequency table (fvc.gem5): FrequentValues::sampleValues
+//         (src/mem/cache/compressors/frequent_values.cc) samples the 32-bit words of the blocks
+//         in the order given, a block at a time, until `samples` words are taken (the count is
+//         checked after each block, as probeNotify does; num_samples = 100000 in Compressors.py:
+//         the first 6,250 blocks of 64 B, 12,500 of 32 B). The table is an AssociativeCache of K
+//         entries in K / `ways` sets (Compressors.py: vft_entries = 1024, vft_assoc = 16), set =
+//         the value's low log2(sets) bits (tags/indexing_policies/set_associative.cc with
+//         entry_size 1), replaced by LFU (replacement_policies/lfu_rp.cc: a hit adds 1 to the
+//         entry's count, an insertion sets it to 1, the victim is the first way of the set with
+//         the smallest count, an empty way counting 0; no aging). The values are listed in entry
+//         order (set, then way; empty entries left out). gem5 then charges log2(vft_entries)
+//         bits per hit and that + 32 per miss (FrequentValues::compress without Huffman,
+//         max_code_length = 0) and Base::compress stores a line above 50 % whole: the preset's
+//         policy threshold(0.5). gem5's default max_code_length = 18 Huffman-codes the entries
+//         by count instead; that variant is not reproduced.
+// Older models (a plain "values" list) load unchanged under either option.
 #include <algorithm>
 #include <array>
 
@@ -26,6 +44,12 @@ class FVC final : public CodecImpl<FVC> {
     if ((std::uint64_t{1} << code_bits_) < entries_)
       throw invalid_argument("fvc: code_bits=" + std::to_string(code_bits_) + " cannot index " +
                              std::to_string(entries_) + " entries");
+    gem5_table_ = r.get_choice("table", "top", {"top", "gem5"}) == "gem5";
+    ways_ = static_cast<std::uint32_t>(r.get_int("ways", 16, 1, 1 << 20));
+    samples_ = static_cast<std::uint64_t>(r.get_int("samples", 100000, 1, std::int64_t{1} << 40));
+    if (gem5_table_ && (entries_ % ways_ != 0 || ((entries_ / ways_) & (entries_ / ways_ - 1)) != 0))
+      throw invalid_argument("fvc: table=gem5 needs entries / ways to be a power of two of sets, got entries=" +
+                             std::to_string(entries_) + ", ways=" + std::to_string(ways_));
     const std::string model = r.get_string("model", "");
     r.finish();
     table_.assign(16, Entry{0, entries_});
@@ -36,6 +60,9 @@ class FVC final : public CodecImpl<FVC> {
     return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
             {"entries", std::int64_t{entries_}},
             {"code_bits", std::int64_t{code_bits_}},
+            {"table", std::string(gem5_table_ ? "gem5" : "top")},
+            {"ways", std::int64_t{ways_}},
+            {"samples", static_cast<std::int64_t>(samples_)},
             {"model", model_text_}};
   }
   bool exact() const override { return (std::uint64_t{1} << code_bits_) > entries_; }
@@ -47,10 +74,14 @@ class FVC final : public CodecImpl<FVC> {
 
   std::string fit(const BlockView& blocks, int threads) const override {
     check_block_bytes(blocks.block_bytes);
-    ValueCounts32 counts;
-    counts.add_words(blocks, endian_, threads);
     Json values = Json::array();
-    for (const auto& [v, n] : counts.top(entries_)) values.push(Json::integer(v));
+    if (gem5_table_) {
+      for (std::uint32_t v : gem5_table(blocks)) values.push(Json::integer(v));
+    } else {
+      ValueCounts32 counts;
+      counts.add_words(blocks, endian_, threads);
+      for (const auto& [v, n] : counts.top(entries_)) values.push(Json::integer(v));
+    }
     Json m = new_model("fvc");
     m.set("values", std::move(values));
     return m.dump();
@@ -99,6 +130,39 @@ class FVC final : public CodecImpl<FVC> {
   }
 
  private:
+  // gem5's VFT after sampling `blocks` in order (see the header): valid values in entry order.
+  std::vector<std::uint32_t> gem5_table(const BlockView& blocks) const {
+    struct Way {
+      std::uint32_t value = 0;
+      std::uint64_t count = 0;  // LFU refCount; 0 = empty
+    };
+    const std::uint32_t sets = entries_ / ways_;
+    std::vector<Way> vft(entries_);
+    const std::size_t n = blocks.block_bytes / 4;
+    std::uint64_t taken = 0;
+    for (std::size_t i = 0; i < blocks.n_blocks && taken < samples_; ++i, taken += n) {
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::uint32_t v = load<std::uint32_t>(blocks.block(i) + 4 * j, endian_);
+        Way* set = vft.data() + std::size_t{v & (sets - 1)} * ways_;
+        Way* hit = nullptr;
+        Way* victim = set;
+        for (Way* w = set; w != set + ways_; ++w) {
+          if (w->count && w->value == v) hit = w;
+          if (w->count < victim->count) victim = w;
+        }
+        if (hit) {
+          ++hit->count;
+        } else {
+          *victim = Way{v, 1};
+        }
+      }
+    }
+    std::vector<std::uint32_t> out;
+    for (const Way& w : vft)
+      if (w.count) out.push_back(w.value);
+    return out;
+  }
+
   void load_model(const std::string& text) {
     const Json m = parse_model(text, "fvc");
     const Json& vals = m["values"];
@@ -138,6 +202,9 @@ class FVC final : public CodecImpl<FVC> {
   std::uint32_t index(std::uint32_t v) const noexcept { return table_[slot(v)].index; }
 
   Endian endian_ = Endian::little;
+  bool gem5_table_ = false;
+  std::uint32_t ways_ = 16;
+  std::uint64_t samples_ = 100000;
   std::uint32_t entries_ = 7;
   unsigned code_bits_ = 3;
   std::string model_text_;
@@ -159,14 +226,14 @@ void add_fvc_presets(std::vector<Preset>& out) {
                  {},
                  true,
                  &make_fvc});
-  out.push_back(
-      {"fvc.gem5",
-       "fvc",
-       "gem5 FrequentValues without Huffman: 1024 entries, 10-bit codes, escape costs 10 + 32 (accounting-only)",
-       "none",
-       {{"entries", std::int64_t{1024}}, {"code_bits", std::int64_t{10}}},
-       false,
-       &make_fvc});
+  out.push_back({"fvc.gem5",
+                 "fvc",
+                 "gem5 v24 FrequentValues without Huffman: fit builds gem5's 64 x 16 LFU table from the first 100,000 "
+                 "words; 10-bit codes, escape 10 + 32, lines above 50 % stored whole (threshold(0.5); accounting-only)",
+                 "threshold(0.5)",
+                 {{"entries", std::int64_t{1024}}, {"code_bits", std::int64_t{10}}, {"table", std::string("gem5")}},
+                 false,
+                 &make_fvc});
 }
 
 }  // namespace memcomp
