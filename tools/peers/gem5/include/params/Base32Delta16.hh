@@ -1,0 +1,8 @@
+// Stand-in for gem5's generated params/Base32Delta16.hh (the driver sets the Compressors.py values).
+#pragma once
+#include "params/BaseDictionaryCompressor.hh"
+namespace gem5 {
+struct Base32Delta16Params : public BaseDictionaryCompressorParams {
+
+};
+}  // namespace gem5

@@ -1,0 +1,8 @@
+// Stand-in for gem5's generated params/Base64Delta16.hh (the driver sets the Compressors.py values).
+#pragma once
+#include "params/BaseDictionaryCompressor.hh"
+namespace gem5 {
+struct Base64Delta16Params : public BaseDictionaryCompressorParams {
+
+};
+}  // namespace gem5
