@@ -1,6 +1,6 @@
 """Line-by-line agreement of memcomp's *.gem5 presets with gem5's own compressors.
 
-    python measure.py GEM5_LINES DATA [DATA...] [--lines 64,32] [--out DIR]
+    python measure.py GEM5_LINES DATA [DATA...] [--lines 64,32] [--presets ...] [--out DIR]
 
 GEM5_LINES is the binary build.sh made. For each file and line size, each preset is used as
 shipped (get_codec(name), its default policy; fvc.gem5 fitted on the lines in file order) and
