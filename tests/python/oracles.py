@@ -289,8 +289,9 @@ def _bdi_cmu(data, B, is_zero, is_rep):
 FPC_PAYLOAD = {"000": 3, "001": 4, "010": 8, "011": 16, "100": 16, "101": 16, "110": 8, "111": 32}
 
 
-def fpc_word(v: int):
-    """(prefix, payload_bits) for one NON-ZERO 32-bit word (fpc.paper table).
+def fpc_word(v: int, gem5: bool = False):
+    """(prefix, payload_bits) for one NON-ZERO 32-bit word (fpc.paper table; ``gem5``: row 101
+    takes halfwords 0..127 only, as gem5's fpc.hh does, see oracles_gem5.fpc_word_bits).
 
     A zero word returns ("000", None): zero words are coded as runs."""
     v &= 0xFFFFFFFF
@@ -305,7 +306,7 @@ def fpc_word(v: int):
         p = "011"
     elif v & 0xFFFF == 0:
         p = "100"
-    elif -128 <= sx(v >> 16, 2) <= 127 and -128 <= sx(v & 0xFFFF, 2) <= 127:
+    elif all((0 if gem5 else -128) <= sx(h, 2) <= 127 for h in (v >> 16, v & 0xFFFF)):
         p = "101"
     elif len(set(v.to_bytes(4, "little"))) == 1:
         p = "110"
@@ -338,9 +339,9 @@ def fpc_words_size(words, preset: str = "paper"):
     if preset == "cmu":
         total = sum(_cmu_word_bytes(w) for w in words)
         return _rec(0, payload=8 * total, meta=8 * ((3 * len(words)) // 8))
-    if preset not in ("paper", "skku"):
+    if preset not in ("paper", "gem5", "skku"):
         raise ValueError(f"unknown FPC preset {preset!r}")
-    max_run = 8 if preset == "paper" else None
+    max_run = None if preset == "skku" else 8
     payload = 0
     tokens = 0
     run = 0
@@ -359,7 +360,7 @@ def fpc_words_size(words, preset: str = "paper"):
                 flush()
             continue
         flush()
-        _, bits = fpc_word(w)
+        _, bits = fpc_word(w, gem5=preset == "gem5")
         payload += bits
         tokens += 1
     flush()
@@ -367,7 +368,7 @@ def fpc_words_size(words, preset: str = "paper"):
 
 
 def fpc_size(block, preset: str = "paper"):
-    """FPC size record for one block (LE 32-bit words); paper | skku | cmu."""
+    """FPC size record for one block (LE 32-bit words); paper | gem5 | skku | cmu."""
     data = as_bytes(block)
     return fpc_words_size(elements(data, 4), preset)
 

@@ -12,7 +12,7 @@ from blockgen import adversarial, realistic
 CASES = [
     *[(f"bdi.{p}", lambda b, p=p: O.bdi_size(b, p)) for p in ("paper", "gem5", "kim", "cmu")],
     *[(f"fpc.{p}", lambda b, p=p: O.fpc_size(b, p)) for p in ("paper", "skku", "cmu")],
-    ("fpc.gem5", lambda b: O.fpc_size(b, "paper")),
+    ("fpc.gem5", lambda b: O.fpc_size(b, "gem5")),
     ("fpc.kim", lambda b: O.fpc_size(b, "paper")),
     ("zca.paper", O.zca_size),
     ("zrep.ours", O.zrep_size),
