@@ -64,6 +64,8 @@ def test_fpc_gem5_halfword_rule_lines():
         + [0] * 9  # 7 * 35 + runs of 8 and 1 (12) = 257 > 256: stored as 512
     )
     assert reported("fpc.gem5", lines) == [47, 31, 47, 512]
+    # 16 B lines (the scalar path): halves 0x0080 = 128 fail too: 35 + a run of 3 zeros (6) = 41
+    assert reported("fpc.gem5", lines_of([0x00800080, 0, 0, 0, 0x00050003, 0, 0, 0], 16)) == [41, 25]
     # fpc.paper keeps the paper's rule (signed bytes -128..127) and no fallback
     assert reported("fpc.paper", lines) == [31, 31, 31, 257]
 
@@ -155,7 +157,7 @@ word = st.one_of(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(word, min_size=8, max_size=8 * 6), st.sampled_from([32, 64]))
+@given(st.lists(word, min_size=8, max_size=8 * 6), st.sampled_from([16, 32, 64]))  # 16 B: the scalar path
 def test_fpc_gem5_matches_oracle(words, block_bytes):
     n = block_bytes // 4
     words = (words * n)[: len(words) // n * n or n]
