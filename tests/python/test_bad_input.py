@@ -26,14 +26,6 @@ from memcomp.numcodecs import MemcompCodec
 
 RAW = memcomp.workloads.sample_dump(1 << 14, seed=1)
 B32 = memcomp.as_blocks(RAW, 32)  # 512 blocks of 32 B
-B64 = memcomp.as_blocks(RAW, 64)
-
-
-def blocks_for(name):
-    """B32, or B64 for a codec defined for 64 B lines only (bdi.nap64)."""
-    return B32 if memcomp.get_codec(name).supports(32) else B64
-
-
 F32 = memcomp.as_blocks(np.random.default_rng(0).standard_normal(2048).astype(np.float32), 32)
 NAMES = memcomp.codec_names()
 LEAKS = ("incompatible function arguments", "allow_pickle", "Invoked with", "recursion", "Traceback")
@@ -154,7 +146,7 @@ def ro(a):
 
 def _same_sizes(name):
     def check(sizes):
-        want = codec(name).measure(blocks_for(name)[:32].copy())
+        want = codec(name).measure(B32[:32].copy())
         return np.array_equal(sizes.size_bits, want.size_bits) and not sizes.size_bits.flags.writeable
 
     return check
@@ -162,7 +154,7 @@ def _same_sizes(name):
 
 def _decode_truncated(name):
     c = codec(name)
-    enc = c.encode(blocks_for(name)[100:132])
+    enc = c.encode(B32[100:132])
     bad = Encoded(
         enc.config,
         enc.block_bytes,
@@ -176,7 +168,7 @@ def _decode_truncated(name):
 
 
 def _numcodecs_flip(name, bit):
-    mc = MemcompCodec(codec(name), block_bytes=blocks_for(name).shape[1])
+    mc = MemcompCodec(codec(name), block_bytes=32)
     buf = bytearray(mc.encode(RAW[:2000]))
     pos = min(40 + bit, len(buf) - 1)
     buf[pos] ^= 1 << (bit % 8)
@@ -185,7 +177,7 @@ def _numcodecs_flip(name, bit):
 
 def _save_load_decode(c, name):
     path = c / f"enc_{name}.npz"
-    codec(name).encode(ro(blocks_for(name)[:16])).save(path)
+    codec(name).encode(ro(B32[:16])).save(path)
     return codec(name).decode(Encoded.load(path))
 
 
@@ -193,41 +185,30 @@ def _save_load_decode(c, name):
 for _n in NAMES:
     case(f"{_n}-measure-int16", lambda c, n=_n: codec(n).measure(B32.view(np.int16)), TypeError, "dtype uint8")
     case(f"{_n}-measure-list", lambda c, n=_n: codec(n).measure([[0] * 32]), TypeError, "NumPy array")
-    case(
-        f"{_n}-measure-non-contiguous", lambda c, n=_n: codec(n).measure(blocks_for(n)[::2]), ValueError, "C-contiguous"
-    )
+    case(f"{_n}-measure-non-contiguous", lambda c, n=_n: codec(n).measure(B32[::2]), ValueError, "C-contiguous")
     case(
         f"{_n}-measure-fortran",
-        lambda c, n=_n: codec(n).measure(np.asfortranarray(blocks_for(n)[:8])),
+        lambda c, n=_n: codec(n).measure(np.asfortranarray(B32[:8])),
         ValueError,
         "C-contiguous",
     )
-    case(f"{_n}-measure-read-only", lambda c, n=_n: codec(n).measure(ro(blocks_for(n)[:32])), check=_same_sizes(_n))
-    case(
-        f"{_n}-measure-zero-blocks",
-        lambda c, n=_n: codec(n).measure(blocks_for(n)[:0]),
-        check=lambda s: s.n_blocks == 0,
-    )
+    case(f"{_n}-measure-read-only", lambda c, n=_n: codec(n).measure(ro(B32[:32])), check=_same_sizes(_n))
+    case(f"{_n}-measure-zero-blocks", lambda c, n=_n: codec(n).measure(B32[:0]), check=lambda s: s.n_blocks == 0)
     case(f"{_n}-measure-48B-blocks", lambda c, n=_n: codec(n).measure(np.zeros((2, 48), np.uint8)), ValueError, "48 B")
-    case(f"{_n}-threads-negative", lambda c, n=_n: codec(n).measure(blocks_for(n), threads=-5), ValueError, "threads")
-    case(f"{_n}-threads-2**70", lambda c, n=_n: codec(n).measure(blocks_for(n), threads=2**70), ValueError, "threads")
-    case(f"{_n}-threads-str", lambda c, n=_n: codec(n).measure(blocks_for(n), threads="2"), TypeError, "threads")
+    case(f"{_n}-threads-negative", lambda c, n=_n: codec(n).measure(B32, threads=-5), ValueError, "threads")
+    case(f"{_n}-threads-2**70", lambda c, n=_n: codec(n).measure(B32, threads=2**70), ValueError, "threads")
+    case(f"{_n}-threads-str", lambda c, n=_n: codec(n).measure(B32, threads="2"), TypeError, "threads")
     case(f"{_n}-encode-list", lambda c, n=_n: codec(n).encode([[0] * 32]), TypeError, "NumPy array")
     case(f"{_n}-decode-list", lambda c, n=_n: codec(n).decode([1, 2]), TypeError, "Encoded")
     _c = memcomp.get_codec(_n)
     if _c.exact:
         case(f"{_n}-decode-truncated-stream", lambda c, n=_n: _decode_truncated(n), CorruptStreamError, "outside")
     else:
-        case(
-            f"{_n}-encode-accounting-only",
-            lambda c, n=_n: codec(n).encode(blocks_for(n)),
-            ValueError,
-            "accounting-only",
-        )
+        case(f"{_n}-encode-accounting-only", lambda c, n=_n: codec(n).encode(B32), ValueError, "accounting-only")
     if _c.exact:
         case(
             f"{_n}-from-bytes-truncated",
-            lambda c, n=_n: Encoded.from_bytes(codec(n).encode(blocks_for(n)[:16]).to_bytes()[:-1]),
+            lambda c, n=_n: Encoded.from_bytes(codec(n).encode(B32[:16]).to_bytes()[:-1]),
             CorruptStreamError,
             "truncated or padded",
         )
@@ -235,7 +216,7 @@ for _n in NAMES:
         case(
             f"{_n}-save-load-decode",
             lambda c, n=_n: _save_load_decode(c, n),
-            check=lambda x, n=_n: np.array_equal(x, blocks_for(n)[:16]),
+            check=lambda x: np.array_equal(x, B32[:16]),
         )
         for _bit in (3, 17):
             case(
@@ -247,17 +228,12 @@ for _n in NAMES:
     if _c.requires_fit or _n == "mpc.cal22_rtl":
         case(
             f"{_n}-fit-zero-blocks",
-            lambda c, n=_n: memcomp.get_codec(n).fit(blocks_for(n)[:0]),
+            lambda c, n=_n: memcomp.get_codec(n).fit(B32[:0]),
             ValueError,
             "cannot fit .* on 0 blocks",
         )
     else:
-        case(
-            f"{_n}-fit-model-free",
-            lambda c, n=_n: memcomp.get_codec(n).fit(blocks_for(n)),
-            ValueError,
-            "not data-driven",
-        )
+        case(f"{_n}-fit-model-free", lambda c, n=_n: memcomp.get_codec(n).fit(B32), ValueError, "not data-driven")
 
 # ---- as_blocks -----------------------------------------------------------------------------------
 case("as_blocks-float-block-bytes", lambda c: memcomp.as_blocks(RAW, 32.7), TypeError, "block_bytes must be an integer")

@@ -56,17 +56,15 @@ def test_compare_on_bundled_sample_csv_matches_api():
 
 def test_default_main_job_tells_a_story(capsys):
     """The README's main job (compare --codecs all) runs at 128 B, where CR at MAG is not all 1;
-    each preset not defined at 128 B is named in one warning line (issue 33 item 10), shown
+    the one preset not defined at 128 B is named in one warning line (issue 33 item 10), shown
     whatever the warning filters say (this suite turns warnings into errors)."""
     rc, text = run("compare", "--codecs", "all", *SMALL, "--csv")
     df = pd.read_csv(io.StringIO(text))
     assert rc == 0 and (df["block_bytes"] == 128).all() and df["cr_mag"].max() > 1.3
     err = capsys.readouterr().err.splitlines()
     assert err == [
-        "memcomp: warning: bdi.nap64 skipped at 128 B blocks: 128 B blocks are not supported: bdi.nap64 is defined "
-        "for 64 B lines only (NAP64's bdi plugin)",
         "memcomp: warning: mpc.cal22_rtl skipped at 128 B blocks: mpc is defined for 32 B blocks only (SPEC 1.12), "
-        "not 128 B: split larger blocks into 32 B sectors with memcomp.sectorize(blocks, 32)",
+        "not 128 B: split larger blocks into 32 B sectors with memcomp.sectorize(blocks, 32)"
     ]
 
 
@@ -76,7 +74,7 @@ def test_compare_directory_one_dataset_each_json_and_parquet(dumps, tmp_path):
     assert rc == 0 and {r["dataset"] for r in rows} == {"k0.bin", "k1.bin"}
     # 'all' is every lossless preset; one not defined at 128 B gets a row saying why (issue 33 items 8, 10)
     usable = [n for n in memcomp.codec_names(group="all") if memcomp.get_codec(n).supports(128)]
-    assert [r["codec"] for r in rows if r["dataset"] == "k0.bin"] == usable + ["bdi.nap64", "mpc.cal22_rtl", "oracle"]
+    assert [r["codec"] for r in rows if r["dataset"] == "k0.bin"] == usable + ["mpc.cal22_rtl", "oracle"]
     assert all(r["offset_end"] - r["offset_begin"] == r["blocks"] * 128 for r in rows if r["note"] is None)
     pytest.importorskip("pyarrow")
     out = tmp_path / "t.parquet"

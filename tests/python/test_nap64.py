@@ -56,7 +56,7 @@ def test_presets_name_nap64s_default_and_cpack_is_schreiber():
     assert memcomp.get_codec("bpc.nap64").options["words"] == "unsigned"
     assert memcomp.get_codec("bpc.nap64").options["precedence"] == "liu"
     assert memcomp.get_codec("bdi.nap64").exact and memcomp.get_codec("cpack.nap64").exact
-    assert not memcomp.get_codec("bdi.nap64").supports(32) and memcomp.get_codec("bdi.nap64").supports(64)
+    assert all(memcomp.get_codec("bdi.nap64").supports(b) for b in memcomp.VALID_BLOCK_BYTES)
 
 
 def test_policy_is_nap64s_cap():
@@ -222,3 +222,15 @@ def test_bpc_equals_the_plain_reading(ls):
     uncapped, _ = sizes("bpc.nap64", ls, "none")
     assert capped.tolist() == [oracle.bpc(x) for x in ls]
     assert uncapped.tolist() == [oracle.bpc(x, capped=False) for x in ls]
+
+
+def test_bdi_other_block_sizes():
+    """Ours beyond 64 B lines: n = B/k, the mask rounded up to bytes, a candidate not smaller than
+    the block skipped. 16 B of LE words 1000, 1001: b8d1 = 1 + 8 + 2 = 11 bytes. 16 B LE words
+    5, 0x123456: b8d1i = 1 + 1 (2 mask bits and 6 zero bits) + 8 + 2 = 12 bytes. 16 B LE u32
+    0x40000000 + i: as u64 they differ by 0x200000002 (every b8 fails), b4d1 = 1 + 4 + 4 = 9 bytes.
+    128 B of bytes 100..227: raw, 1024 bits."""
+    assert one("bdi.nap64", _le("2Q", 1000, 1001)) == (88, "b8d1")
+    assert one("bdi.nap64", _le("2Q", 5, 0x123456)) == (96, "b8d1i")
+    assert one("bdi.nap64", _le("4I", *range(0x40000000, 0x40000004))) == (72, "b4d1")
+    assert one("bdi.nap64", bytes(range(100, 228))) == (1024, "raw")

@@ -924,21 +924,17 @@ std::unique_ptr<Codec> make_bdi_cal22(const Options& o) { return std::make_uniqu
 //     among the elements whose little-endian value exceeds 0xffff (150-151).
 //   * the plugin caps a line at 64 bytes unless run with -p (bdi.c:30-31); no line exceeds it,
 //     so both give the same sizes.
+// Other block sizes (ours): n = B/k elements, the mask rounded up to whole bytes, the same
+// order, a candidate not smaller than the block skipped, raw 8B bits.
 // Stream (exact): [code:8][mask:n, element 0 first, 1 = base-relative][base:8k][n x 8d] with
 // immediates stored as themselves, others less the base (bdicompress's fields); a repeated
 // line its pattern, a zero line nothing, b8d2i one zero byte at the end. The raw flag lives in
-// the tag (1 bit; NAP64 charges none for it), a raw line is its 512 bits.
+// the tag (1 bit; NAP64 charges none for it), a raw line is its 8B bits.
 class BdiNap64 final : public CodecImpl<BdiNap64> {
  public:
   explicit BdiNap64(const Options& o) { OptionReader(o, "bdi").finish(); }
   Options options() const override { return {}; }
-  void check_block_bytes(std::size_t b) const override {
-    memcomp::check_block_bytes(b);
-    if (b != kLine)
-      throw invalid_argument("bdi.nap64 is defined for 64 B lines only (NAP64's bdi plugin), not " + std::to_string(b) +
-                             " B");
-  }
-  std::uint64_t max_compressed_bits(std::size_t) const override { return 8 * kLine; }
+  std::uint64_t max_compressed_bits(std::size_t b) const override { return 8 * b; }
   std::vector<ModeName> modes() const override {
     std::vector<ModeName> m = {{0, "zeros"}, {1, "rep1"}, {2, "rep2"}, {3, "rep4"}, {4, "rep8"}};
     for (const Cand& c : kCands) m.push_back({static_cast<std::int16_t>(c.code), name_of(c)});
@@ -946,16 +942,12 @@ class BdiNap64 final : public CodecImpl<BdiNap64> {
     return m;
   }
 
-  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
-    check_block_bytes(b);
-    return breakdown(choose(blk));
-  }
+  SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override { return breakdown(choose(blk, b), b); }
 
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
-    check_block_bytes(b);
-    const int code = choose(blk);
+    const int code = choose(blk, b);
     if (code == kRawCode) {
-      w.write_bytes(blk, kLine);
+      w.write_bytes(blk, b);
       return 1;
     }
     w.write(static_cast<std::uint64_t>(code), 8);
@@ -966,12 +958,14 @@ class BdiNap64 final : public CodecImpl<BdiNap64> {
       return 0;
     }
     const Cand& c = *find(code);
-    const std::size_t n = kLine / c.k;
-    std::uint64_t v[32];
-    load(c, blk, v);
-    const std::uint64_t lim = low_mask(8 * c.d), base = base_of(c, blk, v);
-    if (c.imm)
+    const std::size_t n = b / c.k;
+    std::uint64_t v[128];
+    load(c, blk, b, v);
+    const std::uint64_t lim = low_mask(8 * c.d), base = base_of(c, blk, b, v);
+    if (c.imm) {
       for (std::size_t i = 0; i < n; ++i) w.write_bit(v[i] > lim);
+      w.write(0, mask_pad(n));
+    }
     w.write(base, 8 * c.k);
     for (std::size_t i = 0; i < n; ++i) w.write((c.imm && v[i] <= lim ? v[i] : v[i] - base) & lim, 8 * c.d);
     if (c.pad) w.write(0, 8);
@@ -979,45 +973,53 @@ class BdiNap64 final : public CodecImpl<BdiNap64> {
   }
 
   void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
-    check_block_bytes(b);
     if (tag > 1) throw corrupt_stream("bdi.nap64 tag " + std::to_string(tag) + " is not a raw flag");
-    if (tag == 1) return in.read_bytes(out, kLine);
+    if (tag == 1) return in.read_bytes(out, b);
     const int code = static_cast<int>(in.read(8));
     if (code == 0) {
-      std::memset(out, 0, kLine);
+      std::memset(out, 0, b);
       return;
     }
     if (code <= 4) {
       const unsigned k = 1u << (code - 1);
       const std::uint64_t v = in.read(8 * k);
       if (v == 0) throw corrupt_stream("bdi.nap64 repeated pattern of zeros (a zero line has code 0)");
-      for (std::size_t i = 0; i < kLine; i += k) store_k(out + i, v, k, Endian::little);
+      for (std::size_t i = 0; i < b; i += k) store_k(out + i, v, k, Endian::little);
       return;
     }
     const Cand* c = find(code);
-    if (!c) throw corrupt_stream("bdi.nap64 code " + std::to_string(code) + " is not one NAP64's bdi writes");
-    const std::size_t n = kLine / c->k;
-    std::uint64_t rel = 0;
-    if (c->imm) rel = in.read(static_cast<unsigned>(n));  // element i: bit n - 1 - i
+    if (!c || bytes_of(*c, b) >= b)
+      throw corrupt_stream("bdi.nap64 code " + std::to_string(code) + " is not one NAP64's bdi writes at " +
+                           std::to_string(b) + " B");
+    const std::size_t n = b / c->k;
+    bool rel[128];
+    for (std::size_t i = 0; i < n; ++i) rel[i] = !c->imm || in.read_bit();
+    if (c->imm && in.read(mask_pad(n)) != 0) throw corrupt_stream("bdi.nap64 mask padding is not zero");
     const std::uint64_t base = in.read(8 * c->k);
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint64_t f = in.read(8 * c->d);
-      const bool r = !c->imm || ((rel >> (n - 1 - i)) & 1u);
+      const bool r = rel[i];
       store_k(out + i * c->k, r ? base + f : f, c->k, c->big ? Endian::big : Endian::little);
     }
     if (c->pad && in.read(8) != 0) throw corrupt_stream("bdi.nap64 b8d2i pad byte is not zero");
   }
 
  private:
-  static constexpr std::size_t kLine = 64;
   static constexpr int kRawCode = 255;
   struct Cand {
     int code;
     unsigned k, d;
     bool imm, big;
-    unsigned bytes;  // NAP64's size
+    unsigned bytes;  // NAP64's size at 64 B
     unsigned pad;    // bytes charged beyond the fields (b8d2i)
   };
+  // Bits that round an n-bit mask up to whole bytes (none at 64 B).
+  static unsigned mask_pad(std::size_t n) { return static_cast<unsigned>((8 - n % 8) % 8); }
+  // Bytes of candidate c at b bytes: code, mask, base, deltas, pad (= c.bytes at 64 B).
+  static std::size_t bytes_of(const Cand& c, std::size_t b) {
+    const std::size_t n = b / c.k;
+    return 1 + (c.imm ? (n + 7) / 8 : 0) + c.k + n * c.d + c.pad;
+  }
   // bdi.h:242-361 in order; the big-endian b2d1 (26) and b2d1i (28) never win (308, 338).
   static constexpr Cand kCands[] = {
       {5, 8, 1, false, false, 17, 0},  {6, 8, 1, false, true, 17, 0},   {11, 8, 1, true, false, 18, 0},
@@ -1037,16 +1039,15 @@ class BdiNap64 final : public CodecImpl<BdiNap64> {
   static std::string name_of(const Cand& c) {
     return "b" + std::to_string(c.k) + "d" + std::to_string(c.d) + (c.imm ? "i" : "") + (c.big ? ".be" : "");
   }
-  static void load(const Cand& c, const std::uint8_t* blk, std::uint64_t* v) {
-    for (std::size_t i = 0; i < kLine / c.k; ++i)
-      v[i] = load_k(blk + i * c.k, c.k, c.big ? Endian::big : Endian::little);
+  static void load(const Cand& c, const std::uint8_t* blk, std::size_t b, std::uint64_t* v) {
+    for (std::size_t i = 0; i < b / c.k; ++i) v[i] = load_k(blk + i * c.k, c.k, c.big ? Endian::big : Endian::little);
   }
   // The base: the smallest element, or with immediates bdi.h's running choice (119-160): start
   // from element 0 and take element i (i >= 1) unless the base so far is above the immediate
   // range and smaller. The big-endian b4d2i takes element i when its little-endian value is
   // above 0xffff (150-151).
-  static std::uint64_t base_of(const Cand& c, const std::uint8_t* blk, const std::uint64_t* v) {
-    const std::size_t n = kLine / c.k;
+  static std::uint64_t base_of(const Cand& c, const std::uint8_t* blk, std::size_t b, const std::uint64_t* v) {
+    const std::size_t n = b / c.k;
     std::uint64_t base = v[0];
     const std::uint64_t lim = low_mask(8 * c.d);
     for (std::size_t i = 1; i < n; ++i) {
@@ -1059,34 +1060,34 @@ class BdiNap64 final : public CodecImpl<BdiNap64> {
     }
     return base;
   }
-  static bool fits(const Cand& c, const std::uint8_t* blk) {
-    std::uint64_t v[32];
-    load(c, blk, v);
-    const std::uint64_t lim = low_mask(8 * c.d), base = base_of(c, blk, v);
+  static bool fits(const Cand& c, const std::uint8_t* blk, std::size_t b) {
+    std::uint64_t v[128];
+    load(c, blk, b, v);
+    const std::uint64_t lim = low_mask(8 * c.d), base = base_of(c, blk, b, v);
     if (c.imm && base == 0) return false;  // bdi.h's `if (!!B8D1i)`: the base doubles as the flag
-    for (std::size_t i = 0; i < kLine / c.k; ++i)
+    for (std::size_t i = 0; i < b / c.k; ++i)
       if (!(c.imm && v[i] <= lim) && ((v[i] - base) & low_mask(8 * c.k)) > lim) return false;
     return true;
   }
-  static int choose(const std::uint8_t* blk) {
+  static int choose(const std::uint8_t* blk, std::size_t b) {
     bool zero = true, rep[4] = {true, true, true, true};  // 1, 2, 4, 8 bytes
-    for (std::size_t i = 0; i < kLine; ++i) zero = zero && blk[i] == 0;
+    for (std::size_t i = 0; i < b; ++i) zero = zero && blk[i] == 0;
     if (zero) return 0;
     for (unsigned j = 0; j < 4; ++j) {
       const std::size_t k = std::size_t{1} << j;
-      for (std::size_t i = k; i < kLine && rep[j]; i += k) rep[j] = std::memcmp(blk, blk + i, k) == 0;
+      for (std::size_t i = k; i < b && rep[j]; i += k) rep[j] = std::memcmp(blk, blk + i, k) == 0;
       if (rep[j]) return static_cast<int>(j) + 1;
     }
     for (const Cand& c : kCands)
-      if (fits(c, blk)) return c.code;
+      if (bytes_of(c, b) < b && fits(c, blk, b)) return c.code;
     return kRawCode;
   }
-  static SizeBreakdown breakdown(int code) {
+  static SizeBreakdown breakdown(int code, std::size_t b) {
     SizeBreakdown s;
     s.mode = static_cast<std::int16_t>(code);
     s.tag = 1;
     if (code == kRawCode) {
-      s.payload = 8 * kLine;
+      s.payload = static_cast<std::uint32_t>(8 * b);
       return s;
     }
     s.header = 8;
@@ -1096,8 +1097,8 @@ class BdiNap64 final : public CodecImpl<BdiNap64> {
       return s;
     }
     const Cand& c = *find(code);
-    const unsigned n = static_cast<unsigned>(kLine / c.k);
-    s.meta = c.imm ? n : 0u;
+    const unsigned n = static_cast<unsigned>(b / c.k);
+    s.meta = c.imm ? n + mask_pad(n) : 0u;
     s.payload = 8 * (c.k + n * c.d);
     s.header += 8 * c.pad;
     return s;
