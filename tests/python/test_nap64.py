@@ -61,13 +61,9 @@ def test_presets_name_nap64s_default_and_cpack_is_schreiber():
 
 def test_policy_is_nap64s_cap():
     """cpack.c:30-31 and bpc.c:46-47: s > line bits ? line bits : s; nothing charged for a flag."""
-    assert memcomp.charge(np.array([511, 512, 513, 544], np.uint32), 64, "threshold(1)").tolist() == [
-        511,
-        512,
-        512,
-        512,
-    ]
-    assert memcomp.charge(np.array([1024, 1025, 1089], np.uint32), 128, "threshold(1)").tolist() == [1024, 1024, 1024]
+    cpack, bpc = memcomp.get_codec("cpack.nap64").policy, memcomp.get_codec("bpc.nap64").policy
+    assert memcomp.charge(np.array([511, 512, 513, 544], np.uint32), 64, cpack).tolist() == [511, 512, 512, 512]
+    assert memcomp.charge(np.array([1024, 1025, 1089], np.uint32), 128, bpc).tolist() == [1024, 1024, 1024]
 
 
 # ---- hand-worked lines: BDI (bdi.h) ------------------------------------------------------------
