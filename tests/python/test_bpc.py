@@ -92,7 +92,7 @@ def test_w11():
 def test_presets_registered():
     t = memcomp.list_codecs()
     rows = t[t["name"].str.startswith("bpc.")].set_index("name")
-    assert list(rows.index) == ["bpc.isca16", "bpc.skku", "bpc.cal22", "bpc.liu"]
+    assert list(rows.index) == ["bpc.isca16", "bpc.skku", "bpc.cal22", "bpc.liu", "bpc.nap64"]
     assert rows.loc["bpc.isca16", "default"] and rows.loc["bpc.isca16", "exact"]
     assert not rows.loc["bpc.skku", "exact"] and rows.loc["bpc.liu", "exact"]
     assert memcomp.get_codec("bpc.liu").modes == {0: "delta", 1: "rows"}

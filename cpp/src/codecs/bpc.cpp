@@ -43,6 +43,17 @@
 // position symbol 10 bits at any block size, all-ones only for 31-bit planes (that tool's
 // constants, exact at 128 B). Both are accounting-only.
 //
+// bpc.nap64 is NAP64's bpc plugin (NAP64/Memory-Compression-Measurements-Open@eefc809,
+// include/bpc.h, src/compression/bpc.c) at its 128 B lines (bpc.c:25): the base word coded 000,
+// 001+4, 010+8, 011+16 or 1+32 (bpc.h:66-89, = the codes above); 33-bit deltas whose 33rd bit
+// is set when word i < word i-1 as unsigned words (bpc.h:25-27, words=unsigned); planes from
+// DBX[32] = DBP[32] down (98-106); zero runs 001 and 01+5 (113-124, 160-170); a non-zero DBX
+// tested for a single one, then two adjacent ones, at each position from bit 0 up (126-148:
+// 00011+5 and 00010+5), then all ones 00000 (149), DBP zero 00001 (151-152), raw 1+31
+// (155-156): precedence=liu. Its size is the bits written (bpc.h:171). The plugin caps a line at
+// 1024 bits unless run with -p (bpc.c:46-47; parse_switch on by default, src/driver.c:345):
+// policy threshold(1), no flag bit charged; policy "none" gives the -p sizes.
+//
 // The decoder accepts exactly the streams the encoder writes: narrowest base code, maximal
 // zero runs inside the planes, positions inside the plane, each plane's first applicable
 // class, a 33-bit delta that stays within int32, and the mode flag the encoder would choose.
@@ -1229,6 +1240,14 @@ void add_bpc_presets(std::vector<Preset>& out) {
                  "Liu's Compresso-style BPC: 32-bit deltas, a 1-bit flag choosing delta planes or the block's rows",
                  "none",
                  {{"delta_bits", std::int64_t{32}}, {"alt_mode", S("rows")}, {"precedence", S("liu")}},
+                 false,
+                 &make_bpc});
+  out.push_back({"bpc.nap64",
+                 "bpc",
+                 "NAP64 bpc plugin at 128 B: 33rd delta bit from an unsigned compare, Liu's pattern order, capped at "
+                 "the line as NAP64 reports by default",
+                 "threshold(1)",
+                 {{"words", S("unsigned")}, {"precedence", S("liu")}},
                  false,
                  &make_bpc});
 }

@@ -42,6 +42,15 @@
 // is pushed only when no entry shares its bits 31..16, so all entries that share them are
 // copies of one value (the initial zeros).
 //
+// cpack.nap64 is NAP64's cpack plugin (NAP64/Memory-Compression-Measurements-Open@eefc809,
+// include/cpack.h, a C transplant of benschreiber/cpack) on 64 B lines, i.e. cpack.schreiber:
+// bytes a, b, c, d of a word are memory bytes 4i..4i+3 (cpack.h:76-79, endian=big); zzzz and
+// zzzx are tested first (82-90); then the first entry whose a, b match gives mmmm, mmmx or mmxx
+// (93-113); otherwise xxxx, pushed as the next entry (119-132, push=literal, dictionary=fill: at
+// most 16 pushes in 16 words). The plugin caps a line at 512 bits unless run with -p
+// (src/compression/cpack.c:30-31, parse_switch on by default in src/driver.c:345): policy
+// threshold(1), no flag bit charged; policy "none" gives the -p sizes.
+//
 // measure() avoids data-dependent branches: the smallest word ^ entry over the dictionary
 // gives the code through a table, pushes are masked writes, and two independent blocks step
 // through their words together.
@@ -1321,6 +1330,13 @@ void add_cpack_presets(std::vector<Preset>& out) {
                  "cpack",
                  "benschreiber/cpack: memory-order bytes, push xxxx only, up to 16 entries",
                  "none",
+                 {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("fill")}},
+                 false,
+                 &make_cpack});
+  out.push_back({"cpack.nap64",
+                 "cpack",
+                 "NAP64 cpack plugin (= cpack.schreiber), capped at the line as NAP64 reports by default",
+                 "threshold(1)",
                  {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("fill")}},
                  false,
                  &make_cpack});
