@@ -4,6 +4,7 @@ of the tools (oracles_nap64.py) under hypothesis, and the tools' own per-line si
 (tests/golden/nap64_lines.json, made by tools/peers/nap64)."""
 
 import base64
+import dataclasses
 import json
 import struct
 from pathlib import Path
@@ -230,3 +231,24 @@ def test_bdi_other_block_sizes():
     assert one("bdi.nap64", _le("2Q", 5, 0x123456)) == (96, "b8d1i")
     assert one("bdi.nap64", _le("4I", *range(0x40000000, 0x40000004))) == (72, "b4d1")
     assert one("bdi.nap64", bytes(range(100, 228))) == (1024, "raw")
+
+
+def test_bpc_nap64_decodes_unsigned_deltas():
+    """bpc.nap64 is exact: the decoder reads the word before as unsigned, so a delta across the
+    signed wrap (0xFFFFFFFF then 0: -4294967295 unsigned, +1 signed) comes back, and a stream whose
+    delta leaves 0..2^32 - 1 is refused."""
+    words = np.array([0xFFFFFFFF, 0, 0x80000000, 0x7FFFFFFF] * 8, dtype="<u4")
+    blocks = words.view(np.uint8).reshape(1, 128)
+    c = memcomp.get_codec("bpc.nap64")
+    enc = c.encode(blocks)
+    assert int(enc.bit_lengths[0]) == int(c.measure(blocks).size_bits[0])
+    np.testing.assert_array_equal(c.decode(enc), blocks)
+    rng = np.random.default_rng(5)
+    many = rng.integers(0, 2**32, size=(500, 32), dtype=np.uint64).astype("<u4").view(np.uint8).reshape(500, 128)
+    np.testing.assert_array_equal(c.decode(c.encode(many)), many)
+    # a stream bpc.isca16 writes for 0 then 0xFFFFFFFF (delta -1 between signed words) takes word 1
+    # below 0 when the word before is read unsigned: refused, never wrapped
+    b = np.array([0] + [0xFFFFFFFF] * 31, dtype="<u4").view(np.uint8).reshape(1, 128)
+    signed = dataclasses.replace(memcomp.get_codec("bpc.isca16").encode(b), config=c.get_config())
+    with pytest.raises(memcomp.CorruptStreamError, match="delta -1 of word 1 leaves the unsigned 32-bit range"):
+        c.decode(signed)

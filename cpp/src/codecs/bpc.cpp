@@ -41,7 +41,8 @@
 // words="unsigned" takes the 33-bit deltas between words read as unsigned (the MPC authors' tool
 // copies 4 bytes into a 64-bit integer); fields="fixed32" charges a raw plane 32 bits and a
 // position symbol 10 bits at any block size, all-ones only for 31-bit planes (that tool's
-// constants, exact at 128 B). Both are accounting-only.
+// constants, exact at 128 B). fixed32 is accounting-only; words=unsigned decodes (the word
+// before is read unsigned, and a delta must keep it within 0..2^32 - 1).
 //
 // bpc.nap64 is NAP64's bpc plugin (NAP64/Memory-Compression-Measurements-Open@eefc809,
 // include/bpc.h, src/compression/bpc.c) at its 128 B lines (bpc.c:25): the base word coded 000,
@@ -56,7 +57,8 @@
 //
 // The decoder accepts exactly the streams the encoder writes: narrowest base code, maximal
 // zero runs inside the planes, positions inside the plane, each plane's first applicable
-// class, a 33-bit delta that stays within int32, and the mode flag the encoder would choose.
+// class, a 33-bit delta that stays within int32 (uint32 with words=unsigned), and the mode flag
+// the encoder would choose.
 //
 // With AVX2 at B = 32..128 the planes are classified eight per register (emit_planes_avx2),
 // and delta blocks decode two at a time without a branch per symbol class (decode_fast2),
@@ -362,7 +364,7 @@ class BPC final : public CodecImpl<BPC> {
             {"words", std::string(unsigned_words_ ? "unsigned" : "signed")},
             {"fields", std::string(fixed32_ ? "fixed32" : "width")}};
   }
-  bool exact() const override { return !fixed7_ && !unsigned_words_ && !fixed32_; }
+  bool exact() const override { return !fixed7_ && !fixed32_; }
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     // A plane costs at most max(1 + W, 5 + pos bits) (at W = 3 a position symbol is longer than
     // a raw plane); a zero plane costs less.
@@ -413,7 +415,7 @@ class BPC final : public CodecImpl<BPC> {
     const Src src = mode == 1 ? Src::words : delta_bits_ == 33 ? Src::delta33 : Src::delta32;
     const unsigned P = src == Src::delta33 ? 33 : 32;
 #if defined(MEMCOMP_X86_SIMD)
-    if (b >= 32 && b <= 128 && simd_avx2()) {
+    if (b >= 32 && b <= 128 && simd_avx2() && !unsigned_words_) {  // the lanes take signed words
       alignas(32) std::uint32_t rev[48];
       with_block_size(b, [&](auto B) {
         if constexpr (B() >= 32 && B() <= 128) planes_avx2<B()>(blk, src, rev);
@@ -437,7 +439,7 @@ class BPC final : public CodecImpl<BPC> {
     std::size_t i = begin;
 #if defined(MEMCOMP_X86_SIMD)
     const std::size_t b = enc.block_bytes;
-    if (alt_ == Alt::none && exact() && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
+    if (alt_ == Alt::none && exact() && !unsigned_words_ && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
       for (; i + 2 <= end; i += 2) {
         bool ok = false;
         try {
@@ -467,7 +469,7 @@ class BPC final : public CodecImpl<BPC> {
  private:
   void decode_mode(BitReader& in, bool alt, std::uint8_t* out, std::size_t b) const {
 #if defined(MEMCOMP_X86_SIMD)
-    if (!alt && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
+    if (!alt && !unsigned_words_ && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
       if (decode_fast(in, out, b)) return;
       count_lane_fallback();
     }
@@ -490,10 +492,11 @@ class BPC final : public CodecImpl<BPC> {
       const std::uint64_t u = rows[i - 1];
       if (src == Src::delta33) {
         const std::int64_t d = static_cast<std::int64_t>(u & 0xFFFFFFFFu) - ((u >> 32) ? (std::int64_t{1} << 32) : 0);
-        const std::int64_t s = static_cast<std::int32_t>(w) + d;
-        if (!fits_signed(s, 32))
-          throw corrupt_stream("bpc delta " + std::to_string(d) + " of word " + std::to_string(i) +
-                               " leaves the signed 32-bit range");
+        // the word before, as the encoder read it: signed, or unsigned (words=unsigned)
+        const std::int64_t s = (unsigned_words_ ? std::int64_t{w} : std::int64_t{static_cast<std::int32_t>(w)}) + d;
+        if (unsigned_words_ ? (s < 0 || s > std::int64_t{0xFFFFFFFF}) : !fits_signed(s, 32))
+          throw corrupt_stream("bpc delta " + std::to_string(d) + " of word " + std::to_string(i) + " leaves the " +
+                               (unsigned_words_ ? "unsigned" : "signed") + " 32-bit range");
         w = static_cast<std::uint32_t>(s);
       } else if (src == Src::delta32) {
         w += static_cast<std::uint32_t>(u);
