@@ -52,12 +52,14 @@ from . import mpc as _mpc
 from . import report as _report
 from . import toggles as _toggles
 from ._common import block_bytes_of, check_chunk_blocks, check_int, fit_sample, sample_how, sample_index, source_of
+from .analysis.base import Analysis
+from .analysis.run import CHUNK_BLOCKS, closed, fold
 from .io import Dump, StreamDump, open_dumps
 
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["compare", "entropy_table", "mpc_train", "toggles_compare", "PARTITION_BYTES"]
+__all__ = ["compare", "entropy_table", "mpc_train", "run", "toggles_compare", "PARTITION_BYTES"]
 
 #: Bytes per task when a dataset is cut into parts.
 PARTITION_BYTES = 64 << 20
@@ -193,69 +195,150 @@ def _check_partition(partition_bytes: Any) -> int:
     return check_int("partition_bytes", partition_bytes, 1)
 
 
-# ------------------------------------------------------------------------------------- compare
-def _fit_sample(d: Any) -> Any:
-    """What the fit task gets: the dataset itself when a worker can map or reopen it (it takes
-    the serial call's sample there), else the sample as (blocks, how)."""
+# ------------------------------------------------------------------------------------- the runner
+def _sample_for(d: Any) -> Any:
+    """What a fit task gets for dataset ``d``: the dataset itself when a worker can map or reopen
+    it (it draws the serial call's sample there), else the sample as (blocks, how)."""
     if isinstance(d, _da.Array):
         idx = sample_index(d.shape[0], d.shape[1])
-        return None, (d if idx is None else d[idx]).rechunk({0: -1, 1: -1}), sample_how(idx)
+        return None, ((d if idx is None else d[idx]).rechunk({0: -1, 1: -1}), sample_how(idx))
     if isinstance(d, StreamDump) or (isinstance(d, Dump) and d._mmap is not None):
-        return d, None, None
-    sample = fit_sample(d)
-    return None, sample[0], sample[1]
+        return d, None
+    return None, fit_sample(d)
 
 
-def _fit(d: Any, sample: Any, how: Optional[str], codecs: list, threads: Optional[int]) -> tuple:
-    return _report.fit_missing(d, codecs, threads, None if sample is None else (np.ascontiguousarray(sample), str(how)))
+def _prepare(a: Analysis, d: Any, sample: Any, threads: Optional[int]) -> Analysis:
+    if sample is None:
+        sample = fit_sample(d)
+    return a.prepare((np.ascontiguousarray(sample[0]), str(sample[1])), threads)
 
 
-def _joined(*fits: tuple) -> tuple:
-    return [c for f in fits for c in f[0]], [h for f in fits for h in f[1]]
+def _part_task(
+    a: Analysis,
+    part: Any,
+    warm: Any,
+    first: int,
+    threads: Optional[int],
+    chunk_blocks: int,
+    start: Any = None,
+    given: bool = False,
+) -> tuple:
+    """(partial, carry it started from, carry it ended with, provenance) of ``part`` (block
+    ``first`` on of its dataset): from the carry ``start`` if ``given``, else from the one
+    replaying ``warm`` (the blocks before it) from the initial carry ends in."""
+    carry = start if given else a.start()
+    if not given and warm is not None and a.carried:
+        _, carry = fold(a, warm, carry, first=first - _n_blocks(warm), threads=threads, chunk_blocks=chunk_blocks)
+    entry = carry if a.carried else None
+    total, end = fold(a, part, carry, first=first, threads=threads, chunk_blocks=chunk_blocks)
+    return total, entry, end if a.carried else None, source_of(part)
 
 
-def _fitted(d: Any, cs: list, threads: Optional[int]) -> Any:
-    """(codecs, how each was trained) as report.fit_missing gives them: each data-driven codec
-    fitted in its own task on a worker (they fit in parallel), the others as they are."""
-    if not any(c.requires_fit for c in cs):
-        return _report.fit_missing(d, cs, threads)
-    where = _fit_sample(d)
-    return _delayed(_joined)(
-        *[
-            _delayed(_fit)(*where, [c], threads) if c.requires_fit else _report.fit_missing(None, [c], threads)
-            for c in cs
-        ]
-    )
+def _merge(a: Analysis) -> Callable[..., Any]:
+    def merged(*parts: Any) -> Any:
+        total = parts[0]
+        for p in parts[1:]:
+            total = a.merge(total, p)
+        return total
+
+    return merged
 
 
-def _measure(part: Any, fitted: tuple, oracle_over: str, threads: Optional[int], chunk_blocks: int) -> tuple:
-    return _Stats(
-        _report.collect_stats(part, fitted[0], threads=threads, chunk_blocks=chunk_blocks, oracle_over=oracle_over)
-    )
+def _first_of(parts: Sequence[Any]) -> Any:
+    return parts[0]
 
 
-class _Stats(tuple):
-    """report.collect_stats's (per-codec SizeStats, oracle SizeStats, wins), added term by term."""
+def run(
+    analysis: Analysis,
+    data: Any,
+    *,
+    block_bytes: Optional[int] = None,
+    allow_partial: bool = False,
+    threads: Optional[int] = 1,
+    chunk_blocks: int = CHUNK_BLOCKS,
+    partition_bytes: int = PARTITION_BYTES,
+    warmup_blocks: Optional[int] = None,
+    client: Any = None,
+) -> Any:
+    """Any registered analysis (:mod:`memcomp.analysis`) over every dataset of ``data`` on Dask:
+    the serial :func:`memcomp.analysis.run_each`'s result, bit for bit.
 
-    def __add__(self, other: "_Stats") -> "_Stats":  # type: ignore[override]
-        return _Stats(([a + b for a, b in zip(self[0], other[0])], self[1] + other[1], self[2] + other[2]))
+    ``data`` is a path, directory or glob (opened with :func:`memcomp.open_dumps` and
+    ``block_bytes``), a Dump, an ``(n, B)`` uint8 ndarray or dask array, or a list of them. Each
+    dataset is resolved here (warnings reach you), prepared once on a worker (data-driven codecs
+    fitted on the serial call's sample), cut into parts of about ``partition_bytes`` whose
+    partials a tree of tasks merges in order, and finished. A part of a ``carried`` analysis
+    starts from the carry replaying its ``warmup_blocks`` preceding blocks gives (default the
+    analysis's own); the parts are
+    joined in order, each checked to start where the one before ended, and counted again from
+    the true carry where it did not. An analysis that is not ``splittable`` (a stateful codec)
+    and a compressed dump run as one part per dataset (datasets still run in parallel)."""
+    if not isinstance(analysis, Analysis):
+        raise TypeError(f"analysis must be a memcomp Analysis, got {type(analysis).__name__}")
+    check_chunk_blocks(chunk_blocks)
+    partition_bytes = _check_partition(partition_bytes)
+    warm = analysis.warmup_blocks if warmup_blocks is None else check_int("warmup_blocks", warmup_blocks, 1)
+    datasets = _datasets(data, block_bytes, allow_partial)
+    jobs: List[Any] = [(d, analysis.resolve(_block_bytes(d))) for d in datasets]
+    results: List[Any] = [None] * len(jobs)
+    todo = list(range(len(jobs)))
+    while todo:
+        graphs = []
+        for i in todo:
+            d, a = jobs[i]
+            prepared = _delayed(_prepare)(a, *_sample_for(d), threads) if a.samples() else a.prepare(None, threads)
+            parts = _parts(d, partition_bytes, whole=not a.splittable(_block_bytes(d)))
+            ends = [s for _, s in parts[1:]] + [None]
+            tasks = [
+                _delayed(_part_task)(
+                    prepared,
+                    p,
+                    None if s == 0 or not a.carried else _slice(d, max(0, s - warm), s),
+                    s,
+                    threads,
+                    chunk_blocks,
+                )
+                for p, s in parts
+            ]
+            if a.carried:
+                graphs.append((prepared, tasks, None))
+            else:
+                totals = [_delayed(_first_of)(t) for t in tasks]
+                merged = _tree(totals, _delayed(_merge)(prepared))
+                graphs.append((prepared, [tasks[0]] if isinstance(d, StreamDump) else [], merged))
+            jobs[i] = (d, a, parts, ends)
+        done = _compute(graphs, client)
+        again = []
+        for i, (prepared, tasks, merged) in zip(todo, done):
+            d, a, parts, ends = jobs[i]
+            if merged is None:  # carried: join the parts in order, each from the true carry
+                total, _, end, source = tasks[0]
+                for (p, s), (part_total, entry, part_end, _) in zip(parts[1:], tasks[1:]):
+                    if entry != end:  # the warm-up did not reach the true carry: count it again
+                        ((part_total, _, part_end, _),) = _compute(
+                            [_delayed(_part_task)(prepared, p, None, s, threads, chunk_blocks, start=end, given=True)],
+                            client,
+                        )
+                    total, end = prepared.merge(total, part_total), part_end
+                total = closed(prepared, total, end)
+            else:
+                total = merged
+                source = tasks[0][3] if tasks else None
+            source = source if isinstance(d, StreamDump) else _source(d)
+            nxt = prepared.then(total)
+            if nxt is not None:
+                jobs[i] = (d, nxt.resolve(_block_bytes(d)))
+                again.append(i)
+                continue
+            out = prepared.finish(total, source)
+            if prepared.per_dataset and hasattr(out, "columns") and "dataset" not in out.columns:
+                out.insert(0, "dataset", getattr(d, "name", None))
+            results[i] = out
+        todo = again
+    return _concat(results)
 
 
-def _compare_table(total: tuple, fitted: tuple, over: Any, source: dict, kw: dict) -> "pandas.DataFrame":
-    stats, oracle, wins = total
-    cs, training = fitted
-    return _report.table(
-        stats,
-        cs,
-        oracle=oracle if over else None,
-        wins=wins,
-        training=training,
-        oracle_over=over or "exact",
-        source=source,
-        **kw,
-    )
-
-
+# ------------------------------------------------------------------------------------- compare
 def compare(
     data: Any,
     codecs: _report.CodecsArg = ("bdi", "fpc"),
@@ -273,28 +356,22 @@ def compare(
     partition_bytes: int = PARTITION_BYTES,
     client: Any = None,
 ) -> "pandas.DataFrame":
-    """:func:`memcomp.report.compare` of every dataset of ``data`` on Dask, rows concatenated in
-    dataset order: equal to ``pd.concat([report.compare(d, codecs, ...) for d in datasets])``.
-
-    ``data`` is a path, directory or glob (opened with :func:`memcomp.open_dumps` and
-    ``block_bytes``), a Dump, an ``(n, B)`` uint8 ndarray or dask array, or a list of them."""
-    check_chunk_blocks(chunk_blocks)
-    partition_bytes = _check_partition(partition_bytes)
-    over = "exact" if oracle is True else oracle
-    if over not in (False, None) and over not in _report.ORACLE_OVER:
-        raise ValueError(f"oracle must be one of {_report.ORACLE_OVER}, True or False, got {oracle!r}")
-    kw = dict(mag=mag, u_min=u_min, policy=policy, count_tag=count_tag)
-    graphs = []
-    for d in _datasets(data, block_bytes, allow_partial):
-        resolved = _report.resolve_codecs(codecs, _block_bytes(d))
-        cs: list = [_report.with_mag(c, mag) for c in resolved] if codec_mag else list(resolved)
-        fitted = _fitted(d, cs, threads)
-        stateful = any(c.stateful for c in cs)
-        total, source = _partials(
-            _measure, d, _parts(d, partition_bytes, whole=stateful), fitted, over or "exact", threads, chunk_blocks
-        )
-        graphs.append(_delayed(_compare_table)(total, fitted, over, source, {**kw, "skipped": resolved.skipped}))
-    return _concat(_compute(graphs, client))
+    """:func:`memcomp.report.compare` of every dataset of ``data`` on Dask (:func:`run` of
+    :class:`memcomp.report.Compare`), rows concatenated in dataset order: equal to
+    ``pd.concat([report.compare(d, codecs, ...) for d in datasets])``."""
+    a = _report.Compare(
+        codecs=codecs, mag=mag, u_min=u_min, policy=policy, count_tag=count_tag, oracle=oracle, codec_mag=codec_mag
+    )
+    return run(
+        a,
+        data,
+        block_bytes=block_bytes,
+        allow_partial=allow_partial,
+        threads=threads,
+        chunk_blocks=chunk_blocks,
+        partition_bytes=partition_bytes,
+        client=client,
+    )
 
 
 # ------------------------------------------------------------------------------------- entropy
@@ -312,55 +389,28 @@ def entropy_table(
     client: Any = None,
 ) -> "pandas.DataFrame":
     """:func:`memcomp.entropy.table` of every dataset of ``data`` (as in :func:`compare`) on
-    Dask, rows concatenated in dataset order; per dataset the :class:`~memcomp.entropy.TableStats`
-    of its parts are added up."""
-    partition_bytes = _check_partition(partition_bytes)
-    graphs = []
-    for d in _datasets(data, block_bytes, allow_partial):
-        total, source = _partials(
-            _entropy.table_stats,
-            d,
-            _parts(d, partition_bytes),
-            symbol_bits,
-            endian=endian,
-            threads=threads,
-            chunk_blocks=chunk_blocks,
-        )
-        graphs.append(_delayed(_entropy.table_from_stats)(total, mfv=mfv, source=source))
-    return _concat(_compute(graphs, client))
+    Dask (:func:`run` of :class:`memcomp.entropy.EntropyTable`), rows concatenated in dataset
+    order."""
+    return run(
+        _entropy.EntropyTable(symbol_bits=symbol_bits, mfv=mfv, endian=endian),
+        data,
+        block_bytes=block_bytes,
+        allow_partial=allow_partial,
+        threads=threads,
+        chunk_blocks=chunk_blocks,
+        partition_bytes=partition_bytes,
+        client=client,
+    )
 
 
 # ------------------------------------------------------------------------------------- toggles
-#: Blocks a part of :func:`toggles_compare` replays before its first block to learn the bus states
-#: it starts from.
+#: Blocks a part of a carried analysis (:func:`toggles_compare`) replays before its first block to
+#: learn the carry it starts from.
 WARMUP_BLOCKS = 1024
 
 
 def _slice(d: Any, start: int, stop: int) -> Any:
     return d.part(start, stop) if isinstance(d, Dump) else d[start:stop]
-
-
-def _toggle_part(
-    part: Any,
-    warm: Any,
-    fitted: tuple,
-    setup: Any,
-    bu: Any,
-    bu_warm: Any,
-    threads: Optional[int],
-    chunk_blocks: int,
-    close: bool,
-    start: Optional[tuple] = None,
-) -> tuple:
-    """(totals of ``part``, its provenance): from the bus states ``start``, or from those that
-    replaying ``warm`` (the blocks before it) from the initial states ends in."""
-    cs = fitted[0]
-    if start is None and warm is not None:
-        start = _toggles.bus_totals(
-            warm, cs, setup, bu_warm, threads=threads, chunk_blocks=chunk_blocks, close=False
-        ).end
-    tot = _toggles.bus_totals(part, cs, setup, bu, threads=threads, chunk_blocks=chunk_blocks, start=start, close=close)
-    return tot, source_of(part)
 
 
 def toggles_compare(
@@ -377,79 +427,34 @@ def toggles_compare(
     **kw: Any,
 ) -> "pandas.DataFrame":
     """:func:`memcomp.toggles.compare` of every dataset of ``data`` (as in :func:`compare`) on
-    Dask, rows concatenated in dataset order; ``kw`` are toggles.compare's bus, EC and energy
-    options.
+    Dask (:func:`run` of :class:`memcomp.toggles.Toggles`), rows concatenated in dataset order;
+    ``kw`` are toggles.compare's bus, EC and energy options.
 
     The bus state runs through a dataset in order, so a part's counts depend on the states the
     part before it ended in. Each part therefore starts from the states that replaying its
     ``warmup_blocks`` preceding blocks gives (a wire state forgets its past after a few transfers,
     but blocks that send nothing, such as zero blocks, keep it: hence a long warm-up), and the
-    parts are then joined in order, each checked to start where the one
-    before ended (the states are compared exactly); a part that does not is counted again from
-    the true states. The result is the serial call's, bit for bit, whatever the data. Stateful
-    codecs make a dataset one task."""
-    check_chunk_blocks(chunk_blocks)
-    partition_bytes = _check_partition(partition_bytes)
-    warmup_blocks = check_int("warmup_blocks", warmup_blocks, 1)
-    setup = _toggles.bus_setup(**kw)
+    parts are then joined in order, each checked to start where the one before ended (the states
+    are compared exactly); a part that does not is counted again from the true states. The result
+    is the serial call's, bit for bit, whatever the data. Stateful codecs make a dataset one task."""
+    a = _toggles.Toggles(codecs=codecs, **kw)
     datasets = _datasets(data, block_bytes, allow_partial)
-    if setup.bu_all is not None and len(datasets) != 1:
-        raise ValueError("a per-block bu array needs exactly one dataset")
-    jobs = []
-    for d in datasets:
-        cs = _report.resolve_codecs(codecs)
-        for c in cs:
-            if not c.exact:
-                raise ValueError(
-                    f"{c.name} is accounting-only (exact=False): it has no stream to put on a bus; "
-                    "use a decodable preset"
-                )
-        fitted = _fitted(d, cs, threads)
-        n = None if isinstance(d, StreamDump) else _n_blocks(d)
-        if setup.bu_all is not None and setup.bu_all.shape != (n,):
-            raise ValueError(f"bu must be a number or have one entry per block ({n}), got shape {setup.bu_all.shape}")
-        parts = _parts(d, partition_bytes, whole=any(c.stateful for c in cs))
-        ends = [s for _, s in parts[1:]] + [n]
-
-        def bu_of(a: int, b: Optional[int]) -> Any:
-            return None if setup.bu_all is None else setup.bu_all[a:b]
-
-        specs = [(p, s, e, k == len(parts) - 1) for k, ((p, s), e) in enumerate(zip(parts, ends))]
-        tasks = [
-            _delayed(_toggle_part)(
-                p,
-                None if s == 0 else _slice(d, max(0, s - warmup_blocks), s),
-                fitted,
-                setup,
-                bu_of(s, e),
-                None if s == 0 else bu_of(max(0, s - warmup_blocks), s),
-                threads,
-                chunk_blocks,
-                last,
-            )
-            for p, s, e, last in specs
-        ]
-        jobs.append((d, fitted, specs, bu_of, tasks))
-    done = _compute([(fitted, tasks) for _, fitted, _, _, tasks in jobs], client)
-    frames = []
-    for (d, _, specs, bu_of, _), (fitted, results) in zip(jobs, done):
-        total, source = results[0]
-        for (p, s, e, last), (tot, _) in zip(specs[1:], results[1:]):
-            if not total.continues(tot):  # the warm-up did not reach the true states: count it again
-                (redo,) = _compute(
-                    [
-                        _delayed(_toggle_part)(
-                            p, None, fitted, setup, bu_of(s, e), None, threads, chunk_blocks, last, start=total.end
-                        )
-                    ],
-                    client,
-                )
-                tot = redo[0]
-            total = total + tot
-        frames.append(
-            _toggles.totals_frame(total, fitted[0], setup, source if isinstance(d, StreamDump) else _source(d))
-        )
-    return _concat(frames)
+    bu_all = a.setup.bu_all
+    if bu_all is not None:
+        if len(datasets) != 1:
+            raise ValueError("a per-block bu array needs exactly one dataset")
+        n = None if isinstance(datasets[0], StreamDump) else _n_blocks(datasets[0])
+        if bu_all.shape != (n,):
+            raise ValueError(f"bu must be a number or have one entry per block ({n}), got shape {bu_all.shape}")
+    return run(
+        a,
+        datasets,
+        threads=threads,
+        chunk_blocks=chunk_blocks,
+        partition_bytes=partition_bytes,
+        warmup_blocks=warmup_blocks,
+        client=client,
+    )
 
 
 # ----------------------------------------------------------------------------------------- mpc

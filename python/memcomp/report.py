@@ -352,9 +352,12 @@ class Compare(Analysis):
         out._skipped, out._block_bytes = resolved.skipped, int(block_bytes)
         return out
 
-    def prepare(self, data: Any, threads: Optional[int] = None, sample: Optional[tuple] = None) -> "Compare":
+    def samples(self) -> bool:
+        return any(c.requires_fit for c in self._codecs())
+
+    def prepare(self, sample: Optional[tuple], threads: Optional[int] = None) -> "Compare":
         out = copy.copy(self)
-        out._cs, out._training = fit_missing(data, self._codecs(), threads, sample)
+        out._cs, out._training = fit_missing(None, self._codecs(), threads, sample)
         return out
 
     def _codecs(self) -> List[Codec]:

@@ -10,16 +10,20 @@ an analysis is:
     the analysis for one block size: options checked against it, codec names resolved (a preset
     not defined there is skipped with a warning). Cheap, and always run where the user sees
     warnings (the Dask client, not a worker).
-``prepare(data, threads, sample)``
+``prepare(sample, threads)``
     what it needs of the dataset as a whole, from a bounded sample (data-driven codecs fitted on
-    at most ``FIT_BYTES``). Returns the prepared analysis, which pickles (it travels to Dask
-    workers). Most analyses need nothing and return themselves.
+    at most ``FIT_BYTES``): ``sample`` is ``(blocks, how)`` (:func:`memcomp._common.fit_sample`)
+    when ``samples()`` says it needs one, else None. Returns the prepared analysis, which pickles
+    (it travels to Dask workers). Most analyses need nothing and return themselves.
 ``start()``
     the carry the first block starts from: the order-dependent state that runs through the
     blocks (the bus's wire states, a stateful codec's dictionary); None when there is none.
 ``partial(chunk, carry, first, threads)``
     the partial result of one chunk of ``(n, B)`` blocks, whose first block is block ``first``
     of the dataset, and the carry after it.
+``close(carry)``
+    what the carry still holds after the last block, as a partial (the bus's return to idle),
+    or None.
 ``merge(a, b)``
     ``a`` (earlier blocks) and ``b`` (later) combined, exactly: integer counts, exact sums, so
     how the blocks were cut into chunks, threads or Dask tasks never moves a digit.
@@ -259,7 +263,9 @@ class Analysis:
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
     OPTIONS: ClassVar[Tuple[Option, ...]] = ()
-    #: partial() depends on the carry (bus states, a stateful codec's dictionary)
+    #: A part of the data that does not start at block 0 must start from a guessed carry (the bus
+    #: states), which is checked. An analysis whose carry cannot be guessed (a stateful codec's
+    #: dictionary) leaves this False and says so in :meth:`splittable`: its parts are whole datasets.
     carried: ClassVar[bool] = False
     #: datasets each give their own rows (False: all datasets make one result, e.g. one model)
     per_dataset: ClassVar[bool] = True
@@ -293,9 +299,12 @@ class Analysis:
         """The analysis for ``block_bytes`` byte blocks (see the module's docstring)."""
         return self
 
-    def prepare(self, data: Any, threads: Optional[int] = None, sample: Optional[tuple] = None) -> "Analysis":
-        """The analysis ready for ``data`` (see the module's docstring); ``sample`` is a fit sample
-        the caller drew, as ``(blocks, how)`` (:func:`memcomp._common.fit_sample`)."""
+    def samples(self) -> bool:
+        """Whether :meth:`prepare` needs the dataset's fit sample (resolved analyses only)."""
+        return False
+
+    def prepare(self, sample: Optional[tuple], threads: Optional[int] = None) -> "Analysis":
+        """The analysis ready for its dataset (see the module's docstring)."""
         return self
 
     def splittable(self, block_bytes: int) -> bool:
@@ -307,6 +316,10 @@ class Analysis:
 
     def partial(self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]) -> Tuple[Any, Any]:
         raise NotImplementedError
+
+    def close(self, carry: Any) -> Any:
+        """The partial result of what ``carry`` holds after the dataset's last block, or None."""
+        return None
 
     def merge(self, a: Any, b: Any) -> Any:
         return a + b

@@ -15,12 +15,13 @@ from .._common import (
     check_progress,
     check_threads,
     chunks,
+    fit_sample,
     n_blocks_of,
 )
 from .._common import source_of as _source_of
 from .base import Analysis
 
-__all__ = ["CHUNK_BLOCKS", "fold", "run", "run_each"]
+__all__ = ["CHUNK_BLOCKS", "closed", "fold", "run", "run_each"]
 
 #: Blocks per chunk by default.
 CHUNK_BLOCKS = 1 << 18
@@ -60,6 +61,12 @@ def fold(
     return total, carry
 
 
+def closed(analysis: Analysis, total: Any, carry: Any) -> Any:
+    """``total`` with what ``carry`` holds after the dataset's last block (:meth:`Analysis.close`)."""
+    extra = analysis.close(carry)
+    return total if extra is None else analysis.merge(total, extra)
+
+
 def run(
     analysis: Analysis,
     data: Any,
@@ -80,9 +87,13 @@ def run(
     passes = []
     a: Optional[Analysis] = analysis
     while a is not None:
-        p = a.resolve(block_bytes_of(data)).prepare(data, threads, sample)
+        r = a.resolve(block_bytes_of(data))
+        if r.samples() and sample is None:
+            sample = fit_sample(data)
+        p = r.prepare(sample if r.samples() else None, threads)
         with Progress(progress, n_blocks_of(data), p.name) as step:
-            total, _ = fold(p, data, p.start(), threads=threads, chunk_blocks=chunk_blocks, step=step)
+            total, end = fold(p, data, p.start(), threads=threads, chunk_blocks=chunk_blocks, step=step)
+        total = closed(p, total, end)
         passes.append(p)
         a = p.then(total)
     return passes[-1].finish(total, _source_of(data))
