@@ -17,9 +17,10 @@ def _builtin() -> List[Type[Analysis]]:
     # imported on first use: the analyses import this package's base and runner
     from ..entropy import EntropyTable
     from ..report import Compare
+    from ..toggles import Toggles
     from .zero_runs import ZeroRuns
 
-    return [Compare, EntropyTable, ZeroRuns]
+    return [Compare, EntropyTable, Toggles, ZeroRuns]
 
 
 def register(cls: Type[Analysis]) -> Type[Analysis]:
