@@ -126,3 +126,35 @@ def test_unknown_options_are_refused(name):
 def test_an_empty_dataset_finishes(name):
     out = ma.run(ma.get(name)(), np.empty((0, 128), dtype=np.uint8))
     assert isinstance(out, pd.DataFrame)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_analysis_has_a_subcommand(name, capsys):
+    from memcomp import cli
+
+    with pytest.raises(SystemExit) as e:
+        cli.main([name, "--help"])
+    assert e.value.code == 0
+    assert ma.get(name).OPTIONS == () or any(o.cli_flag in capsys.readouterr().out for o in ma.get(name).OPTIONS)
+
+
+GENERATED = [n for n in NAMES if n not in __import__("memcomp.cli").cli._COMMANDS]
+
+
+@pytest.mark.parametrize("name", GENERATED)
+def test_a_generated_subcommand_runs_the_analysis(name, tmp_path):
+    from memcomp import cli
+
+    out = tmp_path / "out.csv"
+    assert cli.main([name, "--sample-bytes", "262144", "-o", str(out)]) == 0
+    want = ma.run(ma.get(name)(), workloads.sample_dump(262144, seed=0).reshape(-1, 128))
+    got = pd.read_csv(out)
+    assert got.shape[0] == want.shape[0]
+    for col in want.columns:
+        if col in got and pd.api.types.is_numeric_dtype(want[col]):
+            np.testing.assert_allclose(got[col].to_numpy(float), want[col].to_numpy(float), rtol=1e-12)
+    o = ma.get(name).OPTIONS[0] if ma.get(name).OPTIONS else None
+    if o is not None and o.domain.bad():
+        with pytest.raises(SystemExit) as e:  # argparse's one-line error, naming the flag
+            cli.main([name, "--sample-bytes", "262144", o.cli_flag, "999999"])
+        assert e.value.code == 2

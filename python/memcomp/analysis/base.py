@@ -77,6 +77,13 @@ class Domain:
         return ""
 
 
+def _int_text(text: str) -> int:
+    try:
+        return int(text.strip(), 0)
+    except ValueError:
+        raise ValueError(f"expected an integer, got {text!r}") from None
+
+
 @dataclass(frozen=True)
 class Int(Domain):
     lo: Optional[int] = None
@@ -94,7 +101,7 @@ class Int(Domain):
         return v
 
     def parse(self, text: str) -> Any:
-        return None if self.none and text.lower() == "none" else int(text, 0)
+        return None if self.none and text.lower() == "none" else _int_text(text)
 
     def bad(self) -> List[Any]:
         out: List[Any] = [1.5, "8", True]
@@ -125,7 +132,10 @@ class Float(Domain):
         return check_float(name, value, self.lo, self.hi, lo_open=self.lo_open)
 
     def parse(self, text: str) -> Any:
-        return float(text)
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"expected a number, got {text!r}") from None
 
     def bad(self) -> List[Any]:
         out: List[Any] = [math.nan, "1", True]
@@ -189,7 +199,7 @@ class IntList(Domain):
         return tuple(out)
 
     def parse(self, text: str) -> Any:
-        return [int(x, 0) for x in text.split(",") if x.strip()]
+        return [_int_text(x) for x in text.split(",") if x.strip()]
 
     def bad(self) -> List[Any]:
         return [[], [1.5], ["8"]] + ([[max(self.choices) + 1]] if self.choices else [])

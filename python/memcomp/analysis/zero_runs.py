@@ -53,7 +53,11 @@ class ZeroRunStats:
 
 
 class ZeroRuns(Analysis):
-    """Zero-run-length histogram (see the module's docstring)."""
+    """Per run length in words, the runs of consecutive zero words inside blocks, the zero words
+    they hold and their share of all zero words and of all words.
+
+    Columns: ``run_words`` (1 to B / ``word_bytes``), ``runs``, ``zero_words`` (runs x length),
+    ``share_of_zero_words`` and ``share_of_words``; ``blocks`` and ``word_bytes`` on every row."""
 
     name = "zero-runs"
     summary = "histogram of the lengths of runs of zero words inside blocks"
