@@ -51,9 +51,9 @@ from . import entropy as _entropy
 from . import mpc as _mpc
 from . import report as _report
 from . import toggles as _toggles
-from ._common import block_bytes_of, check_chunk_blocks, check_int, fit_sample, sample_how, sample_index, source_of
+from ._common import block_bytes_of, check_chunk_blocks, check_int, sample_how, sample_index, source_of
 from .analysis.base import Analysis
-from .analysis.run import CHUNK_BLOCKS, closed, fold
+from .analysis.run import CHUNK_BLOCKS, closed, draw, fold
 from .io import Dump, StreamDump, open_dumps
 
 if TYPE_CHECKING:
@@ -139,6 +139,10 @@ def _n_blocks(d: Any) -> int:
     return int(d.shape[0]) if isinstance(d, (np.ndarray, _da.Array)) else int(len(d))
 
 
+def _known_blocks(d: Any) -> Optional[int]:
+    return None if isinstance(d, StreamDump) else _n_blocks(d)
+
+
 def _block_bytes(d: Any) -> int:
     return int(d.shape[1]) if isinstance(d, _da.Array) else block_bytes_of(d)
 
@@ -196,20 +200,23 @@ def _check_partition(partition_bytes: Any) -> int:
 
 
 # ------------------------------------------------------------------------------------- the runner
-def _sample_for(d: Any) -> Any:
-    """What a fit task gets for dataset ``d``: the dataset itself when a worker can map or reopen
-    it (it draws the serial call's sample there), else the sample as (blocks, how)."""
+def _sample_for(d: Any, want: Any) -> Any:
+    """What a prepare task gets of dataset ``d`` for ``want`` (:meth:`Analysis.samples`): the
+    dataset itself when a worker can map or reopen it (it draws the serial call's sample there),
+    else the sample as (blocks, how)."""
     if isinstance(d, _da.Array):
-        idx = sample_index(d.shape[0], d.shape[1])
-        return None, ((d if idx is None else d[idx]).rechunk({0: -1, 1: -1}), sample_how(idx))
+        if want == "fit":
+            idx = sample_index(d.shape[0], d.shape[1])
+            return None, None, ((d if idx is None else d[idx]).rechunk({0: -1, 1: -1}), sample_how(idx))
+        return None, None, (d[: int(want)].rechunk({0: -1, 1: -1}), f"head({int(want)} blocks)")
     if isinstance(d, StreamDump) or (isinstance(d, Dump) and d._mmap is not None):
-        return d, None
-    return None, fit_sample(d)
+        return d, want, None
+    return None, None, draw(d, want)
 
 
-def _prepare(a: Analysis, d: Any, sample: Any, threads: Optional[int]) -> Analysis:
+def _prepare(a: Analysis, d: Any, want: Any, sample: Any, threads: Optional[int]) -> Analysis:
     if sample is None:
-        sample = fit_sample(d)
+        sample = draw(d, want)
     return a.prepare((np.ascontiguousarray(sample[0]), str(sample[1])), threads)
 
 
@@ -279,14 +286,17 @@ def run(
     partition_bytes = _check_partition(partition_bytes)
     warm = analysis.warmup_blocks if warmup_blocks is None else check_int("warmup_blocks", warmup_blocks, 1)
     datasets = _datasets(data, block_bytes, allow_partial)
-    jobs: List[Any] = [(d, analysis.resolve(_block_bytes(d))) for d in datasets]
+    jobs: List[Any] = [(d, analysis.resolve(_block_bytes(d), _known_blocks(d))) for d in datasets]
     results: List[Any] = [None] * len(jobs)
     todo = list(range(len(jobs)))
     while todo:
         graphs = []
         for i in todo:
             d, a = jobs[i]
-            prepared = _delayed(_prepare)(a, *_sample_for(d), threads) if a.samples() else a.prepare(None, threads)
+            want = a.samples()
+            prepared = (
+                a.prepare(None, threads) if want is None else _delayed(_prepare)(a, *_sample_for(d, want), threads)
+            )
             parts = _parts(d, partition_bytes, whole=not a.splittable(_block_bytes(d)))
             ends = [s for _, s in parts[1:]] + [None]
             tasks = [
@@ -327,7 +337,7 @@ def run(
             source = source if isinstance(d, StreamDump) else _source(d)
             nxt = prepared.then(total)
             if nxt is not None:
-                jobs[i] = (d, nxt.resolve(_block_bytes(d)))
+                jobs[i] = (d, nxt.resolve(_block_bytes(d), _known_blocks(d)))
                 again.append(i)
                 continue
             out = prepared.finish(total, source)

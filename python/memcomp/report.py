@@ -345,15 +345,15 @@ class Compare(Analysis):
         a._cs, a._block_bytes = list(codecs), int(block_bytes)
         return a
 
-    def resolve(self, block_bytes: int) -> "Compare":
+    def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "Compare":
         out = copy.copy(self)
         resolved = resolve_codecs(self["codecs"], block_bytes)
         out._cs = [with_mag(c, self["mag"]) for c in resolved] if self["codec_mag"] else list(resolved)
         out._skipped, out._block_bytes = resolved.skipped, int(block_bytes)
         return out
 
-    def samples(self) -> bool:
-        return any(c.requires_fit for c in self._codecs())
+    def samples(self) -> Optional[str]:
+        return "fit" if any(c.requires_fit for c in self._codecs()) else None
 
     def prepare(self, sample: Optional[tuple], threads: Optional[int] = None) -> "Compare":
         out = copy.copy(self)

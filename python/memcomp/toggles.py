@@ -647,7 +647,7 @@ class Toggles(Analysis):
         self._cs: Optional[List[Codec]] = None
         self._block_bytes = 0
 
-    def resolve(self, block_bytes: int) -> "Toggles":
+    def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "Toggles":
         out = copy.copy(self)
         out._cs, out._block_bytes = list(resolve_codecs(self["codecs"])), int(block_bytes)
         for c in out._cs:
@@ -663,8 +663,8 @@ class Toggles(Analysis):
             raise RuntimeError("resolve the analysis for a block size first (memcomp.analysis.run does)")
         return self._cs
 
-    def samples(self) -> bool:
-        return any(c.requires_fit for c in self._codecs())
+    def samples(self) -> Optional[str]:
+        return "fit" if any(c.requires_fit for c in self._codecs()) else None
 
     def prepare(self, sample: Optional[tuple], threads: Optional[int] = None) -> "Toggles":
         out = copy.copy(self)

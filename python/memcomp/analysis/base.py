@@ -6,14 +6,15 @@ An analysis is an immutable value made from its options, which are declared once
 builds the command line's flags and gives the contract tests their bad values. Over a dataset,
 an analysis is:
 
-``resolve(block_bytes)``
-    the analysis for one block size: options checked against it, codec names resolved (a preset
+``resolve(block_bytes, n_blocks)``
+    the analysis for one block size and dataset length (None for a stream not read yet): options checked against it, codec names resolved (a preset
     not defined there is skipped with a warning). Cheap, and always run where the user sees
     warnings (the Dask client, not a worker).
 ``prepare(sample, threads)``
     what it needs of the dataset as a whole, from a bounded sample (data-driven codecs fitted on
-    at most ``FIT_BYTES``): ``sample`` is ``(blocks, how)`` (:func:`memcomp._common.fit_sample`)
-    when ``samples()`` says it needs one, else None. Returns the prepared analysis, which pickles
+    at most ``FIT_BYTES``): ``sample`` is ``(blocks, how)``, what ``samples()`` asks for: ``"fit"``
+    the bounded fit sample (:func:`memcomp._common.fit_sample`), a number n the first n blocks
+    (online training's window), None nothing (then ``sample`` is None). Returns the prepared analysis, which pickles
     (it travels to Dask workers). Most analyses need nothing and return themselves.
 ``start()``
     the carry the first block starts from: the order-dependent state that runs through the
@@ -44,7 +45,7 @@ from __future__ import annotations
 import difflib
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -305,13 +306,14 @@ class Analysis:
         return f"{type(self).__name__}({given})"
 
     # the protocol ---------------------------------------------------------------------------
-    def resolve(self, block_bytes: int) -> "Analysis":
-        """The analysis for ``block_bytes`` byte blocks (see the module's docstring)."""
+    def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "Analysis":
+        """The analysis for ``n_blocks`` blocks of ``block_bytes`` bytes (see the module's docstring)."""
         return self
 
-    def samples(self) -> bool:
-        """Whether :meth:`prepare` needs the dataset's fit sample (resolved analyses only)."""
-        return False
+    def samples(self) -> Union[None, str, int]:
+        """What :meth:`prepare` reads of the dataset (resolved analyses only): None, ``"fit"`` (the
+        bounded fit sample) or n (the first n blocks)."""
+        return None
 
     def prepare(self, sample: Optional[tuple], threads: Optional[int] = None) -> "Analysis":
         """The analysis ready for its dataset (see the module's docstring)."""

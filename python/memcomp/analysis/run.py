@@ -5,7 +5,9 @@ time. :func:`memcomp.dask.run` runs the same analyses on Dask."""
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from .._common import (
     Progress,
@@ -21,7 +23,7 @@ from .._common import (
 from .._common import source_of as _source_of
 from .base import Analysis
 
-__all__ = ["CHUNK_BLOCKS", "closed", "fold", "run", "run_each"]
+__all__ = ["CHUNK_BLOCKS", "closed", "draw", "fold", "run", "run_each"]
 
 #: Blocks per chunk by default.
 CHUNK_BLOCKS = 1 << 18
@@ -67,6 +69,22 @@ def closed(analysis: Analysis, total: Any, carry: Any) -> Any:
     return total if extra is None else analysis.merge(total, extra)
 
 
+def draw(data: Any, want: Union[str, int]) -> tuple:
+    """``(blocks, how)`` of ``data`` as :meth:`Analysis.samples` asks: ``"fit"`` the bounded fit
+    sample (:func:`memcomp._common.fit_sample`: ``offline``, ``sample(64 MiB)``, ``head(64 MiB)``),
+    n its first n blocks (``head(n blocks)``), read from a Dump's file, never its map."""
+    if want == "fit":
+        return fit_sample(data)
+    n = int(want)
+    if isinstance(data, np.ndarray):
+        blocks = data[:n]
+    elif hasattr(data, "head"):  # a stream: kept, so its chunks still start with these blocks
+        blocks = data.head(n * block_bytes_of(data))
+    else:
+        blocks = data.read_blocks(0, min(n, len(data)))
+    return np.ascontiguousarray(blocks), f"head({n} blocks)"
+
+
 def run(
     analysis: Analysis,
     data: Any,
@@ -87,10 +105,11 @@ def run(
     passes = []
     a: Optional[Analysis] = analysis
     while a is not None:
-        r = a.resolve(block_bytes_of(data))
-        if r.samples() and sample is None:
-            sample = fit_sample(data)
-        p = r.prepare(sample if r.samples() else None, threads)
+        r = a.resolve(block_bytes_of(data), n_blocks_of(data))
+        want = r.samples()
+        p = r.prepare(
+            None if want is None else sample if sample is not None and want == "fit" else draw(data, want), threads
+        )
         with Progress(progress, n_blocks_of(data), p.name) as step:
             total, end = fold(p, data, p.start(), threads=threads, chunk_blocks=chunk_blocks, step=step)
         total = closed(p, total, end)

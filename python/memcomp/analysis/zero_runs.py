@@ -63,7 +63,7 @@ class ZeroRuns(Analysis):
     summary = "histogram of the lengths of runs of zero words inside blocks"
     OPTIONS = (Option("word_bytes", 4, Int(choices=tuple(_WORD)), "word size in bytes"),)
 
-    def resolve(self, block_bytes: int) -> "ZeroRuns":
+    def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "ZeroRuns":
         if block_bytes % self["word_bytes"]:
             raise ValueError(f"word_bytes={self['word_bytes']} does not divide the {block_bytes} B blocks")
         return self
