@@ -63,6 +63,7 @@ _FLAG_NAMES = [
     (r"threads", "--threads"),
     (r"chunk_blocks", "--chunk-blocks"),
     (r"threshold_bytes", "--thresholds"),
+    (r"thresholds", "--thresholds"),
     (r"rel_floor", "--rel-floor"),
     (r"window", "--window"),
 ]

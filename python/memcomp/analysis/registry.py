@@ -17,10 +17,11 @@ def _builtin() -> List[Type[Analysis]]:
     # imported on first use: the analyses import this package's base and runner
     from ..entropy import EntropyTable
     from ..report import Compare
+    from ..slc import Sweep
     from ..toggles import Toggles
     from .zero_runs import ZeroRuns
 
-    return [Compare, EntropyTable, Toggles, ZeroRuns]
+    return [Compare, EntropyTable, Toggles, Sweep, ZeroRuns]
 
 
 def register(cls: Type[Analysis]) -> Type[Analysis]:
