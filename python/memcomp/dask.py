@@ -53,7 +53,7 @@ from . import report as _report
 from . import toggles as _toggles
 from ._common import block_bytes_of, check_chunk_blocks, check_int, sample_how, sample_index, source_of
 from .analysis.base import Analysis
-from .analysis.run import CHUNK_BLOCKS, closed, draw, fold
+from .analysis.run import CHUNK_BLOCKS, Pooled, as_units, closed, draw, fold, units_of
 from .io import Dump, StreamDump, open_dumps
 
 if TYPE_CHECKING:
@@ -230,15 +230,15 @@ def _part_task(
     start: Any = None,
     given: bool = False,
 ) -> tuple:
-    """(partial, carry it started from, carry it ended with, provenance) of ``part`` (block
-    ``first`` on of its dataset): from the carry ``start`` if ``given``, else from the one
+    """(partial, carry it started from, carry it ended with, provenance) of ``part`` (block or
+    unit ``first`` on of its group): from the carry ``start`` if ``given``, else from the one
     replaying ``warm`` (the blocks before it) from the initial carry ends in."""
     carry = start if given else a.start()
-    if not given and warm is not None and a.carried:
-        _, carry = fold(a, warm, carry, first=first - _n_blocks(warm), threads=threads, chunk_blocks=chunk_blocks)
+    if not given and warm is not None:
+        _, carry = fold(a, warm, carry, first=first - units_of(a, warm)[1], threads=threads, chunk_blocks=chunk_blocks)
     entry = carry if a.carried else None
     total, end = fold(a, part, carry, first=first, threads=threads, chunk_blocks=chunk_blocks)
-    return total, entry, end if a.carried else None, source_of(part)
+    return total, entry, end, source_of(part)
 
 
 def _merge(a: Analysis) -> Callable[..., Any]:
@@ -253,6 +253,47 @@ def _merge(a: Analysis) -> Callable[..., Any]:
 
 def _first_of(parts: Sequence[Any]) -> Any:
     return parts[0]
+
+
+def _group_parts(a: Analysis, ds: List[Any], partition_bytes: int, warm: int) -> List[Tuple[Any, int, Any]]:
+    """(part, index of its first block or unit in the group, the blocks before it to warm up on)
+    covering the datasets ``ds`` of a group in order; one part if ``a`` is not splittable."""
+    unit = a.unit_bytes
+    if not a.splittable(_block_bytes(ds[0])):
+        return [(ds[0] if len(ds) == 1 else Pooled(ds, unit), 0, None)]
+    out, base = [], 0
+    for k, d in enumerate(ds):
+        per = _block_bytes(d) // unit if unit else 1
+        for p, s in _parts(d, partition_bytes):
+            before = None if s == 0 or not a.carried else _slice(d, max(0, s - warm), s)
+            out.append((p, base + s * per, before))
+        if k + 1 < len(ds):
+            if isinstance(d, StreamDump):
+                raise ValueError(
+                    f"{str(d.path)!r} is read as a stream, whose length is unknown until it has been read: "
+                    "decompress it to a file to pool it with other datasets, or use the serial call"
+                )
+            base += _n_blocks(d) * per
+    return out
+
+
+def _group_shape(a: Analysis, ds: List[Any]) -> Tuple[int, Optional[int]]:
+    """(block or unit bytes, blocks or units) of a group as ``a`` counts them."""
+    unit = a.unit_bytes
+    sizes = {_block_bytes(d) for d in ds}
+    if not unit and len(sizes) > 1:
+        raise ValueError(f"datasets of different block sizes ({sorted(sizes)} B) cannot be read as one")
+    size = unit or sizes.pop()
+    total: Optional[int] = 0
+    for d in ds:
+        n = _known_blocks(d)
+        if n is None or total is None:
+            total = None
+            continue
+        B = _block_bytes(d)
+        as_units(np.empty((0, B), np.uint8), size)
+        total += n * B // size
+    return size, total
 
 
 def run(
@@ -272,58 +313,48 @@ def run(
 
     ``data`` is a path, directory or glob (opened with :func:`memcomp.open_dumps` and
     ``block_bytes``), a Dump, an ``(n, B)`` uint8 ndarray or dask array, or a list of them. Each
-    dataset is resolved here (warnings reach you), prepared once on a worker (data-driven codecs
-    fitted on the serial call's sample), cut into parts of about ``partition_bytes`` whose
-    partials a tree of tasks merges in order, and finished. A part of a ``carried`` analysis
-    starts from the carry replaying its ``warmup_blocks`` preceding blocks gives (default the
-    analysis's own); the parts are
-    joined in order, each checked to start where the one before ended, and counted again from
-    the true carry where it did not. An analysis that is not ``splittable`` (a stateful codec)
-    and a compressed dump run as one part per dataset (datasets still run in parallel)."""
+    dataset (all of them as one, for an analysis whose datasets make one result) is resolved
+    here (warnings reach you), prepared once on a worker (data-driven codecs fitted on the serial
+    call's sample), cut into parts of about ``partition_bytes`` whose partials a tree of tasks
+    merges in order, and finished. A part of a ``carried`` analysis starts from the carry that
+    replaying its ``warmup_blocks`` preceding blocks gives (default the analysis's own); the
+    parts are joined in order, each checked to start where the one before ended, and counted
+    again from the true carry where it did not. An analysis that is not ``splittable`` (a
+    stateful codec) and a compressed dump run as one part (datasets still run in parallel)."""
     if not isinstance(analysis, Analysis):
         raise TypeError(f"analysis must be a memcomp Analysis, got {type(analysis).__name__}")
     check_chunk_blocks(chunk_blocks)
     partition_bytes = _check_partition(partition_bytes)
     warm = analysis.warmup_blocks if warmup_blocks is None else check_int("warmup_blocks", warmup_blocks, 1)
     datasets = _datasets(data, block_bytes, allow_partial)
-    jobs: List[Any] = [(d, analysis.resolve(_block_bytes(d), _known_blocks(d))) for d in datasets]
-    results: List[Any] = [None] * len(jobs)
-    todo = list(range(len(jobs)))
+    groups = [[d] for d in datasets] if analysis.per_dataset else [datasets]
+    jobs: List[Any] = [analysis.resolve(*_group_shape(analysis, ds)) for ds in groups]
+    results: List[Any] = [None] * len(groups)
+    todo = list(range(len(groups)))
     while todo:
-        graphs = []
+        graphs, cut = [], {}
         for i in todo:
-            d, a = jobs[i]
+            ds, a = groups[i], jobs[i]
             want = a.samples()
+            if want is not None and len(ds) > 1:
+                raise ValueError(f"{a.name} samples its data: run it on one dataset at a time")
             prepared = (
-                a.prepare(None, threads) if want is None else _delayed(_prepare)(a, *_sample_for(d, want), threads)
+                a.prepare(None, threads) if want is None else _delayed(_prepare)(a, *_sample_for(ds[0], want), threads)
             )
-            parts = _parts(d, partition_bytes, whole=not a.splittable(_block_bytes(d)))
-            ends = [s for _, s in parts[1:]] + [None]
-            tasks = [
-                _delayed(_part_task)(
-                    prepared,
-                    p,
-                    None if s == 0 or not a.carried else _slice(d, max(0, s - warm), s),
-                    s,
-                    threads,
-                    chunk_blocks,
-                )
-                for p, s in parts
-            ]
-            if a.carried:
+            cut[i] = _group_parts(a, ds, partition_bytes, warm)
+            tasks = [_delayed(_part_task)(prepared, p, w, s, threads, chunk_blocks) for p, s, w in cut[i]]
+            if a.carried or len(tasks) == 1:  # joined here, in order, and closed with the true carry
                 graphs.append((prepared, tasks, None))
             else:
-                totals = [_delayed(_first_of)(t) for t in tasks]
-                merged = _tree(totals, _delayed(_merge)(prepared))
-                graphs.append((prepared, [tasks[0]] if isinstance(d, StreamDump) else [], merged))
-            jobs[i] = (d, a, parts, ends)
+                merged = _tree([_delayed(_first_of)(t) for t in tasks], _delayed(_merge)(prepared))
+                graphs.append((prepared, [], merged))
         done = _compute(graphs, client)
         again = []
         for i, (prepared, tasks, merged) in zip(todo, done):
-            d, a, parts, ends = jobs[i]
-            if merged is None:  # carried: join the parts in order, each from the true carry
+            ds = groups[i]
+            if merged is None:
                 total, _, end, source = tasks[0]
-                for (p, s), (part_total, entry, part_end, _) in zip(parts[1:], tasks[1:]):
+                for (p, s, _), (part_total, entry, part_end, _) in zip(cut[i][1:], tasks[1:]):
                     if entry != end:  # the warm-up did not reach the true carry: count it again
                         ((part_total, _, part_end, _),) = _compute(
                             [_delayed(_part_task)(prepared, p, None, s, threads, chunk_blocks, start=end, given=True)],
@@ -332,20 +363,22 @@ def run(
                     total, end = prepared.merge(total, part_total), part_end
                 total = closed(prepared, total, end)
             else:
-                total = merged
-                source = tasks[0][3] if tasks else None
-            source = source if isinstance(d, StreamDump) else _source(d)
+                total, source = merged, None
+            if len(ds) > 1:
+                source = Pooled(ds, prepared.unit_bytes).provenance()
+            elif not isinstance(ds[0], StreamDump):  # a stream's provenance: what its task read
+                source = _source(ds[0])
             nxt = prepared.then(total)
             if nxt is not None:
-                jobs[i] = (d, nxt.resolve(_block_bytes(d), _known_blocks(d)))
+                jobs[i] = nxt.resolve(*_group_shape(nxt, ds))
                 again.append(i)
                 continue
             out = prepared.finish(total, source)
             if prepared.per_dataset and hasattr(out, "columns") and "dataset" not in out.columns:
-                out.insert(0, "dataset", getattr(d, "name", None))
+                out.insert(0, "dataset", getattr(ds[0], "name", None))
             results[i] = out
         todo = again
-    return _concat(results)
+    return _concat(results) if analysis.per_dataset else results[0]
 
 
 # ------------------------------------------------------------------------------------- compare
@@ -485,42 +518,18 @@ def mpc_train(
     client: Any = None,
 ) -> "_mpc.MPCModel":
     """:func:`memcomp.mpc.train` on the datasets of ``data`` (as in :func:`compare`; all of them
-    train one model, as the serial call on their list) on Dask: pass 1's
-    :class:`~memcomp.mpc.TrainStats` of every part are added up, the predictors are made from the
-    total, pass 2's residue counts (:func:`~memcomp.mpc.train_scans`) are added up, and the
-    modules are made from both. ``labels`` has one entry per 32 B sector over all datasets."""
+    train one model, as the serial call on their list) on Dask (:func:`run` of
+    :class:`memcomp.mpc.TrainMPC`): pass 1's :class:`~memcomp.mpc.TrainStats` of every part are
+    added up, the predictors are made from the total, pass 2's residue counts are added up, and
+    the modules are made from both. ``labels`` has one entry per 32 B sector over all datasets.
+    The model's provenance has no SHA-256 (the bytes are read in parts, not in one order)."""
     _mpc.check_train_options(zeros, quantiser, weight, max_blocks)
-    partition_bytes = _check_partition(partition_bytes)
-    sources = _datasets(data, block_bytes, allow_partial)
-    parts = []  # (part, global index of its first 32 B sector, sectors)
-    start = 0
-    for d in sources:
+    datasets = _datasets(data, block_bytes, allow_partial)
+    for d in datasets:
         if isinstance(d, StreamDump):
             raise ValueError(
                 f"{str(d.path)!r} is read as a stream, whose length is unknown until it has been read: "
                 "decompress it to a file for memcomp.dask.mpc_train, or use memcomp.mpc.train"
             )
-        per = 1 if isinstance(d, (np.ndarray, _da.Array)) else _block_bytes(d) // 32
-        for p, first in _parts(d, partition_bytes):
-            parts.append((p, start + first * per))
-        start += _n_blocks(d) * per
-    lab = _mpc.check_labels(labels, start)
-    ends = [off for _, off in parts[1:]] + [start]
-
-    def sliced(i: int) -> Optional[np.ndarray]:
-        return None if lab is None else lab[parts[i][1] : ends[i]]
-
-    opts = dict(
-        zeros=zeros, quantiser=quantiser, seed=seed, max_blocks=max_blocks, threads=threads, chunk_blocks=chunk_blocks
-    )
-    pass1 = [_delayed(_mpc.train_stats)(p, sliced(i), offset=off, **opts) for i, (p, off) in enumerate(parts)]
-    (stats,) = _compute([_tree(pass1, _sum)], client)
-    if max_blocks is not None:
-        return _mpc.train_from_stats(stats, weight=weight, threads=threads)
-    preds = _mpc.train_predictors(stats, weight)
-    pass2 = [
-        _delayed(_mpc.train_scans)(p, preds, sliced(i), threads=threads, chunk_blocks=chunk_blocks, offset=off)
-        for i, (p, off) in enumerate(parts)
-    ]
-    (scans,) = _compute([_tree(pass2, _sum)], client)
-    return _mpc.train_from_stats(stats, preds, scans, weight=weight, threads=threads)
+    a = _mpc.TrainMPC(labels=labels, zeros=zeros, quantiser=quantiser, weight=weight, seed=seed, max_blocks=max_blocks)
+    return run(a, datasets, threads=threads, chunk_blocks=chunk_blocks, partition_bytes=partition_bytes, client=client)

@@ -280,6 +280,9 @@ class Analysis:
     carried: ClassVar[bool] = False
     #: datasets each give their own rows (False: all datasets make one result, e.g. one model)
     per_dataset: ClassVar[bool] = True
+    #: the analysis works on units of this many bytes (MPC: 32 B sectors): every chunk is cut into
+    #: them, and block indices (``first``, ``n_blocks``) count them. None: the dataset's blocks.
+    unit_bytes: ClassVar[Optional[int]] = None
     #: Blocks a Dask part of a carried analysis replays before its first block to guess its carry.
     warmup_blocks: ClassVar[int] = 1024
 

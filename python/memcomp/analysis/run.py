@@ -5,7 +5,7 @@ time. :func:`memcomp.dask.run` runs the same analyses on Dask."""
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from .._common import (
 from .._common import source_of as _source_of
 from .base import Analysis
 
-__all__ = ["CHUNK_BLOCKS", "closed", "draw", "fold", "run", "run_each"]
+__all__ = ["CHUNK_BLOCKS", "Pooled", "as_units", "closed", "draw", "fold", "run", "run_each", "units_of"]
 
 #: Blocks per chunk by default.
 CHUNK_BLOCKS = 1 << 18
@@ -47,7 +47,10 @@ def fold(
     grows with the data (distinct 32-bit symbols) is merged O(log chunks) times, not once a chunk."""
     stack: List[Tuple[int, Any]] = []  # merged partials, by level: a binary counter
     n = first
+    unit = analysis.unit_bytes
     for chunk in chunks(data, chunk_blocks):
+        if unit and chunk.ndim == 2 and chunk.shape[1] != unit:
+            chunk = as_units(chunk, unit)
         part, carry = analysis.partial(chunk, carry, n, threads)
         level = 0
         while stack and stack[-1][0] == level:  # equal sizes merge: O(log chunks) merges per block
@@ -61,6 +64,61 @@ def fold(
     while stack:
         total = analysis.merge(stack.pop()[1], total)
     return total, carry
+
+
+def as_units(chunk: np.ndarray, unit: int) -> np.ndarray:
+    """``(n, B)`` blocks as ``(n B / unit, unit)`` units, zero-copy (a block's units in order)."""
+    B = int(chunk.shape[1])
+    if B % unit:
+        raise ValueError(f"the analysis works on {unit} B units, which do not divide the {B} B blocks")
+    return chunk.reshape(-1, unit)
+
+
+def units_of(analysis: Analysis, data: Any) -> Tuple[int, Optional[int]]:
+    """(block or unit bytes, blocks or units) of ``data`` as ``analysis`` counts them."""
+    B, n = block_bytes_of(data), n_blocks_of(data)
+    unit = analysis.unit_bytes
+    if not unit or unit == B:
+        return B, n
+    as_units(np.empty((0, B), np.uint8), unit)  # B must be a multiple
+    return unit, None if n is None else n * (B // unit)
+
+
+class Pooled:
+    """Datasets read one after another as one dataset (for an analysis whose datasets make one
+    result, ``per_dataset`` False), in units of ``unit`` bytes (default: their common block size)."""
+
+    def __init__(self, datasets: Sequence[Any], unit: Optional[int] = None) -> None:
+        if not datasets:
+            raise ValueError("no datasets given")
+        sizes = {block_bytes_of(d) for d in datasets}
+        if unit is None and len(sizes) > 1:
+            raise ValueError(f"datasets of different block sizes ({sorted(sizes)} B) cannot be read as one")
+        self.datasets = list(datasets)
+        self.block_bytes = unit or sizes.pop()
+        for B in sizes:
+            as_units(np.empty((0, B), np.uint8), self.block_bytes)
+
+    @property
+    def n_blocks(self) -> Optional[int]:
+        total = 0
+        for d in self.datasets:
+            n = n_blocks_of(d)
+            if n is None:
+                return None
+            total += n * block_bytes_of(d) // self.block_bytes
+        return total
+
+    def chunks(self, chunk_blocks: int):
+        for d in self.datasets:
+            for chunk in chunks(d, chunk_blocks):
+                if chunk.ndim == 2 and chunk.shape[0]:
+                    yield as_units(chunk, self.block_bytes) if chunk.shape[1] != self.block_bytes else chunk
+
+    def provenance(self) -> Dict[str, Any]:
+        from ..models import _source  # a dump's dataset, file and byte range, or an array's shape
+
+        return {"datasets": [_source(d) for d in self.datasets]}
 
 
 def closed(analysis: Analysis, total: Any, carry: Any) -> Any:
@@ -105,12 +163,12 @@ def run(
     passes = []
     a: Optional[Analysis] = analysis
     while a is not None:
-        r = a.resolve(block_bytes_of(data), n_blocks_of(data))
+        r = a.resolve(*units_of(a, data))
         want = r.samples()
         p = r.prepare(
             None if want is None else sample if sample is not None and want == "fit" else draw(data, want), threads
         )
-        with Progress(progress, n_blocks_of(data), p.name) as step:
+        with Progress(progress, units_of(p, data)[1], p.name) as step:
             total, end = fold(p, data, p.start(), threads=threads, chunk_blocks=chunk_blocks, step=step)
         total = closed(p, total, end)
         passes.append(p)
@@ -125,9 +183,7 @@ def run_each(analysis: Analysis, datasets: Sequence[Any], **kw: Any) -> Any:
     import pandas as pd
 
     if not analysis.per_dataset:
-        from .pooled import Pooled
-
-        return run(analysis, Pooled(list(datasets)), **kw)
+        return run(analysis, Pooled(list(datasets), analysis.unit_bytes), **kw)
     frames = []
     for d in datasets:
         df = run(analysis, d, **kw)
