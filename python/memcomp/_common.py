@@ -461,12 +461,16 @@ def sample_how(index: Optional[np.ndarray], fit_bytes: Optional[int] = None) -> 
 
 def fit_sample(blocks: Any, fit_bytes: Optional[int] = None) -> tuple:
     """(blocks to fit on, how) where how is "offline" (every block), "sample(N MiB)" (evenly spaced
-    runs of a larger dump, :func:`sample_index`) or "head(N MiB)" (the first bytes of a stream);
+    runs of a larger dump, :func:`sample_index`) or "head(N MiB)" (the first bytes of a stream
+    longer than that);
     at most ``fit_bytes`` (default :data:`FIT_BYTES`, read when called)."""
     fit_bytes = FIT_BYTES if fit_bytes is None else fit_bytes
     B = block_bytes_of(blocks)
     if hasattr(blocks, "head") and not isinstance(blocks, np.ndarray):
-        return blocks.head(fit_bytes), f"head({_size_label(fit_bytes)})"
+        head = blocks.head(fit_bytes)
+        # a stream with no block after these gave every block (the one more read stays buffered)
+        whole_stream = blocks.head(head.nbytes + B).nbytes == head.nbytes
+        return head, "offline" if whole_stream else f"head({_size_label(fit_bytes)})"
     arr = whole(blocks)
     idx = sample_index(arr.shape[0], B, fit_bytes)
     if hasattr(blocks, "read_blocks") and not isinstance(blocks, np.ndarray):  # a Dump: read, not mapped

@@ -63,6 +63,7 @@ _FLAG_NAMES = [
     (r"threads", "--threads"),
     (r"chunk_blocks", "--chunk-blocks"),
     (r"threshold_bytes", "--thresholds"),
+    (r"thresholds", "--thresholds"),
     (r"rel_floor", "--rel-floor"),
     (r"window", "--window"),
 ]
@@ -1068,7 +1069,68 @@ def _parser() -> argparse.ArgumentParser:
 
     k = command("codecs", help="list every codec and preset")
     output(k)
+
+    from .analysis import get, names
+
+    for name in names():  # every other registered analysis: its subcommand from its options
+        if name in _COMMANDS:
+            continue
+        cls = get(name)
+        a = command(name, help=cls.summary, description=(cls.__doc__ or cls.summary).split("\n\n")[0])
+        data(a, dask=True)
+        for o in cls.OPTIONS:
+            if o.cli_flag:
+                a.add_argument(
+                    o.cli_flag,
+                    dest=f"option_{o.name}",
+                    type=_option_parser(o),
+                    default=argparse.SUPPRESS,
+                    metavar=o.domain.metavar,
+                    help=f"{o.help} (default {o.default})",
+                )
+        output(a)
     return p
+
+
+def _option_parser(option):
+    """The command line's reader of ``option``: its domain's parse, then its check."""
+
+    def parse(text: str):
+        try:
+            return option.domain.check(option.name, option.domain.parse(text))
+        except (TypeError, ValueError) as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    parse.__name__ = option.name  # argparse names it in "invalid ... value"
+    return parse
+
+
+def _cmd_analysis(args, out: TextIO) -> int:
+    """A registered analysis (:mod:`memcomp.analysis`) over every dataset, serially or on Dask."""
+    from .analysis import get
+    from .analysis import run as run_analysis
+
+    cls = get(args.command)
+    given = {o.name: getattr(args, f"option_{o.name}") for o in cls.OPTIONS if hasattr(args, f"option_{o.name}")}
+    flags = {o.name: o.cli_flag for o in cls.OPTIONS}
+    try:
+        a = cls(**given)
+    except (TypeError, ValueError) as e:
+        named = next((f for n, f in flags.items() if str(e).startswith(n)), None)
+        raise UsageError(f"{named}: {e}" if named else str(e)) from e
+    if args.dask is not None:
+        from . import dask as mdask
+
+        _emit(_on_dask(args, lambda data, **kw: mdask.run(a, data, **kw), chunk_blocks=args.chunk_blocks), args, out)
+        return 0
+
+    def one(d):
+        return run_analysis(
+            a, d, threads=args.threads, chunk_blocks=args.chunk_blocks, progress=_progress(args, d.nbytes)
+        )
+
+    _emit(_per_dataset(args, one), args, out)
+    return 0
 
 
 _COMMANDS = {
@@ -1116,7 +1178,7 @@ def _main(argv: Optional[List[str]], out: Optional[TextIO]) -> int:
                 out = _stdout_writer(args)
             assert out is not None
             _check_output(args)
-            code = _COMMANDS[args.command](args, out)
+            code = _COMMANDS.get(args.command, _cmd_analysis)(args, out)
             with _writing(None):
                 out.flush()
             return code

@@ -51,13 +51,15 @@ from . import entropy as _entropy
 from . import mpc as _mpc
 from . import report as _report
 from . import toggles as _toggles
-from ._common import block_bytes_of, check_chunk_blocks, check_int, fit_sample, sample_how, sample_index, source_of
+from ._common import block_bytes_of, check_chunk_blocks, check_int, sample_how, sample_index, source_of
+from .analysis.base import Analysis
+from .analysis.run import CHUNK_BLOCKS, Pooled, as_units, closed, draw, fold, units_of
 from .io import Dump, StreamDump, open_dumps
 
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["compare", "entropy_table", "mpc_train", "toggles_compare", "PARTITION_BYTES"]
+__all__ = ["compare", "entropy_table", "mpc_train", "run", "toggles_compare", "PARTITION_BYTES"]
 
 #: Bytes per task when a dataset is cut into parts.
 PARTITION_BYTES = 64 << 20
@@ -137,6 +139,10 @@ def _n_blocks(d: Any) -> int:
     return int(d.shape[0]) if isinstance(d, (np.ndarray, _da.Array)) else int(len(d))
 
 
+def _known_blocks(d: Any) -> Optional[int]:
+    return None if isinstance(d, StreamDump) else _n_blocks(d)
+
+
 def _block_bytes(d: Any) -> int:
     return int(d.shape[1]) if isinstance(d, _da.Array) else block_bytes_of(d)
 
@@ -193,69 +199,189 @@ def _check_partition(partition_bytes: Any) -> int:
     return check_int("partition_bytes", partition_bytes, 1)
 
 
-# ------------------------------------------------------------------------------------- compare
-def _fit_sample(d: Any) -> Any:
-    """What the fit task gets: the dataset itself when a worker can map or reopen it (it takes
-    the serial call's sample there), else the sample as (blocks, how)."""
+# ------------------------------------------------------------------------------------- the runner
+def _sample_for(d: Any, want: Any) -> Any:
+    """What a prepare task gets of dataset ``d`` for ``want`` (:meth:`Analysis.samples`): the
+    dataset itself when a worker can map or reopen it (it draws the serial call's sample there),
+    else the sample as (blocks, how)."""
     if isinstance(d, _da.Array):
-        idx = sample_index(d.shape[0], d.shape[1])
-        return None, (d if idx is None else d[idx]).rechunk({0: -1, 1: -1}), sample_how(idx)
+        if want == "fit":
+            idx = sample_index(d.shape[0], d.shape[1])
+            return None, None, ((d if idx is None else d[idx]).rechunk({0: -1, 1: -1}), sample_how(idx))
+        return None, None, (d[: int(want)].rechunk({0: -1, 1: -1}), f"head({int(want)} blocks)")
     if isinstance(d, StreamDump) or (isinstance(d, Dump) and d._mmap is not None):
-        return d, None, None
-    sample = fit_sample(d)
-    return None, sample[0], sample[1]
+        return d, want, None
+    return None, None, draw(d, want)
 
 
-def _fit(d: Any, sample: Any, how: Optional[str], codecs: list, threads: Optional[int]) -> tuple:
-    return _report.fit_missing(d, codecs, threads, None if sample is None else (np.ascontiguousarray(sample), str(how)))
+def _prepare(a: Analysis, d: Any, want: Any, sample: Any, threads: Optional[int]) -> Analysis:
+    if sample is None:
+        sample = draw(d, want)
+    return a.prepare((np.ascontiguousarray(sample[0]), str(sample[1])), threads)
 
 
-def _joined(*fits: tuple) -> tuple:
-    return [c for f in fits for c in f[0]], [h for f in fits for h in f[1]]
+def _part_task(
+    a: Analysis,
+    part: Any,
+    warm: Any,
+    first: int,
+    threads: Optional[int],
+    chunk_blocks: int,
+    start: Any = None,
+    given: bool = False,
+) -> tuple:
+    """(partial, carry it started from, carry it ended with, provenance) of ``part`` (block or
+    unit ``first`` on of its group): from the carry ``start`` if ``given``, else from the one
+    replaying ``warm`` (the blocks before it) from the initial carry ends in."""
+    carry = start if given else a.start()
+    if not given and warm is not None:
+        _, carry = fold(a, warm, carry, first=first - units_of(a, warm)[1], threads=threads, chunk_blocks=chunk_blocks)
+    entry = carry if a.carried else None
+    total, end = fold(a, part, carry, first=first, threads=threads, chunk_blocks=chunk_blocks)
+    return total, entry, end, source_of(part)
 
 
-def _fitted(d: Any, cs: list, threads: Optional[int]) -> Any:
-    """(codecs, how each was trained) as report.fit_missing gives them: each data-driven codec
-    fitted in its own task on a worker (they fit in parallel), the others as they are."""
-    if not any(c.requires_fit for c in cs):
-        return _report.fit_missing(d, cs, threads)
-    where = _fit_sample(d)
-    return _delayed(_joined)(
-        *[
-            _delayed(_fit)(*where, [c], threads) if c.requires_fit else _report.fit_missing(None, [c], threads)
-            for c in cs
-        ]
-    )
+def _merge(a: Analysis) -> Callable[..., Any]:
+    def merged(*parts: Any) -> Any:
+        total = parts[0]
+        for p in parts[1:]:
+            total = a.merge(total, p)
+        return total
+
+    return merged
 
 
-def _measure(part: Any, fitted: tuple, oracle_over: str, threads: Optional[int], chunk_blocks: int) -> tuple:
-    return _Stats(
-        _report.collect_stats(part, fitted[0], threads=threads, chunk_blocks=chunk_blocks, oracle_over=oracle_over)
-    )
+def _first_of(parts: Sequence[Any]) -> Any:
+    return parts[0]
 
 
-class _Stats(tuple):
-    """report.collect_stats's (per-codec SizeStats, oracle SizeStats, wins), added term by term."""
+def _group_parts(a: Analysis, ds: List[Any], partition_bytes: int, warm: int) -> List[Tuple[Any, int, Any]]:
+    """(part, index of its first block or unit in the group, the blocks before it to warm up on)
+    covering the datasets ``ds`` of a group in order; one part if ``a`` is not splittable."""
+    unit = a.unit_bytes
+    if not a.splittable(_block_bytes(ds[0])):
+        return [(ds[0] if len(ds) == 1 else Pooled(ds, unit), 0, None)]
+    out, base = [], 0
+    for k, d in enumerate(ds):
+        per = _block_bytes(d) // unit if unit else 1
+        for p, s in _parts(d, partition_bytes):
+            before = None if s == 0 or not a.carried else _slice(d, max(0, s - warm), s)
+            out.append((p, base + s * per, before))
+        if k + 1 < len(ds):
+            if isinstance(d, StreamDump):
+                raise ValueError(
+                    f"{str(d.path)!r} is read as a stream, whose length is unknown until it has been read: "
+                    "decompress it to a file to pool it with other datasets, or use the serial call"
+                )
+            base += _n_blocks(d) * per
+    return out
 
-    def __add__(self, other: "_Stats") -> "_Stats":  # type: ignore[override]
-        return _Stats(([a + b for a, b in zip(self[0], other[0])], self[1] + other[1], self[2] + other[2]))
+
+def _group_shape(a: Analysis, ds: List[Any]) -> Tuple[int, Optional[int]]:
+    """(block or unit bytes, blocks or units) of a group as ``a`` counts them."""
+    unit = a.unit_bytes
+    sizes = {_block_bytes(d) for d in ds}
+    if not unit and len(sizes) > 1:
+        raise ValueError(f"datasets of different block sizes ({sorted(sizes)} B) cannot be read as one")
+    size = unit or sizes.pop()
+    total: Optional[int] = 0
+    for d in ds:
+        n = _known_blocks(d)
+        if n is None or total is None:
+            total = None
+            continue
+        B = _block_bytes(d)
+        as_units(np.empty((0, B), np.uint8), size)
+        total += n * B // size
+    return size, total
 
 
-def _compare_table(total: tuple, fitted: tuple, over: Any, source: dict, kw: dict) -> "pandas.DataFrame":
-    stats, oracle, wins = total
-    cs, training = fitted
-    return _report.table(
-        stats,
-        cs,
-        oracle=oracle if over else None,
-        wins=wins,
-        training=training,
-        oracle_over=over or "exact",
-        source=source,
-        **kw,
-    )
+def run(
+    analysis: Analysis,
+    data: Any,
+    *,
+    block_bytes: Optional[int] = None,
+    allow_partial: bool = False,
+    threads: Optional[int] = 1,
+    chunk_blocks: int = CHUNK_BLOCKS,
+    partition_bytes: int = PARTITION_BYTES,
+    warmup_blocks: Optional[int] = None,
+    client: Any = None,
+) -> Any:
+    """Any registered analysis (:mod:`memcomp.analysis`) over every dataset of ``data`` on Dask:
+    the serial :func:`memcomp.analysis.run_each`'s result, bit for bit.
+
+    ``data`` is a path, directory or glob (opened with :func:`memcomp.open_dumps` and
+    ``block_bytes``), a Dump, an ``(n, B)`` uint8 ndarray or dask array, or a list of them. Each
+    dataset (all of them as one, for an analysis whose datasets make one result) is resolved
+    here (warnings reach you), prepared once on a worker (data-driven codecs fitted on the serial
+    call's sample), cut into parts of about ``partition_bytes`` whose partials a tree of tasks
+    merges in order, and finished. A part of a ``carried`` analysis starts from the carry that
+    replaying its ``warmup_blocks`` preceding blocks gives (default the analysis's own); the
+    parts are joined in order, each checked to start where the one before ended, and counted
+    again from the true carry where it did not. An analysis that is not ``splittable`` (a
+    stateful codec) and a compressed dump run as one part (datasets still run in parallel)."""
+    if not isinstance(analysis, Analysis):
+        raise TypeError(f"analysis must be a memcomp Analysis, got {type(analysis).__name__}")
+    check_chunk_blocks(chunk_blocks)
+    partition_bytes = _check_partition(partition_bytes)
+    warm = analysis.warmup_blocks if warmup_blocks is None else check_int("warmup_blocks", warmup_blocks, 1)
+    datasets = _datasets(data, block_bytes, allow_partial)
+    groups = [[d] for d in datasets] if analysis.per_dataset else [datasets]
+    jobs: List[Any] = [analysis.resolve(*_group_shape(analysis, ds)) for ds in groups]
+    results: List[Any] = [None] * len(groups)
+    todo = list(range(len(groups)))
+    while todo:
+        graphs, cut = [], {}
+        for i in todo:
+            ds, a = groups[i], jobs[i]
+            want = a.samples()
+            if want is not None and len(ds) > 1:
+                raise ValueError(f"{a.name} samples its data: run it on one dataset at a time")
+            prepared = (
+                a.prepare(None, threads) if want is None else _delayed(_prepare)(a, *_sample_for(ds[0], want), threads)
+            )
+            cut[i] = _group_parts(a, ds, partition_bytes, warm)
+            tasks = [_delayed(_part_task)(prepared, p, w, s, threads, chunk_blocks) for p, s, w in cut[i]]
+            if a.carried or len(tasks) == 1:  # joined here, in order, and closed with the true carry
+                graphs.append((prepared, tasks, None))
+            else:
+                merged = _tree([_delayed(_first_of)(t) for t in tasks], _delayed(_merge)(prepared))
+                graphs.append((prepared, [], merged))
+        done = _compute(graphs, client)
+        again = []
+        for i, (prepared, tasks, merged) in zip(todo, done):
+            ds = groups[i]
+            if merged is None:
+                total, _, end, source = tasks[0]
+                for (p, s, _), (part_total, entry, part_end, _) in zip(cut[i][1:], tasks[1:]):
+                    if entry != end:  # the warm-up did not reach the true carry: count it again
+                        ((part_total, _, part_end, _),) = _compute(
+                            [_delayed(_part_task)(prepared, p, None, s, threads, chunk_blocks, start=end, given=True)],
+                            client,
+                        )
+                    total, end = prepared.merge(total, part_total), part_end
+                total = closed(prepared, total, end)
+            else:
+                total, source = merged, None
+            if len(ds) > 1:
+                source = Pooled(ds, prepared.unit_bytes).provenance()
+            elif not isinstance(ds[0], StreamDump):  # a stream's provenance: what its task read
+                source = _source(ds[0])
+            nxt = prepared.then(total)
+            if nxt is not None:
+                jobs[i] = nxt.resolve(*_group_shape(nxt, ds))
+                again.append(i)
+                continue
+            out = prepared.finish(total, source)
+            if prepared.per_dataset and hasattr(out, "columns") and "dataset" not in out.columns:
+                out.insert(0, "dataset", getattr(ds[0], "name", None))
+            results[i] = out
+        todo = again
+    return _concat(results) if analysis.per_dataset else results[0]
 
 
+# ------------------------------------------------------------------------------------- compare
 def compare(
     data: Any,
     codecs: _report.CodecsArg = ("bdi", "fpc"),
@@ -273,28 +399,22 @@ def compare(
     partition_bytes: int = PARTITION_BYTES,
     client: Any = None,
 ) -> "pandas.DataFrame":
-    """:func:`memcomp.report.compare` of every dataset of ``data`` on Dask, rows concatenated in
-    dataset order: equal to ``pd.concat([report.compare(d, codecs, ...) for d in datasets])``.
-
-    ``data`` is a path, directory or glob (opened with :func:`memcomp.open_dumps` and
-    ``block_bytes``), a Dump, an ``(n, B)`` uint8 ndarray or dask array, or a list of them."""
-    check_chunk_blocks(chunk_blocks)
-    partition_bytes = _check_partition(partition_bytes)
-    over = "exact" if oracle is True else oracle
-    if over not in (False, None) and over not in _report.ORACLE_OVER:
-        raise ValueError(f"oracle must be one of {_report.ORACLE_OVER}, True or False, got {oracle!r}")
-    kw = dict(mag=mag, u_min=u_min, policy=policy, count_tag=count_tag)
-    graphs = []
-    for d in _datasets(data, block_bytes, allow_partial):
-        resolved = _report.resolve_codecs(codecs, _block_bytes(d))
-        cs: list = [_report.with_mag(c, mag) for c in resolved] if codec_mag else list(resolved)
-        fitted = _fitted(d, cs, threads)
-        stateful = any(c.stateful for c in cs)
-        total, source = _partials(
-            _measure, d, _parts(d, partition_bytes, whole=stateful), fitted, over or "exact", threads, chunk_blocks
-        )
-        graphs.append(_delayed(_compare_table)(total, fitted, over, source, {**kw, "skipped": resolved.skipped}))
-    return _concat(_compute(graphs, client))
+    """:func:`memcomp.report.compare` of every dataset of ``data`` on Dask (:func:`run` of
+    :class:`memcomp.report.Compare`), rows concatenated in dataset order: equal to
+    ``pd.concat([report.compare(d, codecs, ...) for d in datasets])``."""
+    a = _report.Compare(
+        codecs=codecs, mag=mag, u_min=u_min, policy=policy, count_tag=count_tag, oracle=oracle, codec_mag=codec_mag
+    )
+    return run(
+        a,
+        data,
+        block_bytes=block_bytes,
+        allow_partial=allow_partial,
+        threads=threads,
+        chunk_blocks=chunk_blocks,
+        partition_bytes=partition_bytes,
+        client=client,
+    )
 
 
 # ------------------------------------------------------------------------------------- entropy
@@ -312,55 +432,28 @@ def entropy_table(
     client: Any = None,
 ) -> "pandas.DataFrame":
     """:func:`memcomp.entropy.table` of every dataset of ``data`` (as in :func:`compare`) on
-    Dask, rows concatenated in dataset order; per dataset the :class:`~memcomp.entropy.TableStats`
-    of its parts are added up."""
-    partition_bytes = _check_partition(partition_bytes)
-    graphs = []
-    for d in _datasets(data, block_bytes, allow_partial):
-        total, source = _partials(
-            _entropy.table_stats,
-            d,
-            _parts(d, partition_bytes),
-            symbol_bits,
-            endian=endian,
-            threads=threads,
-            chunk_blocks=chunk_blocks,
-        )
-        graphs.append(_delayed(_entropy.table_from_stats)(total, mfv=mfv, source=source))
-    return _concat(_compute(graphs, client))
+    Dask (:func:`run` of :class:`memcomp.entropy.EntropyTable`), rows concatenated in dataset
+    order."""
+    return run(
+        _entropy.EntropyTable(symbol_bits=symbol_bits, mfv=mfv, endian=endian),
+        data,
+        block_bytes=block_bytes,
+        allow_partial=allow_partial,
+        threads=threads,
+        chunk_blocks=chunk_blocks,
+        partition_bytes=partition_bytes,
+        client=client,
+    )
 
 
 # ------------------------------------------------------------------------------------- toggles
-#: Blocks a part of :func:`toggles_compare` replays before its first block to learn the bus states
-#: it starts from.
+#: Blocks a part of a carried analysis (:func:`toggles_compare`) replays before its first block to
+#: learn the carry it starts from.
 WARMUP_BLOCKS = 1024
 
 
 def _slice(d: Any, start: int, stop: int) -> Any:
     return d.part(start, stop) if isinstance(d, Dump) else d[start:stop]
-
-
-def _toggle_part(
-    part: Any,
-    warm: Any,
-    fitted: tuple,
-    setup: Any,
-    bu: Any,
-    bu_warm: Any,
-    threads: Optional[int],
-    chunk_blocks: int,
-    close: bool,
-    start: Optional[tuple] = None,
-) -> tuple:
-    """(totals of ``part``, its provenance): from the bus states ``start``, or from those that
-    replaying ``warm`` (the blocks before it) from the initial states ends in."""
-    cs = fitted[0]
-    if start is None and warm is not None:
-        start = _toggles.bus_totals(
-            warm, cs, setup, bu_warm, threads=threads, chunk_blocks=chunk_blocks, close=False
-        ).end
-    tot = _toggles.bus_totals(part, cs, setup, bu, threads=threads, chunk_blocks=chunk_blocks, start=start, close=close)
-    return tot, source_of(part)
 
 
 def toggles_compare(
@@ -377,79 +470,34 @@ def toggles_compare(
     **kw: Any,
 ) -> "pandas.DataFrame":
     """:func:`memcomp.toggles.compare` of every dataset of ``data`` (as in :func:`compare`) on
-    Dask, rows concatenated in dataset order; ``kw`` are toggles.compare's bus, EC and energy
-    options.
+    Dask (:func:`run` of :class:`memcomp.toggles.Toggles`), rows concatenated in dataset order;
+    ``kw`` are toggles.compare's bus, EC and energy options.
 
     The bus state runs through a dataset in order, so a part's counts depend on the states the
     part before it ended in. Each part therefore starts from the states that replaying its
     ``warmup_blocks`` preceding blocks gives (a wire state forgets its past after a few transfers,
     but blocks that send nothing, such as zero blocks, keep it: hence a long warm-up), and the
-    parts are then joined in order, each checked to start where the one
-    before ended (the states are compared exactly); a part that does not is counted again from
-    the true states. The result is the serial call's, bit for bit, whatever the data. Stateful
-    codecs make a dataset one task."""
-    check_chunk_blocks(chunk_blocks)
-    partition_bytes = _check_partition(partition_bytes)
-    warmup_blocks = check_int("warmup_blocks", warmup_blocks, 1)
-    setup = _toggles.bus_setup(**kw)
+    parts are then joined in order, each checked to start where the one before ended (the states
+    are compared exactly); a part that does not is counted again from the true states. The result
+    is the serial call's, bit for bit, whatever the data. Stateful codecs make a dataset one task."""
+    a = _toggles.Toggles(codecs=codecs, **kw)
     datasets = _datasets(data, block_bytes, allow_partial)
-    if setup.bu_all is not None and len(datasets) != 1:
-        raise ValueError("a per-block bu array needs exactly one dataset")
-    jobs = []
-    for d in datasets:
-        cs = _report.resolve_codecs(codecs)
-        for c in cs:
-            if not c.exact:
-                raise ValueError(
-                    f"{c.name} is accounting-only (exact=False): it has no stream to put on a bus; "
-                    "use a decodable preset"
-                )
-        fitted = _fitted(d, cs, threads)
-        n = None if isinstance(d, StreamDump) else _n_blocks(d)
-        if setup.bu_all is not None and setup.bu_all.shape != (n,):
-            raise ValueError(f"bu must be a number or have one entry per block ({n}), got shape {setup.bu_all.shape}")
-        parts = _parts(d, partition_bytes, whole=any(c.stateful for c in cs))
-        ends = [s for _, s in parts[1:]] + [n]
-
-        def bu_of(a: int, b: Optional[int]) -> Any:
-            return None if setup.bu_all is None else setup.bu_all[a:b]
-
-        specs = [(p, s, e, k == len(parts) - 1) for k, ((p, s), e) in enumerate(zip(parts, ends))]
-        tasks = [
-            _delayed(_toggle_part)(
-                p,
-                None if s == 0 else _slice(d, max(0, s - warmup_blocks), s),
-                fitted,
-                setup,
-                bu_of(s, e),
-                None if s == 0 else bu_of(max(0, s - warmup_blocks), s),
-                threads,
-                chunk_blocks,
-                last,
-            )
-            for p, s, e, last in specs
-        ]
-        jobs.append((d, fitted, specs, bu_of, tasks))
-    done = _compute([(fitted, tasks) for _, fitted, _, _, tasks in jobs], client)
-    frames = []
-    for (d, _, specs, bu_of, _), (fitted, results) in zip(jobs, done):
-        total, source = results[0]
-        for (p, s, e, last), (tot, _) in zip(specs[1:], results[1:]):
-            if not total.continues(tot):  # the warm-up did not reach the true states: count it again
-                (redo,) = _compute(
-                    [
-                        _delayed(_toggle_part)(
-                            p, None, fitted, setup, bu_of(s, e), None, threads, chunk_blocks, last, start=total.end
-                        )
-                    ],
-                    client,
-                )
-                tot = redo[0]
-            total = total + tot
-        frames.append(
-            _toggles.totals_frame(total, fitted[0], setup, source if isinstance(d, StreamDump) else _source(d))
-        )
-    return _concat(frames)
+    bu_all = a.setup.bu_all
+    if bu_all is not None:
+        if len(datasets) != 1:
+            raise ValueError("a per-block bu array needs exactly one dataset")
+        n = None if isinstance(datasets[0], StreamDump) else _n_blocks(datasets[0])
+        if bu_all.shape != (n,):
+            raise ValueError(f"bu must be a number or have one entry per block ({n}), got shape {bu_all.shape}")
+    return run(
+        a,
+        datasets,
+        threads=threads,
+        chunk_blocks=chunk_blocks,
+        partition_bytes=partition_bytes,
+        warmup_blocks=warmup_blocks,
+        client=client,
+    )
 
 
 # ----------------------------------------------------------------------------------------- mpc
@@ -470,42 +518,18 @@ def mpc_train(
     client: Any = None,
 ) -> "_mpc.MPCModel":
     """:func:`memcomp.mpc.train` on the datasets of ``data`` (as in :func:`compare`; all of them
-    train one model, as the serial call on their list) on Dask: pass 1's
-    :class:`~memcomp.mpc.TrainStats` of every part are added up, the predictors are made from the
-    total, pass 2's residue counts (:func:`~memcomp.mpc.train_scans`) are added up, and the
-    modules are made from both. ``labels`` has one entry per 32 B sector over all datasets."""
+    train one model, as the serial call on their list) on Dask (:func:`run` of
+    :class:`memcomp.mpc.TrainMPC`): pass 1's :class:`~memcomp.mpc.TrainStats` of every part are
+    added up, the predictors are made from the total, pass 2's residue counts are added up, and
+    the modules are made from both. ``labels`` has one entry per 32 B sector over all datasets.
+    The model's provenance has no SHA-256 (the bytes are read in parts, not in one order)."""
     _mpc.check_train_options(zeros, quantiser, weight, max_blocks)
-    partition_bytes = _check_partition(partition_bytes)
-    sources = _datasets(data, block_bytes, allow_partial)
-    parts = []  # (part, global index of its first 32 B sector, sectors)
-    start = 0
-    for d in sources:
+    datasets = _datasets(data, block_bytes, allow_partial)
+    for d in datasets:
         if isinstance(d, StreamDump):
             raise ValueError(
                 f"{str(d.path)!r} is read as a stream, whose length is unknown until it has been read: "
                 "decompress it to a file for memcomp.dask.mpc_train, or use memcomp.mpc.train"
             )
-        per = 1 if isinstance(d, (np.ndarray, _da.Array)) else _block_bytes(d) // 32
-        for p, first in _parts(d, partition_bytes):
-            parts.append((p, start + first * per))
-        start += _n_blocks(d) * per
-    lab = _mpc.check_labels(labels, start)
-    ends = [off for _, off in parts[1:]] + [start]
-
-    def sliced(i: int) -> Optional[np.ndarray]:
-        return None if lab is None else lab[parts[i][1] : ends[i]]
-
-    opts = dict(
-        zeros=zeros, quantiser=quantiser, seed=seed, max_blocks=max_blocks, threads=threads, chunk_blocks=chunk_blocks
-    )
-    pass1 = [_delayed(_mpc.train_stats)(p, sliced(i), offset=off, **opts) for i, (p, off) in enumerate(parts)]
-    (stats,) = _compute([_tree(pass1, _sum)], client)
-    if max_blocks is not None:
-        return _mpc.train_from_stats(stats, weight=weight, threads=threads)
-    preds = _mpc.train_predictors(stats, weight)
-    pass2 = [
-        _delayed(_mpc.train_scans)(p, preds, sliced(i), threads=threads, chunk_blocks=chunk_blocks, offset=off)
-        for i, (p, off) in enumerate(parts)
-    ]
-    (scans,) = _compute([_tree(pass2, _sum)], client)
-    return _mpc.train_from_stats(stats, preds, scans, weight=weight, threads=threads)
+    a = _mpc.TrainMPC(labels=labels, zeros=zeros, quantiser=quantiser, weight=weight, seed=seed, max_blocks=max_blocks)
+    return run(a, datasets, threads=threads, chunk_blocks=chunk_blocks, partition_bytes=partition_bytes, client=client)

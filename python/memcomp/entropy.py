@@ -28,22 +28,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _core
 from ._common import (
     ENDIANS,
-    block_bytes_of,
     check_bool,
     check_choice,
     check_int,
     chunks,
     provenance,
     refuse_masked,
-    source_of,
 )
+from .analysis.base import Analysis, Any_, Choice, Int, Option
+from .analysis.run import fold, run
 from .blocks import check_blocks
 
 if TYPE_CHECKING:
@@ -365,6 +365,50 @@ class TableStats:
     __radd__ = __add__
 
 
+def _check_sls(name: str, symbol_bits: Any) -> Tuple[int, ...]:
+    given: Any = symbol_bits
+    if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
+        given = (given,)  # _check_sl names a bad one
+    sls = tuple(_check_sl(sl) for sl in given)
+    if not sls:
+        raise ValueError(f"symbol_bits: give at least one of {SYMBOL_BITS}")
+    return sls
+
+
+class EntropyTable(Analysis):
+    """Shannon bounds per symbol length (P1 §III-F, SPEC 3): the rows of :func:`table`. The
+    partial result is :class:`TableStats` (exact counts, fixed-point per-block entropy sums)."""
+
+    name = "entropy"
+    summary = "Shannon entropy bounds per symbol length: global, per position, MFV table, length-limited"
+    OPTIONS = (
+        Option(
+            "symbol_bits",
+            SYMBOL_BITS,
+            Any_(fn=_check_sls, reader=lambda t: [int(x) for x in t.split(",")], bad_values=((), (12,), ("8",), 3.5)),
+            "symbol lengths in bits (4, 8, 16, 32)",
+        ),
+        Option("mfv", 1024, Int(1), "MFV table entries K of the H_K bound"),
+        Option("endian", "little", Choice(tuple(ENDIANS)), "byte order of the symbols"),
+    )
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.options["symbol_bits"] = _check_sls("symbol_bits", self["symbol_bits"])
+
+    def partial(self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]) -> Tuple["TableStats", Any]:
+        sls, endian = self["symbol_bits"], self["endian"]
+        stats, block_h = [], []
+        for sl in sls:
+            h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, threads)
+            stats.append(SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"], h.get("values")))
+            block_h.append(_fixed_sum(block_entropy(chunk, sl, endian=endian, threads=threads)))
+        return TableStats(sls, endian, int(chunk.shape[1]), int(chunk.shape[0]), tuple(stats), tuple(block_h)), carry
+
+    def finish(self, total: "TableStats", source: Mapping[str, object]) -> "pandas.DataFrame":
+        return table_from_stats(total, mfv=self["mfv"], source=source)
+
+
 def table_stats(
     blocks,
     symbol_bits: Union[int, Sequence[int]] = SYMBOL_BITS,
@@ -374,24 +418,8 @@ def table_stats(
     chunk_blocks: int = 1 << 18,
 ) -> TableStats:
     """The partial result behind :func:`table`, in one pass over ``blocks`` (array, Dump or stream)."""
-    check_choice("endian", endian, ENDIANS)
-    given: Any = symbol_bits
-    if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
-        given = (given,)  # _check_sl names a bad one
-    sls = tuple(_check_sl(sl) for sl in given)
-    if not sls:
-        raise ValueError(f"symbol_bits: give at least one of {SYMBOL_BITS}")
-    stats = [_Summer() for _ in sls]
-    block_h = [0] * len(sls)
-    n = 0
-    block_bytes = block_bytes_of(blocks)
-    for chunk in chunks(blocks, chunk_blocks):
-        for i, sl in enumerate(sls):
-            h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, threads)
-            stats[i].add(SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"], h.get("values")))
-            block_h[i] += _fixed_sum(block_entropy(chunk, sl, endian=endian, threads=threads))
-        n += chunk.shape[0]
-    return TableStats(sls, endian, block_bytes, n, tuple(cast(SymbolStats, s.result()) for s in stats), tuple(block_h))
+    a = EntropyTable(symbol_bits=symbol_bits, endian=endian)
+    return fold(a, blocks, None, threads=threads, chunk_blocks=chunk_blocks)[0]
 
 
 def table(
@@ -420,9 +448,8 @@ def table(
     * ``cr_block_unachievable``: SL / mean_b H_b over per-block histograms; ignores the cost of
       describing each block's model, so no codec reaches it.
     """
-    _check_mfv(mfv)
-    ts = table_stats(blocks, symbol_bits, endian=endian, threads=threads, chunk_blocks=chunk_blocks)
-    return table_from_stats(ts, mfv=mfv, source=source_of(blocks))
+    a = EntropyTable(symbol_bits=symbol_bits, mfv=mfv, endian=endian)
+    return run(a, blocks, threads=threads, chunk_blocks=chunk_blocks)
 
 
 def table_from_stats(

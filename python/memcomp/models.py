@@ -140,16 +140,18 @@ def training_provenance(
     *,
     sha256: Optional[str] = None,
     nbytes: Optional[int] = None,
+    described: bool = False,
     **counts: Any,
 ) -> Dict[str, Any]:
     """A model's provenance: the memcomp version, the ``trainer`` (the function that made it) and
     its ``options``; the training ``source`` (per source, a dump's dataset, file, format and byte
     range, or an array's shape), the ``bytes`` read and their ``sha256`` (hex digest of those
-    bytes in order: for one whole raw file, ``sha256sum FILE``), when known; then ``counts``
+    bytes in order: for one whole raw file, ``sha256sum FILE``), when known (``described``: the
+    sources given as their provenance dicts already); then ``counts``
     (e.g. ``blocks``, MPC's ``groups``)."""
     out: Dict[str, Any] = {"memcomp_version": __version__, "trainer": trainer, "options": dict(options)}
     if sources:
-        out["source"] = [_source(s) for s in sources]
+        out["source"] = [dict(s) if described else _source(s) for s in sources]
     if nbytes is not None:
         out["bytes"] = int(nbytes)
     if sha256 is not None:

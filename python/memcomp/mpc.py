@@ -57,6 +57,8 @@ from ._common import (
     n_blocks_of,
     refuse_masked,
 )
+from .analysis.base import Analysis, Any_, Bool, Choice, Int, Option
+from .analysis.run import Pooled, fold, run
 from .blocks import check_blocks, sectorize
 from .models import FORMAT, Model, training_provenance
 
@@ -516,14 +518,27 @@ class MPCModel:
         version, options, source, bytes and SHA-256, blocks per group; None if not recorded."""
         return self.model.provenance
 
-    def with_source(self, blocks: Any, labels: str, sha256: Optional[str] = None) -> "MPCModel":
+    def with_source(
+        self,
+        blocks: Any,
+        labels: str,
+        sha256: Optional[str] = None,
+        described: bool = False,
+        nbytes: Optional[int] = None,
+    ) -> "MPCModel":
         """This model with the training source in its provenance: ``blocks`` (what :func:`train`
-        took), how groups were assigned (``labels``: ``"given"`` or ``"guess_dtype"``), and the
-        ``sha256`` of the bytes read, when known."""
+        took; with ``described``, their provenance dicts, and ``nbytes`` the bytes read), how groups were assigned (``labels``:
+        ``"given"`` or ``"guess_dtype"``), and the ``sha256`` of the bytes read, when known."""
         prov = self.provenance or training_provenance("memcomp.mpc.train", self.info.get("options", {}))
         sources = _sources(blocks)
+        nbytes = nbytes if described else _n_bytes(sources)
         src = training_provenance(
-            prov["trainer"], {**prov["options"], "labels": labels}, sources, sha256=sha256, nbytes=_n_bytes(sources)
+            prov["trainer"],
+            {**prov["options"], "labels": labels},
+            sources,
+            sha256=sha256,
+            nbytes=nbytes,
+            described=described,
         )
         return MPCModel(
             self.model.with_provenance({**src, **{k: v for k, v in prov.items() if k not in src}}), self.info
@@ -624,6 +639,7 @@ class TrainStats:
     dropped_special: int
     groups: Tuple[Optional[ModuleStats], ...]
     samples: Tuple[Optional[tuple], ...]
+    sha256: Optional[str] = None  # of every byte read, in order (a serial run's close)
 
     def __add__(self, other: "TrainStats") -> "TrainStats":
         if self.options != other.options:
@@ -639,6 +655,7 @@ class TrainStats:
             self.dropped_special + other.dropped_special,
             groups,
             samples,
+            self.sha256 or other.sha256,
         )
 
     __radd__ = __add__
@@ -691,6 +708,139 @@ def check_train_options(zeros: str, quantiser: str, weight: str, max_blocks: Any
     return None if max_blocks is None else check_int("max_blocks", max_blocks, 1)
 
 
+def _stats_of(
+    b: np.ndarray, group: np.ndarray, keep: np.ndarray, start: int, opts: tuple, threads: Optional[int]
+) -> TrainStats:
+    """Pass 1's partial over 32 B blocks ``b`` (global index of the first: ``start``)."""
+    zeros, quantiser, seed, max_blocks = opts
+    counts = [0] * _NGROUPS
+    groups: list = [None] * _NGROUPS
+    samples: list = [None] * (_NGROUPS + 1)
+    keys = _keys(seed, np.arange(start, start + b.shape[0], dtype=np.uint64)) if max_blocks else None
+    for g in range(_NGROUPS):
+        m = keep & (group == g)
+        if not m.any():
+            continue
+        counts[g] = int(m.sum())
+        if keys is not None:
+            samples[g] = _bottom(None, keys[m], b[m], cast(int, max_blocks))
+        else:
+            groups[g] = module_stats(b[m], zeros=zeros, quantiser=quantiser, threads=threads)
+    if keys is not None and keep.any():
+        samples[_NGROUPS] = _bottom(None, keys[keep], b[keep], cast(int, max_blocks))
+    return TrainStats(opts, tuple(counts), int((~keep).sum()), tuple(groups), tuple(samples))
+
+
+def _check_labels_option(name: str, labels: Any) -> Optional[np.ndarray]:
+    return check_labels(labels, None)
+
+
+class TrainMPC(Analysis):
+    """MPC's training (P3 §3), pass 1: per group (:data:`GROUPS`, from ``labels`` or
+    :func:`guess_dtype`) the ratio buckets and byte values (:class:`TrainStats`), or with
+    ``max_blocks`` a bottom-k sample keyed by ``seed`` and the sector's index. :meth:`then` is pass
+    2 (:class:`TrainScans`), whose result is the model. Datasets pool into one model, in 32 B
+    sectors; ``sha256`` records the digest of the bytes read (in order: one part on Dask)."""
+
+    name = "train-mpc"
+    summary = "train MPC's five per-type modules on 32 B sectors (P3 §3)"
+    per_dataset = False
+    unit_bytes = 32
+    OPTIONS = (
+        Option(
+            "labels", None, Any_(fn=_check_labels_option, bad_values=([7],)), "a group 0..4 per 32 B sector", flag=""
+        ),
+        Option("zeros", "buckets", Choice(ZEROS), "how all-zero bytes count in the ratio buckets"),
+        Option("quantiser", "floor", Choice(QUANTISERS), "ratio quantiser"),
+        Option("weight", "mean", Choice(WEIGHTS), "edge weights of the MST"),
+        Option("seed", 0, Int(0, (1 << 64) - 1), "key of the bottom-k sample (with max_blocks)"),
+        Option("max_blocks", None, Int(1, none=True), "cap the training sectors per group (one pass)"),
+        Option("sha256", False, Bool(), "record the SHA-256 of the bytes read", flag=""),
+    )
+
+    def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "TrainMPC":
+        if n_blocks is not None:
+            check_labels(self["labels"], n_blocks)
+        return self
+
+    def splittable(self, block_bytes: int) -> bool:
+        return not self["sha256"]
+
+    def start(self) -> Any:
+        return hashlib.sha256() if self["sha256"] else None
+
+    def _opts(self) -> tuple:
+        return (self["zeros"], self["quantiser"], int(self["seed"]), self["max_blocks"])
+
+    def _groups(self, b: np.ndarray, first: int, threads: Optional[int]) -> Tuple[np.ndarray, np.ndarray]:
+        group, special = _core.mpc_classify(b, threads)
+        labels = self["labels"]
+        if labels is not None:
+            if first + b.shape[0] > labels.shape[0]:
+                raise ValueError(f"labels must have one entry per block, got {labels.shape[0]} for more blocks")
+            group = labels[first : first + b.shape[0]]
+        return group, special < 0  # special: MPC classes 0 and 1 (all-zero, all words equal), dropped
+
+    def partial(self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]) -> Tuple[TrainStats, Any]:
+        if carry is not None:
+            carry.update(np.ascontiguousarray(chunk))
+        group, keep = self._groups(chunk, first, threads)
+        return _stats_of(chunk, group, keep, first, self._opts(), threads), carry
+
+    def close(self, carry: Any) -> Optional[TrainStats]:
+        if carry is None:
+            return None
+        empty = (None,) * _NGROUPS
+        return TrainStats(self._opts(), (0,) * _NGROUPS, 0, empty, empty + (None,), carry.hexdigest())
+
+    def then(self, total: TrainStats) -> Optional["TrainScans"]:
+        labels = self["labels"]
+        if labels is not None and sum(total.counts) + total.dropped_special != labels.shape[0]:
+            n = sum(total.counts) + total.dropped_special
+            raise ValueError(f"labels must have one entry per block ({n}), got {labels.shape[0]}")
+        if self["max_blocks"] is not None:
+            return None
+        return TrainScans(self, total, train_predictors(total, self["weight"]))
+
+    def finish(self, total: TrainStats, source: Dict[str, Any]) -> MPCModel:
+        return _with_source(train_from_stats(total, weight=self["weight"]), self, total, source)
+
+
+class TrainScans(Analysis):
+    """MPC's training, pass 2: per group the residue-cell zero counts under the predictor pass 1
+    made (index 5: all kept sectors under the fallback's); its result is the model."""
+
+    name = "train-mpc-scans"
+    per_dataset = False
+    unit_bytes = 32
+
+    def __init__(self, pass1: TrainMPC, stats: TrainStats, predictors: list) -> None:
+        super().__init__()
+        self.pass1, self.stats, self.predictors = pass1, stats, predictors
+
+    def partial(self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]) -> Tuple[np.ndarray, Any]:
+        group, keep = self.pass1._groups(chunk, first, threads)
+        out = np.zeros((_NGROUPS + 1, 257, 256), np.uint64)
+        for g, pred in enumerate(self.predictors):
+            if pred is not None:
+                m = keep if g == _NGROUPS else keep & (group == g)
+                if m.any():
+                    out[g] += scan_counts(chunk[m], pred, threads=threads)
+        return out, carry
+
+    def finish(self, total: np.ndarray, source: Dict[str, Any]) -> MPCModel:
+        model = train_from_stats(self.stats, self.predictors, total, weight=self.pass1["weight"])
+        return _with_source(model, self.pass1, self.stats, source)
+
+
+def _with_source(model: MPCModel, a: TrainMPC, stats: TrainStats, source: Dict[str, Any]) -> MPCModel:
+    labels = "given" if a["labels"] is not None else "guess_dtype"
+    nbytes = 32 * (sum(stats.counts) + stats.dropped_special)  # every sector read
+    return model.with_source(
+        source.get("datasets", [source]), labels=labels, sha256=stats.sha256, described=True, nbytes=nbytes
+    )
+
+
 def train_stats(
     blocks: Any,
     labels: Union[None, Sequence[int], np.ndarray] = None,
@@ -704,34 +854,16 @@ def train_stats(
     offset: int = 0,
     digest: Any = None,
 ) -> TrainStats:
-    """Pass 1 of :func:`train` over ``blocks`` (whose first block has global index ``offset``);
-    ``digest`` (a hashlib object) is updated with every byte read, in order."""
-    max_blocks = check_train_options(zeros, quantiser, "mean", max_blocks)
-    seed, offset = check_int("seed", seed, 0, (1 << 64) - 1), check_int("offset", offset, 0)
+    """Pass 1 of :func:`train` over ``blocks`` (whose first 32 B sector has global index
+    ``offset``); ``digest`` (a hashlib object) is updated with every byte read, in order."""
+    check_train_options(zeros, quantiser, "mean", max_blocks)
+    offset = check_int("offset", offset, 0)
     if digest is not None and not callable(getattr(digest, "update", None)):
         raise TypeError(f"digest must be a hashlib object (e.g. hashlib.sha256()), got {type(digest).__name__}")
-    n = _n_sectors(blocks)
-    lab = check_labels(labels, n)
-    counts = [0] * _NGROUPS
-    dropped = 0
-    groups: list = [None] * _NGROUPS
-    samples: list = [None] * (_NGROUPS + 1)
-    for start, b, group, keep in _train_chunks(blocks, lab, offset, chunk_blocks, threads, digest):
-        dropped += int((~keep).sum())
-        keys = _keys(seed, np.arange(start, start + b.shape[0], dtype=np.uint64)) if max_blocks else None
-        for g in range(_NGROUPS):
-            m = keep & (group == g)
-            if not m.any():
-                continue
-            counts[g] += int(m.sum())
-            if keys is not None:
-                samples[g] = _bottom(samples[g], keys[m], b[m], cast(int, max_blocks))
-            else:
-                part = module_stats(b[m], zeros=zeros, quantiser=quantiser, threads=threads)
-                groups[g] = part if groups[g] is None else groups[g] + part
-        if keys is not None and keep.any():
-            samples[_NGROUPS] = _bottom(samples[_NGROUPS], keys[keep], b[keep], cast(int, max_blocks))
-    return TrainStats((zeros, quantiser, int(seed), max_blocks), tuple(counts), dropped, tuple(groups), tuple(samples))
+    a = TrainMPC(labels=labels, zeros=zeros, quantiser=quantiser, seed=seed, max_blocks=max_blocks)
+    data = _pooled(blocks)
+    a.resolve(32, data.n_blocks)
+    return fold(a, data, digest, first=offset, threads=threads, chunk_blocks=chunk_blocks)[0]
 
 
 def _check_stats(stats: Any) -> None:
@@ -774,17 +906,23 @@ def train_scans(
 ) -> np.ndarray:
     """Pass 2 of :func:`train`: (6, 257, 256) residue-cell zero counts per group under its
     predictor (index 5: all kept blocks under the fallback's), mergeable by addition."""
-    n = _n_sectors(blocks)
-    lab = check_labels(labels, n)
     offset = check_int("offset", offset, 0)
-    out = np.zeros((_NGROUPS + 1, 257, 256), np.uint64)
-    for _, b, group, keep in _train_chunks(blocks, lab, offset, chunk_blocks, threads):
-        for g, pred in enumerate(predictors):
-            if pred is not None:
-                m = keep if g == _NGROUPS else keep & (group == g)
-                if m.any():
-                    out[g] += scan_counts(b[m], pred, threads=threads)
-    return out
+    data = _pooled(blocks)
+    a = TrainScans(TrainMPC(labels=labels).resolve(32, data.n_blocks), None, list(predictors))  # type: ignore[arg-type]
+    return fold(a, data, None, first=offset, threads=threads, chunk_blocks=chunk_blocks)[0]
+
+
+def _pooled(blocks: Any) -> Pooled:
+    """The training sources as one dataset of 32 B sectors: arrays must be (n, 32) uint8 blocks,
+    Dumps are read as their sectors."""
+    sources = [_blocks32(s) if isinstance(s, np.ndarray) else s for s in _sources(blocks)]
+    for s in sources:
+        if not isinstance(s, np.ndarray) and not (hasattr(s, "chunks") and hasattr(s, "block_bytes")):
+            raise TypeError(
+                f"training data must be an (n, 32) uint8 ndarray or a memcomp Dump (or a list of them), "
+                f"got {type(s).__name__}"
+            )
+    return Pooled(sources, 32)
 
 
 def train_from_stats(
@@ -864,25 +1002,10 @@ def train(
             "MPC training reads the data twice and a stream is read once: pass max_blocks=N to train "
             "on a bounded sample in one pass, or save the stream to a file"
         )
-    digest = hashlib.sha256()
-    stats = train_stats(
-        blocks,
-        labels,
-        zeros=zeros,
-        quantiser=quantiser,
-        seed=seed,
-        max_blocks=max_blocks,
-        threads=threads,
-        chunk_blocks=chunk_blocks,
-        digest=digest,
+    a = TrainMPC(
+        labels=labels, zeros=zeros, quantiser=quantiser, weight=weight, seed=seed, max_blocks=max_blocks, sha256=True
     )
-    if max_blocks is not None:
-        model = train_from_stats(stats, weight=weight, threads=threads)
-    else:
-        preds = train_predictors(stats, weight)
-        scans = train_scans(blocks, preds, labels, threads=threads, chunk_blocks=chunk_blocks)
-        model = train_from_stats(stats, preds, scans, weight=weight, threads=threads)
-    return model.with_source(blocks, labels="given" if labels is not None else "guess_dtype", sha256=digest.hexdigest())
+    return run(a, _pooled(blocks), threads=threads, chunk_blocks=chunk_blocks)
 
 
 def default_model() -> MPCModel:

@@ -12,8 +12,10 @@ whose ``note`` says why, and a :class:`SkippedCodecWarning`.
 
 from __future__ import annotations
 
+import copy
 import warnings
-from typing import TYPE_CHECKING, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -22,16 +24,16 @@ from ._common import (
     Progress,
     ProgressArg,
     block_bytes_of,
-    check_bool,
     check_chunk_blocks,
     check_int,
     check_progress,
-    chunks,
     fit_sample,
     n_blocks_of,
     provenance,
     source_of,
 )
+from .analysis.base import Analysis, Any_, Bool, Int, Option, Text
+from .analysis.run import fold, run
 from .codecs import CODEC_GROUPS, Codec, codec_names, get_codec
 from .metrics import SizeStats, mag_policy, parse_policy, storage_policy
 
@@ -133,7 +135,8 @@ def collect_stats(
     progress: ProgressArg = None,
     oracle_over: str = "exact",
 ) -> Tuple[List[SizeStats], SizeStats, np.ndarray]:
-    """Streams ``blocks`` through every (fitted) codec chunk by chunk.
+    """Streams ``blocks`` through every (fitted) codec chunk by chunk (:class:`Compare`'s partial
+    result, folded over the data).
 
     Returns one merged SizeStats per codec, the oracle's SizeStats (per block the smallest in-band
     size of the codecs ``oracle_over`` names: ``"exact"`` the decodable ones, ``"all"`` every one;
@@ -142,32 +145,10 @@ def collect_stats(
     check_chunk_blocks(chunk_blocks)
     check_progress(progress)
     cs = [] if isinstance(codecs, list) and not codecs else resolve_codecs(codecs)
-    members = np.array([oracle_member(c, oracle_over) for c in cs], dtype=bool)
-    block_bytes = block_bytes_of(blocks)
-    total = n_blocks_of(blocks)
-    stats = [SizeStats.empty(c, block_bytes) for c in cs]
-    max_bits = max([c.max_compressed_bits(block_bytes) for c, m in zip(cs, members) if m] or [0])
-    oracle = SizeStats(ORACLE, block_bytes, "none", np.zeros(max_bits + 1, dtype=np.int64))
-    wins = np.zeros(len(cs), dtype=np.int64)
-    done = 0
-    run = [c._private() for c in cs]  # a stateful codec's state is ours between chunks
-    with Progress(progress, total, "compare") as step:
-        for chunk in chunks(blocks, chunk_blocks):
-            sizes = [c.measure(chunk, threads=threads, resume=done > 0) for c in run]
-            for i, s in enumerate(sizes):
-                stats[i] = stats[i] + s.stats()
-            if chunk.shape[0] and members.any():
-                idx_of = np.flatnonzero(members)
-                bits = np.stack([sizes[i].size_bits for i in idx_of])
-                best = idx_of[bits.argmin(axis=0)]  # first minimum: ties go to the earlier codec
-                wins += np.bincount(best, minlength=len(cs))
-                oracle.hist += np.bincount(bits.min(axis=0), minlength=max_bits + 1)
-                idx, counts = np.unique(best, return_counts=True)
-                for i, n in zip(idx, counts):
-                    oracle.modes.setdefault(int(i), [0, 0, 0, 0, 0])[0] += int(n)
-            done += int(chunk.shape[0])
-            step(done)
-    return stats, oracle, wins
+    a = Compare.measuring(cs, block_bytes_of(blocks), oracle_over)
+    with Progress(progress, n_blocks_of(blocks), "compare") as step:
+        total, _ = fold(a, blocks, a.start(), threads=threads, chunk_blocks=chunk_blocks, step=step)
+    return total.stats, total.oracle, total.wins
 
 
 ORACLE_OVER = ("exact", "all")
@@ -290,6 +271,143 @@ def table(
     return df
 
 
+def _check_codecs(name: str, value: Any) -> Any:
+    resolve_codecs(value)  # names, groups and Codec objects; TypeError / ValueError say what is wrong
+    return value
+
+
+def _check_oracle(name: str, value: Any) -> Any:
+    if value is True:
+        return "exact"
+    if value in (False, None):
+        return False
+    if not isinstance(value, str) or value not in ORACLE_OVER:
+        raise ValueError(f"{name} must be one of {ORACLE_OVER}, True or False, got {value!r}")
+    return value
+
+
+def _codec_list(text: str) -> List[str]:
+    from .codecs import split_names
+
+    return split_names(text, "--codecs")
+
+
+@dataclass(frozen=True)
+class CompareStats:
+    """:class:`Compare`'s partial result: per codec its SizeStats, the oracle's SizeStats and the
+    blocks each codec won; added term by term (exact integer histograms)."""
+
+    stats: Tuple[SizeStats, ...]
+    oracle: SizeStats
+    wins: np.ndarray
+
+    def __add__(self, other: "CompareStats") -> "CompareStats":
+        return CompareStats(
+            tuple(a + b for a, b in zip(self.stats, other.stats)), self.oracle + other.oracle, self.wins + other.wins
+        )
+
+
+class Compare(Analysis):
+    """Codec presets compared on a dump: the table of :func:`compare` (P1 §V, SPEC 0.4 and 0.6).
+    The carry is each stateful codec's dictionary (its own copy), so a dump with a stateful
+    preset is one part on Dask."""
+
+    name = "compare"
+    summary = "raw CR, CR at MAG, MAG size classes and the per-block oracle of codec presets"
+    OPTIONS = (
+        Option(
+            "codecs",
+            ("bdi", "fpc"),
+            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ())),
+            "codec presets and groups (defaults, all, lossy)",
+        ),
+        Option("mag", 32, Int(1, 4096), "memory access granularity in bytes (CR at MAG, size classes)"),
+        Option("u_min", 1, Int(0, 4096), "fewest MAG bursts a block is charged"),
+        Option("policy", None, Text(parse_policy, none=True), "report policy for every row (default: each preset's)"),
+        Option("count_tag", False, Bool(), "charge the tag-side bits too"),
+        Option(
+            "oracle", "exact", Any_(fn=_check_oracle, bad_values=("some", 2)), "oracle row over: exact, all or False"
+        ),
+        Option("codec_mag", False, Bool(), "set the mag option of every codec that has one to the MAG studied"),
+    )
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._cs: Optional[List[Codec]] = None
+        self._skipped: List[Tuple[Codec, int, str]] = []
+        self._training: Optional[List[str]] = None
+        self._block_bytes = 0
+
+    @classmethod
+    def measuring(cls, codecs: Sequence[Codec], block_bytes: int, oracle_over: str = "exact") -> "Compare":
+        """The analysis measuring these (fitted) codecs as they are, for ``block_bytes`` blocks."""
+        a = cls(codecs=list(codecs) or ["bdi"], oracle=oracle_over)
+        a._cs, a._block_bytes = list(codecs), int(block_bytes)
+        return a
+
+    def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "Compare":
+        out = copy.copy(self)
+        resolved = resolve_codecs(self["codecs"], block_bytes)
+        out._cs = [with_mag(c, self["mag"]) for c in resolved] if self["codec_mag"] else list(resolved)
+        out._skipped, out._block_bytes = resolved.skipped, int(block_bytes)
+        return out
+
+    def samples(self) -> Optional[str]:
+        return "fit" if any(c.requires_fit for c in self._codecs()) else None
+
+    def prepare(self, sample: Optional[tuple], threads: Optional[int] = None) -> "Compare":
+        out = copy.copy(self)
+        out._cs, out._training = fit_missing(None, self._codecs(), threads, sample)
+        return out
+
+    def _codecs(self) -> List[Codec]:
+        if self._cs is None:
+            raise RuntimeError("resolve the analysis for a block size first (memcomp.analysis.run does)")
+        return self._cs
+
+    def splittable(self, block_bytes: int) -> bool:
+        return not any(c.stateful for c in self.resolve(block_bytes)._codecs())
+
+    def start(self) -> List[Codec]:
+        return [c._private() for c in self._codecs()]  # a stateful codec's state is ours between chunks
+
+    def partial(self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]) -> Tuple[CompareStats, Any]:
+        cs, B = self._codecs(), int(chunk.shape[1]) if chunk.ndim == 2 else self._block_bytes
+        over = self["oracle"] or "exact"
+        members = np.array([oracle_member(c, over) for c in cs], dtype=bool)
+        max_bits = max([c.max_compressed_bits(B) for c, m in zip(cs, members) if m] or [0])
+        oracle = SizeStats(ORACLE, B, "none", np.zeros(max_bits + 1, dtype=np.int64))
+        wins = np.zeros(len(cs), dtype=np.int64)
+        sizes = [c.measure(chunk, threads=threads, resume=first > 0) for c in carry]
+        if chunk.shape[0] and members.any():
+            idx_of = np.flatnonzero(members)
+            bits = np.stack([sizes[i].size_bits for i in idx_of])
+            best = idx_of[bits.argmin(axis=0)]  # first minimum: ties go to the earlier codec
+            wins += np.bincount(best, minlength=len(cs))
+            oracle.hist += np.bincount(bits.min(axis=0), minlength=max_bits + 1)
+            idx, counts = np.unique(best, return_counts=True)
+            for i, n in zip(idx, counts):
+                oracle.modes.setdefault(int(i), [0, 0, 0, 0, 0])[0] += int(n)
+        return CompareStats(tuple(s.stats() for s in sizes), oracle, wins), carry
+
+    def finish(self, total: CompareStats, source: Dict[str, Any]) -> "pandas.DataFrame":
+        over = self["oracle"]
+        return table(
+            list(total.stats),
+            self._codecs(),
+            mag=self["mag"],
+            u_min=self["u_min"],
+            policy=self["policy"],
+            count_tag=self["count_tag"],
+            oracle=total.oracle if over else None,
+            wins=total.wins,
+            training=self._training,
+            oracle_over=over or "exact",
+            source=source,
+            skipped=self._skipped,
+        )
+
+
 def compare(
     blocks,
     codecs: CodecsArg = ("bdi", "fpc"),
@@ -305,6 +423,7 @@ def compare(
     progress: ProgressArg = None,
 ) -> "pandas.DataFrame":
     """Compares codecs on ``blocks`` (an ``(n, B)`` uint8 array or a Dump from :func:`open_dump`).
+
 
     ``codecs``: names, Codec objects or groups: ``"defaults"`` (each lossless family's default),
     ``"all"`` (every lossless preset) and ``"lossy"`` (SLC's presets; lossy codecs are in a table
@@ -352,39 +471,10 @@ def compare(
     with fitted models reduced to a digest, ``block_bytes``, ``mag``, ``u_min``, ``policy``,
     ``count_tag``), so tables of several runs concatenate (long form).
     """
-    check_chunk_blocks(chunk_blocks)
-    mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
-    count_tag, codec_mag = check_bool("count_tag", count_tag), check_bool("codec_mag", codec_mag)
-    check_progress(progress)
-    if policy is not None:
-        parse_policy(policy)
-    over = "exact" if oracle is True else oracle
-    if over not in (False, None) and over not in ORACLE_OVER:
-        raise ValueError(f"oracle must be one of {ORACLE_OVER}, True or False, got {oracle!r}")
-    block_bytes = block_bytes_of(blocks)
-    resolved = resolve_codecs(codecs, block_bytes)
-    cs: List[Codec] = [with_mag(c, mag) for c in resolved] if codec_mag else list(resolved)
-    cs, training = fit_missing(blocks, cs, threads)
-    stats: List[SizeStats] = []  # every codec skipped: nothing to read
-    orc, wins = SizeStats(ORACLE, block_bytes, "none", np.zeros(1, dtype=np.int64)), np.zeros(0, dtype=np.int64)
-    if cs:
-        stats, orc, wins = collect_stats(
-            blocks, cs, threads=threads, chunk_blocks=chunk_blocks, progress=progress, oracle_over=over or "exact"
-        )
-    return table(
-        stats,
-        cs,
-        mag=mag,
-        u_min=u_min,
-        policy=policy,
-        count_tag=count_tag,
-        oracle=orc if over else None,
-        wins=wins,
-        training=training,
-        oracle_over=over or "exact",
-        source=source_of(blocks),
-        skipped=resolved.skipped,
+    a = Compare(
+        codecs=codecs, mag=mag, u_min=u_min, policy=policy, count_tag=count_tag, oracle=oracle, codec_mag=codec_mag
     )
+    return run(a, blocks, threads=threads, chunk_blocks=chunk_blocks, progress=progress)
 
 
 def with_mag(codec: Codec, mag: int) -> Codec:

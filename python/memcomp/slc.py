@@ -22,6 +22,7 @@ The MAG analysis the paper starts from (its Figs. 1 and 2) works for any codec:
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from dataclasses import dataclass, field, fields
@@ -31,7 +32,6 @@ import numpy as np
 
 from ._common import (
     MemcompWarning,
-    Progress,
     ProgressArg,
     block_bytes_of,
     check_float,
@@ -41,6 +41,8 @@ from ._common import (
     source_of,
     whole,
 )
+from .analysis.base import Analysis, Any_, Choice, Int, Option
+from .analysis.run import run
 from .codecs import Codec, Encoded, Sizes, get_codec
 
 if TYPE_CHECKING:
@@ -612,6 +614,242 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else (math.nan if a == 0 else math.inf)
 
 
+def _check_thresholds(name: str, value: Any) -> Any:
+    if isinstance(value, str):
+        if value != "half":
+            raise ValueError(f"{name} must be byte counts or 'half' (half of each MAG), got {value!r}")
+        return value
+    if isinstance(value, bytes) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence of byte counts such as (8, 16), or 'half', got {value!r}")
+    return tuple(check_int(name, t, 0, 256) for t in value)
+
+
+def _check_variants(name: str, value: Any) -> Tuple[str, ...]:
+    if not isinstance(value, (str, Iterable)):
+        raise TypeError(f"{name} must be variant names from {VARIANTS}, got {value!r}")
+    vs = (value,) if isinstance(value, str) else tuple(value)
+    for v in vs:
+        if v not in VARIANTS:
+            raise ValueError(f"{name}: a variant must be one of {VARIANTS}, got {v!r}")
+    return vs
+
+
+def _check_mags(name: str, value: Any) -> Tuple[int, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"mags must be a sequence of MAGs in bytes such as (16, 32), got {value!r}")
+    return tuple(check_int(name, m, 1, 4096) for m in value)
+
+
+def _check_mask(name: str, value: Any) -> Optional[np.ndarray]:
+    if value is None:
+        return None
+    mask = np.asarray(value)
+    if mask.dtype != bool or mask.ndim != 1:
+        raise ValueError(
+            f"{name} must be a bool array with one entry per block, got {mask.dtype} of shape {mask.shape}"
+        )
+    return mask
+
+
+def _split(text: str) -> List[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+class Sweep(Analysis):
+    """SLC against E2MC per (MAG, threshold, variant) (P4 §V-C): the rows of :func:`sweep`. Each
+    row's partial is :class:`_SweepStats` (integer totals, exact error sums, log histograms)."""
+
+    name = "slc"
+    summary = "SLC's bandwidth gain and error per threshold, MAG and variant (P4 §V-C)"
+    OPTIONS = (
+        Option(
+            "thresholds",
+            (0, 8, 16, 32),
+            Any_(
+                fn=_check_thresholds,
+                reader=lambda t: t if t == "half" else [int(x) for x in _split(t)],
+                bad_values=("quarter", (-1,), (257,)),
+            ),
+            "lossy thresholds in bytes, or 'half' of each MAG",
+        ),
+        Option(
+            "mags",
+            (16, 32, 64),
+            Any_(fn=_check_mags, reader=lambda t: [int(x) for x in _split(t)], bad_values=(32, (0,), ("32",))),
+            "MAGs in bytes",
+        ),
+        Option(
+            "variants",
+            VARIANTS,
+            Any_(fn=_check_variants, reader=_split, bad_values=(("fast",), 3)),
+            "TSLC variants: simp, pred, opt",
+        ),
+        Option(
+            "dtype",
+            "float32",
+            Any_(fn=lambda name, v: _dtype_name(v) and v, bad_values=("complex64",)),
+            "element type for the error metrics",
+        ),
+        Option(
+            "model", None, Any_(fn=lambda name, v: v), "an E2MC model or codec (default: fitted, see training)", flag=""
+        ),
+        Option("symbol_bits", 16, Int(choices=(4, 8, 16, 32)), "E2MC's symbol length in bits"),
+        Option("pdw", 4, Int(1, 16), "E2MC's parallel decoding ways"),
+        Option("budget", "gain", Choice(BUDGETS), "when a block goes lossy (see slc.compress)"),
+        Option("predict", "word", Choice(("word", "symbol")), "pred/opt's prediction"),
+        Option(
+            "approximable",
+            None,
+            Any_(fn=_check_mask, bad_values=(np.zeros(3, np.int8),)),
+            "bool per block: may it be approximated",
+            flag="",
+        ),
+        Option(
+            "training",
+            "offline",
+            Choice(("offline", "online")),
+            "E2MC's model: fitted on the data or on the first window",
+        ),
+        Option("window", None, Int(1, none=True), "online training's blocks (default 10 %)"),
+        Option(
+            "rel_floor",
+            None,
+            Any_(
+                fn=lambda name, v: None if v is None else check_float(name, v, 0, lo_open=True),
+                reader=float,
+                bad_values=(0.0, -1.0, "x"),
+            ),
+            "the relative error's floor",
+        ),
+    )
+
+    def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "Sweep":
+        mags, dname = _check_study(
+            block_bytes, self["mags"], self["dtype"], self["budget"], self["predict"], self["training"]
+        )
+        out = copy.copy(self)
+        out._B, out._n, out._dname = block_bytes, n_blocks, dname
+        out._configs = [
+            (m, t, v)
+            for m in mags
+            for t in ([m // 2] if self["thresholds"] == "half" else self["thresholds"])
+            for v in self["variants"]
+        ]
+        mask = self["approximable"]
+        if mask is not None and n_blocks is not None and mask.shape[0] != n_blocks:
+            raise ValueError(
+                f"approximable must be a bool array with one entry per block ({n_blocks}), got "
+                f"{mask.dtype} of shape {mask.shape}"
+            )
+        model, training, window = self["model"], self["training"], self["window"]
+        if model is not None and (training == "online" or window is not None):
+            raise ValueError(
+                "training='online' and window fit the model on the first blocks: pass model=None to train online"
+            )
+        if training == "online":
+            if window is None:
+                if n_blocks is None:
+                    raise ValueError("training='online' on a stream needs window (the blocks to fit on)")
+                window = math.ceil(0.1 * n_blocks)
+            elif n_blocks is not None:
+                window = check_int("window", window, 1, n_blocks)
+        elif window is not None:
+            raise ValueError("window is the online training's sample: pass training='online' with it")
+        out._window = window
+        return out
+
+    def samples(self) -> Any:
+        if self["model"] is not None and self["rel_floor"] is not None:
+            return None  # nothing to fit, and the floor is given
+        return self._window if self["training"] == "online" else "fit"
+
+    def prepare(self, sample: Optional[tuple], threads: Optional[int] = None) -> "Sweep":
+        out = copy.copy(self)
+        model, blocks = self["model"], sample[0] if sample is not None else None
+        symbol_bits, pdw = self["symbol_bits"], self["pdw"]
+        if model is not None:
+            fitted, how, skip = (model.model if isinstance(model, Codec) else model), "given", 0
+        else:
+            fitted, skip = None, self._window if self["training"] == "online" else 0
+            how = f"online({skip})" if skip else sample[1]
+            if len(blocks):  # no blocks: nothing to fit on, and nothing to compress
+                fitted = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(blocks, threads=threads).model
+        out._how, out._skip = how, skip
+        floor = self["rel_floor"]
+        out._floor = _default_floor(blocks, self._dname) if floor is None else floor
+        opts = dict(symbol_bits=symbol_bits, pdw=pdw, model=fitted)
+        out._opts = opts
+        out._bases = {m: get_codec("e2mc", mag=m, **opts) for m in {c[0] for c in self._configs}}
+        out._slcs = [
+            get_codec(
+                "slc", variant=v, threshold_bytes=t, mag=m, budget=self["budget"], predict=self["predict"], **opts
+            )
+            for m, t, v in self._configs
+        ]
+        return out
+
+    def partial(
+        self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]
+    ) -> Tuple[List["_SweepStats"], Any]:
+        n, mask = int(chunk.shape[0]), self["approximable"]
+        if n == 0:
+            return [_SweepStats() for _ in self._configs], carry
+        if mask is not None and first + n > mask.shape[0]:
+            raise ValueError(f"approximable must have one entry per block, got {mask.shape[0]} for more blocks")
+        raw = min(max(self._skip - first, 0), n)  # blocks of the online window in this chunk
+        given = None
+        if mask is not None or raw:
+            given = np.ones(n, bool) if mask is None else mask[first : first + n].copy()
+            given[:raw] = False
+        resume = first > 0
+        lossless = {m: c.measure(chunk, threads=threads, resume=resume) for m, c in self._bases.items()}
+        refs = _references(chunk, self._opts, lossless, threads, resume)
+        parts = []
+        for (m, _, _), codec in zip(self._configs, self._slcs):
+            g = given if codec.lossy else None
+            enc = codec.encode(chunk, threads=threads, resume=resume, approximable=g)
+            approx = codec.decode(enc, threads=threads)
+            sizes = codec.measure(chunk, threads=threads, resume=resume, approximable=g)
+            parts.append(
+                _SweepStats.of(
+                    chunk, approx, enc, sizes, lossless[m], *refs, raw, m, self._dname, self._floor, self["symbol_bits"]
+                )
+            )
+        return parts, carry
+
+    def merge(self, a: List["_SweepStats"], b: List["_SweepStats"]) -> List["_SweepStats"]:
+        return [x + y for x, y in zip(a, b)]
+
+    def finish(self, total: List["_SweepStats"], source: Dict[str, Any]) -> "pandas.DataFrame":
+        import pandas as pd
+
+        mask, done = self["approximable"], sum(st.blocks for st in total[:1])
+        if mask is not None and total and done != mask.shape[0]:
+            raise ValueError(f"approximable must have one entry per block ({done}), got {mask.shape[0]}")
+        rows: List[Dict[str, Any]] = []
+        flagged: Dict[str, Any] = {}
+        how = self._how
+        for (m, t, v), codec, st in zip(self._configs, self._slcs, total):
+            r, warns = st.report(self._B, m, self._dname, self._floor)
+            for kind, text in warns:
+                flagged.setdefault(kind, [text, []])[1].append(f"MAG {m} threshold {t} {v}")
+            r.update(source)
+            r.update(provenance(codec.get_config()))
+            r.update(
+                variant=v,
+                threshold_bytes=t,
+                budget=self["budget"],
+                predict=self["predict"],
+                training=how,
+                dtype=self._dname,
+                model=how,
+            )
+            rows.append(r)
+        for text, which in flagged.values():
+            warnings.warn(f"{text} (rows: {'; '.join(which)})", MetricWarning, stacklevel=4)
+        return pd.DataFrame(rows)
+
+
 def sweep(
     blocks,
     thresholds: Iterable[int] = (0, 8, 16, 32),
@@ -647,88 +885,24 @@ def sweep(
     :func:`memcomp.compare`) or ``online(W)``; ``model`` repeats it for older scripts. The default
     ``rel_floor`` comes from the blocks the model is fitted on (those of ``offline`` for a given
     model). :class:`MetricWarning` is raised once per kind, naming the rows it concerns."""
-    import pandas as pd
-
-    from ._common import check_chunk_blocks, chunks, fit_sample, n_blocks_of
-
-    step = check_chunk_blocks(chunk_blocks)
     if isinstance(blocks, np.ndarray) and (blocks.ndim != 2 or blocks.dtype != np.uint8):
         raise TypeError("blocks must be an (n, B) uint8 array or a Dump; use memcomp.as_blocks(array, block_bytes)")
-    B = block_bytes_of(blocks)
-    configs = []
-    mag_list, dname = _check_study(B, mags, dtype, budget, predict, training)
-    for m in mag_list:
-        ts = [m // 2] if isinstance(thresholds, str) and thresholds == "half" else list(thresholds)
-        for t in ts:
-            t = check_int("threshold_bytes", t, 0, 256)
-            for v in variants:
-                if v not in VARIANTS:
-                    raise ValueError(f"variant must be one of {VARIANTS}, got {v!r}")
-                configs.append((m, t, v))
-    floor = None if rel_floor is None else check_float("rel_floor", rel_floor, 0, lo_open=True)
-    n_known = n_blocks_of(blocks)
-    mask = None
-    if approximable is not None:
-        mask = np.asarray(approximable)
-        if mask.dtype != bool or mask.ndim != 1 or (n_known is not None and mask.shape[0] != n_known):
-            raise ValueError(
-                f"approximable must be a bool array with one entry per block ({n_known}), got "
-                f"{mask.dtype} of shape {mask.shape}"
-            )
-    model, how, skip, sample = _train(blocks, model, training, window, symbol_bits, pdw, threads, bounded=True)
-    if floor is None:
-        floor = _default_floor(fit_sample(blocks)[0] if sample is None else sample, dname)
-    del sample
-    opts = dict(symbol_bits=symbol_bits, pdw=pdw, model=model)
-    bases = {m: get_codec("e2mc", mag=m, **opts) for m in {c[0] for c in configs}}
-    slcs = [
-        get_codec("slc", variant=v, threshold_bytes=t, mag=m, budget=budget, predict=predict, **opts)
-        for m, t, v in configs
-    ]
-    parts = [_SweepStats() for _ in configs]
-    done = 0
-    tick = Progress(progress, n_known, "slc.sweep")  # True: a tqdm.auto bar
-    for chunk in chunks(blocks, step):
-        n = int(chunk.shape[0])
-        if n == 0:
-            continue
-        if mask is not None and done + n > mask.shape[0]:
-            raise ValueError(f"approximable must have one entry per block, got {mask.shape[0]} for more blocks")
-        first = min(max(skip - done, 0), n)  # blocks of the online window in this chunk
-        given = None
-        if mask is not None or first:
-            given = np.ones(n, bool) if mask is None else mask[done : done + n].copy()
-            given[:first] = False
-        resume = done > 0
-        lossless = {m: c.measure(chunk, threads=threads, resume=resume) for m, c in bases.items()}
-        refs = _references(chunk, opts, lossless, threads, resume)
-        for i, ((m, _, _), codec) in enumerate(zip(configs, slcs)):
-            g = given if codec.lossy else None
-            enc = codec.encode(chunk, threads=threads, resume=resume, approximable=g)
-            approx = codec.decode(enc, threads=threads)
-            sizes = codec.measure(chunk, threads=threads, resume=resume, approximable=g)
-            parts[i] = parts[i] + _SweepStats.of(
-                chunk, approx, enc, sizes, lossless[m], *refs, first, m, dname, floor, symbol_bits
-            )
-        done += n
-        tick(done)
-    tick.close()
-    if mask is not None and done != mask.shape[0]:
-        raise ValueError(f"approximable must have one entry per block ({done}), got {mask.shape[0]}")
-    source = source_of(blocks)
-    rows: List[Dict[str, Any]] = []
-    flagged: Dict[str, Any] = {}
-    for (m, t, v), codec, st in zip(configs, slcs, parts):
-        r, warns = st.report(B, m, dname, floor)
-        for kind, text in warns:
-            flagged.setdefault(kind, [text, []])[1].append(f"MAG {m} threshold {t} {v}")
-        r.update(source)
-        r.update(provenance(codec.get_config()))
-        r.update(variant=v, threshold_bytes=t, budget=budget, predict=predict, training=how, dtype=dname, model=how)
-        rows.append(r)
-    for text, which in flagged.values():
-        warnings.warn(f"{text} (rows: {'; '.join(which)})", MetricWarning, stacklevel=2)
-    return pd.DataFrame(rows)
+    a = Sweep(
+        thresholds=thresholds,
+        mags=mags,
+        variants=variants,
+        dtype=dtype,
+        model=model,
+        symbol_bits=symbol_bits,
+        pdw=pdw,
+        budget=budget,
+        predict=predict,
+        approximable=approximable,
+        training=training,
+        window=window,
+        rel_floor=rel_floor,
+    )
+    return run(a, blocks, threads=threads, chunk_blocks=chunk_blocks, progress=progress)
 
 
 @dataclass

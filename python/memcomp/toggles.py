@@ -32,6 +32,7 @@ DBI pins: zeros_total with idle high (P2 §5.2), ones with idle low. Tables name
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -40,21 +41,19 @@ import numpy as np
 
 from . import _core
 from ._common import (
-    block_bytes_of,
     check_bool,
-    check_chunk_blocks,
     check_float,
     check_int,
-    chunks,
     in_memory,
     n_blocks_of,
     provenance,
     refuse_masked,
-    source_of,
 )
+from .analysis.base import Analysis, Any_, Int, Option
+from .analysis.run import run
 from .codecs import Codec, Encoded, check_option_types
 from .energy import EnergyModel, default_model, energy_model
-from .report import fit_missing, resolve_codecs
+from .report import _check_codecs, _codec_list, fit_missing, resolve_codecs
 
 if TYPE_CHECKING:
     import pandas
@@ -455,7 +454,8 @@ def compare(
     transfers), energy_pj (pJ of what was sent), energy_pj_per_block (energy_pj / blocks) and
     energy_ratio = energy_pj / energy_pj_raw (< 1 saves).
     """
-    setup = bus_setup(
+    a = Toggles(
+        codecs=codecs,
         channel=channel,
         flit_bytes=flit_bytes,
         bus_bits=bus_bits,
@@ -472,13 +472,11 @@ def compare(
         energy=energy,
         **bus,
     )
-    check_chunk_blocks(chunk_blocks)
-    cs = _codecs_for_energy(blocks, codecs, threads)
     n_known = n_blocks_of(blocks)
-    if setup.bu_all is not None and (n_known is None or setup.bu_all.shape != (n_known,)):
-        raise ValueError(f"bu must be a number or have one entry per block ({n_known}), got shape {setup.bu_all.shape}")
-    tot = bus_totals(blocks, cs, setup, setup.bu_all, threads=threads, chunk_blocks=chunk_blocks)
-    return totals_frame(tot, cs, setup, source_of(blocks))
+    bu_all = a.setup.bu_all
+    if bu_all is not None and (n_known is None or bu_all.shape != (n_known,)):
+        raise ValueError(f"bu must be a number or have one entry per block ({n_known}), got shape {bu_all.shape}")
+    return run(a, blocks, threads=threads, chunk_blocks=chunk_blocks)
 
 
 @dataclass(frozen=True)
@@ -559,32 +557,36 @@ def bus_setup(
 
 
 @dataclass(frozen=True)
-class _Totals:
-    """compare()'s sums over a run of blocks: the raw transfers' and, per codec, the compressed
-    ones' (with EC: the forms sent), with the bus states before (``start``, None: the initial
-    state) and after (``end``) the run. ``a + b`` is the run of a's blocks then b's, valid when b
-    started from the states a ended in (else ValueError)."""
+class BusSums:
+    """:class:`Toggles`'s partial result: over a run of blocks, the raw transfers' counts and, per
+    codec, the compressed ones' (with EC: the forms sent). ``a + b`` is the run of a's blocks then
+    b's (the runner joins runs only where each starts from the bus states the one before ended in)."""
 
     blocks: int
     block_bytes: int
     raw: BusStats
     codecs: Tuple[Dict[str, Any], ...]
-    start: Tuple[Optional[WireState], ...]
-    end: Tuple[Optional[WireState], ...]
 
-    def continues(self, other: "_Totals") -> bool:
-        """Whether ``other`` started from the states this run ended in."""
-        return all(
-            b is None and a is None or (a is not None and b is not None and a == b)
-            for a, b in zip(self.end, other.start)
-        )
-
-    def __add__(self, other: "_Totals") -> "_Totals":
-        if not self.continues(other):
-            raise ValueError("these totals do not continue each other's bus states")
+    def __add__(self, other: "BusSums") -> "BusSums":
         codecs = tuple({k: a[k] + b[k] for k in a} for a, b in zip(self.codecs, other.codecs))
-        return _Totals(
-            self.blocks + other.blocks, self.block_bytes, self.raw + other.raw, codecs, self.start, other.end
+        return BusSums(self.blocks + other.blocks, self.block_bytes, self.raw + other.raw, codecs)
+
+
+@dataclass
+class BusCarry:
+    """What runs through the blocks in order: the wire states (raw, then per codec the compressed
+    and the EC transfers; None: the initial state) and the codecs (a stateful one's own copy).
+    Equal when the states are (the codecs of a split dataset are stateless)."""
+
+    states: Tuple[Optional[WireState], ...]
+    codecs: List[Codec]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BusCarry):
+            return NotImplemented
+        return len(self.states) == len(other.states) and all(
+            a is None and b is None or (a is not None and b is not None and a == b)
+            for a, b in zip(self.states, other.states)
         )
 
 
@@ -598,53 +600,109 @@ def _charged_at_mag(sent_bits: np.ndarray, mag: int, u_min: int) -> int:
     return m * int(np.maximum(units, np.uint64(u_min)).sum(dtype=np.uint64))
 
 
-def bus_totals(
-    blocks,
-    cs: Sequence[Codec],
-    setup: _Setup,
-    bu_all: Optional[np.ndarray],
-    *,
-    threads: Optional[int] = None,
-    chunk_blocks: int = 1 << 16,
-    start: Optional[Sequence[Optional[WireState]]] = None,
-    close: bool = True,
-) -> _Totals:
-    """The sums of :func:`compare` over ``blocks``, from the bus states ``start`` (raw, then per
-    codec the compressed and the EC transfers; None: the initial states), closing the transfers
-    after the last block if ``close``."""
-    b, ec = setup.bus, setup.ec
-    B = block_bytes_of(blocks)
-    states = list(start) if start is not None else [None] * (1 + 2 * len(cs))
-    start = tuple(states)
-    raw = BusStats.empty()
-    acc: List[Dict[str, Any]] = [
-        {
-            "plain": BusStats.empty(),
-            "plain_bits": 0,
-            "plain_charged": 0,
-            "ec": BusStats.empty(),
-            "ec_bits": 0,
-            "ec_charged": 0,
-            "ec_comp": 0,
-            "ec_units": 0,
-        }
-        for _ in cs
-    ]
-    done = 0
-    run = [c._private() for c in cs]  # a stateful codec's state is ours between chunks
-    for chunk, last in _lookahead(chunks(blocks, chunk_blocks)):
-        n = int(chunk.shape[0])
-        closing = last and close
+def _bus_option(key: str, default: Any) -> Option:
+    return Option(key, default, Any_(fn=lambda name, v: v), f"bus option {key} (see memcomp.toggles)")
+
+
+class Toggles(Analysis):
+    """Compression ratio against bus energy (P2 §4-§6): the rows of :func:`compare`. The carry is
+    the bus's wire states (stream mode runs them through the blocks in order), so a Dask part
+    starts from the states replaying the blocks before it gives, checked when the parts join."""
+
+    name = "toggles"
+    summary = "bit toggles, DBI zeros and bus energy of compressed transfers, with Energy Control"
+    carried = True
+    OPTIONS = (
+        Option(
+            "codecs",
+            ("bdi", "fpc", "fpc.mc", "cpack", "cpack.mc"),
+            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ())),
+            "decodable codec presets and groups",
+        ),
+        _bus_option("channel", "dram"),
+        _bus_option("flit_bytes", 32),
+        _bus_option("bus_bits", 32),
+        _bus_option("burst_length", 8),
+        _bus_option("dbi", None),
+        _bus_option("mode", "stream"),
+        _bus_option("pad", "zero"),
+        _bus_option("init", None),
+        _bus_option("idle", None),
+        _bus_option("ac_threshold", None),
+        _bus_option("ac_first", None),
+        _bus_option("ac_count_pin", None),
+        Option("ec", None, Any_(fn=lambda name, v: v), "Energy Control: ec1, ec2 or helps (P2 §4.2)"),
+        Option("bu", 0.0, Any_(fn=lambda name, v: v), "bandwidth utilisation for EC: a number or one per block"),
+        Option("alpha", 1.0, Any_(fn=lambda name, v: v), "EC's energy weight alpha"),
+        Option("ec_ratio", "units", Any_(fn=lambda name, v: v), "EC's compression ratio: units or bits"),
+        Option("mag", 32, Int(1, 4096), "memory access granularity in bytes (cr_mag)"),
+        Option("u_min", 1, Int(0, 4096), "fewest MAG bursts a transfer is charged"),
+        Option("energy", None, Any_(fn=lambda name, v: v), "energy model: a preset name, a dict or an EnergyModel"),
+    )
+
+    def check(self) -> None:
+        bus = {k: v for k, v in self.options.items() if k not in ("codecs", "energy", "mag", "u_min") and v is not None}
+        bus.setdefault("dbi", None)
+        self.setup = bus_setup(**bus, mag=self["mag"], u_min=self["u_min"], energy=self["energy"])
+        self._cs: Optional[List[Codec]] = None
+        self._block_bytes = 0
+
+    def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "Toggles":
+        out = copy.copy(self)
+        out._cs, out._block_bytes = list(resolve_codecs(self["codecs"])), int(block_bytes)
+        for c in out._cs:
+            if not c.exact:
+                raise ValueError(
+                    f"{c.name} is accounting-only (exact=False): it has no stream to put on a bus; "
+                    "use a decodable preset"
+                )
+        return out
+
+    def _codecs(self) -> List[Codec]:
+        if self._cs is None:
+            raise RuntimeError("resolve the analysis for a block size first (memcomp.analysis.run does)")
+        return self._cs
+
+    def samples(self) -> Optional[str]:
+        return "fit" if any(c.requires_fit for c in self._codecs()) else None
+
+    def prepare(self, sample: Optional[tuple], threads: Optional[int] = None) -> "Toggles":
+        out = copy.copy(self)
+        out._cs = fit_missing(None, self._codecs(), threads, sample)[0]
+        return out
+
+    def splittable(self, block_bytes: int) -> bool:
+        return not any(c.stateful for c in self.resolve(block_bytes)._codecs())
+
+    def start(self) -> BusCarry:
+        cs = self._codecs()
+        return BusCarry((None,) * (1 + 2 * len(cs)), [c._private() for c in cs])
+
+    def partial(self, chunk: np.ndarray, carry: BusCarry, first: int, threads: Optional[int]) -> Tuple[BusSums, Any]:
+        return self._sums(chunk, carry, first, threads, False)
+
+    def close(self, carry: BusCarry) -> BusSums:
+        """What closing the transfers after the last block adds (a DRAM bus back to idle)."""
+        empty = np.empty((0, self._block_bytes), dtype=np.uint8)
+        return self._sums(empty, carry, 0, None, True)[0]
+
+    def _sums(self, chunk: np.ndarray, carry: BusCarry, first: int, threads: Optional[int], closing: bool) -> tuple:
+        setup, b, ec = self.setup, self.setup.bus, self.setup.ec
+        B, n = int(chunk.shape[1]), int(chunk.shape[0])
+        states = list(carry.states)
         r = count(chunk, state=states[0], close=closing, per_block=False, **b)
-        raw, states[0] = raw + r.stats, r.state
-        for i, (c, a) in enumerate(zip(run, acc)):
-            enc = c.encode(chunk, threads=threads, resume=done > 0)
+        raw, states[0] = r.stats, r.state
+        acc: List[Dict[str, Any]] = []
+        for i, c in enumerate(carry.codecs):
+            a: Dict[str, Any] = {}
+            enc = c.encode(chunk, threads=threads, resume=True)
             p = count(enc, state=states[1 + 2 * i], close=closing, per_block=False, **b)
-            a["plain"], states[1 + 2 * i] = a["plain"] + p.stats, p.state
-            a["plain_bits"] += int(enc.bit_lengths.sum(dtype=np.uint64))
-            a["plain_charged"] += _charged_at_mag(enc.bit_lengths, setup.mag, setup.u_min)
+            a["plain"], states[1 + 2 * i] = p.stats, p.state
+            a["plain_bits"] = int(enc.bit_lengths.sum(dtype=np.uint64))
+            a["plain_charged"] = _charged_at_mag(enc.bit_lengths, setup.mag, setup.u_min)
+            a.update(ec=BusStats.empty(), ec_bits=0, ec_charged=0, ec_comp=0, ec_units=0)
             if ec is not None:
-                bu_chunk = bu_all[done : done + n] if bu_all is not None else float(setup.bu)
+                bu_chunk = setup.bu_all[first : first + n] if setup.bu_all is not None else float(setup.bu)
                 e = energy_control(
                     chunk,
                     enc,
@@ -658,17 +716,20 @@ def bus_totals(
                     **b,
                 )
                 states[2 + 2 * i] = e.state
-                a["ec"] = a["ec"] + BusStats({f: int(e.totals["sent"][f]) for f in FIELDS}, n)
-                a["ec_comp"] += int(e.totals["compressed"])
-                a["ec_bits"] += int(e.totals["sent_bits"])
-                a["ec_units"] += int(e.totals["sent_units"])
+                a["ec"] = BusStats({f: int(e.totals["sent"][f]) for f in FIELDS}, n)
+                a["ec_comp"] = int(e.totals["compressed"])
+                a["ec_bits"] = int(e.totals["sent_bits"])
+                a["ec_units"] = int(e.totals["sent_units"])
                 sent_bits = np.where(e.columns["compressed"], enc.bit_lengths, np.uint32(8 * B))
-                a["ec_charged"] += _charged_at_mag(sent_bits, setup.mag, setup.u_min)
-        done += n
-    return _Totals(done, B, raw, tuple(acc), start, tuple(states))
+                a["ec_charged"] = _charged_at_mag(sent_bits, setup.mag, setup.u_min)
+            acc.append(a)
+        return BusSums(n, B, raw, tuple(acc)), BusCarry(tuple(states), carry.codecs)
+
+    def finish(self, total: BusSums, source: Dict[str, Any]) -> "pandas.DataFrame":
+        return totals_frame(total, self._codecs(), self.setup, source)
 
 
-def totals_frame(tot: _Totals, cs: Sequence[Codec], setup: _Setup, source: Dict[str, Any]) -> "pandas.DataFrame":
+def totals_frame(tot: BusSums, cs: Sequence[Codec], setup: _Setup, source: Dict[str, Any]) -> "pandas.DataFrame":
     """compare()'s rows from its totals."""
     import pandas as pd
 

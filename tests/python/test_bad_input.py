@@ -1096,10 +1096,8 @@ case("slc-dtype-unknown", lambda c: slc.compress(F32, dtype="x"), ValueError, "d
 case("slc-dtype-object", lambda c: slc.compress(F32, dtype=[1]), TypeError, "dtype must be one of")
 case("slc-list", lambda c: slc.compress([1, 2]), TypeError, "memcomp Dump")
 case("slc-zero-blocks", lambda c: slc.compress(F32[:0]), check=lambda r: r.report["blocks"] == 0)
-case(
-    "slc-sweep-threshold-negative", lambda c: slc.sweep(F32, thresholds=[-1], mags=[32]), ValueError, "threshold_bytes"
-)
-case("slc-sweep-threshold-float", lambda c: slc.sweep(F32, thresholds=[8.5], mags=[32]), TypeError, "threshold_bytes")
+case("slc-sweep-threshold-negative", lambda c: slc.sweep(F32, thresholds=[-1], mags=[32]), ValueError, "thresholds")
+case("slc-sweep-threshold-float", lambda c: slc.sweep(F32, thresholds=[8.5], mags=[32]), TypeError, "thresholds")
 case("slc-sweep-mag-nan", lambda c: slc.sweep(F32, thresholds=[8], mags=[float("nan")]), TypeError, "mag")
 case("slc-sweep-mag-inf", lambda c: slc.sweep(F32, thresholds=[8], mags=[float("inf")]), TypeError, "mag")
 case("slc-quality-shapes", lambda c: slc.quality(F32, F32[:2]), ValueError, "differ in shape")

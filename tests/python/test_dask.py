@@ -122,13 +122,13 @@ def test_toggles_parts_counted_again_when_the_warm_up_misses(sample_file, monkey
     bu = np.random.default_rng(1).random(len(d))
     want = toggles.compare(d, ["bdi", "fpc"], dbi="ac", ec="ec2", bu=bu)
     calls = []
-    part = md._toggle_part
+    part = md._part_task
 
     def spy(*a, **kw):
-        calls.append(kw.get("start") is not None)
+        calls.append(kw.get("given", False))
         return part(*a, **kw)
 
-    monkeypatch.setattr(md, "_toggle_part", spy)
+    monkeypatch.setattr(md, "_part_task", spy)
     with dask.config.set(scheduler="sync"):
         # runs of zero blocks longer than the warm-up send nothing, so the states before them stay
         got = md.toggles_compare(d, ["bdi", "fpc"], dbi="ac", ec="ec2", bu=bu, partition_bytes=SMALL, warmup_blocks=64)
@@ -136,11 +136,11 @@ def test_toggles_parts_counted_again_when_the_warm_up_misses(sample_file, monkey
         assert 0 < sum(calls) < len(d) // (SMALL // 128)
         calls.clear()
 
-        def no_warm_up(p, warm, *a, **kw):  # every part starts from the initial states
-            calls.append(kw.get("start") is not None)
-            return part(p, None, *a, **kw)
+        def no_warm_up(an, p, warm, *a, **kw):  # every part starts from the initial states
+            calls.append(kw.get("given", False))
+            return part(an, p, None, *a, **kw)
 
-        monkeypatch.setattr(md, "_toggle_part", no_warm_up)
+        monkeypatch.setattr(md, "_part_task", no_warm_up)
         got = md.toggles_compare(d, ["bdi", "fpc"], dbi="ac", ec="ec2", bu=bu, partition_bytes=SMALL)
         pd.testing.assert_frame_equal(got, want)
         assert sum(calls) == len(d) // (SMALL // 128) - 1  # every part but the first

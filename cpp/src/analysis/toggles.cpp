@@ -541,7 +541,11 @@ BusTotals bus_count_raw(const BusConfig& c, const BlockView& blocks, WireState& 
   const std::uint64_t bits = 8 * std::uint64_t{B};
   const bool dram = c.channel == Channel::dram;
   const std::size_t whole = dram ? u * c.burst_length : u;  // bytes per unit (dram: per burst)
-  if (c.dbi != Dbi::none || B % whole != 0 || n == 0) {
+  if (n == 0) {  // nothing to send: a close returns the bus to idle from the state it is in
+    if (close) tot += bus.close(s);
+    return tot;
+  }
+  if (c.dbi != Dbi::none || B % whole != 0) {
     for (std::size_t i = 0; i < n; ++i) {
       const BusCounts r = bus.transfer(s, blocks.block(i), bits, close && i + 1 == n);
       if (out) out->set(i, r);
@@ -599,6 +603,7 @@ BusTotals bus_count_streams(const BusConfig& c, const StreamsView& st, WireState
     if (out) out->set(i, r);
     tot += r;
   }
+  if (st.n_blocks == 0 && close) tot += bus.close(s);  // an empty batch closes the bus too
   return tot;
 }
 
@@ -1759,6 +1764,11 @@ EcTotals run_energy_control(const BusConfig& c, const EcConfig& ec, const BlockV
                             const EcColumns* cols) {
   const StreamBounds bounds = check_ec(ec, raw, comp, bu_count);
   c.validate();
+  if (raw.n_blocks == 0) {  // nothing to send: a close returns the bus to idle from the state it is in
+    EcTotals tot;
+    if (close) tot.sent += Bus(c).close(s);
+    return tot;
+  }
   std::vector<double> gain(bu_count);
   for (std::size_t i = 0; i < bu_count; ++i) gain[i] = ec_gain(bu[i]);
   // The scan sums counts of 32 bits per block in 64 bits: streams shorter than 2^31 bits keep
