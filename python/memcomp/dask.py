@@ -235,7 +235,8 @@ def _part_task(
     replaying ``warm`` (the blocks before it) from the initial carry ends in."""
     carry = start if given else a.start()
     if not given and warm is not None:
-        _, carry = fold(a, warm, carry, first=first - units_of(a, warm)[1], threads=threads, chunk_blocks=chunk_blocks)
+        before = int(units_of(a, warm)[1] or 0)  # a slice of a file or array: its length is known
+        _, carry = fold(a, warm, carry, first=first - before, threads=threads, chunk_blocks=chunk_blocks)
     entry = carry if a.carried else None
     total, end = fold(a, part, carry, first=first, threads=threads, chunk_blocks=chunk_blocks)
     return total, entry, end, source_of(part)

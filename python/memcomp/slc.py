@@ -723,6 +723,18 @@ class Sweep(Analysis):
         ),
     )
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        # set by resolve (the block size's study) and prepare (the model, floor and codecs)
+        self._B, self._dname = 0, "float32"
+        self._n: Optional[int] = None
+        self._window: Optional[int] = None
+        self._configs: List[Tuple[int, int, str]] = []
+        self._how, self._skip, self._floor = "", 0, 0.0
+        self._opts: Dict[str, Any] = {}
+        self._bases: Dict[int, Codec] = {}
+        self._slcs: List[Codec] = []
+
     def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "Sweep":
         mags, dname = _check_study(
             block_bytes, self["mags"], self["dtype"], self["budget"], self["predict"], self["training"]
@@ -765,18 +777,22 @@ class Sweep(Analysis):
 
     def prepare(self, sample: Optional[tuple], threads: Optional[int] = None) -> "Sweep":
         out = copy.copy(self)
-        model, blocks = self["model"], sample[0] if sample is not None else None
-        symbol_bits, pdw = self["symbol_bits"], self["pdw"]
+        model, symbol_bits, pdw = self["model"], self["symbol_bits"], self["pdw"]
+        blocks = None if sample is None else sample[0]
         if model is not None:
             fitted, how, skip = (model.model if isinstance(model, Codec) else model), "given", 0
         else:
-            fitted, skip = None, self._window if self["training"] == "online" else 0
-            how = f"online({skip})" if skip else sample[1]
+            assert sample is not None and blocks is not None  # samples() asks for one
+            skip = int(self._window or 0) if self["training"] == "online" else 0
+            fitted, how = None, f"online({skip})" if skip else str(sample[1])
             if len(blocks):  # no blocks: nothing to fit on, and nothing to compress
                 fitted = get_codec("e2mc", symbol_bits=symbol_bits, pdw=pdw).fit(blocks, threads=threads).model
         out._how, out._skip = how, skip
         floor = self["rel_floor"]
-        out._floor = _default_floor(blocks, self._dname) if floor is None else floor
+        if floor is None:
+            assert blocks is not None  # samples() asks for one when the floor is not given
+            floor = _default_floor(blocks, self._dname)
+        out._floor = floor
         opts = dict(symbol_bits=symbol_bits, pdw=pdw, model=fitted)
         out._opts = opts
         out._bases = {m: get_codec("e2mc", mag=m, **opts) for m in {c[0] for c in self._configs}}
