@@ -1121,15 +1121,32 @@ def _cmd_analysis(args, out: TextIO) -> int:
     if args.dask is not None:
         from . import dask as mdask
 
-        _emit(_on_dask(args, lambda data, **kw: mdask.run(a, data, **kw), chunk_blocks=args.chunk_blocks), args, out)
-        return 0
+        result = _on_dask(args, lambda data, **kw: mdask.run(a, data, **kw), chunk_blocks=args.chunk_blocks)
+    else:
+        from .analysis.run import concat, named
 
-    def one(d):
-        return run_analysis(
-            a, d, threads=args.threads, chunk_blocks=args.chunk_blocks, progress=_progress(args, d.nbytes)
+        result = concat(
+            [
+                named(
+                    run_analysis(
+                        a, d, threads=args.threads, chunk_blocks=args.chunk_blocks, progress=_progress(args, d.nbytes)
+                    ),
+                    d,
+                )
+                for d in _datasets(args)
+            ]
         )
-
-    _emit(_per_dataset(args, one), args, out)
+    if not isinstance(result, tuple):
+        _emit(result, args, out)
+        return 0
+    _emit(result[0], args, out)  # further tables beside it: OUT.NAME.EXT, or after it headed # NAME
+    for name, df in zip(cls.tables, result[1:]):
+        if args.output:
+            stem, ext = os.path.splitext(args.output)
+            _emit(df, argparse.Namespace(**{**vars(args), "output": f"{stem}.{name}{ext}"}), out)
+        else:
+            out.write(f"\n# {name}\n")
+            _emit(df, args, out)
     return 0
 
 

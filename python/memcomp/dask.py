@@ -53,7 +53,7 @@ from . import report as _report
 from . import toggles as _toggles
 from ._common import block_bytes_of, check_chunk_blocks, check_int, sample_how, sample_index, source_of
 from .analysis.base import Analysis
-from .analysis.run import CHUNK_BLOCKS, Pooled, as_units, closed, draw, fold, units_of
+from .analysis.run import CHUNK_BLOCKS, Pooled, as_units, closed, concat, draw, fold, named, units_of
 from .io import Dump, StreamDump, open_dumps
 
 if TYPE_CHECKING:
@@ -375,11 +375,9 @@ def run(
                 again.append(i)
                 continue
             out = prepared.finish(total, source)
-            if prepared.per_dataset and hasattr(out, "columns") and "dataset" not in out.columns:
-                out.insert(0, "dataset", getattr(ds[0], "name", None))
-            results[i] = out
+            results[i] = named(out, ds[0]) if prepared.per_dataset else out
         todo = again
-    return _concat(results) if analysis.per_dataset else results[0]
+    return concat(results) if analysis.per_dataset else results[0]
 
 
 # ------------------------------------------------------------------------------------- compare

@@ -30,7 +30,6 @@ from ._common import (
     fit_sample,
     n_blocks_of,
     provenance,
-    source_of,
 )
 from .analysis.base import Analysis, Any_, Bool, Int, Option, Text
 from .analysis.run import fold, run
@@ -544,6 +543,83 @@ def _int_list(name: str, values) -> list:
     return list(values)
 
 
+def _check_mags(name: str, values: Any) -> Tuple[int, ...]:
+    return tuple(check_int(f"{name} entries", m, 1, 4096) for m in _int_list(name, values))
+
+
+class MagStudy(Compare):
+    """What memory access granularity does to the gain (P4 §II, Figs. 1 and 2): per codec and MAG
+    raw CR, CR at MAG and the loss, and the compressed sizes against the MAG grid, from
+    :class:`Compare`'s partial (each codec measured once; every MAG from its size histogram). A
+    preset not defined for the block size gets a row whose ``note`` says why. The result is two
+    tables: (CR per MAG, sizes above the MAG grid)."""
+
+    name = "mag-study"
+    summary = "raw CR against CR at each MAG, and the compressed sizes on the MAG grid (P4 §II)"
+    tables = ("above_mag",)
+    OPTIONS = (
+        Option(
+            "codecs",
+            ("bdi", "fpc", "cpack", "e2mc"),
+            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ())),
+            "codec presets and groups",
+        ),
+        Option(
+            "mags",
+            (16, 32, 64),
+            Any_(fn=_check_mags, reader=lambda t: [int(x) for x in t.split(",")], bad_values=(5, (0,), ("32",))),
+            "MAGs in bytes",
+        ),
+        Option("policy", None, Text(parse_policy, none=True), "report policy for every row (default: each preset's)"),
+    )
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.options.update(oracle=False, mag=32, u_min=1, count_tag=False, codec_mag=False)
+
+    def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "MagStudy":
+        out = copy.copy(self)
+        resolved = resolve_codecs(self["codecs"], block_bytes, skip_named=True)
+        out._cs, out._skipped, out._block_bytes = list(resolved), resolved.skipped, int(block_bytes)
+        return out
+
+    def finish(self, total: CompareStats, source: Dict[str, Any]) -> Tuple["pandas.DataFrame", "pandas.DataFrame"]:
+        import pandas as pd
+
+        b, policy = self._block_bytes, self["policy"]
+        measured: List[Tuple[SizeStats, Codec, str, Optional[str]]] = [
+            (st, c, default_policy(c, b) if policy is None else policy, None)
+            for st, c in zip(total.stats, self._codecs())
+        ]
+        for c, _, why in self._skipped:
+            empty = SizeStats(c.name, b, c.policy, np.zeros(1, dtype=np.int64))
+            measured.append((empty, c, storage_policy(c.policy) if policy is None else policy, f"skipped: {why}"))
+        rows, hists = [], []
+        for st, c, pol, note in measured:
+            for m in self["mags"]:
+                cr, cr_mag = st.cr(pol), st.cr_mag(m, policy=pol)
+                rows.append(
+                    {
+                        **source,
+                        **provenance(c.get_config()),
+                        "codec": c.name,
+                        "block_bytes": b,
+                        "mag": int(m),
+                        "policy": pol,
+                        "blocks": st.n_blocks,
+                        "cr": cr,
+                        "cr_mag": cr_mag,
+                        "loss": 1 - cr_mag / cr if note is None else float("nan"),
+                        "note": note,
+                    }
+                )
+                if note is None:
+                    h = st.above_mag(m, pol)
+                    h["codec"] = c.name
+                    hists.append(h)
+        return pd.DataFrame(rows), (pd.concat(hists, ignore_index=True) if hists else pd.DataFrame())
+
+
 def mag_study(
     data,
     codecs: CodecsArg = ("bdi", "fpc", "cpack", "e2mc"),
@@ -569,46 +645,17 @@ def mag_study(
 
     from .blocks import as_blocks, byte_view, check_block_bytes
 
-    if policy is not None:
-        parse_policy(policy)
+    a = MagStudy(codecs=codecs, mags=mags, policy=policy)
     if hasattr(data, "chunks") and not isinstance(data, np.ndarray):
-        sources = {block_bytes_of(data): data}
+        sources = [data]
     else:
         flat = byte_view(data)
         sizes = [check_block_bytes(b, name="block_sizes entries") for b in _int_list("block_sizes", block_sizes)]
-        sources = {b: as_blocks(flat[: flat.shape[0] // b * b], b) for b in sizes}
-    mags = [check_int("mags entries", m, 1, 4096) for m in _int_list("mags", mags)]
-    rows, hists = [], []
-    for b, blocks in sources.items():
-        resolved = resolve_codecs(codecs, b, skip_named=True)
-        cs, _ = fit_missing(blocks, list(resolved), threads)
-        stats = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks, oracle_over="exact")[0]
-        measured: List[Tuple[SizeStats, Codec, str, Optional[str]]] = [
-            (st, c, default_policy(c, b) if policy is None else policy, None) for st, c in zip(stats, cs)
-        ]
-        for c, _, why in resolved.skipped:
-            empty = SizeStats(c.name, b, c.policy, np.zeros(1, dtype=np.int64))
-            measured.append((empty, c, storage_policy(c.policy) if policy is None else policy, f"skipped: {why}"))
-        for st, c, pol, note in measured:
-            for m in mags:
-                cr, cr_mag = st.cr(pol), st.cr_mag(m, policy=pol)
-                rows.append(
-                    {
-                        **source_of(blocks),
-                        **provenance(c.get_config()),
-                        "codec": c.name,
-                        "block_bytes": b,
-                        "mag": int(m),
-                        "policy": pol,
-                        "blocks": st.n_blocks,
-                        "cr": cr,
-                        "cr_mag": cr_mag,
-                        "loss": 1 - cr_mag / cr if note is None else float("nan"),
-                        "note": note,
-                    }
-                )
-                if note is None:
-                    h = st.above_mag(m, pol)
-                    h["codec"] = c.name
-                    hists.append(h)
-    return pd.DataFrame(rows), (pd.concat(hists, ignore_index=True) if hists else pd.DataFrame())
+        sources = [as_blocks(flat[: flat.shape[0] // b * b], b) for b in sizes]
+    out = [run(a, d, threads=threads, chunk_blocks=chunk_blocks) for d in sources]
+    return (
+        pd.concat([o[0] for o in out], ignore_index=True),
+        pd.concat([o[1] for o in out if len(o[1])], ignore_index=True)
+        if any(len(o[1]) for o in out)
+        else pd.DataFrame(),
+    )

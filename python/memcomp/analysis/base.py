@@ -283,6 +283,9 @@ class Analysis:
     #: the analysis works on units of this many bytes (MPC: 32 B sectors): every chunk is cut into
     #: them, and block indices (``first``, ``n_blocks``) count them. None: the dataset's blocks.
     unit_bytes: ClassVar[Optional[int]] = None
+    #: the names of the tables finish returns after the first, when it returns a tuple of them
+    #: (``mag-study``: the sizes on the MAG grid); the command line writes each beside the first
+    tables: ClassVar[Tuple[str, ...]] = ()
     #: Blocks a Dask part of a carried analysis replays before its first block to guess its carry.
     warmup_blocks: ClassVar[int] = 1024
 

@@ -180,14 +180,24 @@ def run_each(analysis: Analysis, datasets: Sequence[Any], **kw: Any) -> Any:
     """``analysis`` over each of ``datasets``: their tables concatenated in order (a ``dataset``
     column names each), or, for an analysis whose datasets make one result (``per_dataset``
     False), that result over all of them in order."""
-    import pandas as pd
-
     if not analysis.per_dataset:
         return run(analysis, Pooled(list(datasets), analysis.unit_bytes), **kw)
-    frames = []
-    for d in datasets:
-        df = run(analysis, d, **kw)
-        if "dataset" not in df.columns:
+    return concat([named(run(analysis, d, **kw), d) for d in datasets])
+
+
+def named(result: Any, d: Any) -> Any:
+    """``result`` (a table or a tuple of tables) with a ``dataset`` column naming ``d``."""
+    for df in result if isinstance(result, tuple) else (result,):
+        if hasattr(df, "columns") and "dataset" not in df.columns:
             df.insert(0, "dataset", getattr(d, "name", None))
-        frames.append(df)
-    return pd.concat(frames, ignore_index=True)
+    return result
+
+
+def concat(results: Sequence[Any]) -> Any:
+    """Tables of several datasets concatenated in order (a tuple of tables: table by table)."""
+    import pandas as pd
+
+    if results and isinstance(results[0], tuple):
+        return tuple(concat([r[k] for r in results]) for k in range(len(results[0])))
+    frames = [r for r in results if len(r.columns)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
