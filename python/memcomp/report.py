@@ -486,6 +486,52 @@ def with_mag(codec: Codec, mag: int) -> Codec:
     return Codec.from_config(cfg)
 
 
+class Breakdown(Compare):
+    """Where the bits go, per codec and encoding mode (P1 §V's per-pattern view): blocks, their
+    share, mean in-band bits and the payload / meta / header / tag totals of each mode, from
+    :class:`Compare`'s partial (a best-of codec's modes name the member that won)."""
+
+    name = "breakdown"
+    summary = "per codec and encoding mode: blocks, share, mean bits and where the bits go"
+    OPTIONS = (
+        Option(
+            "codecs",
+            ("bdi", "fpc"),
+            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ())),
+            "codec presets and groups",
+        ),
+    )
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.options.update(oracle=False, mag=32, u_min=1, count_tag=False, codec_mag=False, policy=None)
+
+    def finish(self, total: CompareStats, source: Dict[str, Any]) -> "pandas.DataFrame":
+        import pandas as pd
+
+        rows = []
+        for st, c in zip(total.stats, self._codecs()):
+            names = c.modes
+            for m, (n, payload, meta, header, tag) in sorted(st.modes.items()):
+                rows.append(
+                    {
+                        **source,
+                        "codec": c.name,
+                        "mode": m,
+                        "mode_name": names.get(m, str(m)),
+                        "blocks": n,
+                        "share": n / max(st.n_blocks, 1),
+                        "mean_bits": (payload + meta + header) / max(n, 1),
+                        "payload_bits": payload,
+                        "meta_bits": meta,
+                        "header_bits": header,
+                        "tag_bits": tag,
+                    }
+                )
+        columns = [*source, "codec", "mode", "mode_name", "blocks", "share", "mean_bits"]
+        return pd.DataFrame(rows, columns=columns + ["payload_bits", "meta_bits", "header_bits", "tag_bits"])
+
+
 def breakdown(
     blocks,
     codecs: CodecsArg = ("bdi", "fpc"),
@@ -493,47 +539,11 @@ def breakdown(
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 18,
 ) -> "pandas.DataFrame":
-    """Where the bits go, per codec and encoding mode: blocks, share of blocks, mean in-band bits
-    and the payload / meta / header / tag totals of each mode (a best-of codec's modes name the
-    member that won, e.g. ``fpc.paper:fpc``)."""
-    import pandas as pd
-
-    check_chunk_blocks(chunk_blocks)
-    cs, _ = fit_missing(blocks, resolve_codecs(codecs, block_bytes_of(blocks)), threads)
-    stats, _, _ = collect_stats(blocks, cs, threads=threads, chunk_blocks=chunk_blocks)
-    rows = []
-    for st, c in zip(stats, cs):
-        names = c.modes
-        for m, (n, payload, meta, header, tag) in sorted(st.modes.items()):
-            rows.append(
-                {
-                    "codec": c.name,
-                    "mode": m,
-                    "mode_name": names.get(m, str(m)),
-                    "blocks": n,
-                    "share": n / max(st.n_blocks, 1),
-                    "mean_bits": (payload + meta + header) / max(n, 1),
-                    "payload_bits": payload,
-                    "meta_bits": meta,
-                    "header_bits": header,
-                    "tag_bits": tag,
-                }
-            )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "codec",
-            "mode",
-            "mode_name",
-            "blocks",
-            "share",
-            "mean_bits",
-            "payload_bits",
-            "meta_bits",
-            "header_bits",
-            "tag_bits",
-        ],
-    )
+    """Where the bits go, per codec and encoding mode (:class:`Breakdown`): blocks, share of
+    blocks, mean in-band bits and the payload / meta / header / tag totals of each mode (a
+    best-of codec's modes name the member that won, e.g. ``fpc.paper:fpc``); a dump's provenance
+    columns first."""
+    return run(Breakdown(codecs=codecs), blocks, threads=threads, chunk_blocks=chunk_blocks)
 
 
 def _int_list(name: str, values) -> list:

@@ -16,12 +16,12 @@ _REGISTRY: Dict[str, Type[Analysis]] = {}
 def _builtin() -> List[Type[Analysis]]:
     # imported on first use: the analyses import this package's base and runner
     from ..entropy import EntropyTable
-    from ..report import Compare, MagStudy
+    from ..report import Breakdown, Compare, MagStudy
     from ..slc import Sweep
     from ..toggles import Toggles
     from .zero_runs import ZeroRuns
 
-    return [Compare, EntropyTable, Toggles, Sweep, MagStudy, ZeroRuns]
+    return [Compare, EntropyTable, Toggles, Sweep, MagStudy, Breakdown, ZeroRuns]
 
 
 def register(cls: Type[Analysis]) -> Type[Analysis]:
