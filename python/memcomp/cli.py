@@ -30,7 +30,7 @@ import os
 import re
 import sys
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Iterator, List, NoReturn, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterator, List, NoReturn, Optional, Sequence, TextIO
 
 import numpy as np
 
@@ -254,16 +254,6 @@ def _codecs(args, block: int):
 # --------------------------------------------------------------------------------------- output
 _TABLE_COLUMNS = {
     "compare": ["dataset", "codec", "exact", "lossy", "model", "policy", "cr", "cr_mag", "share_*", "oracle_wins"],
-    "entropy": [
-        "dataset",
-        "symbol_bits",
-        "entropy",
-        "cr_bound",
-        "cr_per_position",
-        "cr_mfv",
-        "cr_length_limited",
-        "cr_block_unachievable",
-    ],
     "toggles": [
         "dataset",
         "codec",
@@ -277,28 +267,18 @@ _TABLE_COLUMNS = {
         "energy_ratio",
         "fraction_compressed",
     ],
-    "slc": [
-        "dataset",
-        "mag",
-        "threshold_bytes",
-        "variant",
-        "cr_mag_e2mc",
-        "cr_mag_slc",
-        "cr_mag_gain",
-        "bandwidth_saved",
-        "lossy_share",
-        "lossy_no_gain",
-        "mre",
-        "mre_floored",
-        "rel_err_p99",
-        "nrmse",
-        "nrmse_std",
-        "sign_flips",
-        "psnr",
-    ],
     "info": None,
     "codecs": ["name", "family", "default", "exact", "policy", "description"],
 }
+
+
+def _table_columns(command: str) -> Optional[Sequence[str]]:
+    """The columns a terminal table of ``command`` shows (None: all)."""
+    if command in _TABLE_COLUMNS:
+        return _TABLE_COLUMNS[command]
+    from .analysis import get, names
+
+    return get(command).summary_columns if command in names() else None
 
 
 #: Output formats by the extension of ``-o FILE`` (any other extension needs --format).
@@ -346,7 +326,7 @@ def _emit(df, args, out: TextIO) -> None:
             elif fmt == "json":
                 sink.write(df.to_json(orient="records", indent=1) + "\n")
             else:
-                cols = _TABLE_COLUMNS.get(args.command)
+                cols = _table_columns(args.command)
                 if cols:
                     picked = []
                     for c in cols:
@@ -474,28 +454,6 @@ def _cmd_compare(args, out: TextIO) -> int:
     return 0
 
 
-def _cmd_entropy(args, out: TextIO) -> int:
-    from . import entropy
-
-    bits = _as("--symbol-bits", lambda v: [int(x) for x in v], args.symbol_bits)
-    for b in bits:
-        if b not in (4, 8, 16, 32):
-            raise UsageError(f"--symbol-bits: {b} is not one of 4, 8, 16, 32")
-    if args.dask is not None:
-        from . import dask as mdask
-
-        _emit(_on_dask(args, mdask.entropy_table, bits, mfv=args.mfv, chunk_blocks=args.chunk_blocks), args, out)
-        return 0
-    _emit(
-        _per_dataset(
-            args, lambda d: entropy.table(d, bits, mfv=args.mfv, threads=args.threads, chunk_blocks=args.chunk_blocks)
-        ),
-        args,
-        out,
-    )
-    return 0
-
-
 def _cmd_toggles(args, out: TextIO) -> int:
     from . import toggles
 
@@ -580,38 +538,6 @@ def _cmd_train_mpc(args, out: TextIO) -> int:
     out.write(
         f"how it was trained (memcomp version, options, source and its SHA-256): memcomp info {args.output_model}\n"
     )
-    return 0
-
-
-def _cmd_slc(args, out: TextIO) -> int:
-    from . import slc
-
-    variants = _names(args.variants)
-    for v in variants:
-        if v not in slc.VARIANTS:
-            raise UsageError(f"--variants: {v!r} is not one of {', '.join(slc.VARIANTS)}")
-
-    def run(d):
-        return _as(
-            "--thresholds/--mags/--dtype",
-            slc.sweep,
-            d,
-            thresholds=args.thresholds,
-            mags=args.mags,
-            variants=variants,
-            dtype=args.dtype,
-            symbol_bits=args.symbol_bits,
-            budget=args.budget,
-            predict=args.predict,
-            training=args.training,
-            window=args.window,
-            rel_floor=args.rel_floor,
-            threads=args.threads,
-            chunk_blocks=args.chunk_blocks,
-            progress=_progress(args, d.nbytes),
-        )
-
-    _emit(_per_dataset(args, run), args, out)
     return 0
 
 
@@ -939,16 +865,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     output(c)
 
-    e = command(
-        "entropy",
-        help="order-0 entropy bounds per symbol length",
-        description="Entropy bounds of each dataset: CR_H >= CR_K (MFV table) >= CR_L* (length-limited).",
-    )
-    data(e, dask=True)
-    e.add_argument("--symbol-bits", type=_int_list, default=[4, 8, 16, 32], help="symbol lengths (default 4,8,16,32)")
-    e.add_argument("--mfv", type=_int_at_least(1), default=1024, help="MFV table size for CR_K (default 1024)")
-    output(e)
-
     t = command(
         "toggles",
         help="compression against bus toggles and energy, with and without EC",
@@ -1004,54 +920,6 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("-o", "--output", dest="output_model", required=True, help="the model JSON to write")
     m.add_argument("--max-blocks", type=_int_at_least(1), default=None, help="cap the training sectors per group")
 
-    s = command(
-        "slc",
-        help="SLC's bandwidth gain and error per threshold, MAG and variant",
-        description="Selective lossy compression (P4) on each dataset: CR at MAG of E2MC and SLC, "
-        "lossy blocks and the error the approximation makes.",
-    )
-    data(s)
-    s.add_argument(
-        "--thresholds",
-        type=_thresholds,
-        default=[16],
-        help="lossy thresholds in bytes, or 'half': half of each MAG, as P4 §V-C pairs them (default 16)",
-    )
-    s.add_argument("--mags", type=_int_list, default=[32], help="MAGs in bytes (default 32)")
-    s.add_argument("--variants", default="simp,pred,opt", help="TSLC variants (default simp,pred,opt)")
-    s.add_argument("--dtype", default="float32", help="element type of the data for the error metrics")
-    s.add_argument("--symbol-bits", type=int, default=16, choices=(4, 8, 16, 32), help="E2MC's symbol length in bits")
-    s.add_argument(
-        "--budget",
-        choices=("gain", "stream", "codes"),
-        default="gain",
-        help="when a block goes lossy: gain (only for a burst saved against E2MC), stream (SLC's own stream, "
-        "its longer header included, above a MAG multiple) or codes (P4 §III-C: the sum of the code lengths)",
-    )
-    s.add_argument(
-        "--predict",
-        choices=("word", "symbol"),
-        default="word",
-        help="pred/opt's prediction: the first kept 32-bit word, or P4's first kept symbol",
-    )
-    s.add_argument(
-        "--training",
-        choices=("offline", "online"),
-        default="offline",
-        help="E2MC's model: fitted on the data (offline), or on the first --window blocks, which then "
-        "travel raw (online, P1 §III-B2b; P4's baseline)",
-    )
-    s.add_argument(
-        "--window", type=_int_at_least(1), default=None, help="online training's blocks (default 10 %% of a file)"
-    )
-    s.add_argument(
-        "--rel-floor",
-        type=float,
-        default=None,
-        help="the relative error's floor, |a - o| / max(|o|, floor) (default 1e-3 x the median |original|)",
-    )
-    output(s)
-
     r = command(
         "report",
         help="one self-contained HTML page of tables and figures",
@@ -1071,6 +939,7 @@ def _parser() -> argparse.ArgumentParser:
     output(k)
 
     from .analysis import get, names
+    from .analysis.base import Bool
 
     for name in names():  # every other registered analysis: its subcommand from its options
         if name in _COMMANDS:
@@ -1079,25 +948,33 @@ def _parser() -> argparse.ArgumentParser:
         a = command(name, help=cls.summary, description=(cls.__doc__ or cls.summary).split("\n\n")[0])
         data(a, dask=True)
         for o in cls.OPTIONS:
-            if o.cli_flag:
-                a.add_argument(
-                    o.cli_flag,
-                    dest=f"option_{o.name}",
-                    type=_option_parser(o),
-                    default=argparse.SUPPRESS,
-                    metavar=o.domain.metavar,
-                    help=f"{o.help} (default {o.default})",
-                )
+            if not o.cli_flag:
+                continue
+            shown = o.command_line_default
+            shown = ",".join(map(str, shown)) if isinstance(shown, (list, tuple)) else shown
+            if isinstance(o.domain, Bool) and o.command_line_default is False:
+                a.add_argument(o.cli_flag, dest=f"option_{o.name}", action="store_true", help=o.help)
+                continue
+            a.add_argument(
+                o.cli_flag,
+                dest=f"option_{o.name}",
+                type=_option_parser(o),
+                default=argparse.SUPPRESS,
+                metavar=o.domain.metavar,
+                help=f"{o.help} (default: {shown})".replace("%", "%%"),
+            )
         output(a)
     return p
 
 
 def _option_parser(option):
-    """The command line's reader of ``option``: its domain's parse, then its check."""
+    """The command line's reader of ``option``: its domain's parse (argparse's one-line error for
+    text it cannot read; a value out of the domain is refused naming the flag when the analysis is
+    made)."""
 
-    def parse(text: str):
+    def parse(text: str):  # the text read; the value is checked when the analysis is made
         try:
-            return option.domain.check(option.name, option.domain.parse(text))
+            return option.domain.parse(text)
         except (TypeError, ValueError) as e:
             raise argparse.ArgumentTypeError(str(e)) from None
 
@@ -1105,37 +982,54 @@ def _option_parser(option):
     return parse
 
 
-def _cmd_analysis(args, out: TextIO) -> int:
-    """A registered analysis (:mod:`memcomp.analysis`) over every dataset, serially or on Dask."""
-    from .analysis import get
-    from .analysis import run as run_analysis
+def _option_flags(cls, message: str) -> str:
+    """``message`` with the analysis's option names replaced by their flags."""
+    for o in cls.OPTIONS:
+        if o.cli_flag:
+            message = re.sub(r"(?<![-\w])" + re.escape(o.name) + r"(?![\w])", o.cli_flag, message)
+    return flag_message(message)
 
-    cls = get(args.command)
-    given = {o.name: getattr(args, f"option_{o.name}") for o in cls.OPTIONS if hasattr(args, f"option_{o.name}")}
-    flags = {o.name: o.cli_flag for o in cls.OPTIONS}
-    try:
-        a = cls(**given)
-    except (TypeError, ValueError) as e:
-        named = next((f for n, f in flags.items() if str(e).startswith(n)), None)
-        raise UsageError(f"{named}: {e}" if named else str(e)) from e
+
+def _run_analysis(args, a):
+    """``a`` over every dataset of the command line: serially or on ``--dask``."""
+    from .analysis import run as run_analysis
+    from .analysis.run import concat, named
+
     if args.dask is not None:
         from . import dask as mdask
 
-        result = _on_dask(args, lambda data, **kw: mdask.run(a, data, **kw), chunk_blocks=args.chunk_blocks)
-    else:
-        from .analysis.run import concat, named
+        return _on_dask(args, lambda data, **kw: mdask.run(a, data, **kw), chunk_blocks=args.chunk_blocks)
+    return concat(
+        [
+            named(
+                run_analysis(
+                    a, d, threads=args.threads, chunk_blocks=args.chunk_blocks, progress=_progress(args, d.nbytes)
+                ),
+                d,
+            )
+            for d in _datasets(args)
+        ]
+    )
 
-        result = concat(
-            [
-                named(
-                    run_analysis(
-                        a, d, threads=args.threads, chunk_blocks=args.chunk_blocks, progress=_progress(args, d.nbytes)
-                    ),
-                    d,
-                )
-                for d in _datasets(args)
-            ]
-        )
+
+def _cmd_analysis(args, out: TextIO) -> int:
+    """A registered analysis (:mod:`memcomp.analysis`) over every dataset, serially or on Dask."""
+    from .analysis import get
+    from .analysis.base import SAME
+
+    _datasets(args)  # input errors before codec warnings
+    cls = get(args.command)
+    given = {
+        o.name: getattr(args, f"option_{o.name}", o.command_line_default)
+        for o in cls.OPTIONS
+        if o.cli_flag and (hasattr(args, f"option_{o.name}") or o.cli_default is not SAME)
+    }
+    try:
+        result = _run_analysis(args, cls(**given))
+    except UsageError:
+        raise
+    except (TypeError, ValueError) as e:  # one line, where a message about an option names its flag
+        raise UsageError(_option_flags(cls, str(e))) from e
     if not isinstance(result, tuple):
         _emit(result, args, out)
         return 0
@@ -1152,10 +1046,8 @@ def _cmd_analysis(args, out: TextIO) -> int:
 
 _COMMANDS = {
     "compare": _cmd_compare,
-    "entropy": _cmd_entropy,
     "toggles": _cmd_toggles,
     "train-mpc": _cmd_train_mpc,
-    "slc": _cmd_slc,
     "report": _cmd_report,
     "info": _cmd_info,
     "codecs": _cmd_codecs,

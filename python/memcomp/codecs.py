@@ -580,7 +580,7 @@ class Codec:
         fields = encoded._fields()
         # every block's bits are checked against the data by the core, in parallel, before decoding
         _check_fields("encoded blocks", encoded.block_bytes, fields, self, TypeError, ranges=False)
-        need = encoded.n_blocks * encoded.block_bytes
+        need = int(encoded.n_blocks) * int(encoded.block_bytes)  # Python ints: a huge count does not wrap
         if need > _memory_bytes():
             raise ValueError(
                 f"decoding {encoded.n_blocks} blocks of {encoded.block_bytes} B needs {need} B, more "

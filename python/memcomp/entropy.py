@@ -42,7 +42,7 @@ from ._common import (
     provenance,
     refuse_masked,
 )
-from .analysis.base import Analysis, Any_, Choice, Int, Option
+from .analysis.base import Analysis, Any_, Choice, Int, IntList, Option
 from .analysis.run import fold, run
 from .blocks import check_blocks
 
@@ -380,16 +380,26 @@ class EntropyTable(Analysis):
     partial result is :class:`TableStats` (exact counts, fixed-point per-block entropy sums)."""
 
     name = "entropy"
-    summary = "Shannon entropy bounds per symbol length: global, per position, MFV table, length-limited"
+    summary = "order-0 entropy bounds per symbol length: CR_H >= CR_K (MFV table) >= CR_L* (length-limited)"
     OPTIONS = (
         Option(
             "symbol_bits",
             SYMBOL_BITS,
-            Any_(fn=_check_sls, reader=lambda t: [int(x) for x in t.split(",")], bad_values=((), (12,), ("8",), 3.5)),
-            "symbol lengths in bits (4, 8, 16, 32)",
+            Any_(fn=_check_sls, reader=IntList().parse, bad_values=((), (12,), ("8",), 3.5)),
+            "symbol lengths in bits, of 4, 8, 16, 32",
         ),
-        Option("mfv", 1024, Int(1), "MFV table entries K of the H_K bound"),
+        Option("mfv", 1024, Int(1), "MFV table size K for CR_K"),
         Option("endian", "little", Choice(tuple(ENDIANS)), "byte order of the symbols"),
+    )
+    summary_columns = (
+        "dataset",
+        "symbol_bits",
+        "entropy",
+        "cr_bound",
+        "cr_per_position",
+        "cr_mfv",
+        "cr_length_limited",
+        "cr_block_unachievable",
     )
 
     def __init__(self, **options: Any) -> None:

@@ -41,7 +41,7 @@ from ._common import (
     source_of,
     whole,
 )
-from .analysis.base import Analysis, Any_, Choice, Int, Option
+from .analysis.base import Analysis, Any_, Choice, Int, IntList, Option
 from .analysis.run import run
 from .codecs import Codec, Encoded, Sizes, get_codec
 
@@ -434,14 +434,16 @@ def _lossy_fields(enc: Encoded, sizes: Sizes, symbol_bits: int) -> np.ndarray:
     return out
 
 
-def _check_study(B: int, mags: Iterable[Any], dtype: Any, budget: str, predict: str, training: str) -> tuple:
-    """Validated MAGs and dtype name of a study of B-byte blocks."""
+def _check_study(
+    B: int, mags: Iterable[Any], dtype: Any, budget: str, predict: str, training: str, name: str = "mag"
+) -> tuple:
+    """Validated MAGs (the argument ``name``) and dtype name of a study of B-byte blocks."""
     out = []
     for m in mags:
-        m = check_int("mag", m, 1, 4096)
+        m = check_int(name, m, 1, 4096)
         if B % m:
             raise ValueError(
-                f"MAG {m} B does not divide the {B} B block; pass mag from "
+                f"{name}: MAG {m} B does not divide the {B} B block; pass {name} from "
                 f"{[x for x in (8, 16, 32, 64, 128) if B % x == 0]}"
             )
         out.append(m)
@@ -651,6 +653,11 @@ def _check_mask(name: str, value: Any) -> Optional[np.ndarray]:
     return mask
 
 
+def _thresholds_text(text: str) -> Any:
+    """The command line's thresholds: comma-separated byte counts, or ``half``."""
+    return "half" if text.strip().lower() == "half" else IntList().parse(text)
+
+
 def _split(text: str) -> List[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
@@ -665,18 +672,16 @@ class Sweep(Analysis):
         Option(
             "thresholds",
             (0, 8, 16, 32),
-            Any_(
-                fn=_check_thresholds,
-                reader=lambda t: t if t == "half" else [int(x) for x in _split(t)],
-                bad_values=("quarter", (-1,), (257,)),
-            ),
-            "lossy thresholds in bytes, or 'half' of each MAG",
+            Any_(fn=_check_thresholds, reader=_thresholds_text, bad_values=("quarter", (-1,), (257,))),
+            "lossy thresholds in bytes, or 'half': half of each MAG, as P4 §V-C pairs them",
+            cli_default=(16,),
         ),
         Option(
             "mags",
             (16, 32, 64),
-            Any_(fn=_check_mags, reader=lambda t: [int(x) for x in _split(t)], bad_values=(32, (0,), ("32",))),
+            Any_(fn=_check_mags, reader=IntList().parse, bad_values=(32, (0,), ("32",))),
             "MAGs in bytes",
+            cli_default=(32,),
         ),
         Option(
             "variants",
@@ -688,15 +693,24 @@ class Sweep(Analysis):
             "dtype",
             "float32",
             Any_(fn=lambda name, v: _dtype_name(v) and v, bad_values=("complex64",)),
-            "element type for the error metrics",
+            "element type of the data for the error metrics",
         ),
-        Option(
-            "model", None, Any_(fn=lambda name, v: v), "an E2MC model or codec (default: fitted, see training)", flag=""
-        ),
+        Option("model", None, Any_(), "an E2MC model or codec (default: fitted, see training)", flag=""),
         Option("symbol_bits", 16, Int(choices=(4, 8, 16, 32)), "E2MC's symbol length in bits"),
         Option("pdw", 4, Int(1, 16), "E2MC's parallel decoding ways"),
-        Option("budget", "gain", Choice(BUDGETS), "when a block goes lossy (see slc.compress)"),
-        Option("predict", "word", Choice(("word", "symbol")), "pred/opt's prediction"),
+        Option(
+            "budget",
+            "gain",
+            Choice(BUDGETS),
+            "when a block goes lossy: gain (only for a burst saved against E2MC), stream (SLC's own stream, "
+            "its longer header included, above a MAG multiple) or codes (P4 §III-C: the sum of the code lengths)",
+        ),
+        Option(
+            "predict",
+            "word",
+            Choice(("word", "symbol")),
+            "pred/opt's prediction: the first kept 32-bit word, or P4's first kept symbol",
+        ),
         Option(
             "approximable",
             None,
@@ -708,9 +722,10 @@ class Sweep(Analysis):
             "training",
             "offline",
             Choice(("offline", "online")),
-            "E2MC's model: fitted on the data or on the first window",
+            "E2MC's model: fitted on the data (offline), or on the first --window blocks, which then travel "
+            "raw (online, P1 §III-B2b; P4's baseline)",
         ),
-        Option("window", None, Int(1, none=True), "online training's blocks (default 10 %)"),
+        Option("window", None, Int(1, none=True), "online training's blocks (default: 10 % of a file)"),
         Option(
             "rel_floor",
             None,
@@ -719,8 +734,27 @@ class Sweep(Analysis):
                 reader=float,
                 bad_values=(0.0, -1.0, "x"),
             ),
-            "the relative error's floor",
+            "the relative error's floor, |a - o| / max(|o|, floor) (default: 1e-3 x the median |original|)",
         ),
+    )
+    summary_columns = (
+        "dataset",
+        "mag",
+        "threshold_bytes",
+        "variant",
+        "cr_mag_e2mc",
+        "cr_mag_slc",
+        "cr_mag_gain",
+        "bandwidth_saved",
+        "lossy_share",
+        "lossy_no_gain",
+        "mre",
+        "mre_floored",
+        "rel_err_p99",
+        "nrmse",
+        "nrmse_std",
+        "sign_flips",
+        "psnr",
     )
 
     def __init__(self, **options: Any) -> None:
@@ -737,7 +771,7 @@ class Sweep(Analysis):
 
     def resolve(self, block_bytes: int, n_blocks: Optional[int] = None) -> "Sweep":
         mags, dname = _check_study(
-            block_bytes, self["mags"], self["dtype"], self["budget"], self["predict"], self["training"]
+            block_bytes, self["mags"], self["dtype"], self["budget"], self["predict"], self["training"], "mags"
         )
         out = copy.copy(self)
         out._B, out._n, out._dname = block_bytes, n_blocks, dname

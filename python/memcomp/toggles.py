@@ -600,6 +600,10 @@ def _charged_at_mag(sent_bits: np.ndarray, mag: int, u_min: int) -> int:
     return m * int(np.maximum(units, np.uint64(u_min)).sum(dtype=np.uint64))
 
 
+#: Bus options beyond compare()'s own keywords (``**bus``): None leaves the bus's default.
+_BUS_EXTRAS = ("init", "idle", "ac_threshold", "ac_first", "ac_count_pin")
+
+
 def _bus_option(key: str, default: Any) -> Option:
     return Option(key, default, Any_(fn=lambda name, v: v), f"bus option {key} (see memcomp.toggles)")
 
@@ -641,9 +645,10 @@ class Toggles(Analysis):
     )
 
     def check(self) -> None:
-        bus = {k: v for k, v in self.options.items() if k not in ("codecs", "energy", "mag", "u_min") and v is not None}
-        bus.setdefault("dbi", None)
-        self.setup = bus_setup(**bus, mag=self["mag"], u_min=self["u_min"], energy=self["energy"])
+        # every option as given (None included: bus_setup refuses it where it means nothing), but
+        # the bus's own extras, whose None means "the bus's default" (bus_options)
+        kw = {k: v for k, v in self.options.items() if k != "codecs" and not (k in _BUS_EXTRAS and v is None)}
+        self.setup = bus_setup(**kw)
         self._cs: Optional[List[Codec]] = None
         self._block_bytes = 0
 

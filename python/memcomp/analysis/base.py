@@ -165,7 +165,10 @@ class Bool(Domain):
 @dataclass(frozen=True)
 class Choice(Domain):
     choices: Tuple[str, ...] = ()
-    metavar = "NAME"
+
+    @property
+    def metavar(self) -> str:  # type: ignore[override]
+        return "{" + ",".join(self.choices) + "}"
 
     def check(self, name: str, value: Any) -> Any:
         return check_choice(name, value, self.choices)
@@ -250,20 +253,31 @@ class Any_(Domain):
         return list(self.bad_values)
 
 
+#: ``Option.cli_default`` when the command line's default is the Python default.
+SAME = object()
+
+
 @dataclass(frozen=True)
 class Option:
     """One option of an analysis, declared once: its name (the Python keyword; the command line's
-    flag is ``--name`` with dashes), default, domain and help."""
+    flag is ``--name`` with dashes), default, domain and help. ``cli_default`` is the command
+    line's default where it differs (e.g. a study of one MAG by default there), ``flag`` the
+    flag if not ``--name`` ("" for none: a Python-only option such as a per-block array)."""
 
     name: str
     default: Any
     domain: Domain = field(default_factory=Domain)
     help: str = ""
-    flag: Optional[str] = None  # the command line's flag, if not --name; "" for no flag
+    flag: Optional[str] = None
+    cli_default: Any = SAME
 
     @property
     def cli_flag(self) -> str:
         return self.flag if self.flag is not None else "--" + self.name.replace("_", "-")
+
+    @property
+    def command_line_default(self) -> Any:
+        return self.default if self.cli_default is SAME else self.cli_default
 
 
 # ----------------------------------------------------------------------------------- analysis
@@ -283,6 +297,8 @@ class Analysis:
     #: the analysis works on units of this many bytes (MPC: 32 B sectors): every chunk is cut into
     #: them, and block indices (``first``, ``n_blocks``) count them. None: the dataset's blocks.
     unit_bytes: ClassVar[Optional[int]] = None
+    #: the columns a terminal table shows (``name*``: every column starting with name); None: all
+    summary_columns: ClassVar[Optional[Tuple[str, ...]]] = None
     #: the names of the tables finish returns after the first, when it returns a tuple of them
     #: (``mag-study``: the sizes on the MAG grid); the command line writes each beside the first
     tables: ClassVar[Tuple[str, ...]] = ()
