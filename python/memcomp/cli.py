@@ -945,7 +945,7 @@ def _parser() -> argparse.ArgumentParser:
         if name in _COMMANDS:
             continue
         cls = get(name)
-        a = command(name, help=cls.summary, description=(cls.__doc__ or cls.summary).split("\n\n")[0])
+        a = command(name, help=cls.summary, description=cls.summary[:1].upper() + cls.summary[1:] + ".")
         data(a, dask=True)
         for o in cls.OPTIONS:
             if not o.cli_flag:

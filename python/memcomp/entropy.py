@@ -385,7 +385,7 @@ class EntropyTable(Analysis):
         Option(
             "symbol_bits",
             SYMBOL_BITS,
-            Any_(fn=_check_sls, reader=IntList().parse, bad_values=((), (12,), ("8",), 3.5)),
+            Any_(fn=_check_sls, reader=IntList().parse, bad_values=((), (12,), ("8",), 3.5), label="SL,SL,..."),
             "symbol lengths in bits, of 4, 8, 16, 32",
         ),
         Option("mfv", 1024, Int(1), "MFV table size K for CR_K"),

@@ -15,7 +15,20 @@ from __future__ import annotations
 import copy
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    ClassVar,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 import numpy as np
 
@@ -313,11 +326,11 @@ class Compare(Analysis):
 
     name = "compare"
     summary = "raw CR, CR at MAG, MAG size classes and the per-block oracle of codec presets"
-    OPTIONS = (
+    OPTIONS: ClassVar[Tuple[Option, ...]] = (
         Option(
             "codecs",
             ("bdi", "fpc"),
-            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ())),
+            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ()), label="CODEC,CODEC,..."),
             "codec presets and groups (defaults, all, lossy)",
         ),
         Option("mag", 32, Int(1, 4096), "memory access granularity in bytes (CR at MAG, size classes)"),
@@ -497,7 +510,7 @@ class Breakdown(Compare):
         Option(
             "codecs",
             ("bdi", "fpc"),
-            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ())),
+            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ()), label="CODEC,CODEC,..."),
             "codec presets and groups",
         ),
     )
@@ -571,7 +584,7 @@ class MagStudy(Compare):
         Option(
             "codecs",
             ("bdi", "fpc", "cpack", "e2mc"),
-            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ())),
+            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ()), label="CODEC,CODEC,..."),
             "codec presets and groups",
         ),
         Option(

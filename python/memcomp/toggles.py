@@ -620,7 +620,7 @@ class Toggles(Analysis):
         Option(
             "codecs",
             ("bdi", "fpc", "fpc.mc", "cpack", "cpack.mc"),
-            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ())),
+            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ()), label="CODEC,CODEC,..."),
             "decodable codec presets and groups",
         ),
         _bus_option("channel", "dram"),

@@ -241,7 +241,11 @@ class Any_(Domain):
     fn: Callable[[str, Any], Any] = lambda name, value: value
     reader: Callable[[str], Any] = str
     bad_values: Tuple[Any, ...] = ()
-    metavar = "VALUE"
+    label: str = "VALUE"  # the command line's metavar
+
+    @property
+    def metavar(self) -> str:  # type: ignore[override]
+        return self.label
 
     def check(self, name: str, value: Any) -> Any:
         return self.fn(name, value)
