@@ -75,7 +75,8 @@ def record(codec: memcomp.Codec, blocks: np.ndarray) -> Dict[str, Any]:
     """What streams.json freezes of ``codec`` on ``blocks``: the block count and total bits, the
     digests of the bit lengths (uint32 LE), and for a decodable preset of the stream bytes (the
     blocks' streams back to back, each padded to a whole byte: Codec.encode's ``data``), of the
-    tags (uint32 LE), of a stateful codec's entry state, and of a lossy codec's decoded blocks."""
+    tags (uint32 LE), of a stateful codec's entry state, and of a lossy codec's decoded blocks
+    (AssertionError if a lossless codec's do not decode to the blocks)."""
     sizes = codec.measure(blocks, threads=1)
     out: Dict[str, Any] = {
         "n_blocks": int(blocks.shape[0]),
@@ -94,8 +95,11 @@ def record(codec: memcomp.Codec, blocks: np.ndarray) -> Dict[str, Any]:
     out["tags"] = digest(enc.tags.astype("<u4"))
     if enc.entry_state is not None:
         out["entry_state"] = digest(enc.entry_state)
+    decoded = codec.decode(enc, threads=1)
     if codec.lossy:
-        out["decoded"] = digest(codec.decode(enc, threads=1))
+        out["decoded"] = digest(decoded)
+    elif not np.array_equal(decoded, blocks):
+        raise AssertionError(f"{codec.name}: decode does not give the blocks back")
     return out
 
 
