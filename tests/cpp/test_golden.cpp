@@ -3,12 +3,17 @@
 // and also compares every size field present in the files and round-trips the exact codecs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "digest.hpp"
 #include "json_lite.hpp"
 #include "memcomp/analysis/metrics.hpp"
 #include "memcomp/codecs/registry.hpp"
@@ -364,3 +369,145 @@ TEST(Golden, Cal22BdiAndBpcLines) {
   EXPECT_EQ(make_codec("bpc.cal22")->measure(blk.data(), blk.size()).inband(), u32(b["bits"]));
   EXPECT_EQ(make_codec("bpc.skku")->measure(blk.data(), blk.size()).inband(), u32(b["bpc.skku_bits"]));
 }
+
+// ---- frozen stream formats (tests/golden/streams.json, tests/python/make_frozen_streams.py) ------
+// Every preset x block size x workload: the same digests as tests/python/test_frozen_streams.py,
+// recomputed from the stored input blocks and models by the C++ core.
+
+namespace {
+
+TEST(FrozenStreams, Sha256AndBase64KnownAnswers) {
+  // FIPS 180-4 examples (one and two blocks) and the empty message; RFC 4648 section 10.
+  const std::string abc = "abc", two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  auto sha = [](const std::string& s) {
+    return test::sha256_hex(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+  };
+  EXPECT_EQ(sha(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha(abc), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha(two), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  auto b64 = [](const std::string& s) {
+    const auto v = test::base64_decode(s);
+    return std::string(v.begin(), v.end());
+  };
+  EXPECT_EQ(b64(""), "");
+  EXPECT_EQ(b64("Zg=="), "f");
+  EXPECT_EQ(b64("Zm8="), "fo");
+  EXPECT_EQ(b64("Zm9v"), "foo");
+  EXPECT_EQ(b64("Zm9vYmFy"), "foobar");
+  EXPECT_THROW(b64("Zm9"), std::runtime_error);
+  EXPECT_THROW(b64("Zg==Zm9v"), std::runtime_error);
+}
+
+const Json& frozen() {
+  static const Json table = load("streams.json");
+  return table;
+}
+
+/// The stored bytes of a workload, checked against their SHA-256.
+const std::vector<std::uint8_t>& workload(const std::string& name) {
+  static std::map<std::string, std::vector<std::uint8_t>> cache;
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  for (const Json& w : frozen()["workloads"].elements()) {
+    if (w["name"].as_string() != name) continue;
+    auto raw = test::base64_decode(w["base64"].as_string());
+    if (raw.size() != static_cast<std::size_t>(w["n_bytes"].as_int()) ||
+        test::sha256_hex(raw.data(), raw.size()) != w["sha256"].as_string())
+      throw std::runtime_error("streams.json: workload " + name + " does not match its sha256");
+    return cache.emplace(name, std::move(raw)).first->second;
+  }
+  throw std::runtime_error("streams.json: no workload " + name);
+}
+
+/// The digest streams.json keeps: the first digest_hex hex digits of the SHA-256.
+std::string digest(const std::uint8_t* data, std::size_t n) {
+  return test::sha256_hex(data, n).substr(0, static_cast<std::size_t>(frozen()["digest_hex"].as_int()));
+}
+std::string digest_u32(const std::uint32_t* v, std::size_t n) {  // as uint32 little-endian
+  std::vector<std::uint8_t> bytes;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int s = 0; s < 32; s += 8) bytes.push_back(static_cast<std::uint8_t>(v[i] >> s));
+  return digest(bytes.data(), bytes.size());
+}
+
+using Record = std::map<std::string, std::string>;
+
+/// What streams.json records of a preset on the blocks (as make_frozen_streams.record does).
+Record record(const Codec& codec, const BlockView& v) {
+  const std::size_t n = v.n_blocks;
+  std::vector<std::uint32_t> bits(n), payload(n), meta(n), header(n), tag(n);
+  std::vector<std::int16_t> mode(n);
+  codec.measure_batch(v, SizeColumns{bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data()},
+                      1);
+  std::uint64_t total = 0;
+  for (const std::uint32_t b : bits) total += b;
+  Record r{
+      {"n_blocks", std::to_string(n)}, {"total_bits", std::to_string(total)}, {"bits", digest_u32(bits.data(), n)}};
+  if (!codec.exact()) return r;
+  const EncodedBlocks enc = codec.encode_batch(v, 1);
+  EXPECT_EQ(std::vector<std::uint32_t>(enc.bit_lengths.begin(), enc.bit_lengths.end()), bits) << "encode vs measure";
+  r["stream"] = digest(enc.data.data(), enc.data.size());
+  r["tags"] = digest_u32(enc.tags.data(), n);
+  if (codec.stateful()) r["entry_state"] = digest(enc.entry_state.data(), enc.entry_state.size());
+  // Decoding: a lossy codec's output is frozen too; a lossless one's must be the blocks (a
+  // "decode" key, absent from the table, says what went wrong).
+  std::vector<std::uint8_t> out(n * v.block_bytes);
+  EncodedView ev{enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(), n,
+                 v.block_bytes};
+  ev.entry_state = enc.entry_state.data();
+  ev.entry_state_bytes = enc.entry_state.size();
+  try {
+    codec.decode_batch(ev, out.data(), 1);
+    if (codec.lossy())
+      r["decoded"] = digest(out.data(), out.size());
+    else if (!std::equal(out.begin(), out.end(), v.data))
+      r["decode"] = "differs from the blocks";
+  } catch (const std::exception& ex) {
+    r[codec.lossy() ? "decoded" : "decode"] = std::string("threw: ") + ex.what();
+  }
+  return r;
+}
+
+TEST(FrozenStreams, TheTableHoldsEveryPresetBlockSizeAndWorkload) {
+  std::set<std::tuple<std::string, std::size_t, std::string>> want, got;
+  for (const Preset& p : presets()) {
+    const auto codec = make_codec(p.name);
+    for (const std::size_t B : {32u, 64u, 128u, 256u}) {
+      try {
+        codec->check_block_bytes(B);
+      } catch (const std::invalid_argument&) {
+        continue;
+      }
+      for (const Json& w : frozen()["workloads"].elements()) want.emplace(p.name, B, w["name"].as_string());
+    }
+  }
+  for (const Json& e : frozen()["entries"].elements())
+    got.emplace(e["preset"].as_string(), static_cast<std::size_t>(e["block_bytes"].as_int()),
+                e["workload"].as_string());
+  EXPECT_EQ(got.size(), frozen()["entries"].size());
+  EXPECT_EQ(got, want);
+}
+
+TEST(FrozenStreams, EveryEntryEncodesAsFrozen) {
+  const Json& table = frozen();
+  ASSERT_EQ(table["entries"].size(), 495u);  // (41 presets x 4 sizes + mpc.cal22_rtl at 32 B) x 3 workloads
+  for (const Json& e : table["entries"].elements()) {
+    const std::string preset = e["preset"].as_string(), name = e["workload"].as_string();
+    const auto B = static_cast<std::size_t>(e["block_bytes"].as_int());
+    SCOPED_TRACE(preset + " " + std::to_string(B) + " B " + name);
+    Options options;
+    if (!e["model"].is_null()) {
+      const Json& m = table["models"][e["model"].as_string()];
+      options[m["option"].as_string()] = m["text"].as_string();
+    }
+    const auto codec = make_codec(preset, options);
+    const auto& raw = workload(name);
+    Record want;
+    for (const auto& [key, value] : e.items())
+      if (key != "preset" && key != "block_bytes" && key != "workload" && key != "model")
+        want[key] = value.is_string() ? value.as_string() : std::to_string(value.as_int());
+    EXPECT_EQ(record(*codec, BlockView{raw.data(), raw.size() / B, B}), want);
+  }
+}
+
+}  // namespace
