@@ -35,6 +35,7 @@ import numpy as np
 from . import _core
 from ._common import (
     ENDIANS,
+    ExactSum,
     check_bool,
     check_choice,
     check_int,
@@ -293,12 +294,13 @@ def bound(
     streamed in chunks of ``chunk_blocks`` blocks."""
     sl = _check_sl(symbol_bits)
     if variant == "block":
-        n_blocks = symbols = h_fixed = 0
+        n_blocks = symbols = 0
+        h_sum = ExactSum()
         for c in chunks(blocks, chunk_blocks):
-            h_fixed += _fixed_sum(block_entropy(c, sl, endian=endian, threads=threads))
+            h_sum.add(block_entropy(c, sl, endian=endian, threads=threads))
             n_blocks += c.shape[0]
             symbols += c.shape[0] * 8 * c.shape[1] // sl
-        h = h_fixed / _FIXED / n_blocks if n_blocks else 0.0
+        h = h_sum.value() / n_blocks if n_blocks else 0.0
         return Bound(sl, variant, h, math.inf if h == 0 else sl / h, symbols, -1, achievable=False)
     if variant not in ("global", "per_position"):
         raise ValueError(f"variant must be one of {VARIANTS} (or use bound_per_workload), got {variant!r}")
@@ -326,17 +328,10 @@ def bound_per_workload(
 
 #: Per-block entropies are summed as integers in units of 2^-32 bit, so a sum does not depend on
 #: how the blocks were split into chunks, threads or Dask tasks (float addition is not associative).
-_FIXED = float(1 << 32)
-
-
-def _fixed_sum(h: np.ndarray) -> int:
-    return int(np.rint(np.asarray(h, np.float64) * _FIXED).astype(np.int64).sum(dtype=np.int64))
-
-
 @dataclass(frozen=True)
 class TableStats:
     """Everything :func:`table` reports, as a mergeable partial result (``a + b``): per symbol
-    length the exact symbol counts (per position for SL <= 8) and the fixed-point sum of per-block
+    length the exact symbol counts (per position for SL <= 8) and the exact sum of per-block
     entropies. One pass over the data, so a stream is read once; pickles for Dask."""
 
     symbol_bits: Tuple[int, ...]
@@ -344,7 +339,7 @@ class TableStats:
     block_bytes: int
     blocks: int
     stats: Tuple[SymbolStats, ...]
-    block_h: Tuple[int, ...]
+    block_h: Tuple[ExactSum, ...]  # exact sums of the per-block entropies
 
     def __add__(self, other: "TableStats") -> "TableStats":
         if not isinstance(other, TableStats):
@@ -377,7 +372,7 @@ def _check_sls(name: str, symbol_bits: Any) -> Tuple[int, ...]:
 
 class EntropyTable(Analysis):
     """Shannon bounds per symbol length (P1 §III-F, SPEC 3): the rows of :func:`table`. The
-    partial result is :class:`TableStats` (exact counts, fixed-point per-block entropy sums)."""
+    partial result is :class:`TableStats` (exact counts, exact per-block entropy sums)."""
 
     name = "entropy"
     summary = "order-0 entropy bounds per symbol length: CR_H >= CR_K (MFV table) >= CR_L* (length-limited)"
@@ -412,7 +407,7 @@ class EntropyTable(Analysis):
         for sl in sls:
             h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, threads)
             stats.append(SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"], h.get("values")))
-            block_h.append(_fixed_sum(block_entropy(chunk, sl, endian=endian, threads=threads)))
+            block_h.append(ExactSum(block_entropy(chunk, sl, endian=endian, threads=threads)))
         return TableStats(sls, endian, int(chunk.shape[1]), int(chunk.shape[0]), tuple(stats), tuple(block_h)), carry
 
     def finish(self, total: "TableStats", source: Mapping[str, object]) -> "pandas.DataFrame":
@@ -475,7 +470,7 @@ def table_from_stats(
     for sl, st, hb in zip(ts.symbol_bits, ts.stats, ts.block_h):
         h = st.entropy("global")
         pooled = st if sl >= 16 else SymbolStats(sl, False, st.endian, st.total, st.counts.sum(axis=0, keepdims=True))
-        h_blk = hb / _FIXED / ts.blocks if ts.blocks else 0.0
+        h_blk = hb.value() / ts.blocks if ts.blocks else 0.0
         rows.append(
             {
                 **dict(source or {}),
