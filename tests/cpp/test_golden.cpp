@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "json_lite.hpp"
-#include "memcomp/analysis/metrics.hpp"
 #include "memcomp/codecs/registry.hpp"
 #include "memcomp/core/bitstream.hpp"
+#include "memcomp/stats/policy.hpp"
 
 using namespace memcomp;
 using memcomp::test::Json;
