@@ -1116,8 +1116,8 @@ def _cmd_analysis(args, out: TextIO) -> int:
     try:
         a = cls(**given)
     except (TypeError, ValueError) as e:
-        named = next((f for n, f in flags.items() if str(e).startswith(n)), None)
-        raise UsageError(f"{named}: {e}" if named else str(e)) from e
+        flag = next((f for n, f in flags.items() if str(e).startswith(n)), None)
+        raise UsageError(f"{flag}: {e}" if flag else str(e)) from e
     if args.dask is not None:
         from . import dask as mdask
 
