@@ -1,5 +1,5 @@
 // memcomp bindings: report policies of the metrics layer.
-#include "memcomp/analysis/metrics.hpp"
+#include "memcomp/stats/policy.hpp"
 
 #include "common.hpp"
 

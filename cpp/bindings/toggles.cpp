@@ -1,6 +1,7 @@
 // memcomp bindings: bus energy (toggles, DRAM zeros and DBI) and Energy Control (SPEC 2).
 #include "memcomp/analysis/toggles.hpp"
 #include "memcomp/codecs/codec.hpp"
+#include "memcomp/pipelines/encode_energy_control.hpp"
 
 #include <limits>
 

@@ -404,11 +404,11 @@ class Codec:
         threads = check_threads(threads)
         if blocks.ndim == 2 and blocks.shape[0] == 0:
             raise ValueError(f"cannot fit {self.name} on 0 blocks: give it sample blocks of the data it will compress")
-        if self.codec_id == "mpc":  # MPC's training (P3 §3) is orchestrated in memcomp.mpc
-            from . import mpc
+        if self.codec_id == "mpc":  # MPC's training (P3 §3), orchestrated in Python below this module
+            from . import _mpc_train
 
             cfg = self.get_config()
-            cfg["model"] = mpc.train(blocks, threads=threads).data
+            cfg["model"] = _mpc_train.train(blocks, threads=threads).data
             return Codec.from_config(cfg)
         with self._named_errors():
             fitted = Codec(self._c.fitted(blocks, threads))

@@ -13,7 +13,6 @@ whose ``note`` says why, and a :class:`SkippedCodecWarning`.
 from __future__ import annotations
 
 import copy
-import warnings
 from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
@@ -33,109 +32,29 @@ from typing import (
 import numpy as np
 
 from ._common import (
-    MemcompWarning,
     Progress,
     ProgressArg,
     block_bytes_of,
     check_chunk_blocks,
     check_int,
     check_progress,
-    fit_sample,
     n_blocks_of,
     provenance,
 )
 from .analysis.base import Analysis, Any_, Bool, Int, Option, Text
 from .analysis.run import fold, run
-from .codecs import CODEC_GROUPS, Codec, codec_names, get_codec
+from .codec_list import CODECS, CodecsArg, fit_missing, resolve_codecs
+from .codec_list import CodecList as CodecList  # these were memcomp.report's before memcomp.codec_list
+from .codec_list import SkippedCodecWarning as SkippedCodecWarning
+from .codecs import Codec, get_codec
 from .metrics import SizeStats, mag_policy, parse_policy, storage_policy
 
 if TYPE_CHECKING:
     import pandas
 
 ProgressFn = Callable[[int, int], None]
-CodecsArg = Union[str, Codec, Iterable[Union[str, Codec]]]
 
 ORACLE = "oracle"
-
-
-class SkippedCodecWarning(MemcompWarning):
-    """A preset left out of an analysis because it is not defined for the block size (e.g.
-    ``mpc.cal22_rtl`` at 128 B): the table still has a row for it whose ``note`` says why."""
-
-
-class CodecList(list):
-    """The codecs :func:`resolve_codecs` gives, plus ``skipped``: ``(codec, block_bytes, reason)``
-    for every preset it left out because it is not defined for that block size."""
-
-    def __init__(self, codecs: Iterable[Codec] = (), skipped: Iterable[Tuple[Codec, int, str]] = ()):
-        super().__init__(codecs)
-        self.skipped: List[Tuple[Codec, int, str]] = list(skipped)
-
-
-def _not_defined(codec: Codec, block_bytes: Optional[int]) -> Optional[str]:
-    """Why ``codec`` is not defined for ``block_bytes`` (its own message), None if it is."""
-    if block_bytes is None or codec.supports(block_bytes):
-        return None
-    try:
-        codec.check_block_bytes(block_bytes)
-    except ValueError as e:
-        return str(e)
-    return f"{codec.name} is not defined for {block_bytes} B blocks"
-
-
-def resolve_codecs(codecs: CodecsArg, block_bytes: Optional[int] = None, *, skip_named: bool = False) -> CodecList:
-    """Codec objects from names, Codec objects and the groups of
-    :data:`memcomp.codecs.CODEC_GROUPS` (``"defaults"``, ``"all"``: lossless presets only;
-    ``"lossy"``: SLC's; ``codec_names(group=...)`` lists each). With ``block_bytes``, a group's
-    presets that are not defined for that block size (and named ones too with ``skip_named``) are
-    left out, each with a :class:`SkippedCodecWarning` naming it and why, and listed in the
-    result's ``skipped`` (a :class:`CodecList` given back keeps its ``skipped``, not warned again)."""
-    skipped = list(getattr(codecs, "skipped", ()))
-    if isinstance(codecs, (str, Codec)):
-        codecs = [codecs]
-    if isinstance(codecs, Mapping) or not isinstance(codecs, Iterable):
-        raise TypeError(
-            f"codecs must be a codec name, a Codec, one of the groups {tuple(CODEC_GROUPS)} or a list of them, "
-            f"got {type(codecs).__name__}"
-        )
-    out: List[Codec] = []
-    for c in codecs:
-        group = c.strip().lower() if isinstance(c, str) and c.strip().lower() in CODEC_GROUPS else None
-        for g in [get_codec(n) for n in codec_names(group=group)] if group else [get_codec(c)]:
-            why = _not_defined(g, block_bytes) if group or skip_named else None
-            if why is None:
-                out.append(g)
-                continue
-            skipped.append((g, block_bytes, why))
-            warnings.warn(f"{g.name} skipped at {block_bytes} B blocks: {why}", SkippedCodecWarning, stacklevel=3)
-    if not out and not skipped:
-        raise ValueError("no codecs given")
-    return CodecList(out, skipped)
-
-
-def fit_missing(
-    blocks, codecs: Sequence[Codec], threads: Optional[int] = None, sample: Optional[Tuple[np.ndarray, str]] = None
-) -> Tuple[List[Codec], List[str]]:
-    """Fits every data-driven codec without a model on ``blocks`` (offline training), on at most
-    ``FIT_BYTES`` (64 MiB) of them (:func:`memcomp._common.fit_sample`, or ``sample``: the blocks
-    and how they were taken, when the caller drew them). Returns the codecs and, per codec,
-    ``"-"`` (no model), ``"given"``, ``"offline"`` (fitted on every block) or ``"sample(64 MiB)"``
-    / ``"head(64 MiB)"`` (fitted on part of a larger dump or a stream)."""
-    out, how = [], []
-    for c in codecs:
-        if c.requires_fit:
-            if sample is None:
-                sample = fit_sample(blocks)
-            if len(sample[0]) == 0:  # an empty dump: nothing to fit on, nothing to measure
-                out.append(c)
-                how.append("-")
-                continue
-            out.append(c.fit(sample[0], threads=threads))
-            how.append(sample[1])
-        else:
-            out.append(c)
-            how.append("given" if c.model is not None else "-")
-    return out, how
 
 
 def collect_stats(
@@ -283,11 +202,6 @@ def table(
     return df
 
 
-def _check_codecs(name: str, value: Any) -> Any:
-    resolve_codecs(value)  # names, groups and Codec objects; TypeError / ValueError say what is wrong
-    return value
-
-
 def _check_oracle(name: str, value: Any) -> Any:
     if value is True:
         return "exact"
@@ -296,12 +210,6 @@ def _check_oracle(name: str, value: Any) -> Any:
     if not isinstance(value, str) or value not in ORACLE_OVER:
         raise ValueError(f"{name} must be one of {ORACLE_OVER}, True or False, got {value!r}")
     return value
-
-
-def _codec_list(text: str) -> List[str]:
-    from .codecs import split_names
-
-    return split_names(text, "--codecs")
 
 
 @dataclass(frozen=True)
@@ -330,7 +238,7 @@ class Compare(Analysis):
         Option(
             "codecs",
             ("bdi", "fpc"),
-            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ()), label="CODEC,CODEC,..."),
+            CODECS,
             "codec presets and groups (defaults, all, lossy)",
         ),
         Option("mag", 32, Int(1, 4096), "memory access granularity in bytes (CR at MAG, size classes)"),
@@ -510,7 +418,7 @@ class Breakdown(Compare):
         Option(
             "codecs",
             ("bdi", "fpc"),
-            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ()), label="CODEC,CODEC,..."),
+            CODECS,
             "codec presets and groups",
         ),
     )
@@ -584,7 +492,7 @@ class MagStudy(Compare):
         Option(
             "codecs",
             ("bdi", "fpc", "cpack", "e2mc"),
-            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ()), label="CODEC,CODEC,..."),
+            CODECS,
             "codec presets and groups",
         ),
         Option(

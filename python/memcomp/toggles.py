@@ -51,9 +51,9 @@ from ._common import (
 )
 from .analysis.base import Analysis, Any_, Int, Option
 from .analysis.run import run
+from .codec_list import CODECS, fit_missing, resolve_codecs
 from .codecs import Codec, Encoded, check_option_types
 from .energy import EnergyModel, default_model, energy_model
-from .report import _check_codecs, _codec_list, fit_missing, resolve_codecs
 
 if TYPE_CHECKING:
     import pandas
@@ -620,7 +620,7 @@ class Toggles(Analysis):
         Option(
             "codecs",
             ("bdi", "fpc", "fpc.mc", "cpack", "cpack.mc"),
-            Any_(fn=_check_codecs, reader=_codec_list, bad_values=("no-such-codec", 3, ()), label="CODEC,CODEC,..."),
+            CODECS,
             "decodable codec presets and groups",
         ),
         _bus_option("channel", "dram"),

@@ -1,9 +1,9 @@
 // FVC (SPEC 1.7) and the mergeable 32-bit value counts it is fitted from.
 #include <gtest/gtest.h>
 
-#include "memcomp/analysis/symbol_counts.hpp"
 #include "memcomp/codecs/registry.hpp"
 #include "memcomp/core/json.hpp"
+#include "memcomp/stats/symbol_counts.hpp"
 
 using namespace memcomp;
 

@@ -15,9 +15,9 @@
 
 #include "digest.hpp"
 #include "json_lite.hpp"
-#include "memcomp/analysis/metrics.hpp"
 #include "memcomp/codecs/registry.hpp"
 #include "memcomp/core/bitstream.hpp"
+#include "memcomp/stats/policy.hpp"
 
 using namespace memcomp;
 using memcomp::test::Json;

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "json_lite.hpp"
-#include "memcomp/analysis/symbol_counts.hpp"
 #include "memcomp/codecs/huffman.hpp"
 #include "memcomp/core/bitstream.hpp"
 #include "memcomp/core/simd.hpp"
+#include "memcomp/stats/symbol_counts.hpp"
 
 using namespace memcomp;
 using namespace memcomp::huffman;

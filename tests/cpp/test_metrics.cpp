@@ -1,8 +1,8 @@
 // Report policies (SPEC 0.6) and worked examples W2, W3, W16.
 #include <gtest/gtest.h>
 
-#include "memcomp/analysis/metrics.hpp"
 #include "memcomp/core/error.hpp"
+#include "memcomp/stats/policy.hpp"
 
 using namespace memcomp;
 

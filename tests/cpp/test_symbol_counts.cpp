@@ -10,7 +10,7 @@
 #include <random>
 #include <string>
 
-#include "memcomp/analysis/symbol_counts.hpp"
+#include "memcomp/stats/symbol_counts.hpp"
 
 using namespace memcomp;
 

@@ -15,6 +15,7 @@
 #include "memcomp/analysis/toggles.hpp"
 #include "memcomp/codecs/registry.hpp"
 #include "memcomp/core/simd.hpp"
+#include "memcomp/pipelines/encode_energy_control.hpp"
 #include "test_util.hpp"
 
 using namespace memcomp;

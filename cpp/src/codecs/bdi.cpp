@@ -20,9 +20,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "memcomp/analysis/metrics.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/core/simd.hpp"
+#include "memcomp/stats/policy.hpp"
 
 #if defined(MEMCOMP_X86_SIMD)
 #include <immintrin.h>

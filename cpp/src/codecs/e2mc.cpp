@@ -55,12 +55,12 @@
 #include <cstring>
 #include <utility>
 
-#include "memcomp/analysis/entropy.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/codecs/huffman.hpp"
 #include "memcomp/codecs/model.hpp"
 #include "memcomp/core/simd.hpp"
 #include "memcomp/core/symbols.hpp"
+#include "memcomp/stats/symbol_histogram.hpp"
 
 namespace memcomp {
 namespace {

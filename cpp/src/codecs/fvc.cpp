@@ -26,9 +26,9 @@
 #include <algorithm>
 #include <array>
 
-#include "memcomp/analysis/symbol_counts.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/codecs/model.hpp"
+#include "memcomp/stats/symbol_counts.hpp"
 
 namespace memcomp {
 namespace {

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "memcomp/analysis/symbol_counts.hpp"
+#include "memcomp/stats/symbol_counts.hpp"
 
 namespace memcomp::huffman {
 namespace {

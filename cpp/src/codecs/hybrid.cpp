@@ -9,9 +9,9 @@
 // configs {"preset": ..., options..., "model": {...}} (fitted data-driven members).
 #include <algorithm>
 
-#include "memcomp/analysis/metrics.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/core/json.hpp"
+#include "memcomp/stats/policy.hpp"
 
 namespace memcomp {
 namespace {

@@ -4,48 +4,20 @@
 // little-endian integer (the low nibble of byte 0 first; big-endian puts the high nibble first);
 // SL 8 = bytes; SL 16/32 = little-endian (or big-endian) elements. A symbol's position is its index
 // modulo 32/SL: E2MC builds one table per position for SL 4 and 8 (P1 §III-E).
-// Counts are exact and merge by addition (DESIGN "Analyses are monoids"); dumps with too many
-// distinct 32-bit values can use the bounded-memory SpaceSaving sketch instead.
+// The exact counts (SymbolHistogram) are a stats primitive the codecs fit from too
+// (memcomp/stats/symbol_histogram.hpp); dumps with too many distinct 32-bit values can use the
+// bounded-memory SpaceSaving sketch below instead.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
-#include "memcomp/analysis/symbol_counts.hpp"
 #include "memcomp/core/bits.hpp"
 #include "memcomp/core/blocks.hpp"
+#include "memcomp/stats/symbol_histogram.hpp"
 
 namespace memcomp {
-
-/// Throws invalid_argument unless symbol_bits is 4, 8, 16 or 32 and divides the block's bits.
-void check_symbol_bits(unsigned symbol_bits, std::size_t block_bytes = 0);
-
-/// Exact counts of SL-bit symbols, optionally one histogram per position (SL 4 and 8 only).
-class SymbolHistogram {
- public:
-  SymbolHistogram(unsigned symbol_bits, bool per_position = false, Endian endian = Endian::little);
-
-  unsigned symbol_bits() const noexcept { return sl_; }
-  unsigned positions() const noexcept { return positions_; }
-  Endian endian() const noexcept { return endian_; }
-  std::uint64_t total() const noexcept { return total_; }
-
-  void add(const BlockView& blocks, int threads = 1);
-  void merge(const SymbolHistogram& other);
-
-  /// SL <= 16: positions() x 2^SL counts, position-major.
-  const std::vector<std::uint64_t>& dense() const noexcept { return dense_; }
-  /// SL 32: the exact (value, count) table.
-  const ValueCounts32& table() const noexcept { return table_; }
-
- private:
-  unsigned sl_, positions_ = 1;
-  Endian endian_;
-  std::uint64_t total_ = 0;
-  std::vector<std::uint64_t> dense_;
-  ValueCounts32 table_;
-};
 
 /// Plug-in entropy in bits per symbol of a histogram (0 log 0 = 0); 0 for an empty one.
 double entropy_bits(const std::uint64_t* counts, std::size_t n);

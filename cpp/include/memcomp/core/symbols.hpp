@@ -42,6 +42,13 @@ inline void put_symbol(std::uint8_t* blk, std::size_t i, std::uint32_t v, Endian
   }
 }
 
+/// Calls fn(symbol, position_in_word) for every SL-bit symbol of `n` bytes at p (SPEC 0.2).
+template <unsigned SL, class Fn>
+inline void for_each_symbol(const std::uint8_t* p, std::size_t n, Endian e, Fn&& fn) {
+  constexpr unsigned kPerWord = 32 / SL;
+  for (std::size_t i = 0; i < n * 8 / SL; ++i) fn(symbol_at<SL>(p, i, e), static_cast<unsigned>(i % kPerWord));
+}
+
 /// Calls f(std::integral_constant<unsigned, SL>{}) for a runtime symbol length.
 template <class F>
 decltype(auto) with_symbol_bits(unsigned sl, F&& f) {

@@ -1,4 +1,4 @@
-// memcomp analysis: exact 32-bit value counts as sorted (value, count) runs.
+// memcomp stats: exact 32-bit value counts as sorted (value, count) runs.
 //
 // add_words in three steps, each over `threads` threads:
 //  1. plan: a sample of the words sets value buckets (ranges of 16-bit prefixes) of about
@@ -10,7 +10,7 @@
 //     the low bits in cache and a run-length pass. The side counts are folded in on the way out.
 // The counts are exact whatever the plan and the thread count, so the result never depends on
 // either; a poor plan (a sample unlike the rest) only costs time (a bucket sorted out of cache).
-#include "memcomp/analysis/symbol_counts.hpp"
+#include "memcomp/stats/symbol_counts.hpp"
 
 #include <algorithm>
 #include <array>

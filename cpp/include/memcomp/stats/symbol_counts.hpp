@@ -1,5 +1,6 @@
-// memcomp analysis: exact counts of 32-bit values, a mergeable partial result (DESIGN "Analyses
-// are monoids"). Frequent-value tables (FVC, SC2, E2MC's MFV tables) are fitted from it.
+// memcomp stats: exact counts of 32-bit values, a mergeable partial result (DESIGN "Analyses
+// are monoids"), below both layers that use it: frequent-value tables (FVC, SC2, E2MC's MFV
+// tables) are fitted from it, and the entropy analyses count with it (P1 §III-B1).
 // Counts live as (value, count) runs sorted by value. add_words drops repeats of the previous
 // word, scatters the rest into value buckets planned from a sample (16-bit prefix ranges) and
 // counts each bucket in cache: a dense table for a crowded prefix, else an LSD radix sort and a

@@ -1,5 +1,5 @@
-// memcomp analysis: report policies (SPEC 0.6).
-#include "memcomp/analysis/metrics.hpp"
+// memcomp stats: report policies (SPEC 0.6).
+#include "memcomp/stats/policy.hpp"
 
 #include <algorithm>
 #include <cctype>

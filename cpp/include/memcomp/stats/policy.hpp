@@ -1,4 +1,5 @@
-// memcomp analysis: report policies of the metrics layer (SPEC 0.5, 0.6; P1 §V for MAG).
+// memcomp stats: report policies of the metrics layer (SPEC 0.5, 0.6; P1 §V for MAG), below
+// both layers that use them (the metrics, and hybrid codecs that pick a member by charged size).
 // A policy turns a block's in-band bits into the bits it is charged: first an optional
 // fallback (`cap`, `threshold(f)`), then an optional rounding (`bytes`, `segments(s)`,
 // `mag(M[,u_min])`, `pow2([fmax])`). Codecs never round; only this layer does.
