@@ -4,8 +4,8 @@
 #           pyproject.toml).
 #   C++:    clang-format (.clang-format) over cpp/, tests/cpp and tests/fuzz, and clang-tidy
 #           (.clang-tidy) over cpp/src and cpp/bindings, with the headers of cpp/include/memcomp they
-#           include, from a compile_commands.json configured in build/tidy (clang++, with the
-#           Python extension so the bindings are checked too).
+#           include, from the compile_commands.json of the tidy preset (CMakePresets.json: clang++,
+#           in build/tidy, with the Python extension so the bindings are checked too).
 #   tests/lint.sh           # everything
 #   tests/lint.sh python    # ruff + mypy only
 #   tests/lint.sh cpp       # clang-format + clang-tidy only
@@ -84,13 +84,14 @@ if [ "$WHAT" != python ]; then
   # the extension's build requirements, for a compile_commands.json that covers the bindings
   "$PY" -c "import pybind11, cmeel" > /dev/null 2>&1 ||
     { echo "== pip install pybind11 cmeel-eigen" && "$PY" -m pip install --quiet "pybind11>=2.12" "cmeel-eigen>=3.4"; }
-  # CMake keeps the compiler of the first configure: start over if that was not clang.
+  # Eigen: the cmeel-eigen wheel's prefix on CMAKE_PREFIX_PATH (CMakeLists.txt)
+  CMAKE_PREFIX_PATH=$("$PY" -m cmeel cmake --prepend 2> /dev/null || echo "${CMAKE_PREFIX_PATH-}")
+  export CMAKE_PREFIX_PATH
+  # A tree configured with another compiler: start over (CMake's own reset would drop -DPython_EXECUTABLE).
   if [ -f "$tidy_dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang' "$tidy_dir/CMakeCache.txt"; then
     rm -rf "$tidy_dir"
   fi
-  if CXX=clang++ cmake -S . -B "$tidy_dir" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_BUILD_TYPE=Release \
-    -DMEMCOMP_BUILD_PYTHON=ON -DMEMCOMP_BUILD_TESTS=OFF -DPython_EXECUTABLE="$(command -v "$PY")" \
-    > "$tidy_dir.configure.log" 2>&1; then
+  if cmake --preset tidy -DPython_EXECUTABLE="$(command -v "$PY")" > "$tidy_dir.configure.log" 2>&1; then
     run_tidy() {
       local runner
       runner=$(command -v run-clang-tidy-14 || command -v run-clang-tidy || true)

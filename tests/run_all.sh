@@ -4,9 +4,12 @@
 # golden vectors and the bad-input matrix, on JOBS workers), the GoogleTest suite and the fuzz
 # corpora in the extension's Release build, then the GoogleTest suite in an ASan+UBSan build (clang)
 # and each libFuzzer harness for FUZZ_SECONDS (default 60), all harnesses side by side.
-# GoogleTest, clang, libFuzzer, clang-format and clang-tidy come from Debian: the script installs
-# them when they are missing (as root, or with passwordless sudo) and stops with what to run
-# otherwise. Any failure, or pytest collecting no tests (exit code 5), fails the script.
+# The C++ builds are presets of CMakePresets.json: ci (the extension's, warnings as errors), tidy
+# (tests/lint.sh) and fuzz (tests/fuzz/run.sh).
+# GoogleTest, clang, libFuzzer, clang-format and clang-tidy come from Debian (CMake and Ninja too,
+# where they are not on PATH): the script installs them when they are missing (as root, or with
+# passwordless sudo) and stops with what to run otherwise. Any failure, pytest collecting no tests
+# (exit code 5) or ctest finding none, fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -18,6 +21,8 @@ missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
+command -v cmake > /dev/null || missing+=(cmake)
+command -v ninja > /dev/null || missing+=(ninja-build)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then SUDO=(); elif sudo -n true 2>/dev/null; then SUDO=(sudo -n); else SUDO=none; fi
   if [ "${SUDO[*]-}" = none ] || ! command -v apt-get > /dev/null; then
@@ -35,11 +40,12 @@ stage() { echo "== $* [$(date +%T)]"; }
 
 stage "pip install .[test]"
 # PyTorch's CPU build for the capture tests (pinned: an unpinned torch may pull a CUDA build of
-# several GB), then the package with its test extras. The extension's build also builds the
-# GoogleTest suite (same compiler, Release), kept in build/release-tests for ctest below.
+# several GB), then the package with its test extras, its extension configured with the ci preset:
+# the GoogleTest suite too (same compiler, Release), in the preset's build/ci for ctest below.
+# cmeel-eigen: the Eigen of the preset builds in tests/lint.sh and tests/fuzz/run.sh.
 "$PY" -m pip install --quiet "torch==2.13.0"
 "$PY" -m pip install --quiet ".[test]" "cmeel-eigen>=3.4" \
-  --config-settings=build-dir=build/release-tests --config-settings=cmake.define.MEMCOMP_BUILD_TESTS=ON
+  --config-settings=cmake.args=--preset=ci --config-settings=build-dir=build/ci
 
 stage "static checks (ruff, mypy, clang-format, clang-tidy)"
 bash tests/lint.sh
@@ -48,7 +54,7 @@ stage pytest
 "$PY" -m pytest -q -n "$JOBS"
 
 stage "C++ tests (release)"
-ctest --test-dir build/release-tests --output-on-failure -j "$JOBS"
+ctest --preset ci -j "$JOBS"
 
 # The ASan+UBSan build (clang) runs the GoogleTest suite, then each libFuzzer harness.
 bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the core, the GoogleTest suite and the libFuzzer harnesses with clang, ASan+UBSan and
-# coverage; runs the suite (ctest) in that build, then every harness at once, each for a fixed time
+# coverage (the fuzz preset of CMakePresets.json, in build/fuzz); runs the suite (ctest) in that
+# build, then every harness at once, each for a fixed time
 # on its seed corpus (written by the harness from the golden vectors), the kept findings and the
 # corpus it has grown so far in build/fuzz/corpus/. Any failure or finding (crash, sanitizer report,
 # broken invariant, leak, timeout, an allocation over -malloc_limit_mb) fails the run; a finding's
@@ -8,18 +9,27 @@
 # tests/fuzz/regressions/<harness>/ (ctest replays it in every GoogleTest build).
 #   tests/fuzz/run.sh            # 60 s per harness (what CI runs)
 #   tests/fuzz/run.sh 3600       # the longer run: an hour per harness
-# Needs clang, libclang-rt-14-dev and libgtest-dev (Debian) or any clang with libFuzzer.
+# Needs clang, libclang-rt-14-dev and libgtest-dev (Debian) or any clang with libFuzzer (FUZZ_CXX).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_PER_HARNESS=${1:-60}
 PY=${PYTHON:-python3}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-dir=build/fuzz
-CXX=${FUZZ_CXX:-clang++} cmake -S . -B "$dir" -G Ninja -DMEMCOMP_FUZZ=ON -DMEMCOMP_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPython_EXECUTABLE="$(command -v "$PY")" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
-cmake --build "$dir" -j "$JOBS"
+dir=build/fuzz # the preset's binaryDir
+# Eigen: the cmeel-eigen wheel's prefix on CMAKE_PREFIX_PATH (CMakeLists.txt)
+CMAKE_PREFIX_PATH=$("$PY" -m cmeel cmake --prepend 2> /dev/null || echo "${CMAKE_PREFIX_PATH-}")
+export CMAKE_PREFIX_PATH
+mkdir -p build
+# A tree configured with another compiler: configure afresh, as CMake's own switch would drop the
+# preset's settings (the corpus and the artifacts stay).
+cxx=$(command -v "${FUZZ_CXX:-clang++}" || true)
+if [ -f "$dir/CMakeCache.txt" ] && ! grep -qx "CMAKE_CXX_COMPILER:[A-Z]*=$cxx" "$dir/CMakeCache.txt"; then
+  rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"
+fi
+cmake --preset fuzz ${FUZZ_CXX:+"-DCMAKE_CXX_COMPILER=$FUZZ_CXX"} > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
+cmake --build --preset fuzz -j "$JOBS"
 echo "== C++ tests (ASan+UBSan, clang) [$(date +%T)]"
-ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
+ctest --preset fuzz -j "$JOBS"
 
 mkdir -p "$dir/artifacts"
 harnesses=(decode roundtrip model)
