@@ -54,7 +54,11 @@ summary=()
 for h in "${harnesses[@]}"; do
   log=$dir/fuzz_$h.log
   done_line=$(grep -E "^#[0-9]+[[:space:]]+DONE" "$log" | tail -n 1 || true)
-  summary+=("fuzz_$h: $(grep -o 'number_of_executed_units: [0-9]*' "$log" | awk '{print $2}') executions, $(echo "$done_line" | grep -o 'cov: [0-9]*') edges, $(echo "$done_line" | grep -o 'corp: [^ ]*') corpus")
+  # a harness that stopped on a finding prints no final stats: the summary must not stop the script
+  units=$(grep -o 'number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' || true)
+  cov=$(echo "$done_line" | grep -o 'cov: [0-9]*' || true)
+  corp=$(echo "$done_line" | grep -o 'corp: [^ ]*' || true)
+  summary+=("fuzz_$h: ${units:-?} executions, ${cov:-?} edges, ${corp:-?} corpus")
 done
 for h in "${failed[@]}"; do
   tail -n 60 "$dir/fuzz_$h.log"

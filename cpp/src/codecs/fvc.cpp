@@ -45,7 +45,8 @@ class FVC final : public CodecImpl<FVC> {
       throw invalid_argument("fvc: code_bits=" + std::to_string(code_bits_) + " cannot index " +
                              std::to_string(entries_) + " entries");
     gem5_table_ = r.get_choice("table", "top", {"top", "gem5"}) == "gem5";
-    ways_ = static_cast<std::uint32_t>(r.get_int("ways", 16, 1, 1 << 20));
+    ways_ = static_cast<std::uint32_t>(
+        r.get_int("ways", 16, 1, 256));  // gem5: vft_assoc 16; at most 256, so a lookup stays cheap
     samples_ = static_cast<std::uint64_t>(r.get_int("samples", 100000, 1, std::int64_t{1} << 40));
     if (gem5_table_ && (entries_ % ways_ != 0 || ((entries_ / ways_) & (entries_ / ways_ - 1)) != 0))
       throw invalid_argument("fvc: table=gem5 needs entries / ways to be a power of two of sets, got entries=" +
