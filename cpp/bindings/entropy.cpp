@@ -1,4 +1,6 @@
 // memcomp bindings: symbol statistics and entropy (SPEC 3).
+#include <algorithm>
+
 #include "memcomp/analysis/entropy.hpp"
 #include "memcomp/codecs/huffman.hpp"
 
@@ -90,24 +92,37 @@ void register_entropy(py::module_& m) {
 
   m.def(
       "length_limited_bits",
-      [](const py::array& values, const py::array& counts, unsigned sl, std::size_t k, unsigned max_len) {
+      [](const py::array& values, const py::array& counts, unsigned sl, std::size_t k, unsigned max_len,
+         std::uint64_t escaped) {
         const auto* v = column<std::uint32_t>(values, "values");
         const auto n = static_cast<std::size_t>(values.shape(0));
         const auto* c = column<std::uint64_t>(counts, "counts", n);
         std::vector<std::pair<std::uint64_t, std::uint64_t>> items(n);
         for (std::size_t i = 0; i < n; ++i) items[i] = {v[i], c[i]};
+        if (escaped != 0 && sl <= 8)
+          throw py::value_error("length_limited_bits: escaped symbols need SL >= 9 (SL <= 8 codes every value)");
         py::gil_scoped_release nogil;
         // The optimal length-limited code over the K-MFV alphabet (SPEC 1.8), mean bits per
-        // symbol with escapes costing ESC + SL (SPEC 3's L*).
-        const huffman::Alphabet a = huffman::make_alphabet(sl, items, k);
-        const huffman::CanonicalCode code = huffman::build_code(a, max_len, huffman::LimitMethod::package_merge);
+        // symbol with escapes costing ESC + SL (SPEC 3's L*). `escaped` counts symbols known only
+        // to be outside the K given (a summary's rest): they weigh on ESC.
+        huffman::Alphabet a = huffman::make_alphabet(sl, items, k);
         std::vector<huffman::Leaf> leaves;
-        leaves.reserve(items.size());
+        leaves.reserve(items.size() + 1);
         for (const auto& [value, count] : items) leaves.push_back({value, count});
+        if (escaped != 0) {
+          std::uint64_t rest = escaped;  // ESC's weight: max(1, the counts left out)
+          for (const auto& [value, count] : items) rest += count;
+          for (const huffman::Leaf& l : a.leaves)
+            if (l.key != a.esc_key()) rest -= l.weight;
+          a.leaves.back().weight = std::max<std::uint64_t>(1, rest);
+          leaves.push_back({a.esc_key(), escaped});
+        }
+        const huffman::CanonicalCode code = huffman::build_code(a, max_len, huffman::LimitMethod::package_merge);
         return code.mean_length(leaves, sl);
       },
       py::arg("values").noconvert(), py::arg("counts").noconvert(), py::arg("symbol_bits"), py::arg("k"),
-      py::arg("max_len"), "SPEC 3's L*: mean bits per symbol of the optimal length-limited MFV code.");
+      py::arg("max_len"), py::arg("escaped") = 0,
+      "SPEC 3's L*: mean bits per symbol of the optimal length-limited MFV code.");
 
   py::class_<SpaceSaving32>(m, "SpaceSaving", "Bounded-memory heavy hitters of 32-bit values (Space-Saving).")
       .def(py::init<std::size_t>(), py::arg("capacity"))

@@ -252,6 +252,21 @@ def _merge(a: Analysis) -> Callable[..., Any]:
     return merged
 
 
+def _source_of_task(task: tuple) -> Any:
+    return task[3]
+
+
+def _split(a: Analysis, total: Any) -> List[Any]:
+    pieces = a.split(total)
+    if len(pieces) != a.shards:
+        raise RuntimeError(f"{a.name} split a partial into {len(pieces)} pieces, not its {a.shards} shards")
+    return pieces
+
+
+def _compact(a: Analysis, piece: Any) -> Any:
+    return a.compact(piece)
+
+
 def _first_of(parts: Sequence[Any]) -> Any:
     return parts[0]
 
@@ -344,11 +359,18 @@ def run(
             )
             cut[i] = _group_parts(a, ds, partition_bytes, warm)
             tasks = [_delayed(_part_task)(prepared, p, w, s, threads, chunk_blocks) for p, s, w in cut[i]]
-            if a.carried or len(tasks) == 1:  # joined here, in order, and closed with the true carry
+            if a.carried or (len(tasks) == 1 and a.shards <= 1):  # joined here, in order, closed with the true carry
                 graphs.append((prepared, tasks, None))
             else:
-                merged = _tree([_delayed(_first_of)(t) for t in tasks], _delayed(_merge)(prepared))
-                graphs.append((prepared, [], merged))
+                merge = _delayed(_merge)(prepared)
+                totals = [_delayed(_first_of)(t) for t in tasks]
+                if a.shards > 1:  # each shard merged and compacted on its own: no task holds the whole
+                    pieces = [_delayed(_split, nout=a.shards)(prepared, t) for t in totals]
+                    totals = [
+                        _delayed(_compact)(prepared, _tree([p[g] for p in pieces], merge)) for g in range(a.shards)
+                    ]
+                merged = _tree(totals, merge)
+                graphs.append((prepared, [_delayed(_source_of_task)(tasks[0])] if len(tasks) == 1 else [], merged))
         done = _compute(graphs, client)
         again = []
         for i, (prepared, tasks, merged) in zip(todo, done):
@@ -364,7 +386,7 @@ def run(
                     total, end = prepared.merge(total, part_total), part_end
                 total = closed(prepared, total, end)
             else:
-                total, source = merged, None
+                total, source = merged, tasks[0] if tasks else None
             if len(ds) > 1:
                 source = Pooled(ds, prepared.unit_bytes).provenance()
             elif not isinstance(ds[0], StreamDump):  # a stream's provenance: what its task read

@@ -27,12 +27,14 @@ too many distinct values, :class:`TopK` keeps bounded-memory heavy hitters inste
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _core
+from ._counts import ALL as _ALL_SHARDS
+from ._counts import SHARDS, CountSummary, SparseCounts
 from ._common import (
     ENDIANS,
     ExactSum,
@@ -69,51 +71,82 @@ def _check_mfv(k: int) -> int:
 
 
 def _entropy(counts: np.ndarray) -> float:
-    """Plug-in entropy in bits of one histogram (0 log 0 = 0)."""
-    c = np.asarray(counts, dtype=np.float64)
+    """Plug-in entropy in bits of one histogram (0 log 0 = 0): log2 n - sum(c log2 c) / n with
+    the sum exact, so it does not depend on how the counts are ordered or split into shards."""
+    c = np.asarray(counts)
     c = c[c > 0]
-    n = c.sum()
+    n = int(c.sum(dtype=np.uint64))
     if n == 0:
         return 0.0
-    # NumPy's pairwise sum, not np.dot: BLAS splits a dot product over as many threads as it may use
-    # (one in a Dask worker), which moves the last bits
-    return max(0.0, float(math.log2(n) - np.sum(c * np.log2(c)) / n))
+    f = c.astype(np.float64)
+    return max(0.0, math.log2(n) - ExactSum(f * np.log2(f)).value() / n)
 
 
 @dataclass(frozen=True)
 class SymbolStats:
     """Exact counts of SL-bit symbols: ``counts[p, v]`` for SL <= 16 (p = position if
-    ``per_position``), or sorted ``values`` with their ``counts`` for SL 32. Adds with ``+``."""
+    ``per_position``), or sorted ``values`` with their ``counts`` for SL 32. Adds with ``+``.
+
+    In bounded memory (:func:`table_stats`), SL-32 counts are ``sparse`` instead: a
+    :class:`memcomp._counts.SparseCounts` (runs spilled to disk, read back shard by shard) or its
+    :class:`~memcomp._counts.CountSummary`; ``values`` and ``counts`` are None, and the bounds come
+    from the summary (:meth:`pooled` loads every distinct value)."""
 
     symbol_bits: int
     per_position: bool
     endian: str
     total: int
-    counts: np.ndarray
+    counts: Optional[np.ndarray]
     values: Optional[np.ndarray] = None
+    sparse: Optional[Union[SparseCounts, CountSummary]] = None
 
     def __add__(self, other: "SymbolStats") -> "SymbolStats":
         if not isinstance(other, SymbolStats):
             return NotImplemented
         if (self.symbol_bits, self.per_position, self.endian) != (other.symbol_bits, other.per_position, other.endian):
             raise ValueError("cannot merge statistics of different symbol lengths, positions or byte orders")
+        total = self.total + other.total
+        if self.sparse is not None or other.sparse is not None:
+            if self.sparse is None or other.sparse is None:
+                raise ValueError("cannot merge bounded-memory (sparse) statistics with in-memory ones")
+            return SymbolStats(self.symbol_bits, False, self.endian, total, None, None, self.sparse + other.sparse)
         if self.values is None:
-            return SymbolStats(
-                self.symbol_bits, self.per_position, self.endian, self.total + other.total, self.counts + other.counts
-            )
+            return SymbolStats(self.symbol_bits, self.per_position, self.endian, total, self.counts + other.counts)
         return _merge_sparse([self, other])
 
     __radd__ = __add__
 
+    def summary(self, k: int = 1024) -> CountSummary:
+        """Total, distinct values, exact sum(c log2 c) and the ``k`` most frequent values."""
+        if self.sparse is not None:
+            return self.sparse.summary(k)
+        s = CountSummary.empty(k, _ALL_SHARDS)
+        s._add_shard(*self.pooled())
+        return s
+
+    def _summary(self) -> CountSummary:
+        """A summary already computed, if any (its k does not matter to the caller)."""
+        assert self.sparse is not None
+        if isinstance(self.sparse, CountSummary):
+            return self.sparse
+        done = self.sparse._summary
+        return next(iter(done.values())) if done else self.sparse.summary(1024)
+
     @property
     def distinct(self) -> int:
         """Distinct symbol values seen (over all positions)."""
+        if self.sparse is not None:
+            return self._summary().distinct
         if self.values is not None:
             return int(self.values.shape[0])
         return int(np.count_nonzero(self.counts.sum(axis=0)))
 
     def pooled(self) -> Tuple[np.ndarray, np.ndarray]:
         """(values, counts) over all positions, values ascending, zero counts dropped."""
+        if isinstance(self.sparse, SparseCounts):
+            return self.sparse.arrays()
+        if self.sparse is not None:
+            raise ValueError("a summary of the counts keeps only the most frequent values")
         if self.values is not None:
             return self.values, self.counts
         c = self.counts.sum(axis=0)
@@ -123,7 +156,7 @@ class SymbolStats:
     def entropy(self, variant: str = "global") -> float:
         """Bits per symbol: ``global`` (pooled) or ``per_position`` (mean of H_p)."""
         if variant == "global":
-            return _entropy(self.pooled()[1])
+            return self._summary().entropy() if self.sparse is not None else _entropy(self.pooled()[1])
         if variant == "per_position":
             if self.values is not None or not self.per_position:
                 raise ValueError("per_position entropy needs a per-position histogram of 4- or 8-bit symbols")
@@ -138,6 +171,9 @@ class SymbolStats:
     def top(self, k: int) -> Tuple[np.ndarray, np.ndarray]:
         """The k most frequent values and counts: count descending, ties to the smaller value."""
         k = check_int("k", k, 0)
+        if self.sparse is not None:
+            s = self.sparse.summary(k) if k else CountSummary.empty(0)
+            return s.top_values, s.top_counts
         values, counts = self.pooled()
         order = np.lexsort((values, -counts.astype(np.float64)))[:k]
         return values[order], counts[order]
@@ -145,8 +181,7 @@ class SymbolStats:
     def mfv_entropy(self, k: int) -> float:
         """H_K: bits per symbol with a K-entry MFV table, escapes costing SL raw bits (SPEC 3)."""
         k = _check_mfv(k)
-        _, counts = self.pooled()
-        n = float(counts.sum())
+        n = float(self.total if self.sparse is not None else self.pooled()[1].sum())
         if n == 0:
             return 0.0
         _, kept = self.top(k)
@@ -165,11 +200,16 @@ class SymbolStats:
         """L*: mean bits per symbol of the optimal length-limited code over the K MFVs + ESC
         (escapes add SL raw bits), with E2MC's limits (8/16/20/20 for SL 4/8/16/32) by default.
         For SL <= 8 every value is coded (weights count + 1, SPEC 1.8)."""
-        if self.values is not None or self.symbol_bits >= 16 or not self.per_position:
+        k = _check_mfv(k)
+        escaped = 0
+        if self.sparse is not None:
+            s = self.sparse.summary(k)
+            values, counts = s.top_values, s.top_counts
+            escaped = s.total - int(counts.sum(dtype=np.uint64))
+        elif self.values is not None or self.symbol_bits >= 16 or not self.per_position:
             values, counts = self.pooled()
         else:
             raise ValueError("L* is defined on pooled statistics; histogram without per_position")
-        k = _check_mfv(k)
         ml = (
             {4: 8, 8: 16, 16: 20, 32: 20}[self.symbol_bits] if max_len is None else check_int("max_len", max_len, 1, 32)
         )
@@ -182,6 +222,7 @@ class SymbolStats:
                 self.symbol_bits,
                 min(k, int(counts.size)),
                 ml,
+                escaped,
             )
         )  # no more MFVs than values
 
@@ -406,9 +447,41 @@ class EntropyTable(Analysis):
         stats, block_h = [], []
         for sl in sls:
             h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, threads)
-            stats.append(SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"], h.get("values")))
+            if sl == 32:  # bounded memory: runs spilled to disk, read back a shard at a time
+                stats.append(SymbolStats(sl, False, endian, int(h["total"]), None, None, SparseCounts(h["values"], h["counts"])))
+            else:
+                stats.append(SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"]))
             block_h.append(ExactSum(block_entropy(chunk, sl, endian=endian, threads=threads)))
         return TableStats(sls, endian, int(chunk.shape[1]), int(chunk.shape[0]), tuple(stats), tuple(block_h)), carry
+
+    #: On Dask, SL-32 counts are merged and summarised in this many ranges of shards.
+    shards = 16
+
+    def split(self, total: "TableStats") -> List["TableStats"]:
+        step = SHARDS // self.shards
+        out = []
+        for g in range(self.shards):
+            stats = []
+            for st in total.stats:
+                if isinstance(st.sparse, SparseCounts):
+                    sc = st.sparse.shard(g * step, (g + 1) * step)
+                    stats.append(SymbolStats(st.symbol_bits, False, st.endian, sc.total, None, None, sc))
+                elif g == 0:
+                    stats.append(st)
+                else:  # the dense counts, blocks and per-block sums travel with the first piece
+                    stats.append(SymbolStats(st.symbol_bits, st.per_position, st.endian, 0, np.zeros_like(st.counts)))
+            block_h = total.block_h if g == 0 else tuple(ExactSum() for _ in total.block_h)
+            out.append(replace(total, blocks=total.blocks if g == 0 else 0, stats=tuple(stats), block_h=block_h))
+        return out
+
+    def compact(self, piece: "TableStats") -> "TableStats":
+        return replace(
+            piece,
+            stats=tuple(
+                replace(st, sparse=st.sparse.summary(self["mfv"])) if isinstance(st.sparse, SparseCounts) else st
+                for st in piece.stats
+            ),
+        )
 
     def finish(self, total: "TableStats", source: Mapping[str, object]) -> "pandas.DataFrame":
         return table_from_stats(total, mfv=self["mfv"], source=source)

@@ -32,6 +32,10 @@ an analysis is:
     the result (a long-form table) from the merged partial; ``source`` is the data's provenance.
 ``then(total)``
     for a multi-pass analysis, the next pass (an analysis over the same data), else None.
+``split(total)`` / ``compact(piece)``
+    for a partial that grows with the data (exact 32-bit counts: ``shards`` > 1), its pieces over
+    disjoint keys, and a merged piece reduced to what ``finish`` needs: Dask merges each piece on
+    its own, so no worker holds the whole.
 
 The only chunk loop is :func:`memcomp.analysis.run.fold`; :func:`memcomp.analysis.run.run` runs an
 analysis serially (its C++ kernels on ``threads`` threads), :func:`memcomp.dask.run` on Dask. An
@@ -308,6 +312,10 @@ class Analysis:
     tables: ClassVar[Tuple[str, ...]] = ()
     #: Blocks a Dask part of a carried analysis replays before its first block to guess its carry.
     warmup_blocks: ClassVar[int] = 1024
+    #: > 1: a partial splits into this many pieces over disjoint keys (:meth:`split`), which Dask
+    #: merges and compacts each on its own, so no worker holds a total that grows with the data
+    #: (exact 32-bit symbol counts). 0: partials merge whole.
+    shards: ClassVar[int] = 0
 
     def __init__(self, **options: Any) -> None:
         known = {o.name: o for o in self.OPTIONS}
@@ -361,6 +369,15 @@ class Analysis:
 
     def merge(self, a: Any, b: Any) -> Any:
         return a + b
+
+    def split(self, total: Any) -> List[Any]:
+        """``total`` as ``shards`` partials over disjoint keys, whose merge is ``total``."""
+        return [total]
+
+    def compact(self, piece: Any) -> Any:
+        """A merged piece of :meth:`split` reduced to what :meth:`finish` needs; compacted pieces
+        of different shards still merge."""
+        return piece
 
     def finish(self, total: Any, source: Dict[str, Any]) -> "pandas.DataFrame":
         raise NotImplementedError

@@ -1,0 +1,281 @@
+"""Exact counts of 32-bit symbols in bounded memory (SPEC 3's SL-32 bounds; DESIGN "Results": the
+monoid rule). A dump of n words can hold n distinct 32-bit values (half of the bundled sample's are
+distinct, so 8 GiB holds about 10^9), which no in-memory histogram bounds. Here counts are kept as
+sorted runs of (value, count), each **partitioned into shards** by a hash of the value; a run that
+outgrows :data:`RUN_ENTRIES` entries is written to a temporary file (``MEMCOMP_TMPDIR``, else the
+system's), and a result is read back one shard at a time, so memory is bounded by one shard's
+distinct values, whatever the dump. Counts are exact integers: how a dump is cut into chunks,
+threads or Dask tasks never changes them.
+
+:class:`SparseCounts` is the mergeable partial result (``a + b``; it pickles as its canonical
+arrays, for Dask, where :meth:`SparseCounts.shard` lets each shard be merged on its own);
+:class:`CountSummary` is what the bounds need of it (total, distinct values, the exact sum of
+``c log2 c``, the K most frequent values), and adds across disjoint shards.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import weakref
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ._common import ExactSum
+
+__all__ = ["CountSummary", "SparseCounts", "RUN_ENTRIES", "SHARDS"]
+
+SHARD_BITS = 8
+#: Shards a run is partitioned into (by the top bits of a multiplicative hash of the value).
+SHARDS = 1 << SHARD_BITS
+ALL = (1 << SHARDS) - 1
+#: Entries (12 bytes each) a partial result keeps in memory before it writes them to a run file.
+RUN_ENTRIES = 1 << 21
+_V, _C = np.dtype("<u4"), np.dtype("<u8")
+
+
+def shard_of(values: np.ndarray) -> np.ndarray:
+    """The shard of each value: the top bits of ``value * 0x9E3779B1 mod 2^32`` (a bijection, so
+    values that cluster, such as small integers or floats of one exponent, spread evenly)."""
+    return ((values.astype(np.uint32, copy=False) * np.uint32(0x9E3779B1)) >> np.uint32(32 - SHARD_BITS)).astype(
+        np.uint8
+    )
+
+
+def merge_runs(parts: Sequence[Tuple[np.ndarray, np.ndarray]]) -> Tuple[np.ndarray, np.ndarray]:
+    """The sum of sorted (values, counts) runs, sorted with each value once."""
+    parts = [p for p in parts if p[0].size]
+    if not parts:
+        return np.empty(0, _V), np.empty(0, _C)
+    if len(parts) == 1:
+        return parts[0]
+    values = np.concatenate([p[0] for p in parts])
+    order = np.argsort(values, kind="stable")  # sorted runs: the merge sort merges them
+    values = values[order]
+    counts = np.concatenate([p[1] for p in parts])[order]
+    del order
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return values[starts], np.add.reduceat(counts, starts).astype(_C, copy=False)
+
+
+def _tmpdir() -> str:
+    return os.environ.get("MEMCOMP_TMPDIR") or tempfile.gettempdir()
+
+
+class _Run:
+    """One run on disk: values then counts, sorted by (shard, value); ``offsets[s]`` is where
+    shard s starts. The file is removed when no result refers to it any more."""
+
+    __slots__ = ("path", "offsets", "__weakref__")
+
+    def __init__(self, values: np.ndarray, counts: np.ndarray) -> None:
+        keys = shard_of(values)
+        order = np.argsort(keys, kind="stable")  # values stay sorted inside a shard
+        self.offsets = np.zeros(SHARDS + 1, np.int64)
+        np.cumsum(np.bincount(keys, minlength=SHARDS), out=self.offsets[1:])
+        fd, self.path = tempfile.mkstemp(prefix="memcomp-counts-", suffix=".bin", dir=_tmpdir())
+        weakref.finalize(self, _remove, self.path)
+        with os.fdopen(fd, "wb") as f:
+            np.ascontiguousarray(values[order], _V).tofile(f)
+            np.ascontiguousarray(counts[order], _C).tofile(f)
+
+    @property
+    def entries(self) -> int:
+        return int(self.offsets[-1])
+
+    def read(self, lo: int, hi: int) -> Tuple[np.ndarray, np.ndarray]:
+        """Shards lo..hi-1 (sorted by value inside each shard)."""
+        a, b = int(self.offsets[lo]), int(self.offsets[hi])
+        n = b - a
+        with open(self.path, "rb") as f:
+            f.seek(4 * a)
+            values = np.fromfile(f, _V, n)
+            f.seek(4 * self.entries + 8 * a)
+            counts = np.fromfile(f, _C, n)
+        if values.size != n or counts.size != n:
+            raise OSError(f"the temporary count file {self.path!r} was truncated while in use")
+        return values, counts
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+class SparseCounts:
+    """Exact counts of 32-bit values: in-memory sorted runs plus runs on disk, of the shards in
+    ``mask`` (bit s: shard s; all of them unless made by :meth:`shard`). Adds with ``+``; holds at
+    most :data:`RUN_ENTRIES` entries in memory, writing the rest to run files."""
+
+    __slots__ = ("mask", "total", "_mem", "_runs", "_summary")
+
+    def __init__(self, values: Optional[np.ndarray] = None, counts: Optional[np.ndarray] = None, mask: int = ALL):
+        """From one chunk's sorted distinct ``values`` and their ``counts`` (a histogram's)."""
+        self.mask = mask
+        self._runs: List[_Run] = []
+        self._mem: List[Tuple[np.ndarray, np.ndarray]] = []
+        self._summary: dict = {}
+        self.total = 0
+        if values is not None:
+            v = np.ascontiguousarray(values, _V)
+            c = np.ascontiguousarray(counts, _C)
+            if v.shape != c.shape or v.ndim != 1:
+                raise ValueError("values and counts must be 1-D arrays of one length")
+            self.total = int(c.sum(dtype=np.uint64))
+            self._mem = [(v, c)] if v.size else []
+            self._spill()
+
+    @property
+    def entries_in_memory(self) -> int:
+        return sum(int(v.size) for v, _ in self._mem)
+
+    @property
+    def runs_on_disk(self) -> int:
+        return len(self._runs)
+
+    def _spill(self) -> None:
+        if self.entries_in_memory > RUN_ENTRIES:
+            self._runs.append(_Run(*merge_runs(self._mem)))
+            self._mem = []
+
+    def __add__(self, other: "SparseCounts") -> "SparseCounts":
+        if not isinstance(other, SparseCounts):
+            return NotImplemented
+        out = SparseCounts(mask=self.mask | other.mask)
+        out.total = self.total + other.total
+        out._runs = self._runs + other._runs  # runs are immutable: shared, not copied
+        mem = self._mem + other._mem
+        out._mem = [merge_runs(mem)] if len(mem) > 1 else mem
+        out._spill()
+        return out
+
+    __radd__ = __add__
+
+    def read(self, lo: int = 0, hi: int = SHARDS) -> Tuple[np.ndarray, np.ndarray]:
+        """The merged (values, counts) of shards lo..hi-1, values ascending inside each shard. All
+        shards at once (the default) load every distinct value: use :meth:`summary` for bounds."""
+        parts = [r.read(lo, hi) for r in self._runs]
+        for v, c in self._mem:
+            keep = shard_of(v)
+            keep = (keep >= lo) & (keep < hi)
+            parts.append((v[keep], c[keep]))
+        return merge_runs(parts)
+
+    def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Every (value, count), values ascending (loads all distinct values into memory)."""
+        v, c = self.read()
+        order = np.argsort(v, kind="stable")
+        return v[order], c[order]
+
+    def shard(self, lo: int, hi: int) -> "SparseCounts":
+        """Shards lo..hi-1 only, in memory (Dask merges each range of shards on its own)."""
+        out = SparseCounts(mask=self.mask & (((1 << hi) - 1) ^ ((1 << lo) - 1)))
+        v, c = self.read(lo, hi)
+        out.total = int(c.sum(dtype=np.uint64))
+        out._mem = [(v, c)] if v.size else []
+        return out
+
+    def summary(self, k: int) -> "CountSummary":
+        """What the bounds need (:class:`CountSummary` with the ``k`` most frequent values), read
+        one shard at a time."""
+        if k not in self._summary:
+            out = CountSummary.empty(k, self.mask)
+            mem = merge_runs(self._mem)
+            keys = shard_of(mem[0])
+            order = np.argsort(keys, kind="stable")
+            bounds = np.searchsorted(keys[order], np.arange(SHARDS + 1))
+            mem = (mem[0][order], mem[1][order])
+            for s in range(SHARDS):
+                a, b = int(bounds[s]), int(bounds[s + 1])
+                parts = [r.read(s, s + 1) for r in self._runs] + [(mem[0][a:b], mem[1][a:b])]
+                out._add_shard(*merge_runs(parts))
+            assert out.total == self.total
+            self._summary = {k: out}
+        return self._summary[k]
+
+    def __getstate__(self) -> tuple:
+        v, c = self.read()
+        return self.mask, self.total, v, c
+
+    def __setstate__(self, state: tuple) -> None:
+        self.mask, self.total, v, c = state
+        self._runs, self._summary = [], {}
+        self._mem = [(v, c)] if v.size else []
+        self._spill()
+
+
+def _top(values: np.ndarray, counts: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The k most frequent (count descending, ties to the smaller value)."""
+    n = int(values.size)
+    if k < n:  # keep the candidates: counts above the k-th largest, and the smallest tied values
+        thr = np.partition(counts, n - k)[n - k]
+        above = np.flatnonzero(counts > thr)
+        tied = np.flatnonzero(counts == thr)
+        tied = tied[np.argsort(values[tied], kind="stable")[: k - above.size]]
+        keep = np.concatenate((above, tied))
+        values, counts = values[keep], counts[keep]
+    order = np.lexsort((values, -counts.astype(np.float64)))[:k]
+    return values[order], counts[order]
+
+
+class CountSummary:
+    """What SPEC 3's bounds need of exact 32-bit counts over the shards in ``mask``: the total,
+    the distinct values, the exact sum of ``c log2 c`` and the ``k`` most frequent values (count
+    descending, ties to the smaller value). Summaries of disjoint shards add with ``+``."""
+
+    __slots__ = ("k", "mask", "total", "distinct", "clogc", "top_values", "top_counts")
+
+    @classmethod
+    def empty(cls, k: int, mask: int = 0) -> "CountSummary":
+        s = cls()
+        s.k, s.mask, s.total, s.distinct, s.clogc = int(k), mask, 0, 0, ExactSum()
+        s.top_values, s.top_counts = np.empty(0, _V), np.empty(0, _C)
+        return s
+
+    def _add_shard(self, values: np.ndarray, counts: np.ndarray) -> None:
+        self.total += int(counts.sum(dtype=np.uint64))
+        self.distinct += int(values.size)
+        c = counts.astype(np.float64)
+        self.clogc.add(c * np.log2(c))
+        self._keep(*_top(values, counts, self.k))
+
+    def _keep(self, values: np.ndarray, counts: np.ndarray) -> None:
+        self.top_values, self.top_counts = _top(
+            np.concatenate((self.top_values, values)), np.concatenate((self.top_counts, counts)), self.k
+        )
+
+    def __add__(self, other: "CountSummary") -> "CountSummary":
+        if not isinstance(other, CountSummary):
+            return NotImplemented
+        if self.k != other.k:
+            raise ValueError(f"cannot add summaries of the top {self.k} and the top {other.k} values")
+        if self.mask & other.mask:
+            raise ValueError("cannot add summaries of overlapping shards (their values would be counted twice)")
+        out = CountSummary.empty(self.k, self.mask | other.mask)
+        out.total, out.distinct = self.total + other.total, self.distinct + other.distinct
+        out.clogc = self.clogc + other.clogc
+        out.top_values, out.top_counts = self.top_values, self.top_counts
+        out._keep(other.top_values, other.top_counts)
+        return out
+
+    def summary(self, k: int) -> "CountSummary":
+        if k != self.k:
+            raise ValueError(f"this summary keeps the top {self.k} values, not {k}")
+        return self
+
+    def entropy(self) -> float:
+        """H in bits per symbol: log2 n - sum(c log2 c) / n, the sum exact."""
+        if self.total == 0:
+            return 0.0
+        return max(0.0, math.log2(self.total) - self.clogc.value() / self.total)
+
+    def __getstate__(self) -> tuple:
+        return tuple(getattr(self, s) for s in self.__slots__)
+
+    def __setstate__(self, state: tuple) -> None:
+        for s, v in zip(self.__slots__, state):
+            setattr(self, s, v)

@@ -1,0 +1,171 @@
+"""Exact 32-bit counts in bounded memory (memcomp._counts): runs spilled to disk and read back
+shard by shard give exactly what one in-memory histogram gives (a NumPy oracle), whatever the
+chunking, spilling and sharding; the summaries behind SPEC 3's SL-32 bounds match the full counts."""
+
+import gc
+import math
+import os
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memcomp import _core, _counts, entropy, workloads
+from memcomp._counts import SHARDS, CountSummary, SparseCounts
+
+
+@pytest.fixture
+def tiny_runs(monkeypatch, tmp_path):
+    """Every partial over 8 entries goes to a run file in a directory of the test's own."""
+    monkeypatch.setattr(_counts, "RUN_ENTRIES", 8)
+    monkeypatch.setenv("MEMCOMP_TMPDIR", str(tmp_path))
+    return tmp_path
+
+
+def _oracle(words: np.ndarray):
+    return np.unique(words, return_counts=True)
+
+
+def _counted(words: np.ndarray, cuts) -> SparseCounts:
+    total = None
+    for part in np.split(words, sorted(cuts)):
+        v, c = np.unique(part, return_counts=True)
+        sc = SparseCounts(v.astype(np.uint32), c.astype(np.uint64))
+        total = sc if total is None else total + sc
+    return total
+
+
+def _top_oracle(values, counts, k):
+    order = np.lexsort((values, -counts.astype(np.float64)))[:k]
+    return values[order], counts[order]
+
+
+words_st = st.lists(st.integers(0, 2**32 - 1) | st.sampled_from([0, 1, 7, 0x3F800000, 2**32 - 1]), max_size=300).map(
+    lambda xs: np.array(xs, np.uint32)
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=words_st, cuts=st.lists(st.integers(0, 300), max_size=6), k=st.integers(1, 40))
+def test_spilled_counts_equal_one_histogram(words, cuts, k, tiny_runs):
+    cuts = [c for c in cuts if c <= words.size]
+    sc = _counted(words, cuts)
+    v, c = _oracle(words)
+    got_v, got_c = sc.arrays()
+    assert np.array_equal(got_v, v) and np.array_equal(got_c, c)
+    assert sc.total == words.size
+    s = sc.summary(k)
+    assert (s.total, s.distinct) == (words.size, v.size)
+    tv, tc = _top_oracle(v, c, k)
+    assert np.array_equal(s.top_values, tv) and np.array_equal(s.top_counts, tc)
+    f = c.astype(np.float64)
+    want_h = 0.0 if words.size == 0 else max(0.0, math.log2(words.size) - math.fsum(f * np.log2(f)) / words.size)
+    assert s.entropy() == want_h  # the sum is exact: fsum's correctly rounded result
+    # pickles as its canonical arrays, whatever its runs
+    back = pickle.loads(pickle.dumps(sc))
+    assert pickle.dumps(back) == pickle.dumps(_counted(words, []))
+
+
+def test_runs_go_to_disk_and_are_removed(tiny_runs):
+    rng = np.random.default_rng(1)
+    parts = [np.unique(rng.integers(0, 2**32, 50, dtype=np.uint32), return_counts=True) for _ in range(4)]
+    total = None
+    for v, c in parts:
+        sc = SparseCounts(v, c.astype(np.uint64))
+        total = sc if total is None else total + sc
+    assert total.runs_on_disk == 4 and total.entries_in_memory == 0
+    assert len(os.listdir(tiny_runs)) == 4
+    del total, sc
+    gc.collect()
+    assert os.listdir(tiny_runs) == []
+
+
+def test_a_truncated_run_file_is_an_error_naming_it(tiny_runs):
+    v = np.arange(0, 4000, 3, dtype=np.uint32)
+    sc = SparseCounts(v, np.ones(v.size, np.uint64))
+    (name,) = os.listdir(tiny_runs)
+    with open(tiny_runs / name, "r+b") as f:
+        f.truncate(100)
+    with pytest.raises(OSError, match="truncated"):
+        sc.summary(4)
+
+
+def test_shards_merge_and_compact_to_the_whole(tiny_runs):
+    rng = np.random.default_rng(2)
+    words = np.concatenate([rng.integers(0, 500, 3000), rng.integers(0, 2**32, 3000)]).astype(np.uint32)
+    sc = _counted(words, [1000, 2500, 4000])
+    whole = sc.summary(16)
+    pieces = [sc.shard(lo, lo + 32).summary(16) for lo in range(0, SHARDS, 32)]
+    merged = pieces[0]
+    for p in pieces[1:]:
+        merged = merged + p
+    assert merged.mask == whole.mask
+    assert (merged.total, merged.distinct, merged.entropy()) == (whole.total, whole.distinct, whole.entropy())
+    assert np.array_equal(merged.top_values, whole.top_values)
+    assert np.array_equal(merged.top_counts, whole.top_counts)
+    with pytest.raises(ValueError, match="overlapping shards"):
+        pieces[0] + pieces[0]
+    with pytest.raises(ValueError, match="top 16"):
+        pieces[0] + sc.shard(32, 64).summary(8)
+    # each shard range holds its own values only
+    for lo in range(0, SHARDS, 64):
+        v, _ = sc.shard(lo, lo + 64).arrays()
+        keys = _counts.shard_of(v)
+        assert ((keys >= lo) & (keys < lo + 64)).all()
+
+
+def test_shards_spread_clustered_values():
+    """Small integers and the floats of one exponent (what dumps are full of) fill every shard."""
+    for values in (np.arange(1 << 16, dtype=np.uint32), np.arange(0x3F800000, 0x3F810000, dtype=np.uint32)):
+        per = np.bincount(_counts.shard_of(values), minlength=SHARDS)
+        assert per.min() > 0.8 * per.mean() and per.max() < 1.2 * per.mean()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    counts=st.lists(st.integers(1, 50), min_size=1, max_size=60),
+    k=st.integers(1, 70),
+    max_len=st.integers(7, 20),
+)
+def test_length_limited_bits_from_the_top_k_and_escapes(counts, k, max_len):
+    """L* from a summary (the K most frequent and a count of the rest) equals L* from every count."""
+    v = np.sort(np.arange(len(counts), dtype=np.uint64) * 2654435761 % 2**32).astype(np.uint32)
+    c = np.array(counts, np.uint64)
+    full = _core.length_limited_bits(v, c, 32, min(k, v.size), max_len)
+    tv, tc = _top_oracle(v, c, k)
+    esc = int(c.sum()) - int(tc.sum())
+    got = _core.length_limited_bits(
+        np.ascontiguousarray(tv), np.ascontiguousarray(tc), 32, min(k, tv.size), max_len, esc
+    )
+    assert got == pytest.approx(full, rel=1e-15)
+    if esc == 0:
+        assert got == full
+    with pytest.raises(ValueError, match="SL >= 9"):
+        _core.length_limited_bits(np.arange(3, dtype=np.uint32), np.ones(3, np.uint64), 8, 3, 8, 1)
+
+
+def test_table_counts_spilled_or_not_give_the_same_rows(monkeypatch, tmp_path):
+    blocks64 = workloads.sample_dump(1 << 18, seed=4).reshape(-1, 64)
+    ref = entropy.table(blocks64, (16, 32))
+    monkeypatch.setattr(_counts, "RUN_ENTRIES", 64)
+    monkeypatch.setenv("MEMCOMP_TMPDIR", str(tmp_path))
+    ts = entropy.table_stats(blocks64, (16, 32), chunk_blocks=37)
+    assert ts.stats[1].sparse.runs_on_disk > 0
+    got = entropy.table_from_stats(ts)
+    cols = ["symbols", "distinct", "entropy", "cr_bound", "cr_mfv", "cr_length_limited"]
+    assert got[cols].equals(ref[cols])
+    # SL-32 statistics of a table agree with the in-memory histogram of the same words
+    h = entropy.histogram(blocks64, 32)
+    st32 = ts.stats[1]
+    assert st32.distinct == h.distinct and st32.entropy() == h.entropy()
+    assert st32.mfv_entropy(100) == h.mfv_entropy(100)
+    assert all(np.array_equal(a, b) for a, b in zip(st32.top(50), h.top(50)))
+    assert all(np.array_equal(a, b) for a, b in zip(st32.pooled(), h.pooled()))
+    with pytest.raises(ValueError, match="in-memory"):
+        st32 + h
+    summary = entropy.SymbolStats(32, False, "little", st32.total, None, None, st32.sparse.summary(1024))
+    with pytest.raises(ValueError, match="most frequent"):
+        summary.pooled()
+    assert isinstance(summary.sparse, CountSummary) and summary.distinct == h.distinct
