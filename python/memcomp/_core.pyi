@@ -133,7 +133,7 @@ def energy_control(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], d
     """
     Energy Control: (per-block columns, counts of the forms sent, totals, state); per_block=False keeps only the decisions (column 'compressed').
     """
-def length_limited_bits(values: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], counts: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], symbol_bits: typing.SupportsInt | typing.SupportsIndex, k: typing.SupportsInt | typing.SupportsIndex, max_len: typing.SupportsInt | typing.SupportsIndex) -> float:
+def length_limited_bits(values: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], counts: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], symbol_bits: typing.SupportsInt | typing.SupportsIndex, k: typing.SupportsInt | typing.SupportsIndex, max_len: typing.SupportsInt | typing.SupportsIndex, escaped: typing.SupportsInt | typing.SupportsIndex = 0) -> float:
     """
     SPEC 3's L*: mean bits per symbol of the optimal length-limited MFV code.
     """

@@ -15,6 +15,7 @@ arrays, for Dask, where :meth:`SparseCounts.shard` lets each shard be merged on 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import tempfile
@@ -100,10 +101,8 @@ class _Run:
 
 
 def _remove(path: str) -> None:
-    try:
+    with contextlib.suppress(OSError):  # removed already (its directory cleaned)
         os.remove(path)
-    except OSError:
-        pass
 
 
 class SparseCounts:
@@ -228,6 +227,13 @@ class CountSummary:
     descending, ties to the smaller value). Summaries of disjoint shards add with ``+``."""
 
     __slots__ = ("k", "mask", "total", "distinct", "clogc", "top_values", "top_counts")
+    k: int
+    mask: int
+    total: int
+    distinct: int
+    clogc: ExactSum
+    top_values: np.ndarray
+    top_counts: np.ndarray
 
     @classmethod
     def empty(cls, k: int, mask: int = 0) -> "CountSummary":

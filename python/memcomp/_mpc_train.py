@@ -696,6 +696,7 @@ class TrainMPC(Analysis):
     summary = "train MPC's five per-type modules on 32 B sectors (P3 §3)"
     per_dataset = False
     unit_bytes = 32
+    tabular = False  # its result is a model
     OPTIONS = (
         Option(
             "labels", None, Any_(fn=_check_labels_option, bad_values=([7],)), "a group 0..4 per 32 B sector", flag=""
@@ -703,7 +704,8 @@ class TrainMPC(Analysis):
         Option("zeros", "buckets", Choice(ZEROS), "how all-zero bytes count in the ratio buckets"),
         Option("quantiser", "floor", Choice(QUANTISERS), "ratio quantiser"),
         Option("weight", "mean", Choice(WEIGHTS), "edge weights of the MST"),
-        Option("seed", 0, Int(0, (1 << 64) - 1), "key of the bottom-k sample (with max_blocks)"),
+        # the command line's --seed (of the bundled sample too)
+        Option("seed", 0, Int(0, (1 << 64) - 1), "key of the bottom-k sample (with max_blocks)", flag=""),
         Option("max_blocks", None, Int(1, none=True), "cap the training sectors per group (one pass)"),
         Option("sha256", False, Bool(), "record the SHA-256 of the bytes read", flag=""),
     )
@@ -763,6 +765,7 @@ class TrainScans(Analysis):
     name = "train-mpc-scans"
     per_dataset = False
     unit_bytes = 32
+    tabular = False  # its result is a model
 
     def __init__(self, pass1: TrainMPC, stats: TrainStats, predictors: list) -> None:
         super().__init__()
@@ -941,17 +944,19 @@ def train(
     Blocks of MPC classes 0 and 1 are dropped; the rest are grouped by ``labels`` (ints 0..4 per
     block, over all sources in order) or :func:`guess_dtype`. ``max_blocks`` caps the blocks per
     group to a bottom-k sample keyed by ``seed`` and the block's index (one pass; the only way to
-    train on a stream, which is read once). Groups without blocks get the module trained on all
+    train on a pipe, which is read once; a compressed file is decompressed twice). Groups without blocks get the module trained on all
     kept blocks (``info["groups"][g]["fallback"]``). ``mpc.extract.cal22`` is
     ``quantiser="round", zeros="as_one", weight="cal22"``.
     """
     max_blocks = check_train_options(zeros, quantiser, weight, max_blocks)
     seed = check_int("seed", seed, 0, (1 << 64) - 1)
-    if max_blocks is None and any(hasattr(s, "head") and not isinstance(s, np.ndarray) for s in _sources(blocks)):
-        raise ValueError(
-            "MPC training reads the data twice and a stream is read once: pass max_blocks=N to train "
-            "on a bounded sample in one pass, or save the stream to a file"
-        )
+    if max_blocks is None:  # two passes: a pipe is refused before the first
+        for s in _sources(blocks):
+            if hasattr(s, "again"):
+                try:
+                    s.again()
+                except ValueError as e:
+                    raise ValueError(f"{e}, or pass max_blocks=N to train on a bounded sample in one pass") from None
     a = TrainMPC(
         labels=labels, zeros=zeros, quantiser=quantiser, weight=weight, seed=seed, max_blocks=max_blocks, sha256=True
     )

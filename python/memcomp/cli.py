@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import dataclasses
 import functools
 import html
 import io
@@ -38,7 +39,6 @@ from . import __version__
 from .blocks import VALID_BLOCK_BYTES, as_blocks
 from .codecs import list_codecs, split_names
 from .io import AnyDump, dump_from_bytes, open_dumps
-from .metrics import parse_policy
 from .report import compare, resolve_codecs
 from .workloads import sample_dump
 
@@ -215,14 +215,14 @@ def _open_datasets(args) -> List[AnyDump]:
     return kept
 
 
-def _codecs(args, block: int):
+def _codecs(args, block: int, names: Any = None):
     """The codecs of --codecs; with --model, the model goes to the codecs of its family named by
     the family name (``mpc``, ``e2mc(pdw=8)``) and to those with no model of their own (a fitted
     family: ``e2mc.paper``, SLC's presets for an E2MC model). A preset published with its own
     model (``mpc.cal22_rtl``) keeps it, so ``--codecs mpc,mpc.cal22_rtl`` compares both."""
     from .codecs import Codec, get_codec
 
-    names = _as("--codecs", split_names, args.codecs)
+    names = _as("--codecs", split_names, args.codecs) if names is None else list(names)
     model = None
     if getattr(args, "model", None):
         from .models import Model
@@ -246,7 +246,7 @@ def _codecs(args, block: int):
         own = ", ".join(c.name for c in codecs if c.codec_id == model.codec) or "none"
         raise UsageError(
             f"--model: the model is for {model.codec}, and no codec of --codecs takes it (of its family: {own}; "
-            f"a published preset keeps its own model): name the family, e.g. --codecs {model.codec},{args.codecs}"
+            f"a published preset keeps its own model): name the family, e.g. --codecs {model.codec},{','.join(map(str, names))}"
         )
     return codecs
 
@@ -405,140 +405,97 @@ def _on_dask(args, fn, *a, **kw):
         return fn(_datasets(args), *a, threads=args.threads or 1, client=client, **kw)
 
 
-def _cmd_compare(args, out: TextIO) -> int:
-    if args.policy is not None:
-        _as("--policy", parse_policy, args.policy)
-    _datasets(args)  # input errors before codec warnings
-    codecs = _codecs(args, args.block)
-
-    def emit(df) -> None:  # --no-oracle: no oracle row and no oracle columns
-        if args.oracle == "none":
-            df = df.drop(columns=[c for c in df.columns if c.startswith("oracle_")])
-        _emit(df, args, out)
-
-    if args.dask is not None:
-        from . import dask as mdask
-
-        emit(
-            _on_dask(
-                args,
-                mdask.compare,
-                codecs,
-                mag=args.mag,
-                u_min=args.u_min,
-                policy=args.policy,
-                count_tag=args.count_tag,
-                chunk_blocks=args.chunk_blocks,
-                oracle=False if args.oracle == "none" else args.oracle,
-                codec_mag=args.codec_mag,
-            )
-        )
-        return 0
-
-    def run(d):
-        return compare(
-            d,
-            codecs,
-            mag=args.mag,
-            u_min=args.u_min,
-            policy=args.policy,
-            count_tag=args.count_tag,
-            threads=args.threads,
-            chunk_blocks=args.chunk_blocks,
-            oracle=False if args.oracle == "none" else args.oracle,
-            codec_mag=args.codec_mag,
-            progress=_progress(args, d.nbytes),
-        )
-
-    emit(_per_dataset(args, run))
-    return 0
-
-
-def _cmd_toggles(args, out: TextIO) -> int:
-    from . import toggles
-
-    _datasets(args)  # input errors before codec warnings
-    codecs = _codecs(args, args.block)
-    bus = dict(
-        channel=args.channel,
-        flit_bytes=args.flit_bytes,
-        bus_bits=args.bus_bits,
-        burst_length=args.burst_length,
-        dbi=None if args.dbi == "none" else args.dbi,
-        mode=args.mode,
-        idle=args.idle,
-    )
-
-    from ._common import check_float
-
-    ec = None if args.ec == "none" else args.ec
-    for flag, given in (("--alpha", args.alpha), ("--bu", args.bu)):
-        if given is not None and ec not in ("ec1", "ec2"):
-            raise UsageError(f"{flag}: it weighs the energy term of --ec ec1/ec2, and --ec {args.ec} has none")
-    opts = dict(
-        ec=ec,
-        alpha=1.0 if args.alpha is None else _as("--alpha", check_float, "alpha", args.alpha, 0.0, lo_open=True),
-        bu=0.0 if args.bu is None else _as("--bu", check_float, "bu", args.bu, 0.0, 1.0),
-        ec_ratio=args.ec_ratio,
-        energy=args.energy,
-        mag=args.mag,
-        chunk_blocks=args.chunk_blocks,
-        **bus,
-    )
-    if args.dask is not None:
-        from . import dask as mdask
-
-        _emit(_as("--channel/--dbi/--energy", _on_dask, args, mdask.toggles_compare, codecs, **opts), args, out)
-        return 0
-
-    def run(d):
-        return _as("--channel/--dbi/--energy", toggles.compare, d, codecs, threads=args.threads, **opts)
-
-    _emit(_per_dataset(args, run), args, out)
-    return 0
-
-
-def _cmd_train_mpc(args, out: TextIO) -> int:
-    from . import mpc
-
+def _train_mpc_check(args) -> None:
     if args.block % 32:
         raise UsageError("--block: MPC trains on 32 B sectors; use a block size of 32 B or more")
     if os.path.isdir(args.output_model):  # before the training, not after it
         raise UsageError(f"-o {args.output_model}: is a directory; give a file name, e.g. -o model.json")
-    parts = _datasets(args)
-    if args.dask is not None:
-        from . import dask as mdask
 
-        model = _as(
-            "--max-blocks",
-            _on_dask,
-            args,
-            mdask.mpc_train,
-            max_blocks=args.max_blocks,
-            seed=args.seed,
-            chunk_blocks=args.chunk_blocks,
-        ).with_source(parts, labels="guess_dtype")  # no SHA-256: Dask reads the parts in no one order
-    else:
-        model = _as(
-            "--max-blocks",
-            mpc.train,
-            parts,
-            threads=args.threads,
-            max_blocks=args.max_blocks,
-            seed=args.seed,
-            chunk_blocks=args.chunk_blocks,
-        )
+
+def _train_mpc_emit(args, model, out: TextIO) -> None:
     with _writing(args.output_model):
         model.save(args.output_model)
     groups = model.info["groups"]
     sectors = sum(v["blocks"] for v in groups.values()) + model.info["dropped_special"]
-    out.write(f"trained MPC on {sectors} sectors from {len(parts)} dataset(s); wrote {args.output_model}\n")
+    n = len(_datasets(args))
+    out.write(f"trained MPC on {sectors} sectors from {n} dataset(s); wrote {args.output_model}\n")
     for g, v in groups.items():
         out.write(f"  class {v['class']} {g:<10} {v['blocks']:>10} blocks{' (fallback)' if v['fallback'] else ''}\n")
     out.write(
         f"how it was trained (memcomp version, options, source and its SHA-256): memcomp info {args.output_model}\n"
     )
-    return 0
+
+
+def _toggles_options(args, given: dict) -> dict:
+    for flag, key in (("--alpha", "alpha"), ("--bu", "bu")):  # CLI defaults: ec2; only ec1/ec2 weigh energy
+        if hasattr(args, f"option_{key}") and given.get("ec") not in ("ec1", "ec2"):
+            raise UsageError(
+                f"{flag}: it weighs the energy term of --ec ec1/ec2, and --ec {given.get('ec') or 'none'} has none"
+            )
+    return given
+
+
+@dataclasses.dataclass(frozen=True)
+class _Command:
+    """What a registered analysis's subcommand has beyond the flags its options declare: its
+    description, default block size, flags of the command line only, checks made before any
+    work, a change to the options, and what it does with the result (default: the table out)."""
+
+    description: str = ""
+    block: int = 128
+    table: bool = True
+    flags: Callable[[Any], None] = lambda sp: None
+    check: Callable[[Any], None] = lambda args: None
+    options: Callable[[Any, dict], dict] = lambda args, given: given
+    emit: Optional[Callable[[Any, Any, TextIO], None]] = None
+
+
+def _compare_flags(sp) -> None:
+    sp.add_argument(
+        "--no-oracle",
+        dest="option_oracle",
+        action="store_const",
+        const=False,
+        default=argparse.SUPPRESS,
+        help="same as --oracle none",
+    )
+
+
+def _train_flags(sp) -> None:
+    g = sp.add_argument_group("output")
+    g.add_argument("-o", "--output", dest="output_model", required=True, help="the model JSON to write")
+
+
+_CLI = {
+    "compare": _Command(
+        description="Compares codecs on each dataset: raw CR, CR at MAG, the share of blocks per size class, "
+        "where the bits go, and the per-block best (oracle row).",
+        flags=_compare_flags,
+        emit=lambda args, df, out: _emit(
+            df.drop(columns=[c for c in df.columns if c.startswith("oracle_")])
+            if getattr(args, "option_oracle", "exact") is False
+            else df,
+            args,
+            out,
+        ),
+    ),
+    "toggles": _Command(
+        description="Bus energy of each dataset's transfers, raw and compressed: toggles, DRAM zeros with DBI, "
+        "Energy Control, and joules under an energy model.",
+        options=_toggles_options,
+    ),
+    "train-mpc": _Command(
+        description="Trains MPC's five per-type modules (P3 §3) on the datasets' 32 B sectors and writes the "
+        "model; use it with: memcomp compare DUMP --codecs mpc --model FILE.",
+        block=32,
+        table=False,
+        flags=_train_flags,
+        check=_train_mpc_check,
+        # the SHA-256 of the bytes read, in order: serially (Dask reads the parts in no one order)
+        options=lambda args, given: {**given, "seed": args.seed, "sha256": args.dask is None},
+        emit=_train_mpc_emit,
+    ),
+}
 
 
 def _model_file(path: str) -> Any:
@@ -737,6 +694,25 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+MODEL_HELP = (
+    "a model JSON (e.g. from train-mpc) for the codecs of its family named by the family name "
+    "(mpc, e2mc) or without a model of their own (e2mc.paper, SLC's for an E2MC model); a published "
+    "preset such as mpc.cal22_rtl keeps its own"
+)
+
+
+def _codecs_help(what: str, default: Any) -> str:
+    """--codecs's help: what the analysis takes, how names are written, the groups, what
+    'defaults' holds."""
+    from .codecs import CODEC_GROUPS, codec_names
+
+    groups = "; ".join(f"'{g}': {what}" for g, what in CODEC_GROUPS.items())
+    return (
+        f"{what}: comma-separated codec and preset names, in any case ('memcomp codecs' lists them), and groups "
+        f"({groups}). 'defaults' holds {', '.join(codec_names(group='defaults'))} (default: {default})"
+    ).replace("%", "%%")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="memcomp",
@@ -822,103 +798,8 @@ def _parser() -> argparse.ArgumentParser:
         g.add_argument("-o", "--output", default=None, help="write to this file instead of the terminal")
 
     def codecs_arg(sp, default):
-        from .codecs import CODEC_GROUPS, codec_names
-
-        groups = "; ".join(f"'{g}': {what}" for g, what in CODEC_GROUPS.items())
-        sp.add_argument(
-            "--codecs",
-            default=default,
-            help=f"comma-separated codec and preset names, in any case ('memcomp codecs' lists them), and groups "
-            f"({groups}). 'defaults' holds {', '.join(codec_names(group='defaults'))} (default: {default})",
-        )
-        sp.add_argument(
-            "--model",
-            default=None,
-            help="a model JSON (e.g. from train-mpc) for the codecs of its family named by the family name "
-            "(mpc, e2mc) or without a model of their own (e2mc.paper, SLC's for an E2MC model); a published "
-            "preset such as mpc.cal22_rtl keeps its own",
-        )
-
-    c = command(
-        "compare",
-        help="compression ratio, CR at MAG, size classes and the oracle per codec",
-        description="Compares codecs on each dataset: raw CR, CR at MAG, the share of blocks per "
-        "size class, where the bits go, and the per-block best (oracle row).",
-    )
-    data(c, dask=True)
-    codecs_arg(c, "defaults")
-    c.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes (default 32)")
-    c.add_argument("--u-min", type=int, default=1, choices=(0, 1), help="minimum bursts charged per block")
-    c.add_argument("--policy", default=None, help="report policy for raw CR, e.g. 'cap+bytes' (default: each preset's)")
-    c.add_argument("--count-tag", action="store_true", help="count tag-side bits in CR")
-    c.add_argument(
-        "--oracle",
-        choices=("exact", "all", "none"),
-        default="exact",
-        help="the per-block best-of-codecs row: over decodable lossless presets (default), all, or none",
-    )
-    c.add_argument("--no-oracle", dest="oracle", action="store_const", const="none", help="same as --oracle none")
-    c.add_argument(
-        "--codec-mag",
-        action="store_true",
-        help="also set the mag option of codecs whose format depends on it (E2MC's raw rule)",
-    )
-    output(c)
-
-    t = command(
-        "toggles",
-        help="compression against bus toggles and energy, with and without EC",
-        description="Bus energy of each dataset's transfers, raw and compressed: toggles, DRAM zeros "
-        "with DBI, Energy Control, and joules under an energy model.",
-    )
-    data(t, dask=True)
-    codecs_arg(t, "bdi,fpc,fpc.mc,cpack,cpack.mc")
-    t.add_argument("--channel", choices=("dram", "noc"), default="dram", help="the bus: DRAM or on-chip flits")
-    t.add_argument("--flit-bytes", type=_int_at_least(1), default=32, help="on-chip flit width (noc)")
-    t.add_argument("--bus-bits", type=int, default=32, choices=(8, 16, 32, 64), help="DRAM bus width")
-    t.add_argument("--burst-length", type=_int_at_least(1), default=8, help="DRAM beats per burst")
-    t.add_argument("--dbi", choices=("none", "dc", "ac"), default="none", help="data bus inversion (dram)")
-    t.add_argument("--idle", choices=("high", "low"), default="high", help="DRAM idle level (high: POD)")
-    t.add_argument(
-        "--mode",
-        choices=("stream", "isolated"),
-        default="stream",
-        help="wire state carried across blocks, or every block from idle",
-    )
-    t.add_argument(
-        "--ec",
-        choices=("none", "ec1", "ec2", "helps"),
-        default="ec2",
-        help="a row per codec with Energy Control (P2 4.2): ec1 (energy x delay), ec2 (energy x delay^2), "
-        "helps (P2's baseline: compressed only where it is smaller in --ec-ratio units, no energy term), "
-        "none (no such row)",
-    )
-    t.add_argument("--ec-ratio", choices=("units", "bits"), default="units", help="EC's compression ratio")
-    t.add_argument(
-        "--alpha",
-        type=float,
-        default=None,
-        help="ec1/ec2 send compressed iff (g CR)^k T0 > ALPHA T1 (default 1)",
-    )
-    t.add_argument(
-        "--bu",
-        type=float,
-        default=None,
-        help="bandwidth utilisation in [0, 1] for ec1/ec2: above 0.5, g = 1/(1 - BU) weighs CR (default 0)",
-    )
-    t.add_argument("--energy", default=None, help="energy model: ddr4, gddr5, gddr6, lpddr4, noc (default by bus)")
-    t.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
-    output(t)
-
-    m = command(
-        "train-mpc",
-        help="train MPC on dumps and write the model",
-        description="Trains MPC's five per-type modules (P3 §3) on the datasets' 32 B sectors and "
-        "writes the model; use it with: memcomp compare DUMP --codecs mpc --model FILE.",
-    )
-    data(m, block_default=32, dask=True)
-    m.add_argument("-o", "--output", dest="output_model", required=True, help="the model JSON to write")
-    m.add_argument("--max-blocks", type=_int_at_least(1), default=None, help="cap the training sectors per group")
+        sp.add_argument("--codecs", default=default, help=_codecs_help("codec presets", default))
+        sp.add_argument("--model", default=None, help=MODEL_HELP)
 
     r = command(
         "report",
@@ -941,12 +822,12 @@ def _parser() -> argparse.ArgumentParser:
     from .analysis import get, names
     from .analysis.base import Bool
 
-    for name in names():  # every other registered analysis: its subcommand from its options
-        if name in _COMMANDS:
-            continue
-        cls = get(name)
-        a = command(name, help=cls.summary, description=cls.summary[:1].upper() + cls.summary[1:] + ".")
-        data(a, dask=True)
+    for name in names():  # every registered analysis: its subcommand from its options
+        cls, cmd = get(name), _CLI.get(name, _Command())
+        a = command(
+            name, help=cls.summary, description=cmd.description or cls.summary[:1].upper() + cls.summary[1:] + "."
+        )
+        data(a, block_default=cmd.block, dask=True)
         for o in cls.OPTIONS:
             if not o.cli_flag:
                 continue
@@ -961,25 +842,61 @@ def _parser() -> argparse.ArgumentParser:
                 type=_option_parser(o),
                 default=argparse.SUPPRESS,
                 metavar=o.domain.metavar,
-                help=f"{o.help} (default: {shown})".replace("%", "%%"),
+                help=(
+                    o.help
+                    if shown is None and "default" in o.help
+                    else f"{o.help} (default: {'none' if shown is None else shown})"
+                ).replace("%", "%%"),
             )
-        output(a)
+            if o.name == "codecs":
+                a.add_argument("--model", default=None, help=MODEL_HELP)
+                a._option_string_actions["--codecs"].help = _codecs_help(o.help, shown)
+        cmd.flags(a)
+        if cmd.table:
+            output(a)
     return p
 
 
-def _option_parser(option):
-    """The command line's reader of ``option``: its domain's parse (argparse's one-line error for
-    text it cannot read; a value out of the domain is refused naming the flag when the analysis is
-    made)."""
+class _Unread:
+    """Command-line text an option's domain could not read: refused in one line naming the flag
+    (exit 2) when the command runs, as a value out of its domain is."""
 
-    def parse(text: str):  # the text read; the value is checked when the analysis is made
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def _option_parser(option):
+    """The command line's reader of ``option``: its domain's parse (text it cannot read is kept
+    as :class:`_Unread`, refused naming the flag before any work)."""
+
+    def parse(text: str):
         try:
             return option.domain.parse(text)
         except (TypeError, ValueError) as e:
-            raise argparse.ArgumentTypeError(str(e)) from None
+            return _Unread(str(e))
 
     parse.__name__ = option.name  # argparse names it in "invalid ... value"
     return parse
+
+
+def _checked(cls, given: dict) -> dict:
+    """``given`` with each option checked against its domain, in declaration order: the first bad
+    one refused in one line that names its flag, before any codec is resolved or data read."""
+    for o in cls.OPTIONS:
+        if o.name not in given:
+            continue
+        v = given[o.name]
+        if isinstance(v, _Unread):
+            raise UsageError(f"{o.cli_flag}: {v.error}")
+        try:
+            o.domain.check(o.name, v)
+        except (TypeError, ValueError) as e:
+            text = str(e)
+            if not text.startswith(o.cli_flag):  # the option's name leads its domain's messages
+                text = re.sub(r"^" + re.escape(o.name) + r"(?![\w])", o.cli_flag, text)
+                text = text if text.startswith(o.cli_flag) else f"{o.cli_flag}: {text}"
+            raise UsageError(text) from e
+    return given
 
 
 def _option_flags(cls, message: str) -> str:
@@ -999,6 +916,13 @@ def _run_analysis(args, a):
         from . import dask as mdask
 
         return _on_dask(args, lambda data, **kw: mdask.run(a, data, **kw), chunk_blocks=args.chunk_blocks)
+    if not a.per_dataset:  # the datasets make one result (a model)
+        from .analysis import run_each
+
+        ds = _datasets(args)
+        sizes = [d.nbytes for d in ds]
+        total = None if None in sizes else sum(n for n in sizes if n is not None)
+        return run_each(a, ds, threads=args.threads, chunk_blocks=args.chunk_blocks, progress=_progress(args, total))
     return concat(
         [
             named(
@@ -1017,19 +941,28 @@ def _cmd_analysis(args, out: TextIO) -> int:
     from .analysis import get
     from .analysis.base import SAME
 
+    cls, cmd = get(args.command), _CLI.get(args.command, _Command())
+    cmd.check(args)
     _datasets(args)  # input errors before codec warnings
-    cls = get(args.command)
     given = {
         o.name: getattr(args, f"option_{o.name}", o.command_line_default)
         for o in cls.OPTIONS
         if o.cli_flag and (hasattr(args, f"option_{o.name}") or o.cli_default is not SAME)
     }
+    _checked(cls, {k: v for k, v in given.items() if k != "codecs" or isinstance(v, _Unread)})
+    if any(o.name == "codecs" for o in cls.OPTIONS):  # names and groups resolved, --model given to its family
+        codecs = next(o for o in cls.OPTIONS if o.name == "codecs")
+        given["codecs"] = _codecs(args, args.block, given.get("codecs", codecs.command_line_default))
+    given = cmd.options(args, given)
     try:
         result = _run_analysis(args, cls(**given))
     except UsageError:
         raise
     except (TypeError, ValueError) as e:  # one line, where a message about an option names its flag
         raise UsageError(_option_flags(cls, str(e))) from e
+    if cmd.emit is not None:
+        cmd.emit(args, result, out)
+        return 0
     if not isinstance(result, tuple):
         _emit(result, args, out)
         return 0
@@ -1045,9 +978,6 @@ def _cmd_analysis(args, out: TextIO) -> int:
 
 
 _COMMANDS = {
-    "compare": _cmd_compare,
-    "toggles": _cmd_toggles,
-    "train-mpc": _cmd_train_mpc,
     "report": _cmd_report,
     "info": _cmd_info,
     "codecs": _cmd_codecs,

@@ -28,13 +28,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
 from . import _core
-from ._counts import ALL as _ALL_SHARDS
-from ._counts import SHARDS, CountSummary, SparseCounts
 from ._common import (
     ENDIANS,
     ExactSum,
@@ -45,6 +43,8 @@ from ._common import (
     provenance,
     refuse_masked,
 )
+from ._counts import ALL as _ALL_SHARDS
+from ._counts import SHARDS, CountSummary, SparseCounts
 from .analysis.base import Analysis, Any_, Choice, Int, IntList, Option
 from .analysis.run import fold, run
 from .blocks import check_blocks
@@ -109,12 +109,20 @@ class SymbolStats:
         if self.sparse is not None or other.sparse is not None:
             if self.sparse is None or other.sparse is None:
                 raise ValueError("cannot merge bounded-memory (sparse) statistics with in-memory ones")
-            return SymbolStats(self.symbol_bits, False, self.endian, total, None, None, self.sparse + other.sparse)
+            merged = cast(Any, self.sparse) + other.sparse  # counts (shards merge) or summaries (disjoint shards)
+            return SymbolStats(self.symbol_bits, False, self.endian, total, None, None, merged)
         if self.values is None:
-            return SymbolStats(self.symbol_bits, self.per_position, self.endian, total, self.counts + other.counts)
+            return SymbolStats(self.symbol_bits, self.per_position, self.endian, total, self._dense + other._dense)
         return _merge_sparse([self, other])
 
     __radd__ = __add__
+
+    @property
+    def _dense(self) -> np.ndarray:
+        """The counts array (every statistic but bounded-memory SL-32 ones has one)."""
+        if self.counts is None:
+            raise ValueError("bounded-memory SL-32 statistics keep their counts in shards: use pooled() or summary()")
+        return self.counts
 
     def summary(self, k: int = 1024) -> CountSummary:
         """Total, distinct values, exact sum(c log2 c) and the ``k`` most frequent values."""
@@ -139,7 +147,7 @@ class SymbolStats:
             return self._summary().distinct
         if self.values is not None:
             return int(self.values.shape[0])
-        return int(np.count_nonzero(self.counts.sum(axis=0)))
+        return int(np.count_nonzero(self._dense.sum(axis=0)))
 
     def pooled(self) -> Tuple[np.ndarray, np.ndarray]:
         """(values, counts) over all positions, values ascending, zero counts dropped."""
@@ -148,8 +156,8 @@ class SymbolStats:
         if self.sparse is not None:
             raise ValueError("a summary of the counts keeps only the most frequent values")
         if self.values is not None:
-            return self.values, self.counts
-        c = self.counts.sum(axis=0)
+            return self.values, self._dense
+        c = self._dense.sum(axis=0)
         nz = np.nonzero(c)[0]
         return nz.astype(np.uint32), c[nz]
 
@@ -160,7 +168,7 @@ class SymbolStats:
         if variant == "per_position":
             if self.values is not None or not self.per_position:
                 raise ValueError("per_position entropy needs a per-position histogram of 4- or 8-bit symbols")
-            return float(np.mean([_entropy(row) for row in self.counts]))
+            return float(np.mean([_entropy(row) for row in self._dense]))
         raise ValueError(f"variant must be 'global' or 'per_position' here, got {variant!r}")
 
     def cr(self, variant: str = "global") -> float:
@@ -448,7 +456,9 @@ class EntropyTable(Analysis):
         for sl in sls:
             h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, threads)
             if sl == 32:  # bounded memory: runs spilled to disk, read back a shard at a time
-                stats.append(SymbolStats(sl, False, endian, int(h["total"]), None, None, SparseCounts(h["values"], h["counts"])))
+                stats.append(
+                    SymbolStats(sl, False, endian, int(h["total"]), None, None, SparseCounts(h["values"], h["counts"]))
+                )
             else:
                 stats.append(SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"]))
             block_h.append(ExactSum(block_entropy(chunk, sl, endian=endian, threads=threads)))
@@ -542,7 +552,7 @@ def table_from_stats(
     rows = []
     for sl, st, hb in zip(ts.symbol_bits, ts.stats, ts.block_h):
         h = st.entropy("global")
-        pooled = st if sl >= 16 else SymbolStats(sl, False, st.endian, st.total, st.counts.sum(axis=0, keepdims=True))
+        pooled = st if sl >= 16 else SymbolStats(sl, False, st.endian, st.total, st._dense.sum(axis=0, keepdims=True))
         h_blk = hb.value() / ts.blocks if ts.blocks else 0.0
         rows.append(
             {

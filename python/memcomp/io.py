@@ -629,6 +629,18 @@ class StreamDump:
         self._eof = False  # the source has ended
         self._started = False
 
+    def again(self) -> "StreamDump":
+        """The same stream from its start, for an analysis that reads its data twice (MPC's
+        training): a compressed regular file is decompressed again; a pipe, FIFO or device, which
+        can be read only once, is a ValueError."""
+        text = str(self.path)
+        if _FD_PATH.fullmatch(text) or not os.path.isfile(text) or self.path.suffix.lower() not in _COMPRESSED:
+            raise ValueError(
+                f"{text!r} is a stream that can be read only once, and this analysis reads its data twice: "
+                "save it to a file first"
+            )
+        return StreamDump(self.path, self.block_bytes, allow_partial=self.allow_partial, name=self.name)
+
     def _source(self):
         if self._file is None:
             suffix = self.path.suffix.lower()

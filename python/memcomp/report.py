@@ -240,13 +240,22 @@ class Compare(Analysis):
             ("bdi", "fpc"),
             CODECS,
             "codec presets and groups (defaults, all, lossy)",
+            cli_default=("defaults",),
         ),
         Option("mag", 32, Int(1, 4096), "memory access granularity in bytes (CR at MAG, size classes)"),
         Option("u_min", 1, Int(0, 4096), "fewest MAG bursts a block is charged"),
         Option("policy", None, Text(parse_policy, none=True), "report policy for every row (default: each preset's)"),
         Option("count_tag", False, Bool(), "charge the tag-side bits too"),
         Option(
-            "oracle", "exact", Any_(fn=_check_oracle, bad_values=("some", 2)), "oracle row over: exact, all or False"
+            "oracle",
+            "exact",
+            Any_(
+                fn=_check_oracle,
+                reader=lambda text: False if text == "none" else text,
+                bad_values=("some", 2),
+                label="{exact,all,none}",
+            ),
+            "the per-block best-of-codecs row: over decodable lossless presets, all, or none (False)",
         ),
         Option("codec_mag", False, Bool(), "set the mag option of every codec that has one to the MAG studied"),
     )

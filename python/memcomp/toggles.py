@@ -604,8 +604,14 @@ def _charged_at_mag(sent_bits: np.ndarray, mag: int, u_min: int) -> int:
 _BUS_EXTRAS = ("init", "idle", "ac_threshold", "ac_first", "ac_count_pin")
 
 
-def _bus_option(key: str, default: Any) -> Option:
-    return Option(key, default, Any_(fn=lambda name, v: v), f"bus option {key} (see memcomp.toggles)")
+def _none_or(reader: Any) -> Any:
+    """A command-line reader where ``none`` means None."""
+    return lambda text: None if text == "none" else reader(text)
+
+
+def _bus_option(key: str, default: Any, help: str, reader: Any = str, label: str = "VALUE", **kw: Any) -> Option:
+    """A bus or EC option: :func:`bus_setup` checks it (its messages name the option)."""
+    return Option(key, default, Any_(fn=lambda name, v: v, reader=reader, label=label), help, **kw)
 
 
 class Toggles(Analysis):
@@ -623,25 +629,47 @@ class Toggles(Analysis):
             CODECS,
             "decodable codec presets and groups",
         ),
-        _bus_option("channel", "dram"),
-        _bus_option("flit_bytes", 32),
-        _bus_option("bus_bits", 32),
-        _bus_option("burst_length", 8),
-        _bus_option("dbi", None),
-        _bus_option("mode", "stream"),
-        _bus_option("pad", "zero"),
-        _bus_option("init", None),
-        _bus_option("idle", None),
-        _bus_option("ac_threshold", None),
-        _bus_option("ac_first", None),
-        _bus_option("ac_count_pin", None),
-        Option("ec", None, Any_(fn=lambda name, v: v), "Energy Control: ec1, ec2 or helps (P2 §4.2)"),
-        Option("bu", 0.0, Any_(fn=lambda name, v: v), "bandwidth utilisation for EC: a number or one per block"),
-        Option("alpha", 1.0, Any_(fn=lambda name, v: v), "EC's energy weight alpha"),
-        Option("ec_ratio", "units", Any_(fn=lambda name, v: v), "EC's compression ratio: units or bits"),
+        _bus_option("channel", "dram", "the bus: DRAM or on-chip flits", label="{dram,noc}"),
+        _bus_option("flit_bytes", 32, "on-chip flit width in bytes (noc)", int, "N"),
+        _bus_option("bus_bits", 32, "DRAM bus width in bits: 8, 16, 32 or 64", int, "N"),
+        _bus_option("burst_length", 8, "DRAM beats per burst", int, "N"),
+        _bus_option("dbi", None, "data bus inversion (dram)", _none_or(str), "{none,dc,ac}", cli_default=None),
+        _bus_option(
+            "mode", "stream", "wire state carried across blocks, or every block from idle", label="{stream,isolated}"
+        ),
+        _bus_option("pad", "zero", "what pads a transfer's last beat", flag=""),
+        _bus_option("init", None, "the wires' state before the first block", flag=""),
+        _bus_option("idle", None, "DRAM idle level (high: POD; default by channel)", label="{high,low}"),
+        _bus_option("ac_threshold", None, "AC DBI's inversion threshold", flag=""),
+        _bus_option("ac_first", None, "AC DBI's first beat rule", flag=""),
+        _bus_option("ac_count_pin", None, "AC DBI counts the DBI pin", flag=""),
+        _bus_option(
+            "ec",
+            None,
+            "a row per codec with Energy Control (P2 4.2): ec1 (energy x delay), ec2 (energy x delay^2), helps "
+            "(P2's baseline: compressed only where it is smaller in --ec-ratio units, no energy term), none",
+            _none_or(str),
+            "{none,ec1,ec2,helps}",
+            cli_default="ec2",
+        ),
+        _bus_option(
+            "bu",
+            0.0,
+            "bandwidth utilisation in [0, 1] for ec1/ec2 (one per block from Python): above 0.5, "
+            "g = 1/(1 - BU) weighs CR",
+            float,
+            "BU",
+        ),
+        _bus_option("alpha", 1.0, "ec1/ec2 send compressed iff (g CR)^k T0 > ALPHA T1", float, "ALPHA"),
+        _bus_option("ec_ratio", "units", "EC's compression ratio", label="{units,bits}"),
         Option("mag", 32, Int(1, 4096), "memory access granularity in bytes (cr_mag)"),
         Option("u_min", 1, Int(0, 4096), "fewest MAG bursts a transfer is charged"),
-        Option("energy", None, Any_(fn=lambda name, v: v), "energy model: a preset name, a dict or an EnergyModel"),
+        _bus_option(
+            "energy",
+            None,
+            "energy model: ddr4, gddr5, gddr6, lpddr4, noc (default by bus), a dict or an EnergyModel",
+            label="MODEL",
+        ),
     )
 
     def check(self) -> None:

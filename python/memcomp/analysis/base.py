@@ -316,6 +316,9 @@ class Analysis:
     #: merges and compacts each on its own, so no worker holds a total that grows with the data
     #: (exact 32-bit symbol counts). 0: partials merge whole.
     shards: ClassVar[int] = 0
+    #: finish makes a table, empty for no data; False: it makes a model, which no data cannot
+    #: give (a ValueError saying so)
+    tabular: ClassVar[bool] = True
 
     def __init__(self, **options: Any) -> None:
         known = {o.name: o for o in self.OPTIONS}

@@ -15,13 +15,14 @@ _REGISTRY: Dict[str, Type[Analysis]] = {}
 
 def _builtin() -> List[Type[Analysis]]:
     # imported on first use: the analyses import this package's base and runner
+    from .._mpc_train import TrainMPC
     from ..entropy import EntropyTable
     from ..report import Breakdown, Compare, MagStudy
     from ..slc import Sweep
     from ..toggles import Toggles
     from .zero_runs import ZeroRuns
 
-    return [Compare, EntropyTable, Toggles, Sweep, MagStudy, Breakdown, ZeroRuns]
+    return [Compare, EntropyTable, Toggles, TrainMPC, Sweep, MagStudy, Breakdown, ZeroRuns]
 
 
 def register(cls: Type[Analysis]) -> Type[Analysis]:

@@ -173,7 +173,17 @@ def run(
         total = closed(p, total, end)
         passes.append(p)
         a = p.then(total)
+        if a is not None:
+            data = again(data)
     return passes[-1].finish(total, _source_of(data))
+
+
+def again(data: Any) -> Any:
+    """``data`` to be read from its start once more: a stream opened again (a pipe cannot be:
+    ValueError), anything else as it is."""
+    if isinstance(data, Pooled):
+        return Pooled([again(d) for d in data.datasets], data.block_bytes)
+    return data.again() if hasattr(data, "again") else data
 
 
 def run_each(analysis: Analysis, datasets: Sequence[Any], **kw: Any) -> Any:
