@@ -575,12 +575,16 @@ def test_streams_pickle_as_a_reopen_until_read(data, raw, tmp_path):
 
 
 # ------------------------------------------------------------------------- MPC on streams
-def test_mpc_training_on_a_stream_needs_max_blocks(data, tmp_path):
+def test_mpc_training_reads_a_compressed_file_twice_and_a_pipe_needs_max_blocks(data, tmp_path):
     x = data[: 256 << 10]
     gz = write_compressed(tmp_path / "t.bin.gz", x.tobytes())
-    with pytest.raises(ValueError, match="max_blocks=N"):
-        mpc.train(memcomp.open_dump(gz, B))
     arr32 = memcomp.as_blocks(x, 32)
+    full = mpc.train(memcomp.open_dump(gz, B), chunk_blocks=300)  # two passes: decompressed twice
+    assert full.info == mpc.train(arr32).info and full.to_json() == mpc.train(arr32).to_json()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # read once: refused before the FIFO is opened (a StreamDump opens on its first read)
+    with pytest.raises(ValueError, match=r"can be read only once.*max_blocks=N"):
+        mpc.train(memcomp.io.StreamDump(fifo, B))
     want = mpc.train(arr32, max_blocks=500, seed=1)
     got = mpc.train(memcomp.open_dump(gz, B), max_blocks=500, seed=1, chunk_blocks=77)
     assert got == want and got.info == want.info
