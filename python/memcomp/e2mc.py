@@ -14,7 +14,17 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, U
 import numpy as np
 
 from . import entropy
-from ._common import check_float, check_int, in_memory, refuse_masked
+from ._common import (
+    block_bytes_of,
+    check_chunk_blocks,
+    check_float,
+    check_int,
+    chunks,
+    in_memory,
+    n_blocks_of,
+    refuse_masked,
+)
+from .analysis.run import draw
 from .codecs import Codec, get_codec
 from .metrics import SizeStats
 
@@ -58,14 +68,25 @@ class OnlineResult:
 
 
 def online(
-    blocks, codec="e2mc", window: Optional[int] = None, threads: Optional[int] = None, **options
+    blocks,
+    codec="e2mc",
+    window: Optional[int] = None,
+    threads: Optional[int] = None,
+    chunk_blocks: int = 1 << 18,
+    **options,
 ) -> OnlineResult:
     """Fits ``codec`` on the first ``window`` blocks (default ceil(0.1 n), SPEC 1.10), stores those
-    raw and measures the remaining blocks with the fitted model."""
-    arr = _blocks(blocks)
-    n = arr.shape[0]
+    raw and measures the remaining blocks with the fitted model. ``blocks``: an ``(n, B)`` array,
+    a Dump or a stream (which needs ``window``: its length is unknown until read), streamed in
+    chunks of ``chunk_blocks`` blocks after the window, so a dump of any size fits in memory."""
+    if isinstance(blocks, np.ndarray) or not hasattr(blocks, "blocks"):
+        blocks = _blocks(blocks)
+    check_chunk_blocks(chunk_blocks)
+    n = n_blocks_of(blocks)
+    if window is None and n is None:
+        raise ValueError("window: give it for a stream, whose length is unknown until it has been read")
     w = math.ceil(0.1 * n) if window is None else check_int("window", window)
-    if not 1 <= w <= n:
+    if not 1 <= w <= (w if n is None else n):
         raise ValueError(f"window must be in [1, {n}] blocks, got {w}")
     if isinstance(codec, str):
         c = get_codec(codec, **options)
@@ -75,12 +96,19 @@ def online(
         raise TypeError(
             f"codec must be a codec name (options as keywords) or a Codec without options, got {type(codec).__name__}"
         )
-    fitted = c.fit(arr[:w], threads=threads)
-    stats = SizeStats.empty(fitted, arr.shape[1])
-    stats.hist[8 * arr.shape[1]] += w  # the sampled blocks travel uncompressed
-    stats.modes[E2MC_RAW_MODE] = [w, w * 8 * arr.shape[1], 0, 0, 0]
-    if w < n:
-        stats = stats + fitted.measure(arr[w:], threads=threads).stats()
+    B = block_bytes_of(blocks)
+    fitted = c.fit(draw(blocks, w)[0], threads=threads)
+    stats = SizeStats.empty(fitted, B)
+    stats.hist[8 * B] += w  # the sampled blocks travel uncompressed
+    stats.modes[E2MC_RAW_MODE] = [w, w * 8 * B, 0, 0, 0]
+    seen = 0
+    for chunk in chunks(blocks, chunk_blocks):  # the blocks after the window, a chunk at a time
+        rest = chunk[max(0, w - seen) :]
+        seen += int(chunk.shape[0])
+        if rest.shape[0]:
+            stats = stats + fitted.measure(np.ascontiguousarray(rest), threads=threads).stats()
+    if seen < w:
+        raise ValueError(f"window must be in [1, {seen}] blocks, got {w}")
     return OnlineResult(fitted, w, stats)
 
 
