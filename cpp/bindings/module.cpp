@@ -16,6 +16,13 @@ PYBIND11_MODULE(_core, m) {
   namespace py = pybind11;
   m.doc() = "memcomp C++ core (codecs, analyses); use the memcomp package, not this module";
   py::register_exception<memcomp::corrupt_stream>(m, "CorruptStreamError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {  // before invalid_argument's ValueError
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const memcomp::type_error& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    }
+  });
   memcomp::bindings::register_codecs(m);
   memcomp::bindings::register_metrics(m);
   memcomp::bindings::register_entropy(m);
