@@ -444,7 +444,7 @@ const OptionTable<CPackSettings>& cpack_table() {
 
 /// The settings of `o`, combinations the dictionaries cannot hold refused.
 CPackSettings cpack_settings(const Options& o) {
-  const CPackSettings s = cpack_table().parse(o, "cpack");
+  CPackSettings s = cpack_table().parse(o, "cpack");
   if (s.zeros && s.dictionary != Dict::fifo && s.dictionary != Dict::deque)
     throw invalid_argument("cpack: init=zeros needs dictionary=fifo or deque (a full dictionary of zeros)");
   if (s.persistent && s.dictionary == Dict::block)

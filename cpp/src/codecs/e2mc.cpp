@@ -147,7 +147,7 @@ unsigned code_len_limit(const E2mcSettings& s) {
 /// The settings of `o` for `family` (e2mc, sc2 or slc), combinations no stream can hold refused.
 E2mcSettings e2mc_settings(const Options& o, const std::string& family) {
   const bool slc = family == "slc";
-  const E2mcSettings s = (slc ? slc_table() : e2mc_table()).parse(o, family);
+  E2mcSettings s = (slc ? slc_table() : e2mc_table()).parse(o, family);
   check_symbol_bits(s.sl);
   if (s.pdw & (s.pdw - 1)) throw invalid_argument(family + ": pdw must be 1, 2, 4 or 8");
   if (slc && (!s.raw || s.flag_miss))

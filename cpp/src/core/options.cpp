@@ -80,7 +80,7 @@ void refuse_unknown_options(const std::string& owner, const Options& opts, const
 
 OptionReader::OptionReader(const Options& opts, std::string codec) : opts_(opts), codec_(std::move(codec)) {}
 
-OptionValue OptionReader::get(const std::string& key, OptionDomain d) {
+OptionValue OptionReader::get(const std::string& key, const OptionDomain& d) {
   used_.insert(key);
   auto it = opts_.find(key);
   return it == opts_.end() ? d.dflt : check_option(codec_, key, d, it->second);

@@ -168,6 +168,7 @@ OptionEntry<S> option_choice(
     std::initializer_list<std::pair<const char*, typename option_detail::Same<T>::type>> values, std::string help) {
   std::vector<std::pair<std::string, T>> map(values.begin(), values.end());
   std::vector<std::string> names;
+  names.reserve(map.size());
   for (const auto& nv : map) names.push_back(nv.first);
   return {{"choice", std::move(dflt), 0, 0, std::move(names), std::move(help)},
           std::move(name),
@@ -212,7 +213,7 @@ class OptionReader {
   void finish() const;
 
  private:
-  OptionValue get(const std::string& key, OptionDomain d);
+  OptionValue get(const std::string& key, const OptionDomain& d);
 
   const Options& opts_;
   std::string codec_;
