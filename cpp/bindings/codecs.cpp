@@ -180,11 +180,14 @@ void register_codecs(py::module_& m) {
             e["hi"] = d.hi;
           }
           if (d.kind == "choice") e["choices"] = d.choices;
+          e["help"] = d.help;
           out[py::str(key)] = e;
         }
         return out;
       },
-      py::arg("name"), "Every option the preset's codec reads, with its kind, default and accepted values.");
+      py::arg("name"),
+      "Every option the preset's codec reads, with its kind, default, accepted values and help, from the codec's "
+      "option table.");
   m.def("list_presets", [] {
     py::list l;
     for (const Preset& p : presets()) l.append(preset_dict(p));

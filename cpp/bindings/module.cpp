@@ -1,4 +1,6 @@
 // memcomp bindings: the _core extension module. Each area registers itself here.
+#include <utility>
+
 #include "common.hpp"
 #include "memcomp/core/error.hpp"
 #include "memcomp/core/memory.hpp"
@@ -16,6 +18,13 @@ PYBIND11_MODULE(_core, m) {
   namespace py = pybind11;
   m.doc() = "memcomp C++ core (codecs, analyses); use the memcomp package, not this module";
   py::register_exception<memcomp::corrupt_stream>(m, "CorruptStreamError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {  // before invalid_argument's ValueError
+    try {
+      if (p) std::rethrow_exception(std::move(p));
+    } catch (const memcomp::type_error& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    }
+  });
   memcomp::bindings::register_codecs(m);
   memcomp::bindings::register_metrics(m);
   memcomp::bindings::register_entropy(m);

@@ -173,7 +173,7 @@ def mpc_xor_planes(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], r
     """
 def option_space(name: str) -> dict:
     """
-    Every option the preset's codec reads, with its kind, default and accepted values.
+    Every option the preset's codec reads, with its kind, default, accepted values and help, from the codec's option table.
     """
 def policy_extra_tag_bits(spec: str) -> int:
     ...

@@ -7,7 +7,7 @@
     memcomp slc       [DUMP...] --thresholds 8,16 --mags 32            SLC gain and error per variant
     memcomp report    [DUMP...] -o report.html                         one self-contained HTML page
     memcomp info      [DUMP...]                                        what the dumps hold
-    memcomp codecs                                                      every codec and preset
+    memcomp codecs    [CODEC]                                          every codec and preset, or CODEC's options
 
 A DUMP is a file, a directory or a glob pattern (quote it); each file, or each array or tensor of
 a container (.npz, .safetensors, .onnx), is one dataset and one group of rows. With no DUMP the
@@ -37,7 +37,7 @@ import numpy as np
 
 from . import __version__
 from .blocks import VALID_BLOCK_BYTES, as_blocks
-from .codecs import list_codecs, split_names
+from .codecs import codec_options, list_codecs, split_names
 from .io import AnyDump, dump_from_bytes, open_dumps
 from .report import compare, resolve_codecs
 from .workloads import sample_dump
@@ -268,7 +268,20 @@ _TABLE_COLUMNS = {
         "fraction_compressed",
     ],
     "info": None,
-    "codecs": ["name", "family", "default", "exact", "policy", "description"],
+    # the presets, or (memcomp codecs NAME) the options of one
+    "codecs": [
+        "name",
+        "family",
+        "option",
+        "kind",
+        "values",
+        "default",
+        "value",
+        "exact",
+        "policy",
+        "description",
+        "help",
+    ],
 }
 
 
@@ -572,7 +585,7 @@ def _cmd_info(args, out: TextIO) -> int:
 
 
 def _cmd_codecs(args, out: TextIO) -> int:
-    _emit(list_codecs(), args, out)
+    _emit(_as("codecs", codec_options, args.codec) if args.codec else list_codecs(), args, out)
     return 0
 
 
@@ -816,7 +829,13 @@ def _parser() -> argparse.ArgumentParser:
     data(i)
     output(i)
 
-    k = command("codecs", help="list every codec and preset")
+    k = command("codecs", help="list every codec and preset, or the options of one")
+    k.add_argument(
+        "codec",
+        nargs="?",
+        default=None,
+        help="a codec or preset (bdi, fpc.gem5): list its options, their values, defaults and help",
+    )
     output(k)
 
     from .analysis import get, names

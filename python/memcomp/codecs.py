@@ -73,6 +73,44 @@ def list_codecs() -> "pandas.DataFrame":
     return pd.DataFrame(rows, columns=["name", "family", "default", "exact", "policy", "description", "options"])
 
 
+def codec_options(name: Union[str, "Codec"]) -> "pandas.DataFrame":
+    """Every option of a codec, one row each, from its codec's option table (the same table that
+    parses and checks them): ``option``, ``kind`` (bool, int, float, choice, string), ``values``
+    (``[lo, hi]``, the values an int or a choice takes; free text ``-``), ``default`` (the family's),
+    ``value`` (this preset's or codec's; a fitted model shows as ``fitted``) and ``help``.
+    ``name`` is anything :func:`get_codec` takes: ``codec_options("bdi.gem5")``."""
+    import pandas as pd
+
+    codec = get_codec(name)
+    rows = []
+    for key, d in sorted(_core.option_space(codec.preset).items()):
+        value = codec.options[key]
+        if d["kind"] == "string" and key == "model":
+            value = "fitted" if value else "-"
+        rows.append(
+            {
+                "option": key,
+                "kind": d["kind"],
+                "values": _domain_text(d),
+                "default": d["default"],
+                "value": value,
+                "help": d["help"],
+            }
+        )
+    return pd.DataFrame(rows, columns=["option", "kind", "values", "default", "value", "help"])
+
+
+def _domain_text(d: Mapping[str, Any]) -> str:
+    """The values of an option domain as one short string: ``[0, 16]``, ``1, 2, 4, 8``, ``sign, zero``."""
+    if "values" in d:
+        return ", ".join(str(v) for v in d["values"])
+    if d["kind"] in ("int", "float"):
+        return f"[{d['lo']}, {d['hi']}]"
+    if d["kind"] == "choice":
+        return ", ".join(d["choices"])
+    return "True, False" if d["kind"] == "bool" else "-"
+
+
 #: The named groups of presets that ``compare(codecs=...)`` and ``--codecs`` take, with what each
 #: holds; :func:`codec_names` lists a group's members. Lossy presets (SLC, P4) buy their size with
 #: error, so a lossless comparison never holds them unless asked for by name or by ``"lossy"``.
@@ -123,7 +161,11 @@ def get_codec(name: Union[str, "Codec"], **options: Any) -> "Codec":
     if twice:
         raise ValueError(f"codec name {name!r}: option {twice[0]!r} given twice, in the name and as a keyword")
     options = {**named, **options}
-    check_option_types(preset, options, {k: d["kind"] for k, d in _core.option_space(preset).items()})
+    # The core checks every value against its codec's option table; one it cannot hold at all
+    # (a list, None) is refused here, by the kind that table gives.
+    odd = {k: v for k, v in options.items() if k not in ("model", "members") and not isinstance(v, _SCALARS)}
+    if odd:
+        check_option_types(preset, odd, {k: d["kind"] for k, d in _core.option_space(preset).items()})
     core_options = {k: _core_option(k, v) for k, v in options.items()}
     try:
         core = _core.make_codec(preset, core_options)
@@ -166,6 +208,10 @@ _KIND_TYPES: Dict[str, Tuple[Any, str]] = {
     "choice": (str, "a str"),
     "string": (str, "a str"),
 }
+
+
+#: The option values the core takes (bool, int, float, str; NumPy scalars of the first three).
+_SCALARS = (bool, int, float, str, np.bool_, np.integer, np.floating)
 
 
 def check_option_types(owner: str, options: Mapping[str, Any], kinds: Mapping[str, str]) -> None:

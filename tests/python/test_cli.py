@@ -116,6 +116,17 @@ def test_entropy_toggles_slc_info_codecs(dumps, capsys):
     assert rc == 0 and df["dataset"].tolist() == ["k0.bin", "k1.bin"] and (df["blocks"] == 512).all()
     rc, text = run("codecs")
     assert rc == 0 and all(n in text for n in memcomp.codec_names())
+    rc, text = run("codecs", "fpc.gem5")  # one preset's options: values, default, its value, help
+    assert rc == 0 and "halfwords" in text and "signed, gem5" in text and "two-halfword row" in text
+    rc, text = run("codecs", "bdi.gem5", "--csv")
+    df = pd.read_csv(io.StringIO(text), dtype=str).set_index("option")
+    assert rc == 0 and list(df.loc["zero_bits", ["values", "default", "value"]]) == ["[0, 16]", "8", "0"]
+
+
+def test_codecs_unknown_name_is_one_line(capsys):
+    rc, err = cli_error(["codecs", "nope"], capsys)
+    assert rc == 2 and err.startswith("memcomp") and "codecs: unknown codec 'nope'" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_report_is_one_self_contained_page(tmp_path):

@@ -1,7 +1,7 @@
 """Every exact preset under every option combination it accepts (hypothesis over options, block
 sizes and data): measure(x).size_bits == encode(x).bit_lengths, decode(encode(x)) == x and the
 stream within max_compressed_bits. The option domains come from the codecs themselves
-(_core.option_space records what each option reader accepts), so a new option is covered."""
+(_core.option_space gives each codec's option table), so a new option is covered."""
 
 import numpy as np
 import pytest
@@ -27,6 +27,44 @@ def test_option_space_describes_every_option():
                 assert d["lo"] <= d["default"] <= d["hi"] or key == "max_len", (name, key)
             if "values" in d:  # an int option taking only some values
                 assert d["default"] in d["values"] and (min(d["values"]), max(d["values"])) == (d["lo"], d["hi"])
+
+
+def test_every_option_has_help():
+    """The help of each option comes from its codec's option table: one non-empty line."""
+    for name in memcomp.codec_names():
+        for key, d in _core.option_space(name).items():
+            assert isinstance(d["help"], str) and d["help"].strip() and "\n" not in d["help"], (name, key)
+
+
+def test_codec_options_lists_the_table():
+    """memcomp.codecs.codec_options: one row per option, the preset's value beside the family's
+    default (bdi.gem5 = bdi with symmetric deltas, zero blocks of 0 bits, SPEC 1.4)."""
+    from memcomp.codecs import codec_options
+
+    t = codec_options("bdi.gem5").set_index("option")
+    assert set(t.index) == set(memcomp.get_codec("bdi.gem5").options)
+    assert list(t.loc["zero_bits", ["kind", "values", "default", "value"]]) == ["int", "[0, 16]", 8, 0]
+    assert list(t.loc["delta_fit", ["default", "value"]]) == ["signed", "symmetric"]
+    assert t.loc["delta_fit", "values"] == "signed, symmetric, magnitude"
+    assert t.loc["member_threshold", "values"] == "[0.0, 1.0]"
+    assert codec_options("zrep").set_index("option").loc["w", "values"] == "1, 2, 4, 8"
+    assert codec_options("mpc.cal22_rtl").set_index("option").loc["model", "value"] == "fitted"
+    assert (t["help"].str.len() > 0).all()
+    with pytest.raises(ValueError, match="unknown codec"):
+        codec_options("nope")
+
+
+def test_wrong_types_are_type_errors_from_the_core():
+    """The core's option tables refuse a wrong type with TypeError, the option named (no Python
+    re-check needed); a value out of the domain stays a ValueError."""
+    with pytest.raises(TypeError, match="e2mc: option 'mag' must be an integer, got 32.7"):
+        _core.make_codec("e2mc", {"mag": 32.7})
+    with pytest.raises(TypeError, match="bdi: option 'repeat4' must be a bool, got 1"):
+        _core.make_codec("bdi", {"repeat4": 1})
+    with pytest.raises(TypeError, match="fpc: option 'endian' must be a string, got 1"):
+        _core.make_codec("fpc", {"endian": 1})
+    with pytest.raises(ValueError, match=r"e2mc: option 'mag' must be in \[1, 4096\], got 0"):
+        _core.make_codec("e2mc", {"mag": 0})
 
 
 def _value(data, key, d):

@@ -262,40 +262,56 @@ enum class Fit { signed_, symmetric, magnitude };  // range a d-byte delta must 
 enum class EncBits { tag, inband, none };          // where the 4-bit encoding lives
 enum class Winner { min_bits, pow2 };
 
+/// BDI's settings (option table bdi_table).
 struct Config {
-  Endian endian = Endian::little;
-  Ext immediates = Ext::sign;
-  Fit delta_fit = Fit::signed_;
-  unsigned zero_bits = 8;
-  bool repeat4 = false;
-  bool mask = true;
-  unsigned bases = 1;
-  EncBits encoding = EncBits::tag;
-  Winner winner = Winner::min_bits;
-  double member_threshold = 0.0;  // > 0: candidates above this fraction of 8B fail (gem5: 0.99)
-  unsigned fmax = 4;
-  std::string order = "encoding";
+  Endian endian;
+  Ext immediates;
+  Fit delta_fit;
+  unsigned zero_bits;
+  bool repeat4;
+  bool mask;
+  unsigned bases;
+  EncBits encoding;
+  Winner winner;
+  double member_threshold;  // > 0: candidates above this fraction of 8B fail (gem5: 0.99)
+  unsigned fmax;
+  std::string order;
 };
+
+const OptionTable<NoSettings>& no_options() {
+  static const OptionTable<NoSettings> t;
+  return t;
+}
+
+const OptionTable<Config>& bdi_table() {
+  using S = Config;
+  static const OptionTable<S> t{
+      option_endian(&S::endian),
+      option_choice("immediates", &S::immediates, "sign", {{"sign", Ext::sign}, {"zero", Ext::zero}},
+                    "values narrower than 64 bits are sign- or zero-extended"),
+      option_choice("delta_fit", &S::delta_fit, "signed",
+                    {{"signed", Fit::signed_}, {"symmetric", Fit::symmetric}, {"magnitude", Fit::magnitude}},
+                    "range a d-byte delta must lie in: two's complement, gem5's symmetric one, CMU's magnitude"),
+      option_int("zero_bits", &S::zero_bits, 8, 0, 16, "bits a zero block costs"),
+      option_bool("repeat4", &S::repeat4, false, "also try a repeated 4-byte value"),
+      option_bool("mask", &S::mask, true, "an n-bit mask picks the base or the zero base per element (PACT'12)"),
+      option_int("bases", &S::bases, 1, 1, 2, "bases charged per block"),
+      option_choice("encoding", &S::encoding, "tag",
+                    {{"tag", EncBits::tag}, {"inband", EncBits::inband}, {"none", EncBits::none}},
+                    "where the 4-bit encoding lives: in the tag, in the stream, or nowhere"),
+      option_choice("winner", &S::winner, "min_bits", {{"min_bits", Winner::min_bits}, {"pow2", Winner::pow2}},
+                    "the candidate of fewest bits wins, or of the largest power-of-two factor (gem5)"),
+      option_float("member_threshold", &S::member_threshold, 0.0, 0.0, 1.0,
+                   "above 0: a candidate above this fraction of the block fails (gem5: 0.99)"),
+      option_int("fmax", &S::fmax, 4, 1, 64, "largest factor winner='pow2' credits"),
+      option_choice("order", &S::order, "encoding", {"encoding", "kim", "cmu"},
+                    "order candidates are tried in, ties to the earlier")};
+  return t;
+}
 
 class BDI final : public CodecImpl<BDI> {
  public:
-  explicit BDI(const Options& o) {
-    OptionReader r(o, "bdi");
-    c_.endian = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
-    c_.immediates = r.get_choice("immediates", "sign", {"sign", "zero"}) == "zero" ? Ext::zero : Ext::sign;
-    const std::string fit = r.get_choice("delta_fit", "signed", {"signed", "symmetric", "magnitude"});
-    c_.delta_fit = fit == "signed" ? Fit::signed_ : fit == "symmetric" ? Fit::symmetric : Fit::magnitude;
-    c_.zero_bits = static_cast<unsigned>(r.get_int("zero_bits", 8, 0, 16));
-    c_.repeat4 = r.get_bool("repeat4", false);
-    c_.mask = r.get_bool("mask", true);
-    c_.bases = static_cast<unsigned>(r.get_int("bases", 1, 1, 2));
-    const std::string enc = r.get_choice("encoding", "tag", {"tag", "inband", "none"});
-    c_.encoding = enc == "tag" ? EncBits::tag : enc == "inband" ? EncBits::inband : EncBits::none;
-    c_.winner = r.get_choice("winner", "min_bits", {"min_bits", "pow2"}) == "pow2" ? Winner::pow2 : Winner::min_bits;
-    c_.member_threshold = r.get_double("member_threshold", 0.0, 0.0, 1.0);
-    c_.fmax = static_cast<unsigned>(r.get_int("fmax", 4, 1, 64));
-    c_.order = r.get_choice("order", "encoding", {"encoding", "kim", "cmu"});
-    r.finish();
+  explicit BDI(const Options& o) : c_(bdi_table().parse(o, "bdi")) {
     if (c_.order == "encoding") order_ = {kZero, kRep8, 2, 3, 4, 5, 6, 7, kRep4};
     if (c_.order == "kim") order_ = {kZero, kRep8, 2, 5, 3, 7, 6, 4, kRep4};
     if (c_.order == "cmu") order_ = {kRaw, kZero, kRep8, 2, 3, 4, kRep4, 5, 6, 7};
@@ -304,22 +320,7 @@ class BDI final : public CodecImpl<BDI> {
     prepare_fast();
   }
 
-  Options options() const override {
-    static const char* fits[] = {"signed", "symmetric", "magnitude"};
-    static const char* encs[] = {"tag", "inband", "none"};
-    return {{"endian", std::string(c_.endian == Endian::big ? "big" : "little")},
-            {"immediates", std::string(c_.immediates == Ext::zero ? "zero" : "sign")},
-            {"delta_fit", std::string(fits[static_cast<int>(c_.delta_fit)])},
-            {"zero_bits", std::int64_t{c_.zero_bits}},
-            {"repeat4", c_.repeat4},
-            {"mask", c_.mask},
-            {"bases", std::int64_t{c_.bases}},
-            {"encoding", std::string(encs[static_cast<int>(c_.encoding)])},
-            {"winner", std::string(c_.winner == Winner::pow2 ? "pow2" : "min_bits")},
-            {"member_threshold", c_.member_threshold},
-            {"fmax", std::int64_t{c_.fmax}},
-            {"order", c_.order}};
-  }
+  Options options() const override { return bdi_table().write(c_); }
 
   bool exact() const override {
     return c_.encoding != EncBits::none && c_.mask && c_.bases == 1 && c_.delta_fit != Fit::magnitude;
@@ -836,8 +837,8 @@ std::unique_ptr<Codec> make_bdi(const Options& o) { return std::make_unique<BDI>
 //     still charged n + 8(m d + (n - m) k) for m immediates (the others at full width).
 class BdiCal22 final : public CodecImpl<BdiCal22> {
  public:
-  explicit BdiCal22(const Options& o) { OptionReader(o, "bdi").finish(); }
-  Options options() const override { return {}; }
+  explicit BdiCal22(const Options& o) { no_options().parse(o, "bdi"); }
+  Options options() const override { return no_options().write({}); }
   bool exact() const override { return false; }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 8 * b + 4; }
   std::vector<ModeName> modes() const override {
@@ -932,8 +933,8 @@ std::unique_ptr<Codec> make_bdi_cal22(const Options& o) { return std::make_uniqu
 // the tag (1 bit; NAP64 charges none for it), a raw line is its 8B bits.
 class BdiNap64 final : public CodecImpl<BdiNap64> {
  public:
-  explicit BdiNap64(const Options& o) { OptionReader(o, "bdi").finish(); }
-  Options options() const override { return {}; }
+  explicit BdiNap64(const Options& o) { no_options().parse(o, "bdi"); }
+  Options options() const override { return no_options().write({}); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 8 * b; }
   std::vector<ModeName> modes() const override {
     std::vector<ModeName> m = {{0, "zeros"}, {1, "rep1"}, {2, "rep2"}, {3, "rep4"}, {4, "rep8"}};
@@ -1117,7 +1118,8 @@ void add_bdi_presets(std::vector<Preset>& out) {
                  "none",
                  {},
                  true,
-                 &make_bdi});
+                 &make_bdi,
+                 &space_of<bdi_table>});
   out.push_back({"bdi.gem5",
                  "bdi",
                  "gem5 BDI Multi: symmetric deltas, zero block 0 bits, per-member 99% threshold, power-of-two winner",
@@ -1127,14 +1129,16 @@ void add_bdi_presets(std::vector<Preset>& out) {
                   {"winner", S("pow2")},
                   {"member_threshold", 0.99}},
                  false,
-                 &make_bdi});
+                 &make_bdi,
+                 &space_of<bdi_table>});
   out.push_back({"bdi.kim",
                  "bdi",
                  "scalable-arch model: zero-extended immediates, 4-bit encoding in-band",
                  "none",
                  {{"immediates", S("zero")}, {"encoding", S("inband")}, {"order", S("kim")}},
                  false,
-                 &make_bdi});
+                 &make_bdi,
+                 &space_of<bdi_table>});
   out.push_back({"bdi.cmu",
                  "bdi",
                  "CMU-SAFARI byte model: unsigned-magnitude deltas, two bases charged, no metadata (accounting-only)",
@@ -1147,7 +1151,8 @@ void add_bdi_presets(std::vector<Preset>& out) {
                   {"encoding", S("none")},
                   {"order", S("cmu")}},
                  false,
-                 &make_bdi});
+                 &make_bdi,
+                 &space_of<bdi_table>});
   out.push_back({"bdi.cal22",
                  "bdi",
                  "the MPC authors' tool (CAL_22-MPC): a candidate whose elements do not all fit is charged mask + "
@@ -1156,7 +1161,8 @@ void add_bdi_presets(std::vector<Preset>& out) {
                  "none",
                  {},
                  false,
-                 &make_bdi_cal22});
+                 &make_bdi_cal22,
+                 &space_of<no_options>});
   out.push_back({"bdi.nap64",
                  "bdi",
                  "NAP64 bdi plugin on 64 B lines: 8-bit code, smallest element as base, unsigned deltas in both byte "
@@ -1164,7 +1170,8 @@ void add_bdi_presets(std::vector<Preset>& out) {
                  "threshold(1)",
                  {},
                  false,
-                 &make_bdi_nap64});
+                 &make_bdi_nap64,
+                 &space_of<no_options>});
 }
 
 }  // namespace memcomp

@@ -312,20 +312,46 @@ inline std::uint32_t spread16(std::uint32_t x) {
   return (x | x << 1) & 0x55555555u;
 }
 
+struct BpcSettings {
+  Endian endian;
+  bool kim_codes;
+  unsigned delta_bits;
+  bool fixed7;
+  Alt alt;
+  bool liu, unsigned_words, fixed32;
+};
+
+const OptionTable<BpcSettings>& bpc_table() {
+  using S = BpcSettings;
+  static const OptionTable<S> t{
+      option_endian(&S::endian),
+      option_choice("code_map", &S::kim_codes, "ebpc", {{"ebpc", false}, {"kim", true}},
+                    "the 5-bit plane codes: EBPC's assignment or Kim's permutation (same lengths)"),
+      option_int("delta_bits", &S::delta_bits, 33, 32, 33, "deltas exact in 33 bits, or mod 2^32 (32 planes)"),
+      option_choice("base", &S::fixed7, "coded", {{"coded", false}, {"fixed7", true}},
+                    "the base word's code by its width, or 3 + 4 bits always (SKKU's bug)"),
+      option_choice("alt_mode", &S::alt, "none", {{"none", Alt::none}, {"rows", Alt::rows}, {"planes", Alt::planes}},
+                    "a second candidate behind a 1-bit flag: the block's rows (Liu) or planes without a delta"),
+      option_choice("precedence", &S::liu, "kim", {{"kim", false}, {"liu", true}},
+                    "classes tried on a plane: DBP zero, all ones, two, one (kim) or one, two, all ones, DBP zero"),
+      option_choice("words", &S::unsigned_words, "signed", {{"signed", false}, {"unsigned", true}},
+                    "deltas between words read as signed or unsigned (the MPC authors' tool, NAP64)"),
+      option_choice("fields", &S::fixed32, "width", {{"width", false}, {"fixed32", true}},
+                    "raw planes and positions as wide as the block needs, or 32 and 10 bits always")};
+  return t;
+}
+
 class BPC final : public CodecImpl<BPC> {
  public:
-  explicit BPC(const Options& o) {
-    OptionReader r(o, "bpc");
-    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
-    kim_codes_ = r.get_choice("code_map", "ebpc", {"ebpc", "kim"}) == "kim";
-    delta_bits_ = static_cast<unsigned>(r.get_int("delta_bits", 33, 32, 33));
-    fixed7_ = r.get_choice("base", "coded", {"coded", "fixed7"}) == "fixed7";
-    const std::string alt = r.get_choice("alt_mode", "none", {"none", "rows", "planes"});
-    alt_ = alt == "rows" ? Alt::rows : alt == "planes" ? Alt::planes : Alt::none;
-    liu_ = r.get_choice("precedence", "kim", {"kim", "liu"}) == "liu";
-    unsigned_words_ = r.get_choice("words", "signed", {"signed", "unsigned"}) == "unsigned";
-    fixed32_ = r.get_choice("fields", "width", {"width", "fixed32"}) == "fixed32";
-    r.finish();
+  explicit BPC(const Options& o) : s_(bpc_table().parse(o, "bpc")) {
+    endian_ = s_.endian;
+    kim_codes_ = s_.kim_codes;
+    delta_bits_ = s_.delta_bits;
+    fixed7_ = s_.fixed7;
+    alt_ = s_.alt;
+    liu_ = s_.liu;
+    unsigned_words_ = s_.unsigned_words;
+    fixed32_ = s_.fixed32;
     // decode_fast's symbol table, by the first 5 bits of a symbol, at W = 7, 15, 31.
     const unsigned map = kim_codes_ ? 1 : 0;
     for (unsigned k = 0; k < 3; ++k) {
@@ -353,17 +379,7 @@ class BPC final : public CodecImpl<BPC> {
     }
   }
 
-  Options options() const override {
-    static const char* alts[] = {"none", "rows", "planes"};
-    return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
-            {"code_map", std::string(kim_codes_ ? "kim" : "ebpc")},
-            {"delta_bits", std::int64_t{delta_bits_}},
-            {"base", std::string(fixed7_ ? "fixed7" : "coded")},
-            {"alt_mode", std::string(alts[static_cast<int>(alt_)])},
-            {"precedence", std::string(liu_ ? "liu" : "kim")},
-            {"words", std::string(unsigned_words_ ? "unsigned" : "signed")},
-            {"fields", std::string(fixed32_ ? "fixed32" : "width")}};
-  }
+  Options options() const override { return bpc_table().write(s_); }
   bool exact() const override { return !fixed7_ && !fixed32_; }
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     // A plane costs at most max(1 + W, 5 + pos bits) (at W = 3 a position symbol is longer than
@@ -1199,6 +1215,7 @@ class BPC final : public CodecImpl<BPC> {
     }
   }
 
+  const BpcSettings s_;
   Endian endian_ = Endian::little;
   bool kim_codes_ = false;
   unsigned delta_bits_ = 33;
@@ -1222,14 +1239,16 @@ void add_bpc_presets(std::vector<Preset>& out) {
                  "none",
                  {},
                  true,
-                 &make_bpc});
+                 &make_bpc,
+                 &space_of<bpc_table>});
   out.push_back({"bpc.skku",
                  "bpc",
                  "SKKU MPC tools' BPC: every base charged 7 bits, the `if (base = 0)` bug (accounting-only)",
                  "none",
                  {{"base", S("fixed7")}},
                  false,
-                 &make_bpc});
+                 &make_bpc,
+                 &space_of<bpc_table>});
   out.push_back({"bpc.cal22",
                  "bpc",
                  "the MPC authors' tool (CAL_22-MPC): bpc.skku with words read as unsigned and 32-bit raw planes / "
@@ -1237,14 +1256,16 @@ void add_bpc_presets(std::vector<Preset>& out) {
                  "none",
                  {{"base", S("fixed7")}, {"words", S("unsigned")}, {"fields", S("fixed32")}},
                  false,
-                 &make_bpc});
+                 &make_bpc,
+                 &space_of<bpc_table>});
   out.push_back({"bpc.liu",
                  "bpc",
                  "Liu's Compresso-style BPC: 32-bit deltas, a 1-bit flag choosing delta planes or the block's rows",
                  "none",
                  {{"delta_bits", std::int64_t{32}}, {"alt_mode", S("rows")}, {"precedence", S("liu")}},
                  false,
-                 &make_bpc});
+                 &make_bpc,
+                 &space_of<bpc_table>});
   out.push_back({"bpc.nap64",
                  "bpc",
                  "NAP64 bpc plugin at 128 B: 33rd delta bit from an unsigned compare, Liu's pattern order, capped at "
@@ -1252,7 +1273,8 @@ void add_bpc_presets(std::vector<Preset>& out) {
                  "threshold(1)",
                  {{"words", S("unsigned")}, {"precedence", S("liu")}},
                  false,
-                 &make_bpc});
+                 &make_bpc,
+                 &space_of<bpc_table>});
 }
 
 }  // namespace memcomp

@@ -418,17 +418,49 @@ struct Lane {
   std::uint32_t payload, meta;
 };
 
+struct CPackSettings {
+  Endian endian;
+  std::string push;
+  Dict dictionary;
+  bool zeros, persistent, mc;
+};
+
+const OptionTable<CPackSettings>& cpack_table() {
+  using S = CPackSettings;
+  static const OptionTable<S> t{
+      option_endian(&S::endian),
+      option_choice("push", &S::push, "unmatched", {"unmatched", "literal", "nonnarrow", "nonzero"},
+                    "words pushed: unmatched (xxxx, mmxx, mmmx), literal (xxxx), nonnarrow (above 0xFF), nonzero"),
+      option_choice("dictionary", &S::dictionary, "fifo",
+                    {{"fifo", Dict::fifo}, {"deque", Dict::deque}, {"fill", Dict::fill}, {"block", Dict::block}},
+                    "16-slot FIFO, 16-entry deque, 16 entries filled once, or one slot per word of the block"),
+      option_choice("init", &S::zeros, "empty", {{"empty", false}, {"zeros", true}},
+                    "the dictionary starts empty or full of zeros"),
+      option_bool("persistent", &S::persistent, false, "the dictionary is kept from block to block (stateful)"),
+      option_choice("layout", &S::mc, "interleaved", {{"interleaved", false}, {"mc", true}},
+                    "code and fields per word, or all codes first (Metadata Consolidation, HPCA'16)")};
+  return t;
+}
+
+/// The settings of `o`, combinations the dictionaries cannot hold refused.
+CPackSettings cpack_settings(const Options& o) {
+  CPackSettings s = cpack_table().parse(o, "cpack");
+  if (s.zeros && s.dictionary != Dict::fifo && s.dictionary != Dict::deque)
+    throw invalid_argument("cpack: init=zeros needs dictionary=fifo or deque (a full dictionary of zeros)");
+  if (s.persistent && s.dictionary == Dict::block)
+    throw invalid_argument("cpack: persistent=True needs a bounded dictionary (fifo, deque or fill), not block");
+  return s;
+}
+
 class CPack final : public CodecImpl<CPack> {
  public:
-  explicit CPack(const Options& o) {
-    OptionReader r(o, "cpack");
-    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
-    push_name_ = r.get_choice("push", "unmatched", {"unmatched", "literal", "nonnarrow", "nonzero"});
-    dict_name_ = r.get_choice("dictionary", "fifo", {"fifo", "deque", "fill", "block"});
-    zeros_ = r.get_choice("init", "empty", {"empty", "zeros"}) == "zeros";
-    persistent_ = r.get_bool("persistent", false);
-    mc_ = r.get_choice("layout", "interleaved", {"interleaved", "mc"}) == "mc";
-    r.finish();
+  explicit CPack(const Options& o) : s_(cpack_settings(o)) {
+    endian_ = s_.endian;
+    push_name_ = s_.push;
+    dict_ = s_.dictionary;
+    zeros_ = s_.zeros;
+    persistent_ = s_.persistent;
+    mc_ = s_.mc;
     if (push_name_ == "unmatched") push_mask_ = bit(kXXXX) | bit(kMMXX) | bit(kMMMX);
     if (push_name_ == "literal") push_mask_ = bit(kXXXX);
     if (push_name_ == "nonnarrow") push_mask_ = bit(kXXXX) | bit(kMMMM) | bit(kMMXX) | bit(kMMMX);
@@ -436,26 +468,11 @@ class CPack final : public CodecImpl<CPack> {
     for (unsigned k = 0; k < 25; ++k) push_keys_ |= ((push_mask_ >> kKeys.code[k]) & 1u) << k;
     kind_min_ = push_name_ == "nonzero" ? 1u : 256u;
     set_search_ = !persistent_ && push_name_ != "literal";
-    dict_ = dict_name_ == "fifo"    ? Dict::fifo
-            : dict_name_ == "deque" ? Dict::deque
-            : dict_name_ == "fill"  ? Dict::fill
-                                    : Dict::block;
-    if (zeros_ && dict_ != Dict::fifo && dict_ != Dict::deque)
-      throw invalid_argument("cpack: init=zeros needs dictionary=fifo or deque (a full dictionary of zeros)");
-    if (persistent_ && dict_ == Dict::block)
-      throw invalid_argument("cpack: persistent=True needs a bounded dictionary (fifo, deque or fill), not block");
     init(state_);
     init(direct_);
   }
 
-  Options options() const override {
-    return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
-            {"push", push_name_},
-            {"dictionary", dict_name_},
-            {"init", std::string(zeros_ ? "zeros" : "empty")},
-            {"persistent", persistent_},
-            {"layout", std::string(mc_ ? "mc" : "interleaved")}};
-  }
+  Options options() const override { return cpack_table().write(s_); }
   bool exact() const override { return dict_ != Dict::block; }
   bool stateful() const override { return persistent_; }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 34 * (b / 4); }
@@ -1277,8 +1294,9 @@ class CPack final : public CodecImpl<CPack> {
     return valid(d);  // unreachable for a code from key()
   }
 
+  const CPackSettings s_;
   Endian endian_ = Endian::little;
-  std::string push_name_, dict_name_;
+  std::string push_name_;
   unsigned push_mask_ = 0;       ///< bit c: words coded c are pushed
   std::uint32_t kind_min_ = 0;   ///< set search: the smallest word of the kind that is pushed
   bool set_search_ = false;      ///< measure_sets applies (a fresh dictionary, push not literal)
@@ -1303,14 +1321,16 @@ void add_cpack_presets(std::vector<Preset>& out) {
                  "none",
                  {},
                  true,
-                 &make_cpack});
+                 &make_cpack,
+                 &space_of<cpack_table>});
   out.push_back({"cpack.mc",
                  "cpack",
                  "cpack.paper with Metadata Consolidation (HPCA'16): all codes, then all index and literal fields",
                  "none",
                  {{"layout", S("mc")}},
                  false,
-                 &make_cpack});
+                 &make_cpack,
+                 &space_of<cpack_table>});
   out.push_back({"cpack.gem5",
                  "cpack",
                  "gem5 v24 CPack: every word above 0xFF allocated, B/4 slots charged 4 bits, lines above 50 % "
@@ -1318,28 +1338,32 @@ void add_cpack_presets(std::vector<Preset>& out) {
                  "threshold(0.5)",
                  {{"push", S("nonnarrow")}, {"dictionary", S("block")}},
                  false,
-                 &make_cpack});
+                 &make_cpack,
+                 &space_of<cpack_table>});
   out.push_back({"cpack.kim",
                  "cpack",
                  "scalable-arch C-Pack model: push xxxx only, 16-slot FIFO reset to zeros per line",
                  "none",
                  {{"push", S("literal")}, {"init", S("zeros")}},
                  false,
-                 &make_cpack});
+                 &make_cpack,
+                 &space_of<cpack_table>});
   out.push_back({"cpack.schreiber",
                  "cpack",
                  "benschreiber/cpack: memory-order bytes, push xxxx only, up to 16 entries",
                  "none",
                  {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("fill")}},
                  false,
-                 &make_cpack});
+                 &make_cpack,
+                 &space_of<cpack_table>});
   out.push_back({"cpack.nap64",
                  "cpack",
                  "NAP64 cpack plugin (= cpack.schreiber), capped at the line as NAP64 reports by default",
                  "threshold(1)",
                  {{"endian", S("big")}, {"push", S("literal")}, {"dictionary", S("fill")}},
                  false,
-                 &make_cpack});
+                 &make_cpack,
+                 &space_of<cpack_table>});
   out.push_back({"cpack.skku",
                  "cpack",
                  "SKKU CAL_22-MPC: memory-order bytes, one 16-entry deque of zeros kept across blocks (stateful)",
@@ -1350,7 +1374,8 @@ void add_cpack_presets(std::vector<Preset>& out) {
                   {"init", S("zeros")},
                   {"persistent", true}},
                  false,
-                 &make_cpack});
+                 &make_cpack,
+                 &space_of<cpack_table>});
   out.push_back({"cpack.cal22",
                  "cpack",
                  "the MPC authors' tool (CAL_22-MPC): = cpack.skku (stateful)",
@@ -1361,7 +1386,8 @@ void add_cpack_presets(std::vector<Preset>& out) {
                   {"init", S("zeros")},
                   {"persistent", true}},
                  false,
-                 &make_cpack});
+                 &make_cpack,
+                 &space_of<cpack_table>});
 }
 
 }  // namespace memcomp

@@ -71,94 +71,145 @@ constexpr std::int16_t kRawMode = 0;
 
 unsigned default_max_len(unsigned sl) { return sl == 4 ? 8 : sl == 8 ? 16 : 20; }  // P1 §III-B2c
 
+enum class Variant { simp, pred, opt };     // SLC's candidate nodes and decoding (P4 §III-F)
+enum class Budget { gain, stream, codes };  // what SLC's comp counts (SPEC 1.11)
+
+struct E2mcSettings {
+  Endian endian;
+  unsigned sl;
+  std::size_t mfv;
+  std::int64_t max_len;  // -1: P1's limit for the symbol length; 0: unlimited (capped at 32)
+  huffman::LimitMethod limit;
+  bool per_position;
+  unsigned pdw, mag;
+  bool raw, flag_miss, heap_tree, cal22_sample;
+  Variant variant;  // SLC (family "slc") only, to budget
+  unsigned threshold;
+  bool compact, word_predict;
+  Budget budget;
+  std::string model;
+};
+
+const OptionTable<E2mcSettings>& e2mc_table() {
+  using S = E2mcSettings;
+  using huffman::LimitMethod;
+  static const OptionTable<S> t{
+      option_endian(&S::endian),
+      option_int("symbol_bits", &S::sl, 16, {4, 8, 16, 32}, "symbol length SL in bits (P1 §III-B)"),
+      option_int("mfv", &S::mfv, 1024, 1, 1 << 20, "values a 16/32-bit table codes; the others escape"),
+      option_int("max_len", &S::max_len, -1, -1, huffman::kMaxCodeLen,
+                 "longest codeword in bits; -1: P1's for the SL (8, 16, 20), 0: unlimited (32)"),
+      option_choice("limit", &S::limit, "floor",
+                    {{huffman::to_string(LimitMethod::floor), LimitMethod::floor},
+                     {huffman::to_string(LimitMethod::package_merge), LimitMethod::package_merge},
+                     {huffman::to_string(LimitMethod::drop), LimitMethod::drop}},
+                    "how code lengths are limited; drop moves long codes to ESC (gem5)"),
+      option_bool("per_position", &S::per_position, true, "SL 4/8: one table per position in a word (P1 §III-E)"),
+      option_int("pdw", &S::pdw, 4, 1, 8, "parallel decoding ways: 1, 2, 4 or 8 (P1 §III-F1)"),
+      option_int("mag", &S::mag, 32, 1, 4096, "memory access granularity in bytes (P1 §III-D)"),
+      option_bool("raw", &S::raw, true, "a block saving no MAG burst is stored raw (P1 §III-E)"),
+      option_choice("miss", &S::flag_miss, "escape", {{"escape", false}, {"flag", true}},
+                    "a value outside the table: ESC codeword + literal, or a 1-bit flag + literal"),
+      option_choice("tree", &S::heap_tree, "spec", {{"spec", false}, {"heap", true}},
+                    "the Huffman tree of SPEC 1.8, or CAL_22-MPC's heap tree (no ESC)"),
+      option_choice("sample", &S::cal22_sample, "all", {{"all", false}, {"cal22", true}},
+                    "fit on every block, or on CAL_22-MPC's first max(10^4, min(N/100, 10^6))"),
+      option_string("model", &S::model, "", "the fitted tables as JSON (memcomp.model/1); empty: not fitted")};
+  return t;
+}
+
+/// E2MC's options and SLC's own (P4).
+const OptionTable<E2mcSettings>& slc_table() {
+  using S = E2mcSettings;
+  static const OptionTable<S> t{
+      e2mc_table(),
+      {option_choice("variant", &S::variant, "opt",
+                     {{"simp", Variant::simp}, {"pred", Variant::pred}, {"opt", Variant::opt}},
+                     "truncated symbols decoded as 0 (simp) or predicted (pred); opt adds span-6/12 nodes"),
+       option_int("threshold_bytes", &S::threshold, 16, 0, 256,
+                  "lossy when at most this many bytes above a MAG multiple; 0: lossless (P4)"),
+       option_bool("compact_lossless", &S::compact, false, "a lossless block's header leaves out ss and len"),
+       option_choice("predict", &S::word_predict, "word", {{"word", true}, {"symbol", false}},
+                     "truncated symbols copy the first kept whole word, or one symbol (P4 §III-E)"),
+       option_choice("budget", &S::budget, "gain",
+                     {{"gain", Budget::gain}, {"stream", Budget::stream}, {"codes", Budget::codes}},
+                     "comp: the lossless stream, the same when lossy saves a burst (gain), or the code bits")}};
+  return t;
+}
+
+/// The longest codeword the options allow.
+unsigned code_len_limit(const E2mcSettings& s) {
+  return s.max_len < 0    ? default_max_len(s.sl)
+         : s.max_len == 0 ? huffman::kMaxCodeLen
+                          : static_cast<unsigned>(s.max_len);
+}
+
+/// The settings of `o` for `family` (e2mc, sc2 or slc), combinations no stream can hold refused.
+E2mcSettings e2mc_settings(const Options& o, const std::string& family) {
+  const bool slc = family == "slc";
+  E2mcSettings s = (slc ? slc_table() : e2mc_table()).parse(o, family);
+  check_symbol_bits(s.sl);
+  if (s.pdw & (s.pdw - 1)) throw invalid_argument(family + ": pdw must be 1, 2, 4 or 8");
+  if (slc && (!s.raw || s.flag_miss))
+    throw invalid_argument("slc: the budget logic needs E2MC's raw rule (raw=True) and escapes (miss='escape')");
+  if (s.heap_tree && (!s.flag_miss || s.sl <= 8))
+    throw invalid_argument(family +
+                           ": tree='heap' builds no ESC codeword: it needs miss='flag' and 16- or 32-bit symbols");
+  if (s.heap_tree && s.max_len != 0)
+    throw invalid_argument(family +
+                           ": tree='heap' builds its code without a length limit (CAL_22-MPC's heap): it "
+                           "needs max_len=0, got max_len=" +
+                           std::to_string(s.max_len));
+  if (slc && (s.mag > 256 || (s.mag & (s.mag - 1))))
+    throw invalid_argument("slc: the MAG must divide a block (16 to 256 B): a power of two up to 256 B, got " +
+                           std::to_string(s.mag));
+  if (s.pdw > 1 && !s.raw)
+    throw invalid_argument(family + ": parallel decoding ways need the raw rule (pointers must fit log2(B) bits)");
+  if (s.flag_miss && s.sl <= 8) throw invalid_argument(family + ": miss='flag' needs 16- or 32-bit symbols");
+  if (s.limit == huffman::LimitMethod::drop && s.sl <= 8)
+    throw invalid_argument(family + ": limit='drop' moves symbols to ESC, which 4- and 8-bit tables do not have; "
+                                    "use 'floor' or 'package_merge'");
+  // A table codes up to 2^SL values (SL <= 8, no ESC) or mfv values + ESC: max_len must leave
+  // room for them all (drop moves what does not fit to ESC, but SL <= 8 tables have none).
+  const std::uint64_t leaves = s.sl <= 8 ? std::uint64_t{1} << s.sl
+                                         : std::min<std::uint64_t>(s.mfv, std::uint64_t{1} << std::min(s.sl, 31u)) + 1;
+  const unsigned need = s.limit == huffman::LimitMethod::drop && s.sl > 8 ? 1 : ceil_log2(leaves);
+  if (!s.heap_tree && code_len_limit(s) < need)
+    throw invalid_argument(family + ": max_len " + std::to_string(code_len_limit(s)) + " cannot code " +
+                           std::to_string(leaves) + " symbols (at least " + std::to_string(need) +
+                           " bits; lower mfv or raise max_len)");
+  return s;
+}
+
 class E2MC final : public CodecImpl<E2MC> {
  public:
-  E2MC(const Options& o, std::string family) : family_(std::move(family)), slc_(family_ == "slc") {
-    OptionReader r(o, family_);
-    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
-    sl_ = static_cast<unsigned>(r.get_int("symbol_bits", 16, {4, 8, 16, 32}));
-    check_symbol_bits(sl_);
-    mfv_ = static_cast<std::size_t>(r.get_int("mfv", 1024, 1, 1 << 20));
-    const auto ml = r.get_int("max_len", -1, -1, huffman::kMaxCodeLen);
-    max_len_ = ml < 0 ? default_max_len(sl_) : ml == 0 ? huffman::kMaxCodeLen : static_cast<unsigned>(ml);
-    max_len_opt_ = ml;  // -1: P1's limit for the symbol length; 0: unlimited (capped at 32)
-    limit_ = huffman::parse_limit_method(r.get_choice("limit", "floor", {"floor", "package_merge", "drop"}));
-    per_position_ = r.get_bool("per_position", true);       // one table per position for SL 4/8
+  E2MC(const Options& o, std::string family)
+      : family_(std::move(family)), s_(e2mc_settings(o, family_)), slc_(family_ == "slc") {
+    endian_ = s_.endian;
+    sl_ = s_.sl;
+    mfv_ = s_.mfv;
+    max_len_ = code_len_limit(s_);
+    max_len_opt_ = s_.max_len;
+    limit_ = s_.limit;
+    per_position_ = s_.per_position;
     positions_ = per_position_ && sl_ <= 8 ? 32 / sl_ : 1;  // a power of two: position = index & (positions - 1)
-    pdw_ = static_cast<unsigned>(r.get_int("pdw", 4, 1, 8));
-    if (pdw_ & (pdw_ - 1)) throw invalid_argument(family_ + ": pdw must be 1, 2, 4 or 8");
-    mag_ = static_cast<unsigned>(r.get_int("mag", 32, 1, 4096));
-    raw_ = r.get_bool("raw", true);
-    flag_miss_ = r.get_choice("miss", "escape", {"escape", "flag"}) == "flag";
-    heap_tree_ = r.get_choice("tree", "spec", {"spec", "heap"}) == "heap";
-    cal22_sample_ = r.get_choice("sample", "all", {"all", "cal22"}) == "cal22";
+    pdw_ = s_.pdw;
+    mag_ = s_.mag;
+    raw_ = s_.raw;
+    flag_miss_ = s_.flag_miss;
+    heap_tree_ = s_.heap_tree;
+    cal22_sample_ = s_.cal22_sample;
     if (slc_) {
-      const std::string v = r.get_choice("variant", "opt", {"simp", "pred", "opt"});
-      variant_ = v == "simp" ? Variant::simp : v == "pred" ? Variant::pred : Variant::opt;
-      threshold_ = static_cast<unsigned>(r.get_int("threshold_bytes", 16, 0, 256));
-      compact_ = r.get_bool("compact_lossless", false);
-      word_predict_ = r.get_choice("predict", "word", {"word", "symbol"}) == "word";
-      const std::string bu = r.get_choice("budget", "gain", {"gain", "stream", "codes"});
-      budget_ = bu == "gain" ? Budget::gain : bu == "stream" ? Budget::stream : Budget::codes;
+      variant_ = s_.variant;
+      threshold_ = s_.threshold;
+      compact_ = s_.compact;
+      word_predict_ = s_.word_predict;
+      budget_ = s_.budget;
     }
-    const std::string model = r.get_string("model", "");
-    r.finish();
-    if (slc_ && (!raw_ || flag_miss_))
-      throw invalid_argument("slc: the budget logic needs E2MC's raw rule (raw=True) and escapes (miss='escape')");
-    if (heap_tree_ && (!flag_miss_ || sl_ <= 8))
-      throw invalid_argument(family_ +
-                             ": tree='heap' builds no ESC codeword: it needs miss='flag' and 16- or 32-bit symbols");
-    if (heap_tree_ && max_len_opt_ != 0)
-      throw invalid_argument(family_ +
-                             ": tree='heap' builds its code without a length limit (CAL_22-MPC's heap): it "
-                             "needs max_len=0, got max_len=" +
-                             std::to_string(max_len_opt_));
-    if (slc_ && (mag_ > 256 || (mag_ & (mag_ - 1))))
-      throw invalid_argument("slc: the MAG must divide a block (16 to 256 B): a power of two up to 256 B, got " +
-                             std::to_string(mag_));
-    if (pdw_ > 1 && !raw_)
-      throw invalid_argument(family_ + ": parallel decoding ways need the raw rule (pointers must fit log2(B) bits)");
-    if (flag_miss_ && sl_ <= 8) throw invalid_argument(family_ + ": miss='flag' needs 16- or 32-bit symbols");
-    if (limit_ == huffman::LimitMethod::drop && sl_ <= 8)
-      throw invalid_argument(family_ + ": limit='drop' moves symbols to ESC, which 4- and 8-bit tables do not have; "
-                                       "use 'floor' or 'package_merge'");
-    // A table codes up to 2^SL values (SL <= 8, no ESC) or mfv values + ESC: max_len must leave
-    // room for them all (drop moves what does not fit to ESC, but SL <= 8 tables have none).
-    const std::uint64_t leaves = sl_ <= 8 ? std::uint64_t{1} << sl_
-                                          : std::min<std::uint64_t>(mfv_, std::uint64_t{1} << std::min(sl_, 31u)) + 1;
-    const unsigned need = limit_ == huffman::LimitMethod::drop && sl_ > 8 ? 1 : ceil_log2(leaves);
-    if (!heap_tree_ && max_len_ < need)
-      throw invalid_argument(family_ + ": max_len " + std::to_string(max_len_) + " cannot code " +
-                             std::to_string(leaves) + " symbols (at least " + std::to_string(need) +
-                             " bits; lower mfv or raise max_len)");
-    if (!model.empty()) load_model(model);
+    if (!s_.model.empty()) load_model(s_.model);
   }
 
-  Options options() const override {
-    Options o{{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
-              {"symbol_bits", std::int64_t{sl_}},
-              {"mfv", static_cast<std::int64_t>(mfv_)},
-              {"max_len", max_len_opt_},
-              {"limit", std::string(huffman::to_string(limit_))},
-              {"per_position", per_position_},
-              {"pdw", std::int64_t{pdw_}},
-              {"mag", std::int64_t{mag_}},
-              {"raw", raw_},
-              {"miss", std::string(flag_miss_ ? "flag" : "escape")},
-              {"tree", std::string(heap_tree_ ? "heap" : "spec")},
-              {"sample", std::string(cal22_sample_ ? "cal22" : "all")},
-              {"model", model_text_}};
-    if (slc_) {
-      static const char* variants[] = {"simp", "pred", "opt"};
-      o["variant"] = std::string(variants[static_cast<int>(variant_)]);
-      o["threshold_bytes"] = std::int64_t{threshold_};
-      o["compact_lossless"] = compact_;
-      o["predict"] = std::string(word_predict_ ? "word" : "symbol");
-      static const char* budgets[] = {"gain", "stream", "codes"};
-      o["budget"] = std::string(budgets[static_cast<int>(budget_)]);
-    }
-    return o;
-  }
+  Options options() const override { return (slc_ ? slc_table() : e2mc_table()).write(s_); }
   bool exact() const override { return !flag_miss_; }
   bool lossy() const override { return slc_ && threshold_ > 0; }
   bool needs_model() const override { return true; }
@@ -712,7 +763,7 @@ class E2MC final : public CodecImpl<E2MC> {
         throw json_error(family_ + " model: SL >= 16 tables need an ESC codeword (tree='heap' tables have none)");
       tables_.push_back(std::move(c));
     }
-    model_text_ = m.dump();
+    s_.model = m.dump();
     if (sl_ <= 16) {  // dense cost table: one load per symbol in measure
       const std::size_t v = std::size_t{1} << sl_;
       lut_.resize(positions_ * v);
@@ -725,6 +776,7 @@ class E2MC final : public CodecImpl<E2MC> {
   }
 
   std::string family_;
+  E2mcSettings s_;  ///< the model normalised once loaded
   Endian endian_ = Endian::little;
   unsigned sl_ = 16, max_len_ = 20, positions_ = 1, pdw_ = 4, mag_ = 32;
   std::int64_t max_len_opt_ = -1;
@@ -733,10 +785,9 @@ class E2MC final : public CodecImpl<E2MC> {
   huffman::LimitMethod limit_ = huffman::LimitMethod::floor;
   bool raw_ = true, flag_miss_ = false, heap_tree_ = false, cal22_sample_ = false;
   bool slc_ = false, compact_ = false, word_predict_ = true;
-  enum class Variant { simp, pred, opt } variant_ = Variant::opt;
-  enum class Budget { gain, stream, codes } budget_ = Budget::gain;  // what comp counts (SPEC 1.11)
-  unsigned threshold_ = 0;                                           // SLC lossy threshold in bytes
-  std::string model_text_;
+  Variant variant_ = Variant::opt;
+  Budget budget_ = Budget::gain;
+  unsigned threshold_ = 0;  // SLC lossy threshold in bytes
   std::vector<CanonicalCode> tables_;
   std::vector<std::uint8_t> lut_;  // bits per (position, value) for SL <= 16
 };
@@ -754,7 +805,8 @@ void add_e2mc_presets(std::vector<Preset>& out) {
                  "none",
                  {},
                  true,
-                 &make_e2mc});
+                 &make_e2mc,
+                 &space_of<e2mc_table>});
   out.push_back(
       {"sc2.paper",
        "sc2",
@@ -763,7 +815,8 @@ void add_e2mc_presets(std::vector<Preset>& out) {
        "none",
        {{"symbol_bits", std::int64_t{32}}, {"max_len", std::int64_t{16}}, {"pdw", std::int64_t{1}}, {"raw", false}},
        true,
-       &make_sc2});
+       &make_sc2,
+       &space_of<e2mc_table>});
   out.push_back({"sc2.cal22",
                  "sc2",
                  "the MPC authors' tool (CAL_22-MPC): 1000 MFVs (ties at the cut-off keep the larger words), its heap "
@@ -779,7 +832,8 @@ void add_e2mc_presets(std::vector<Preset>& out) {
                   {"tree", std::string("heap")},
                   {"sample", std::string("cal22")}},
                  false,
-                 &make_sc2});
+                 &make_sc2,
+                 &space_of<e2mc_table>});
   out.push_back({"slc.opt",
                  "slc",
                  "SLC (DATE'19) on E2MC16: lossy when at most 16 B above a MAG multiple, tree nodes plus the extra "
@@ -787,21 +841,24 @@ void add_e2mc_presets(std::vector<Preset>& out) {
                  "none",
                  {},
                  true,
-                 &make_slc});
+                 &make_slc,
+                 &space_of<slc_table>});
   out.push_back({"slc.pred",
                  "slc",
                  "SLC with the plain tree and value-similarity prediction (TSLC-PRED)",
                  "none",
                  {{"variant", std::string("pred")}},
                  false,
-                 &make_slc});
+                 &make_slc,
+                 &space_of<slc_table>});
   out.push_back({"slc.simp",
                  "slc",
                  "SLC with the plain tree, truncated symbols decoded as 0 (TSLC-SIMP)",
                  "none",
                  {{"variant", std::string("simp")}},
                  false,
-                 &make_slc});
+                 &make_slc,
+                 &space_of<slc_table>});
   out.push_back({"sc2.kim",
                  "sc2",
                  "SKKU SC2 model: unlimited code lengths, a miss costs 32 + 1 bits (accounting-only)",
@@ -812,7 +869,8 @@ void add_e2mc_presets(std::vector<Preset>& out) {
                   {"raw", false},
                   {"miss", std::string("flag")}},
                  false,
-                 &make_sc2});
+                 &make_sc2,
+                 &space_of<e2mc_table>});
 }
 
 }  // namespace memcomp

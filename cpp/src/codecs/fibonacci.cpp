@@ -145,15 +145,20 @@ inline std::uint32_t zigzag(std::uint32_t cur, std::uint32_t prev) {
   return (r << 1) ^ (0u - (r >> 31));
 }
 
+struct FibSettings {
+  Endian endian;
+};
+
+const OptionTable<FibSettings>& fib_table() {
+  static const OptionTable<FibSettings> t{option_endian(&FibSettings::endian)};
+  return t;
+}
+
 class Fibonacci final : public CodecImpl<Fibonacci> {
  public:
-  explicit Fibonacci(const Options& o) {
-    OptionReader r(o, "fib");
-    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
-    r.finish();
-  }
+  explicit Fibonacci(const Options& o) : s_(fib_table().parse(o, "fib")) { endian_ = s_.endian; }
 
-  Options options() const override { return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")}}; }
+  Options options() const override { return fib_table().write(s_); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 32 + kMaxLen * (b / 4 - 1); }
   std::vector<ModeName> modes() const override { return {{0, "fib"}}; }
 
@@ -518,6 +523,7 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
     return s;
   }
 
+  const FibSettings s_;
   Endian endian_ = Endian::little;
 };
 
@@ -532,7 +538,8 @@ void add_fib_presets(std::vector<Preset>& out) {
                  "none",
                  {},
                  true,
-                 &make_fib});
+                 &make_fib,
+                 &space_of<fib_table>});
 }
 
 }  // namespace memcomp

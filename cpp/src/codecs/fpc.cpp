@@ -225,25 +225,37 @@ inline unsigned cmu_bytes(std::uint32_t w) {
   return 4;
 }
 
+struct FpcSettings {
+  Endian endian;
+  bool unbounded, cmu, mc, gem5_halfwords;
+};
+
+const OptionTable<FpcSettings>& fpc_table() {
+  using S = FpcSettings;
+  static const OptionTable<S> t{
+      option_endian(&S::endian),
+      option_choice("zero_run", &S::unbounded, "bounded", {{"bounded", false}, {"unbounded", true}},
+                    "a zero-run token covers 1-8 words (bounded) or a whole run (unbounded, SKKU)"),
+      option_choice("size_model", &S::cmu, "bits", {{"bits", false}, {"cmu", true}},
+                    "sizes in bits of the pattern table, or CMU-SAFARI's byte approximation"),
+      option_choice("layout", &S::mc, "interleaved", {{"interleaved", false}, {"mc", true}},
+                    "prefix and payload per word, or all prefixes first (Metadata Consolidation, HPCA'16)"),
+      option_choice("halfwords", &S::gem5_halfwords, "signed", {{"signed", false}, {"gem5", true}},
+                    "two-halfword row: sign-extended bytes, or gem5's halfwords 0..127 only")};
+  return t;
+}
+
 class FPC final : public CodecImpl<FPC> {
  public:
-  explicit FPC(const Options& o) {
-    OptionReader r(o, "fpc");
-    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
-    unbounded_ = r.get_choice("zero_run", "bounded", {"bounded", "unbounded"}) == "unbounded";
-    cmu_ = r.get_choice("size_model", "bits", {"bits", "cmu"}) == "cmu";
-    mc_ = r.get_choice("layout", "interleaved", {"interleaved", "mc"}) == "mc";
-    u7_ = r.get_choice("halfwords", "signed", {"signed", "gem5"}) == "gem5";
-    r.finish();
+  explicit FPC(const Options& o) : s_(fpc_table().parse(o, "fpc")) {
+    endian_ = s_.endian;
+    unbounded_ = s_.unbounded;
+    cmu_ = s_.cmu;
+    mc_ = s_.mc;
+    u7_ = s_.gem5_halfwords;
   }
 
-  Options options() const override {
-    return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
-            {"zero_run", std::string(unbounded_ ? "unbounded" : "bounded")},
-            {"size_model", std::string(cmu_ ? "cmu" : "bits")},
-            {"layout", std::string(mc_ ? "mc" : "interleaved")},
-            {"halfwords", std::string(u7_ ? "gem5" : "signed")}};
-  }
+  Options options() const override { return fpc_table().write(s_); }
   bool exact() const override { return !unbounded_ && !cmu_; }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 35 * (b / 4); }
@@ -584,6 +596,7 @@ class FPC final : public CodecImpl<FPC> {
       throw corrupt_stream("fpc mc stream: tokens cover " + std::to_string(i) + " of " + std::to_string(n) + " words");
   }
 
+  const FpcSettings s_;
   Endian endian_ = Endian::little;
   bool unbounded_ = false;
   bool cmu_ = false;
@@ -603,14 +616,16 @@ void add_fpc_presets(std::vector<Preset>& out) {
                  "none",
                  {},
                  true,
-                 &make_fpc});
+                 &make_fpc,
+                 &space_of<fpc_table>});
   out.push_back({"fpc.mc",
                  "fpc",
                  "fpc.paper with Metadata Consolidation (HPCA'16): all prefixes, then all payloads",
                  "none",
                  {{"layout", S("mc")}},
                  false,
-                 &make_fpc});
+                 &make_fpc,
+                 &space_of<fpc_table>});
   out.push_back({"fpc.gem5",
                  "fpc",
                  "gem5 v24 FPC: fpc.paper with halfwords 0..127 only in the two-halfword row, lines above 50 % "
@@ -618,16 +633,24 @@ void add_fpc_presets(std::vector<Preset>& out) {
                  "threshold(0.5)",
                  {{"halfwords", S("gem5")}},
                  false,
-                 &make_fpc});
-  out.push_back(
-      {"fpc.kim", "fpc", "scalable-arch FPC model: the same sizes as fpc.paper", "none", {}, false, &make_fpc});
+                 &make_fpc,
+                 &space_of<fpc_table>});
+  out.push_back({"fpc.kim",
+                 "fpc",
+                 "scalable-arch FPC model: the same sizes as fpc.paper",
+                 "none",
+                 {},
+                 false,
+                 &make_fpc,
+                 &space_of<fpc_table>});
   out.push_back({"fpc.skku",
                  "fpc",
                  "SKKU MPC tools: one 6-bit token per maximal zero run (accounting-only)",
                  "none",
                  {{"zero_run", S("unbounded")}},
                  false,
-                 &make_fpc});
+                 &make_fpc,
+                 &space_of<fpc_table>});
   out.push_back({"fpc.cal22",
                  "fpc",
                  "the MPC authors' tool (CAL_22-MPC): = fpc.skku, one 6-bit token per maximal zero run "
@@ -635,14 +658,16 @@ void add_fpc_presets(std::vector<Preset>& out) {
                  "none",
                  {{"zero_run", S("unbounded")}},
                  false,
-                 &make_fpc});
+                 &make_fpc,
+                 &space_of<fpc_table>});
   out.push_back({"fpc.cmu",
                  "fpc",
                  "CMU-SAFARI byte approximation with unsigned-magnitude tests (accounting-only)",
                  "cap",
                  {{"size_model", S("cmu")}},
                  false,
-                 &make_fpc});
+                 &make_fpc,
+                 &space_of<fpc_table>});
 }
 
 }  // namespace memcomp

@@ -33,42 +33,63 @@
 namespace memcomp {
 namespace {
 
+struct FvcSettings {
+  Endian endian;
+  std::uint32_t entries;
+  unsigned code_bits;
+  bool gem5_table;
+  std::uint32_t ways;
+  std::uint64_t samples;
+  std::string model;
+};
+
+const OptionTable<FvcSettings>& fvc_table() {
+  using S = FvcSettings;
+  static const OptionTable<S> t{
+      option_endian(&S::endian), option_int("entries", &S::entries, 7, 1, 1 << 20, "frequent values in the table (K)"),
+      option_int("code_bits", &S::code_bits, 0, 0, 24, "bits of a code; 0: enough for K values and the escape"),
+      option_choice("table", &S::gem5_table, "top", {{"top", false}, {"gem5", true}},
+                    "fit: the K most frequent words, or gem5's set-associative LFU value table"),
+      // gem5: vft_assoc 16; at most 256, so a lookup stays cheap
+      option_int("ways", &S::ways, 16, 1, 256, "ways of table='gem5' (K / ways sets)"),
+      option_int("samples", &S::samples, 100000, 1, std::int64_t{1} << 40,
+                 "words table='gem5' samples, whole blocks at a time"),
+      option_string("model", &S::model, "", "the fitted table as JSON (memcomp.model/1); empty: not fitted")};
+  return t;
+}
+
+/// The settings of `o`: code_bits 0 made the width that indexes K values and the escape, tables
+/// the codes or the sets cannot hold refused.
+FvcSettings fvc_settings(const Options& o) {
+  FvcSettings s = fvc_table().parse(o, "fvc");
+  if (s.code_bits == 0) s.code_bits = ceil_log2(std::uint64_t{s.entries} + 1);
+  if ((std::uint64_t{1} << s.code_bits) < s.entries)
+    throw invalid_argument("fvc: code_bits=" + std::to_string(s.code_bits) + " cannot index " +
+                           std::to_string(s.entries) + " entries");
+  const std::uint32_t sets = s.entries / s.ways;
+  if (s.gem5_table && (s.entries % s.ways != 0 || (sets & (sets - 1)) != 0))
+    throw invalid_argument("fvc: table=gem5 needs entries / ways to be a power of two of sets, got entries=" +
+                           std::to_string(s.entries) + ", ways=" + std::to_string(s.ways));
+  return s;
+}
+
 class FVC final : public CodecImpl<FVC> {
  public:
-  explicit FVC(const Options& o) {
-    OptionReader r(o, "fvc");
-    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
-    entries_ = static_cast<std::uint32_t>(r.get_int("entries", 7, 1, 1 << 20));
-    const auto c = r.get_int("code_bits", 0, 0, 24);
-    code_bits_ = c ? static_cast<unsigned>(c) : ceil_log2(std::uint64_t{entries_} + 1);
-    if ((std::uint64_t{1} << code_bits_) < entries_)
-      throw invalid_argument("fvc: code_bits=" + std::to_string(code_bits_) + " cannot index " +
-                             std::to_string(entries_) + " entries");
-    gem5_table_ = r.get_choice("table", "top", {"top", "gem5"}) == "gem5";
-    ways_ = static_cast<std::uint32_t>(
-        r.get_int("ways", 16, 1, 256));  // gem5: vft_assoc 16; at most 256, so a lookup stays cheap
-    samples_ = static_cast<std::uint64_t>(r.get_int("samples", 100000, 1, std::int64_t{1} << 40));
-    if (gem5_table_ && (entries_ % ways_ != 0 || ((entries_ / ways_) & (entries_ / ways_ - 1)) != 0))
-      throw invalid_argument("fvc: table=gem5 needs entries / ways to be a power of two of sets, got entries=" +
-                             std::to_string(entries_) + ", ways=" + std::to_string(ways_));
-    const std::string model = r.get_string("model", "");
-    r.finish();
+  explicit FVC(const Options& o) : s_(fvc_settings(o)) {
+    endian_ = s_.endian;
+    entries_ = s_.entries;
+    code_bits_ = s_.code_bits;
+    gem5_table_ = s_.gem5_table;
+    ways_ = s_.ways;
+    samples_ = s_.samples;
     table_.assign(16, Entry{0, entries_});
-    if (!model.empty()) load_model(model);
+    if (!s_.model.empty()) load_model(s_.model);
   }
 
-  Options options() const override {
-    return {{"endian", std::string(endian_ == Endian::big ? "big" : "little")},
-            {"entries", std::int64_t{entries_}},
-            {"code_bits", std::int64_t{code_bits_}},
-            {"table", std::string(gem5_table_ ? "gem5" : "top")},
-            {"ways", std::int64_t{ways_}},
-            {"samples", static_cast<std::int64_t>(samples_)},
-            {"model", model_text_}};
-  }
+  Options options() const override { return fvc_table().write(s_); }
   bool exact() const override { return (std::uint64_t{1} << code_bits_) > entries_; }
   bool needs_model() const override { return true; }
-  bool has_model() const override { return !model_text_.empty(); }
+  bool has_model() const override { return !s_.model.empty(); }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return (code_bits_ + 32) * (b / 4); }
   std::vector<ModeName> modes() const override { return {{0, "fvc"}}; }
@@ -179,7 +200,7 @@ class FVC final : public CodecImpl<FVC> {
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
       throw json_error("fvc model: values must be distinct");
-    model_text_ = m.dump();
+    s_.model = m.dump();
     // index lookup: open addressing over a power-of-two table at most half full
     std::size_t cap = 16;
     while (cap < 2 * values_.size()) cap <<= 1;
@@ -202,13 +223,13 @@ class FVC final : public CodecImpl<FVC> {
   // Table index of v, or entries_ (the escape code).
   std::uint32_t index(std::uint32_t v) const noexcept { return table_[slot(v)].index; }
 
+  FvcSettings s_;  ///< the model normalised once loaded
   Endian endian_ = Endian::little;
   bool gem5_table_ = false;
   std::uint32_t ways_ = 16;
   std::uint64_t samples_ = 100000;
   std::uint32_t entries_ = 7;
   unsigned code_bits_ = 3;
-  std::string model_text_;
   std::vector<std::uint32_t> values_;
   std::vector<Entry> table_;
   bool small_ = false;
@@ -226,7 +247,8 @@ void add_fvc_presets(std::vector<Preset>& out) {
                  "none",
                  {},
                  true,
-                 &make_fvc});
+                 &make_fvc,
+                 &space_of<fvc_table>});
   out.push_back({"fvc.gem5",
                  "fvc",
                  "gem5 v24 FrequentValues without Huffman: fit builds gem5's 64 x 16 LFU table from the first 100,000 "
@@ -234,7 +256,8 @@ void add_fvc_presets(std::vector<Preset>& out) {
                  "threshold(0.5)",
                  {{"entries", std::int64_t{1024}}, {"code_bits", std::int64_t{10}}, {"table", std::string("gem5")}},
                  false,
-                 &make_fvc});
+                 &make_fvc,
+                 &space_of<fvc_table>});
 }
 
 }  // namespace memcomp

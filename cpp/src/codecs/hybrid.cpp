@@ -65,18 +65,38 @@ std::unique_ptr<Codec> member_from(const Json& j) {
   return make_codec(preset, o);
 }
 
+enum class Key { bits, mag, pow2 };  // what a member's stream is compared by
+
+struct BestOfSettings {
+  std::string members;
+  Key key;
+  bool tag_selector;
+  unsigned mag, fmax;
+};
+
+const OptionTable<BestOfSettings>& bestof_table() {
+  using S = BestOfSettings;
+  static const OptionTable<S> t{
+      option_string("members", &S::members, "bdi.paper,fpc.paper",
+                    "preset names separated by commas, or a JSON array of names and configs"),
+      option_choice("key", &S::key, "bits", {{"bits", Key::bits}, {"mag", Key::mag}, {"pow2", Key::pow2}},
+                    "the smallest wins by in-band bits, bytes charged at the MAG, or power-of-two factor"),
+      option_choice("selector", &S::tag_selector, "inband", {{"inband", false}, {"tag", true}},
+                    "the ceil(log2 members)-bit selector in the stream or in the tag"),
+      option_int("mag", &S::mag, 32, 1, 4096, "memory access granularity in bytes of key='mag'"),
+      option_int("fmax", &S::fmax, 4, 1, 1024, "largest factor key='pow2' credits")};
+  return t;
+}
+
 class BestOf final : public CodecImpl<BestOf> {
  public:
-  explicit BestOf(const Options& o) {
-    OptionReader r(o, "bestof");
-    const std::string members = r.get_string("members", "bdi.paper,fpc.paper");
-    const std::string key = r.get_choice("key", "bits", {"bits", "mag", "pow2"});
-    key_ = key == "bits" ? Key::bits : key == "mag" ? Key::mag : Key::pow2;
-    tag_selector_ = r.get_choice("selector", "inband", {"inband", "tag"}) == "tag";
+  explicit BestOf(const Options& o) : s_(bestof_table().parse(o, "bestof")) {
+    const std::string& members = s_.members;
+    key_ = s_.key;
+    tag_selector_ = s_.tag_selector;
     mag_.rounding = Policy::Rounding::mag;
-    mag_.mag_bytes = static_cast<unsigned>(r.get_int("mag", 32, 1, 4096));
-    fmax_ = static_cast<unsigned>(r.get_int("fmax", 4, 1, 1024));
-    r.finish();
+    mag_.mag_bytes = s_.mag;
+    fmax_ = s_.fmax;
     if (!members.empty() && members.front() == '[') {
       const Json list = Json::parse(members);
       for (const Json& j : list.elements()) members_.push_back(member_from(j));
@@ -99,6 +119,7 @@ class BestOf final : public CodecImpl<BestOf> {
     sel_bits_ = ceil_log2(members_.size());
   }
 
+  /// The members as given, or as a JSON list when one has options of its own.
   Options options() const override {
     Json list = Json::array();
     bool plain = true;
@@ -106,18 +127,14 @@ class BestOf final : public CodecImpl<BestOf> {
       list.push(member_config(*m));
       plain = plain && list.elements().back().is_string();
     }
-    std::string members;
+    BestOfSettings s = s_;
+    s.members.clear();
     if (plain) {
-      for (const Json& j : list.elements()) members += (members.empty() ? "" : ",") + j.as_string();
+      for (const Json& j : list.elements()) s.members += (s.members.empty() ? "" : ",") + j.as_string();
     } else {
-      members = list.dump();
+      s.members = list.dump();
     }
-    static const char* keys[] = {"bits", "mag", "pow2"};
-    return {{"members", members},
-            {"key", std::string(keys[static_cast<int>(key_)])},
-            {"selector", std::string(tag_selector_ ? "tag" : "inband")},
-            {"mag", std::int64_t{mag_.mag_bytes}},
-            {"fmax", std::int64_t{fmax_}}};
+    return bestof_table().write(s);
   }
   bool exact() const override {
     return std::all_of(members_.begin(), members_.end(), [](const auto& m) { return m->exact(); });
@@ -176,8 +193,6 @@ class BestOf final : public CodecImpl<BestOf> {
   }
 
  private:
-  enum class Key { bits, mag, pow2 };
-
   static std::int16_t mode_of(std::size_t idx, std::int16_t mode) {
     return static_cast<std::int16_t>(idx << 8 | (static_cast<unsigned>(mode) & 0xFFu));
   }
@@ -206,6 +221,7 @@ class BestOf final : public CodecImpl<BestOf> {
     return best;
   }
 
+  const BestOfSettings s_;
   std::vector<std::unique_ptr<Codec>> members_;
   Key key_ = Key::bits;
   bool tag_selector_ = false;
@@ -225,7 +241,8 @@ void add_bestof_presets(std::vector<Preset>& out) {
                  "none",
                  {{"members", std::string("bdi.paper,fpc.paper")}},
                  true,
-                 &make_bestof});
+                 &make_bestof,
+                 &space_of<bestof_table>});
   out.push_back({"bestof.hycomp",
                  "bestof",
                  "HyComp-style oracle upper bound: per block the best of zrep, bdi.paper and sc2.paper, 2-bit selector "
@@ -233,7 +250,8 @@ void add_bestof_presets(std::vector<Preset>& out) {
                  "none",
                  {{"members", std::string("zrep.ours,bdi.paper,sc2.paper")}},
                  false,
-                 &make_bestof});
+                 &make_bestof,
+                 &space_of<bestof_table>});
 }
 
 }  // namespace memcomp

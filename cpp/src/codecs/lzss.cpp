@@ -145,25 +145,36 @@ class Parser {
   std::uint16_t prev_[kMaxUnits];
 };
 
+struct LzssSettings {
+  unsigned unit;
+  unsigned min_match;
+  unsigned length_bits;
+  Endian endian;
+};
+
+const OptionTable<LzssSettings>& lzss_table() {
+  using S = LzssSettings;
+  static const OptionTable<S> t{
+      option_int("token_bytes", &S::unit, 1, {1, 4}, "bytes per unit: byte-wise or 32-bit word-wise tokens"),
+      with_default<S>(option_int("min_match", &S::min_match, 3, 1, 16,
+                                 "shortest match in units (default: 3 for bytes, 1 for words)"),
+                      [](const S& s) { return OptionValue{std::int64_t{s.unit == 1 ? 3 : 1}}; }),
+      option_int("length_bits", &S::length_bits, 4, 1, 8, "bits of a match length field"),
+      option_endian(&S::endian, "byte order of the words of token_bytes=4")};
+  return t;
+}
+
 class LZSS final : public CodecImpl<LZSS> {
  public:
-  explicit LZSS(const Options& o) {
-    OptionReader r(o, "lzss");
-    const std::int64_t tb = r.get_int("token_bytes", 1, {1, 4});
-    unit_ = static_cast<unsigned>(tb);
-    min_match_ = static_cast<unsigned>(r.get_int("min_match", unit_ == 1 ? 3 : 1, 1, 16));
-    length_bits_ = static_cast<unsigned>(r.get_int("length_bits", 4, 1, 8));
-    endian_ = r.get_choice("endian", "little", {"little", "big"}) == "big" ? Endian::big : Endian::little;
-    r.finish();
+  explicit LZSS(const Options& o) : s_(lzss_table().parse(o, "lzss")) {
+    unit_ = s_.unit;
+    min_match_ = s_.min_match;
+    length_bits_ = s_.length_bits;
+    endian_ = s_.endian;
     max_len_ = min_match_ + (1u << length_bits_) - 1;
   }
 
-  Options options() const override {
-    return {{"token_bytes", std::int64_t{unit_}},
-            {"min_match", std::int64_t{min_match_}},
-            {"length_bits", std::int64_t{length_bits_}},
-            {"endian", std::string(endian_ == Endian::big ? "big" : "little")}};
-  }
+  Options options() const override { return lzss_table().write(s_); }
   /// A literal costs 1 + 8u per unit, a match of >= min_match units at most
   /// ceil((1 + D + length_bits) / min_match) per unit.
   std::uint64_t max_compressed_bits(std::size_t b) const override {
@@ -260,6 +271,7 @@ class LZSS final : public CodecImpl<LZSS> {
   }
   std::size_t units(std::size_t b) const { return unit_ == 1 ? b : b / 4; }
 
+  const LzssSettings s_;
   unsigned unit_ = 1, min_match_ = 3, length_bits_ = 4, max_len_ = 18;
   Endian endian_ = Endian::little;
 };
@@ -275,7 +287,8 @@ void add_lzss_presets(std::vector<Preset>& out) {
                  "none",
                  {},
                  true,
-                 &make_lzss});
+                 &make_lzss,
+                 &space_of<lzss_table>});
 }
 
 }  // namespace memcomp

@@ -360,19 +360,28 @@ MEMCOMP_AVX512_INLINE void inverse(const Avx512Module& a, const mpc::Compiled& c
 
 enum class Select { rtl, min_bits };
 
+struct MpcSettings {
+  Select select;
+  std::string model;
+};
+
+const OptionTable<MpcSettings>& mpc_table() {
+  using S = MpcSettings;
+  static const OptionTable<S> t{
+      option_choice("select", &S::select, "rtl", {{"rtl", Select::rtl}, {"min_bits", Select::min_bits}},
+                    "module taken: most leading zero rows, ties to the higher class (the RTL), or fewest bits"),
+      option_string("model", &S::model, "", "the fitted modules as JSON (memcomp.model/1); empty: not fitted")};
+  return t;
+}
+
 class MPC final : public CodecImpl<MPC> {
  public:
-  explicit MPC(const Options& o) {
-    OptionReader r(o, "mpc");
-    select_ = r.get_choice("select", "rtl", {"rtl", "min_bits"}) == "min_bits" ? Select::min_bits : Select::rtl;
-    const std::string model = r.get_string("model", "");
-    r.finish();
-    if (!model.empty()) load_model(model);
+  explicit MPC(const Options& o) : s_(mpc_table().parse(o, "mpc")) {
+    select_ = s_.select;
+    if (!s_.model.empty()) load_model(s_.model);
   }
 
-  Options options() const override {
-    return {{"select", std::string(select_ == Select::rtl ? "rtl" : "min_bits")}, {"model", model_text_}};
-  }
+  Options options() const override { return mpc_table().write(s_); }
   bool needs_model() const override { return true; }
   bool has_model() const override { return !mods_.empty(); }
   void check_block_bytes(std::size_t b) const override {
@@ -794,7 +803,7 @@ class MPC final : public CodecImpl<MPC> {
 
   void load_model(const std::string& text) {
     mpc::Model m = mpc::parse_model_text(text);
-    model_text_ = mpc::dump_model(m);
+    s_.model = mpc::dump_model(m);
     std::sort(m.modules.begin(), m.modules.end(),
               [](const mpc::Module& a, const mpc::Module& b) { return a.cls < b.cls; });
     for (const auto& x : m.modules) mods_.emplace_back(x);
@@ -805,8 +814,8 @@ class MPC final : public CodecImpl<MPC> {
 #endif
   }
 
+  MpcSettings s_;  ///< the model normalised once loaded
   Select select_ = Select::rtl;
-  std::string model_text_;
   std::vector<mpc::Compiled> mods_;  // by class, ascending
 #if defined(MEMCOMP_X86_SIMD)
   std::vector<Avx2Module> avx2_;      // the same modules, for the AVX2 path
@@ -827,7 +836,8 @@ void add_mpc_presets(std::vector<Preset>& out) {
        "none",
        {{"model", std::string(kCal22RtlModel)}},
        true,
-       &make_mpc});
+       &make_mpc,
+       &space_of<mpc_table>});
 }
 
 }  // namespace memcomp

@@ -45,16 +45,6 @@ std::unique_ptr<Codec> make_codec(std::string_view name, const Options& override
   return c;
 }
 
-OptionSpace option_space(std::string_view name) {
-  OptionSpace space;
-  OptionReader::record_next(&space);
-  try {
-    make_codec(name);
-  } catch (...) {
-    OptionReader::record_next(nullptr);
-    throw;
-  }
-  return space;
-}
+OptionSpace option_space(std::string_view name) { return find_preset(name).space(); }
 
 }  // namespace memcomp

@@ -17,10 +17,15 @@ bool all_zero(const std::uint8_t* b, std::size_t n) {
 
 void read_raw(BitReader& in, std::uint8_t* out, std::size_t n) { in.read_bytes(out, n); }
 
+const OptionTable<NoSettings>& zca_table() {
+  static const OptionTable<NoSettings> t;
+  return t;
+}
+
 class ZCA final : public CodecImpl<ZCA> {
  public:
-  explicit ZCA(const Options& o) { OptionReader(o, "zca").finish(); }
-  Options options() const override { return {}; }
+  explicit ZCA(const Options& o) { zca_table().parse(o, "zca"); }
+  Options options() const override { return zca_table().write({}); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 8 * b; }
   std::vector<ModeName> modes() const override { return {{0, "raw"}, {1, "zero"}}; }
 
@@ -48,15 +53,20 @@ class ZCA final : public CodecImpl<ZCA> {
   }
 };
 
+struct ZRepSettings {
+  unsigned w;
+};
+
+const OptionTable<ZRepSettings>& zrep_table() {
+  static const OptionTable<ZRepSettings> t{
+      option_int("w", &ZRepSettings::w, 8, {1, 2, 4, 8}, "bytes of the element a repeated block repeats")};
+  return t;
+}
+
 class ZRep final : public CodecImpl<ZRep> {
  public:
-  explicit ZRep(const Options& o) {
-    OptionReader r(o, "zrep");
-    const auto w = r.get_int("w", 8, {1, 2, 4, 8});
-    w_ = static_cast<unsigned>(w);
-    r.finish();
-  }
-  Options options() const override { return {{"w", std::int64_t{w_}}}; }
+  explicit ZRep(const Options& o) : s_(zrep_table().parse(o, "zrep")), w_(s_.w) {}
+  Options options() const override { return zrep_table().write(s_); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 2 + 8 * b; }
   std::vector<ModeName> modes() const override { return {{0, "zero"}, {1, "repeated"}, {3, "raw"}}; }
 
@@ -95,6 +105,7 @@ class ZRep final : public CodecImpl<ZRep> {
   }
 
  private:
+  const ZRepSettings s_;
   unsigned w_ = 8;
 };
 
@@ -106,15 +117,22 @@ std::unique_ptr<Codec> make(const Options& o) {
 }  // namespace
 
 void add_zero_presets(std::vector<Preset>& out) {
-  out.push_back(
-      {"zca.paper", "zca", "zero-content augmented: zero blocks cost only a 1-bit tag", "none", {}, true, &make<ZCA>});
+  out.push_back({"zca.paper",
+                 "zca",
+                 "zero-content augmented: zero blocks cost only a 1-bit tag",
+                 "none",
+                 {},
+                 true,
+                 &make<ZCA>,
+                 &space_of<zca_table>});
   out.push_back({"zrep.ours",
                  "zrep",
                  "2-bit header: zero, repeated 8-byte value, or raw",
                  "none",
                  {{"w", std::int64_t{8}}},
                  true,
-                 &make<ZRep>});
+                 &make<ZRep>,
+                 &space_of<zrep_table>});
 }
 
 }  // namespace memcomp

@@ -1,4 +1,4 @@
-// memcomp core: option parsing for codec constructors.
+// memcomp core: option checks shared by the option tables of codecs and the bus options' reader.
 #include "memcomp/core/options.hpp"
 
 #include <algorithm>
@@ -21,119 +21,85 @@ std::string to_string(const OptionValue& v) {
   return std::visit(V{}, v);
 }
 
-namespace {
-thread_local OptionSpace* next_space = nullptr;
+OptionValue check_option(const std::string& owner, const std::string& key, const OptionDomain& d,
+                         const OptionValue& v) {
+  const std::string at = owner + ": option '" + key + "' must be ";
+  const auto wrong_type = [&](const char* want) { return type_error(at + want + ", got " + to_string(v)); };
+  if (d.kind == "bool") {
+    if (!std::holds_alternative<bool>(v)) throw wrong_type("a bool");
+    return v;
+  }
+  if (d.kind == "int") {
+    const auto* i = std::get_if<std::int64_t>(&v);
+    if (!i) throw wrong_type("an integer");
+    if (d.choices.empty()) {
+      const auto lo = static_cast<std::int64_t>(d.lo), hi = static_cast<std::int64_t>(d.hi);
+      if (*i < lo || *i > hi)
+        throw invalid_argument(at + "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                               std::to_string(*i));
+      return v;
+    }
+    std::string list;
+    for (const std::string& c : d.choices) {
+      if (c == std::to_string(*i)) return v;
+      list += (list.empty() ? "" : ", ") + c;
+    }
+    throw invalid_argument(at + "one of " + list + ", got " + std::to_string(*i));
+  }
+  if (d.kind == "float") {
+    double x;
+    if (const auto* p = std::get_if<double>(&v))
+      x = *p;
+    else if (const auto* q = std::get_if<std::int64_t>(&v))
+      x = static_cast<double>(*q);
+    else
+      throw wrong_type("a number");
+    if (!(x >= d.lo && x <= d.hi))
+      throw invalid_argument(at + "in [" + to_string(d.lo) + ", " + to_string(d.hi) + "], got " + to_string(x));
+    return x;
+  }
+  const auto* s = std::get_if<std::string>(&v);
+  if (!s) throw wrong_type("a string");
+  if (d.kind == "string") return v;
+  std::string list;
+  for (const std::string& c : d.choices) {
+    if (*s == c) return v;
+    list += (list.empty() ? "'" : ", '") + c + "'";
+  }
+  throw invalid_argument(at + "one of " + list + ", got '" + *s + "'");
 }
 
-OptionReader::OptionReader(const Options& opts, std::string codec)
-    : opts_(opts), codec_(std::move(codec)), space_(next_space) {
-  next_space = nullptr;
+void refuse_unknown_options(const std::string& owner, const Options& opts, const std::set<std::string>& known) {
+  std::string unknown, valid;
+  for (const auto& kv : opts)
+    if (!known.count(kv.first)) unknown += (unknown.empty() ? "'" : ", '") + kv.first + "'";
+  if (unknown.empty()) return;
+  for (const auto& k : known) valid += (valid.empty() ? "" : ", ") + k;
+  throw invalid_argument(owner + ": unknown option(s) " + unknown + "; valid options: " + valid);
 }
 
-void OptionReader::record_next(OptionSpace* space) noexcept { next_space = space; }
+OptionReader::OptionReader(const Options& opts, std::string codec) : opts_(opts), codec_(std::move(codec)) {}
 
-void OptionReader::note(const std::string& key, OptionDomain d) {
-  if (space_) (*space_)[key] = std::move(d);
-}
-
-const OptionValue* OptionReader::find(const std::string& key) {
+OptionValue OptionReader::get(const std::string& key, const OptionDomain& d) {
   used_.insert(key);
   auto it = opts_.find(key);
-  return it == opts_.end() ? nullptr : &it->second;
-}
-
-void OptionReader::type_error(const std::string& key, const char* want) const {
-  throw invalid_argument(codec_ + ": option '" + key + "' must be " + want + ", got " + to_string(opts_.at(key)));
+  return it == opts_.end() ? d.dflt : check_option(codec_, key, d, it->second);
 }
 
 bool OptionReader::get_bool(const std::string& key, bool dflt) {
-  note(key, {"bool", dflt, 0, 1, {}});
-  const OptionValue* v = find(key);
-  if (!v) return dflt;
-  if (const auto* b = std::get_if<bool>(v)) return *b;
-  type_error(key, "a bool");
+  return std::get<bool>(get(key, {"bool", dflt, 0, 1, {}, {}}));
 }
 
 std::int64_t OptionReader::get_int(const std::string& key, std::int64_t dflt, std::int64_t lo, std::int64_t hi) {
-  note(key, {"int", dflt, static_cast<double>(lo), static_cast<double>(hi), {}});
-  const OptionValue* v = find(key);
-  if (!v) return dflt;
-  const auto* i = std::get_if<std::int64_t>(v);
-  if (!i) type_error(key, "an integer");
-  if (*i < lo || *i > hi)
-    throw invalid_argument(codec_ + ": option '" + key + "' must be in [" + std::to_string(lo) + ", " +
-                           std::to_string(hi) + "], got " + std::to_string(*i));
-  return *i;
-}
-
-std::int64_t OptionReader::get_int(const std::string& key, std::int64_t dflt,
-                                   std::initializer_list<std::int64_t> allowed) {
-  std::vector<std::string> names;
-  std::string list;
-  for (const std::int64_t a : allowed) {
-    names.push_back(std::to_string(a));
-    list += (list.empty() ? "" : ", ") + names.back();
-  }
-  const auto [lo, hi] = std::minmax(allowed);
-  note(key, {"int", dflt, static_cast<double>(lo), static_cast<double>(hi), names});
-  const OptionValue* v = find(key);
-  if (!v) return dflt;
-  const auto* i = std::get_if<std::int64_t>(v);
-  if (!i) type_error(key, "an integer");
-  if (std::find(allowed.begin(), allowed.end(), *i) == allowed.end())
-    throw invalid_argument(codec_ + ": option '" + key + "' must be one of " + list + ", got " + std::to_string(*i));
-  return *i;
-}
-
-double OptionReader::get_double(const std::string& key, double dflt, double lo, double hi) {
-  note(key, {"float", dflt, lo, hi, {}});
-  const OptionValue* v = find(key);
-  if (!v) return dflt;
-  double d;
-  if (const auto* p = std::get_if<double>(v))
-    d = *p;
-  else if (const auto* q = std::get_if<std::int64_t>(v))
-    d = static_cast<double>(*q);
-  else
-    type_error(key, "a number");
-  if (!(d >= lo && d <= hi))
-    throw invalid_argument(codec_ + ": option '" + key + "' must be in [" + to_string(lo) + ", " + to_string(hi) +
-                           "], got " + to_string(d));
-  return d;
-}
-
-std::string OptionReader::get_string(const std::string& key, const std::string& dflt) {
-  note(key, {"string", dflt, 0, 0, {}});
-  const OptionValue* v = find(key);
-  if (!v) return dflt;
-  const auto* s = std::get_if<std::string>(v);
-  if (!s) type_error(key, "a string");
-  return *s;
+  return std::get<std::int64_t>(get(key, {"int", dflt, static_cast<double>(lo), static_cast<double>(hi), {}, {}}));
 }
 
 std::string OptionReader::get_choice(const std::string& key, const std::string& dflt,
                                      std::initializer_list<const char*> allowed) {
-  note(key, {"choice", dflt, 0, 0, std::vector<std::string>(allowed.begin(), allowed.end())});
-  const OptionValue* v = find(key);
-  if (!v) return dflt;
-  const auto* s = std::get_if<std::string>(v);
-  if (!s) type_error(key, "a string");
-  std::string list;
-  for (const char* a : allowed) {
-    if (*s == a) return *s;
-    list += list.empty() ? "" : ", ";
-    list += std::string("'") + a + "'";
-  }
-  throw invalid_argument(codec_ + ": option '" + key + "' must be one of " + list + ", got '" + *s + "'");
+  return std::get<std::string>(
+      get(key, {"choice", dflt, 0, 0, std::vector<std::string>(allowed.begin(), allowed.end()), {}}));
 }
 
-void OptionReader::finish() const {
-  std::string unknown, known;
-  for (const auto& kv : opts_)
-    if (!used_.count(kv.first)) unknown += (unknown.empty() ? "'" : ", '") + kv.first + "'";
-  if (unknown.empty()) return;
-  for (const auto& k : used_) known += (known.empty() ? "" : ", ") + k;
-  throw invalid_argument(codec_ + ": unknown option(s) " + unknown + "; valid options: " + known);
-}
+void OptionReader::finish() const { refuse_unknown_options(codec_, opts_, used_); }
 
 }  // namespace memcomp

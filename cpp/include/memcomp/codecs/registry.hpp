@@ -11,6 +11,14 @@
 namespace memcomp {
 
 using CodecFactory = std::unique_ptr<Codec> (*)(const Options&);
+/// A codec's option table as domains (OptionTable::space).
+using OptionSpaceFn = OptionSpace (*)();
+
+/// The OptionSpaceFn of a function returning a codec's OptionTable: &space_of<fpc_table>.
+template <auto Table>
+OptionSpace space_of() {
+  return Table().space();
+}
 
 struct Preset {
   std::string name;         ///< "bdi.paper"
@@ -20,6 +28,7 @@ struct Preset {
   Options options;          ///< option values applied over the family defaults
   bool is_default = false;  ///< the family's default preset (the one `family` alone names)
   CodecFactory make = nullptr;
+  OptionSpaceFn space = nullptr;  ///< the options `make` reads, from its codec's table
 };
 
 /// Every preset of every built-in family, in registration order.
@@ -31,8 +40,8 @@ const Preset& find_preset(std::string_view name);
 /// Builds a codec from a preset name and option overrides (unknown options throw).
 std::unique_ptr<Codec> make_codec(std::string_view name, const Options& overrides = {});
 
-/// Every option a preset's codec reads, with the values it accepts (defaults are the family's,
-/// before the preset's own values).
+/// Every option a preset's codec reads, with the values it accepts and a line of help (defaults
+/// are the family's, before the preset's own values): its codec's option table, no codec built.
 OptionSpace option_space(std::string_view name);
 
 }  // namespace memcomp
