@@ -59,13 +59,7 @@ void blocks_kernel(const std::uint8_t* data, std::size_t n, std::size_t b, std::
 }
 
 // PopFast where the CPU has POPCNT (asked at run time on x86-64, where the baseline lacks it).
-#if defined(__GNUC__) && defined(__x86_64__)
-const bool kHwPop = __builtin_cpu_supports("popcnt");
-#elif defined(__GNUC__)
-const bool kHwPop = true;
-#else
-const bool kHwPop = false;
-#endif
+const bool kHwPop = cpu_has_popcnt();
 const PlainFn kPlain = kHwPop ? &plain_kernel<PopFast> : &plain_kernel<PopGeneric>;
 const BlocksFn kBlocks = kHwPop ? &blocks_kernel<PopFast> : &blocks_kernel<PopGeneric>;
 

@@ -514,7 +514,7 @@ class MPC final : public CodecImpl<MPC> {
     if (select_ == Select::rtl) {
       std::array<std::uint64_t, 4> best_x{};
 #if defined(MEMCOMP_MPC_SSSE3)
-      if (simd_ssse3())
+      if (simd_avx2())  // SSSE3: every CPU of the avx2 tier has it
         best = choose_rtl_ssse3(blk, best_x);
       else
 #endif

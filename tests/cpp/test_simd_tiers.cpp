@@ -1,0 +1,168 @@
+// The SIMD tier switch (core/simd.hpp) and the codecs' kernel tables (src/codecs/kernels/): a
+// tier above the CPU's is refused, each table holds kernels exactly at the tiers that have them,
+// and every table of every tier the CPU has measures, encodes and decodes as the scalar code.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "codecs/kernels/fpc.hpp"
+#include "memcomp/codecs/registry.hpp"
+#include "memcomp/core/error.hpp"
+#include "memcomp/core/simd.hpp"
+#include "test_util.hpp"
+
+namespace memcomp {
+namespace {
+
+const SimdTier kTiers[] = {SimdTier::scalar, SimdTier::avx2, SimdTier::avx512};
+
+/// The tiers this CPU has, lowest first.
+std::vector<SimdTier> supported() {
+  std::vector<SimdTier> out;
+  for (const SimdTier t : kTiers)
+    if (t <= simd_tier_supported()) out.push_back(t);
+  return out;
+}
+
+/// Puts the switch back as the process started it (the CPU's highest tier, fast paths on).
+struct RestoreTier {
+  ~RestoreTier() {
+    detail::simd_limit_cpu(SimdTier::avx512);
+    set_simd_tier(simd_tier_supported());
+  }
+};
+
+TEST(SimdTier, NamesAndOrder) {
+  EXPECT_STREQ(simd_tier_name(SimdTier::scalar), "scalar");
+  EXPECT_STREQ(simd_tier_name(SimdTier::avx2), "avx2");
+  EXPECT_STREQ(simd_tier_name(SimdTier::avx512), "avx512");
+  EXPECT_EQ(simd_tier(), simd_tier_supported());  // the default: the CPU's highest
+}
+
+TEST(SimdTier, SetGetAndTheOldSwitches) {
+  const RestoreTier restore;
+  for (const SimdTier t : supported()) {
+    set_simd_tier(t);
+    EXPECT_EQ(simd_tier(), t);
+    EXPECT_TRUE(simd_enabled());
+    EXPECT_EQ(simd_avx2(), t >= SimdTier::avx2);
+    EXPECT_EQ(simd_avx512(), t == SimdTier::avx512);
+    set_simd(false);  // the whole scalar reference, whatever the tier
+    EXPECT_EQ(simd_tier(), SimdTier::scalar);
+    EXPECT_FALSE(simd_avx2());
+    set_simd(true);  // back to the tier set before
+    EXPECT_EQ(simd_tier(), t);
+  }
+  set_simd_tier(simd_tier_supported());
+  set_simd_avx512(false);  // at most AVX2
+  EXPECT_EQ(simd_tier(), std::min(simd_tier_supported(), SimdTier::avx2));
+  set_simd_avx512(true);
+  EXPECT_EQ(simd_tier(), simd_tier_supported());
+  set_simd_tier(SimdTier::scalar);
+  set_simd_avx512(false);  // holding to AVX2 never raises a lower tier
+  EXPECT_EQ(simd_tier(), SimdTier::scalar);
+}
+
+TEST(SimdTier, AboveTheCpuIsRefused) {
+  const RestoreTier restore;
+  for (const SimdTier cpu : supported()) {
+    detail::simd_limit_cpu(cpu);
+    EXPECT_EQ(simd_tier_supported(), cpu);
+    EXPECT_LE(simd_tier(), cpu);
+    for (const SimdTier t : kTiers) {
+      if (t <= cpu) {
+        EXPECT_NO_THROW(set_simd_tier(t));
+        EXPECT_EQ(simd_tier(), t);
+        continue;
+      }
+      try {
+        set_simd_tier(t);
+        ADD_FAILURE() << simd_tier_name(t) << " on a CPU of " << simd_tier_name(cpu);
+      } catch (const invalid_argument& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(std::string("tier ") + simd_tier_name(t)), std::string::npos) << msg;
+        EXPECT_NE(msg.find(std::string("highest, ") + simd_tier_name(cpu)), std::string::npos) << msg;
+      }
+      EXPECT_LE(simd_tier(), cpu);  // a refused tier changes nothing
+    }
+  }
+  EXPECT_THROW(set_simd_tier(static_cast<SimdTier>(3)), invalid_argument);
+}
+
+/// Sizes, streams and decoded blocks of c on x (blocks of B bytes) at tier t (scalar with
+/// reference: set_simd(false)).
+struct Outcome {
+  explicit Outcome(std::size_t n) : sizes(n) {}
+  test::Columns sizes;
+  std::vector<std::uint8_t> stream, decoded;
+  std::vector<std::uint32_t> lengths;
+};
+Outcome run_at(const Codec& c, const std::vector<std::uint8_t>& x, std::size_t B, SimdTier t, bool reference) {
+  set_simd_tier(t);
+  if (reference) set_simd(false);
+  const BlockView v{x.data(), x.size() / B, B};
+  Outcome o(v.n_blocks);
+  c.measure_batch(v, o.sizes.view(), 1);
+  if (!c.exact()) return o;  // accounting-only: sizes
+  const EncodedBlocks e = c.encode_batch(v, 1);
+  o.stream.assign(e.data.begin(), e.data.end());
+  o.lengths.assign(e.bit_lengths.begin(), e.bit_lengths.end());
+  o.decoded.resize(x.size());
+  c.decode_batch(
+      {e.data.data(), e.data.size(), e.bit_offsets.data(), e.bit_lengths.data(), e.tags.data(), v.n_blocks, B},
+      o.decoded.data(), 1);
+  return o;
+}
+
+/// Every tier the CPU has equals the scalar reference on adversarial and random blocks of every
+/// size the codec takes (measure, encode, decode).
+void expect_tiers_equal(const std::string& preset, const Options& o = {}) {
+  const RestoreTier restore;
+  const auto c = make_codec(preset, o);
+  for (const std::size_t B : {16u, 32u, 64u, 128u, 256u}) {
+    auto x = test::adversarial_blocks(B, 300, static_cast<unsigned>(B));
+    const Outcome ref = run_at(*c, x, B, SimdTier::scalar, true);
+    if (c->exact()) {
+      EXPECT_EQ(ref.decoded, x) << preset << " " << B;
+    }
+    for (const SimdTier t : supported()) {
+      const Outcome got = run_at(*c, x, B, t, false);
+      EXPECT_TRUE(got.sizes == ref.sizes) << preset << " " << B << " " << simd_tier_name(t);
+      EXPECT_EQ(got.stream, ref.stream) << preset << " " << B << " " << simd_tier_name(t);
+      EXPECT_EQ(got.lengths, ref.lengths) << preset << " " << B << " " << simd_tier_name(t);
+      EXPECT_EQ(got.decoded, ref.decoded) << preset << " " << B << " " << simd_tier_name(t);
+    }
+  }
+}
+
+/// The entries of a table (entries(): whether each is set, for the active tier): all null at
+/// scalar and after set_simd(false), all set from tier `lowest` on.
+void expect_table(const std::function<std::vector<bool>()>& entries, SimdTier lowest) {
+  const RestoreTier restore;
+  for (const SimdTier t : supported()) {
+    set_simd_tier(t);
+    for (const bool e : entries()) EXPECT_EQ(e, t >= lowest) << simd_tier_name(t);
+  }
+  set_simd(false);
+  for (const bool e : entries()) EXPECT_FALSE(e);
+}
+
+TEST(KernelTables, Fpc) {
+  expect_table(
+      [] {
+        const FpcKernels& k = fpc_kernels();
+        return std::vector<bool>{k.measure_range != nullptr, k.encode_range != nullptr, k.decode_lanes != nullptr};
+      },
+      SimdTier::avx2);
+  expect_tiers_equal("fpc.paper");
+  expect_tiers_equal("fpc.paper", {{"endian", std::string("big")}});
+  expect_tiers_equal("fpc.gem5");
+  expect_tiers_equal("fpc.mc");
+  expect_tiers_equal("fpc.skku");  // accounting-only: measure
+}
+
+}  // namespace
+}  // namespace memcomp
