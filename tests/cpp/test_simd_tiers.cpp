@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/kernels/bus.hpp"
+#include "analysis/kernels/ec_run.hpp"
 #include "codecs/kernels/fpc.hpp"
 #include "memcomp/codecs/registry.hpp"
 #include "memcomp/core/error.hpp"
@@ -163,6 +165,56 @@ TEST(KernelTables, Fpc) {
   expect_tiers_equal("fpc.mc");
   expect_tiers_equal("fpc.skku");  // accounting-only: measure
 }
+
+#if defined(MEMCOMP_X86_SIMD) && defined(__x86_64__)
+TEST(KernelTables, EnergyControlRuns) {
+  const RestoreTier restore;
+  const EcRunKernels* table[] = {nullptr, &kEcRunAvx2, &kEcRunAvx512};
+  const detail::ec::RunFn portable = detail::ec::run_kernel(true, false);
+  std::mt19937_64 rng(5);
+  std::vector<std::uint8_t> d(4099);
+  for (auto& v : d) v = static_cast<std::uint8_t>(rng());
+  for (const SimdTier t : supported()) {
+    set_simd_tier(t);
+    const auto k = static_cast<std::size_t>(t);
+    // The scan takes the active tier's kernel on the best path, the portable one otherwise.
+    EXPECT_EQ(detail::ec::run_kernel(true, false), portable) << simd_tier_name(t);
+    if (table[k] != nullptr) {
+      EXPECT_EQ(detail::ec::run_kernel(true, true), table[k]->fast_pop) << simd_tier_name(t);
+      EXPECT_EQ(detail::ec::run_kernel(false, true), table[k]->generic) << simd_tier_name(t);
+    } else {
+      EXPECT_EQ(detail::ec::run_kernel(true, true), portable);
+    }
+    // Its sums equal the portable kernel's: every length around the vector widths, units 1..64.
+    for (std::size_t len : {1u, 31u, 32u, 33u, 64u, 65u, 127u, 128u, 129u, 1000u, 4096u})
+      for (std::size_t u : {1u, 4u, 32u, 64u}) {
+        if (u >= len) continue;
+        std::uint64_t t0 = 0, o0 = 0, t1 = 0, o1 = 0;
+        portable(d.data() + 3, len, u, t0, o0);
+        detail::ec::run_kernel(true, true)(d.data() + 3, len, u, t1, o1);
+        EXPECT_EQ(t1, t0) << simd_tier_name(t) << " " << len << " " << u;
+        EXPECT_EQ(o1, o0) << simd_tier_name(t) << " " << len << " " << u;
+      }
+  }
+}
+
+TEST(KernelTables, BusStreamBounds) {
+  expect_table([] { return std::vector<bool>{bus_kernels().stream_bounds == kBusAvx2.stream_bounds}; }, SimdTier::avx2);
+  const RestoreTier restore;
+  const std::vector<std::uint64_t> off = {0, 8, 64, 1024, 40};
+  const std::vector<std::uint32_t> len = {8, 56, 960, 3, 0};
+  const StreamsView v{nullptr, 200, off.data(), len.data(), off.size()};
+  for (const SimdTier t : supported()) {
+    set_simd_tier(t);
+    const detail::bus::StreamBounds b = bus_kernels().stream_bounds(v);
+    EXPECT_EQ(b.low, 0u | 8u | 64u | 1024u | 40u);
+    EXPECT_EQ(b.max_off, 1024u);
+    EXPECT_EQ(b.max_end, 1027u);
+    EXPECT_EQ(b.longest, 960u);
+    EXPECT_EQ(b.shortest, 0u);
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace memcomp

@@ -2,6 +2,7 @@
 // scalar reference bit for bit (the tests compare every tier with the switch off); the build never
 // assumes an instruction set (no -march=native), the CPU is asked once at run time (simd.cpp).
 #pragma once
+#include <type_traits>
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define MEMCOMP_X86_SIMD 1  // AVX2 and AVX-512 kernels, chosen at run time (SimdTier)
@@ -55,6 +56,24 @@ bool simd_enabled() noexcept;
 /// Lets the AVX-512 tier run (true; the CPU's highest tier again) or holds the kernels to AVX2 at
 /// most (false; as MEMCOMP_SIMD=avx2 at load time): set_simd_tier by another name.
 void set_simd_avx512(bool enabled) noexcept;
+
+/// The kernel table of the active tier, from one per tier (c-blosc2's shuffle.c): avx512's where
+/// simd_tier() is avx512, avx2's where it is avx2 or higher (a null avx512: that tier runs the AVX2
+/// table), else scalar. The one place the kernels' ISA is decided; tables are chosen per call, so
+/// set_simd_tier takes effect at once, and the CPU is never asked here.
+template <class T>
+const T& pick_kernels(const T& scalar, const typename std::common_type<T>::type* avx2,
+                      const typename std::common_type<T>::type* avx512) noexcept {
+  switch (simd_tier()) {
+    case SimdTier::avx512:
+      if (avx512 != nullptr) return *avx512;
+      [[fallthrough]];
+    case SimdTier::avx2:
+      if (avx2 != nullptr) return *avx2;
+      [[fallthrough]];
+    default: return scalar;
+  }
+}
 
 namespace detail {
 /// Tests: the CPU counts as having tier t at most (its probed tier again for avx512), as a CPU

@@ -50,9 +50,9 @@ extern const FpcKernels kFpcAvx2;  // fpc_avx2.cpp
 inline const FpcKernels& fpc_kernels() noexcept {
   static constexpr FpcKernels scalar{};
 #if defined(MEMCOMP_X86_SIMD)
-  return kernels::pick(scalar, &kFpcAvx2, nullptr);
+  return pick_kernels(scalar, &kFpcAvx2, nullptr);
 #else
-  return kernels::pick(scalar, nullptr, nullptr);
+  return pick_kernels(scalar, nullptr, nullptr);
 #endif
 }
 
