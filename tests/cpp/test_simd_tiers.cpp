@@ -10,6 +10,7 @@
 
 #include "analysis/kernels/bus.hpp"
 #include "analysis/kernels/ec_run.hpp"
+#include "codecs/kernels/fibonacci.hpp"
 #include "codecs/kernels/fpc.hpp"
 #include "memcomp/codecs/registry.hpp"
 #include "memcomp/core/error.hpp"
@@ -164,6 +165,17 @@ TEST(KernelTables, Fpc) {
   expect_tiers_equal("fpc.gem5");
   expect_tiers_equal("fpc.mc");
   expect_tiers_equal("fpc.skku");  // accounting-only: measure
+}
+
+TEST(KernelTables, Fibonacci) {
+  expect_table(
+      [] {
+        const FibKernels& k = fib_kernels();
+        return std::vector<bool>{k.encode_range != nullptr, k.decode_lanes != nullptr};
+      },
+      SimdTier::avx2);
+  expect_tiers_equal("fib.ours");
+  expect_tiers_equal("fib.ours", {{"endian", std::string("big")}});
 }
 
 #if defined(MEMCOMP_X86_SIMD) && defined(__x86_64__)
