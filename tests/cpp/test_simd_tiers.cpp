@@ -10,6 +10,7 @@
 
 #include "analysis/kernels/bus.hpp"
 #include "analysis/kernels/ec_run.hpp"
+#include "codecs/kernels/e2mc.hpp"
 #include "codecs/kernels/fibonacci.hpp"
 #include "codecs/kernels/fpc.hpp"
 #include "memcomp/codecs/registry.hpp"
@@ -165,6 +166,26 @@ TEST(KernelTables, Fpc) {
   expect_tiers_equal("fpc.gem5");
   expect_tiers_equal("fpc.mc");
   expect_tiers_equal("fpc.skku");  // accounting-only: measure
+}
+
+TEST(KernelTables, E2mc) {
+  expect_table([] { return std::vector<bool>{e2mc_kernels().bits32 != nullptr}; }, SimdTier::avx2);
+  const RestoreTier restore;
+  const auto x = test::adversarial_blocks(128, 300, 4);
+  for (const char* endian : {"little", "big"})  // SL 32, one table, trained on the blocks
+    for (const std::int64_t pdw : {1, 4}) {     // one segment (the sum), or each from the symbols' bits
+      const Options o{{"symbol_bits", std::int64_t{32}}, {"endian", std::string(endian)}, {"pdw", pdw}};
+      auto c = make_codec("e2mc.paper", o);
+      c = c->fitted(BlockView{x.data(), x.size() / 128, 128}, 1);
+      for (const SimdTier t : supported()) {
+        set_simd_tier(t);
+        test::Columns got(x.size() / 128), ref(x.size() / 128);
+        c->measure_batch(BlockView{x.data(), x.size() / 128, 128}, got.view(), 1);
+        set_simd(false);
+        c->measure_batch(BlockView{x.data(), x.size() / 128, 128}, ref.view(), 1);
+        EXPECT_TRUE(got == ref) << endian << " " << pdw << " " << simd_tier_name(t);
+      }
+    }
 }
 
 TEST(KernelTables, Fibonacci) {
