@@ -13,6 +13,7 @@
 #include "codecs/kernels/e2mc.hpp"
 #include "codecs/kernels/fibonacci.hpp"
 #include "codecs/kernels/fpc.hpp"
+#include "codecs/kernels/mpc.hpp"
 #include "memcomp/codecs/registry.hpp"
 #include "memcomp/core/error.hpp"
 #include "memcomp/core/simd.hpp"
@@ -123,10 +124,11 @@ Outcome run_at(const Codec& c, const std::vector<std::uint8_t>& x, std::size_t B
 
 /// Every tier the CPU has equals the scalar reference on adversarial and random blocks of every
 /// size the codec takes (measure, encode, decode).
-void expect_tiers_equal(const std::string& preset, const Options& o = {}) {
+void expect_tiers_equal(const std::string& preset, const Options& o = {},
+                        const std::vector<std::size_t>& sizes = {16, 32, 64, 128, 256}) {
   const RestoreTier restore;
   const auto c = make_codec(preset, o);
-  for (const std::size_t B : {16u, 32u, 64u, 128u, 256u}) {
+  for (const std::size_t B : sizes) {
     auto x = test::adversarial_blocks(B, 300, static_cast<unsigned>(B));
     const Outcome ref = run_at(*c, x, B, SimdTier::scalar, true);
     if (c->exact()) {
@@ -186,6 +188,31 @@ TEST(KernelTables, E2mc) {
         EXPECT_TRUE(got == ref) << endian << " " << pdw << " " << simd_tier_name(t);
       }
     }
+}
+
+TEST(KernelTables, Mpc) {
+  expect_table(
+      [] {
+        const MpcKernels& k = mpc_kernels();
+        return std::vector<bool>{k.measure_range != nullptr, k.choose != nullptr, k.inverse != nullptr};
+      },
+      SimdTier::avx2);
+#if defined(MEMCOMP_X86_SIMD)
+  {
+    const RestoreTier restore;  // each tier its own kernels
+    for (const SimdTier t : supported()) {
+      set_simd_tier(t);
+      const MpcKernels* want = t == SimdTier::avx512 ? &kMpcAvx512 : t == SimdTier::avx2 ? &kMpcAvx2 : nullptr;
+      if (want != nullptr) {
+        EXPECT_EQ(mpc_kernels().measure_range, want->measure_range) << simd_tier_name(t);
+        EXPECT_EQ(mpc_kernels().choose, want->choose) << simd_tier_name(t);
+        EXPECT_EQ(mpc_kernels().inverse, want->inverse) << simd_tier_name(t);
+      }
+    }
+  }
+#endif
+  for (const char* select : {"rtl", "min_bits"})
+    expect_tiers_equal("mpc.cal22_rtl", {{"select", std::string(select)}}, {32});
 }
 
 TEST(KernelTables, Fibonacci) {
