@@ -7,10 +7,15 @@ block sizes and data (random, adversarial, realistic, and values on every delta 
 measure, encode and decode the same either way, so a new fast path is covered by construction."""
 
 import contextlib
+import csv
 import dataclasses
 import functools
+import io
 import json
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -336,3 +341,44 @@ def test_damaged_streams_decode_alike(name, options, B):
         assert got is None or np.array_equal(got, ref), trial
         outcomes.add(got is None)
     assert outcomes == {True, False}  # both refusals and decodable damage were met
+
+
+def _lower(a, b):
+    return a if TIERS.index(a) <= TIERS.index(b) else b
+
+
+@pytest.mark.parametrize(
+    "env,tier,enabled",
+    [
+        ("0", "scalar", False),  # the whole scalar reference
+        ("scalar", "scalar", True),  # no ISA kernels, the shortcuts on
+        ("avx2", _lower("avx2", SUPPORTED[-1]), True),
+        ("avx512", SUPPORTED[-1], True),
+        ("", SUPPORTED[-1], True),  # unset: the CPU's highest
+    ],
+)
+def test_the_environment_caps_the_tier(env, tier, enabled):
+    """MEMCOMP_SIMD at load time: 0 is set_simd(False); scalar, avx2, avx512 cap the tier at the
+    CPU's."""
+    code = "import memcomp; from memcomp import _core; print(memcomp.simd_tier(), _core.simd_enabled())"
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "MEMCOMP_SIMD": env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [tier, str(enabled)]
+
+
+def test_info_reports_the_tiers():
+    """memcomp info: the active tier and the CPU's highest, as columns of every row."""
+    from memcomp.cli import main
+
+    for t in SUPPORTED:
+        out = io.StringIO()
+        with at_tier(t):
+            assert main(["info", "--csv", "--sample-bytes", "65536"], out=out) == 0
+        rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+        assert rows and all(r["simd_tier"] == t and r["simd_tier_supported"] == SUPPORTED[-1] for r in rows)
