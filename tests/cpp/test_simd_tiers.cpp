@@ -10,6 +10,7 @@
 
 #include "analysis/kernels/bus.hpp"
 #include "analysis/kernels/ec_run.hpp"
+#include "codecs/kernels/bdi.hpp"
 #include "codecs/kernels/e2mc.hpp"
 #include "codecs/kernels/fibonacci.hpp"
 #include "codecs/kernels/fpc.hpp"
@@ -168,6 +169,27 @@ TEST(KernelTables, Fpc) {
   expect_tiers_equal("fpc.gem5");
   expect_tiers_equal("fpc.mc");
   expect_tiers_equal("fpc.skku");  // accounting-only: measure
+}
+
+TEST(KernelTables, Bdi) {
+  expect_table(
+      [] {
+        const BdiKernels& k = bdi_kernels();
+        std::vector<bool> set;
+        for (const std::size_t b : {32u, 64u, 128u, 256u})
+          for (const bool sym : {false, true}) {
+            for (const bool big : {false, true})
+              set.insert(set.end(), {k.measure_range(b, sym, big) != nullptr, k.classify(b, sym, big) != nullptr,
+                                     k.write_deltas(b, sym, big) != nullptr, k.read_deltas(b, big) != nullptr});
+          }
+        return set;
+      },
+      SimdTier::avx2);
+  EXPECT_EQ(bdi_kernels().measure_range(16, false, false), nullptr);  // no kernel below 32 B
+  expect_tiers_equal("bdi.paper");
+  expect_tiers_equal("bdi.paper", {{"endian", std::string("big")}, {"encoding", std::string("inband")}});
+  expect_tiers_equal("bdi.paper", {{"delta_fit", std::string("symmetric")}});
+  expect_tiers_equal("bdi.paper", {{"immediates", std::string("zero")}, {"repeat4", true}});
 }
 
 TEST(KernelTables, E2mc) {
