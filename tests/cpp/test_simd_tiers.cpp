@@ -11,6 +11,7 @@
 #include "analysis/kernels/bus.hpp"
 #include "analysis/kernels/ec_run.hpp"
 #include "codecs/kernels/bdi.hpp"
+#include "codecs/kernels/cpack.hpp"
 #include "codecs/kernels/e2mc.hpp"
 #include "codecs/kernels/fibonacci.hpp"
 #include "codecs/kernels/fpc.hpp"
@@ -190,6 +191,27 @@ TEST(KernelTables, Bdi) {
   expect_tiers_equal("bdi.paper", {{"endian", std::string("big")}, {"encoding", std::string("inband")}});
   expect_tiers_equal("bdi.paper", {{"delta_fit", std::string("symmetric")}});
   expect_tiers_equal("bdi.paper", {{"immediates", std::string("zero")}, {"repeat4", true}});
+}
+
+TEST(KernelTables, Cpack) {
+  expect_table(
+      [] {
+        const CpackKernels& k = cpack_kernels();
+        return std::vector<bool>{k.measure_range != nullptr, k.encode_range != nullptr, k.encode_sets != nullptr,
+                                 k.encode_block != nullptr, k.decode_lanes != nullptr};
+      },
+      SimdTier::avx2);
+  for (const char* push : {"unmatched", "literal", "nonzero"})
+    for (const char* dict : {"fifo", "deque", "fill"}) {
+      const Options o{{"push", std::string(push)}, {"dictionary", std::string(dict)}};
+      expect_tiers_equal("cpack.paper", o);
+      Options big = o;
+      big["endian"] = std::string("big");
+      big["layout"] = std::string("mc");
+      expect_tiers_equal("cpack.paper", big);
+    }
+  expect_tiers_equal("cpack.paper", {{"init", std::string("zeros")}, {"dictionary", std::string("deque")}});
+  expect_tiers_equal("cpack.paper", {{"persistent", true}});
 }
 
 TEST(KernelTables, E2mc) {

@@ -12,10 +12,12 @@
 namespace memcomp::kernels {
 
 /// The batch helpers of Codec (codec.hpp) for kernels, which run their own loops outside the
-/// codec classes: where a block's stream goes in a range's buffer, and how it is recorded.
+/// codec classes: where a block's stream goes in a range's buffer, how it is recorded, and the
+/// error of a stream the codec cannot write.
 struct Range : Codec {
   using Codec::append_streams;
   using Codec::block_writer;
+  using Codec::not_decodable;
   using Codec::range_bytes;
   using Codec::record_block;
 };
