@@ -291,7 +291,7 @@ struct MpcSimd {
     const __m256i lo = _mm256_permute2x128_si256(v, v, 0x00), hi = _mm256_permute2x128_si256(v, v, 0x11);
     const std::size_t n = N ? N : avx2_.size();
     if (n == 0 || n > 5) __builtin_unreachable();  // a model has 1 to 5 modules
-    __m256i cells[5] = {};  // (n of them set: 1 to 5)
+    __m256i cells[5] = {};                         // (n of them set: 1 to 5)
     for (std::size_t k = 0; k < n; ++k) cells[k] = mpc_avx2::cells<G2>(avx2_[k], lo, hi);
     const int best = most_leading_zero_rows(cells, n);
     g = cells[best];

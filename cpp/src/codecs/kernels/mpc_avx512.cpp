@@ -76,7 +76,7 @@ struct MpcAvx512 : MpcSimd {
   MEMCOMP_AVX512_INLINE int select_rtl512(__m256i v, __m256i& g) const {
     const std::size_t n = N ? N : avx512_.size();
     if (n == 0 || n > 5) __builtin_unreachable();  // a model has 1 to 5 modules
-    __m256i cells[5] = {};  // (n of them set: 1 to 5)
+    __m256i cells[5] = {};                         // (n of them set: 1 to 5)
     for (std::size_t k = 0; k < n; ++k) cells[k] = mpc_avx512::cells<G2>(avx512_[k], v);
     const int best = most_leading_zero_rows(cells, n);
     g = cells[best];
