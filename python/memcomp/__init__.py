@@ -19,7 +19,7 @@ from ._version import __version__ as __version__
 # name -> the module that defines it (a submodule: its own name)
 _WHERE = {
     **{m: m for m in ("e2mc", "energy", "entropy", "mpc", "slc", "toggles", "workloads")},
-    "CorruptStreamError": "_core",
+    **{n: "_core" for n in ("CorruptStreamError", "set_simd_tier", "simd_tier", "simd_tier_supported")},
     "MemcompWarning": "_common",
     "MetricWarning": "slc",
     "SkippedCodecWarning": "report",
@@ -61,6 +61,9 @@ __all__ = [
     "parse_policy",
     "save_dump",
     "sectorize",
+    "set_simd_tier",
+    "simd_tier",
+    "simd_tier_supported",
     "slc",
     "toggles",
     "workloads",
@@ -84,7 +87,7 @@ def __dir__() -> List[str]:
 if TYPE_CHECKING:
     from . import e2mc, energy, entropy, mpc, slc, toggles, workloads
     from ._common import MemcompWarning
-    from ._core import CorruptStreamError
+    from ._core import CorruptStreamError, set_simd_tier, simd_tier, simd_tier_supported
     from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
     from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
     from .io import Dump, open_dump, open_dumps, register_reader, save_dump

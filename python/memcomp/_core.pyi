@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -203,23 +203,35 @@ def release_buffers() -> None:
     """
 def set_simd(enabled: bool) -> None:
     """
-    Turns the SIMD fast paths on (default, where the CPU has them) or off (the scalar reference).
+    Turns the SIMD fast paths on (default, where the CPU has them; the tier set before) or off (the scalar reference, as MEMCOMP_SIMD=0).
     """
 def set_simd_avx512(enabled: bool) -> None:
     """
-    Lets the AVX-512 fast paths run (default) or holds every fast path to AVX2 (as MEMCOMP_SIMD=avx2).
+    Lets the AVX-512 tier run (default) or holds every fast path to AVX2 at most (as MEMCOMP_SIMD=avx2).
+    """
+def set_simd_tier(tier: str) -> None:
+    """
+    Runs the kernels of a SIMD tier, 'scalar', 'avx2' or 'avx512' (every tier gives the same bits), and turns the fast paths on; ValueError for a tier above simd_tier_supported(). 'scalar' keeps the portable shortcuts; set_simd(False) is the whole scalar reference.
     """
 def simd_avx2() -> bool:
     """
-    True when the AVX2 fast paths run (the CPU has AVX2, SIMD on).
+    True when the SIMD tier is avx2 or avx512 (simd_tier()).
     """
 def simd_avx512() -> bool:
     """
-    True when the AVX-512 fast paths run (the CPU has AVX-512 F/BW/VL/DQ/VBMI/BITALG/VPOPCNTDQ and GFNI, SIMD on, not held to AVX2).
+    True when the SIMD tier is avx512 (the CPU has AVX-512 F/BW/VL/DQ/VBMI/BITALG/VPOPCNTDQ and GFNI, SIMD on, not held to AVX2).
     """
 def simd_enabled() -> bool:
     """
     False after set_simd(False) or with MEMCOMP_SIMD=0.
+    """
+def simd_tier() -> str:
+    """
+    The SIMD tier the kernels run: 'scalar', 'avx2' or 'avx512' ('scalar' after set_simd(False)).
+    """
+def simd_tier_supported() -> str:
+    """
+    The highest SIMD tier this CPU has: 'scalar', 'avx2' or 'avx512'.
     """
 def symbol_histogram(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], symbol_bits: typing.SupportsInt | typing.SupportsIndex, per_position: bool = False, endian: str = 'little', threads: typing.Any = None) -> dict:
     """

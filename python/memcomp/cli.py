@@ -556,6 +556,8 @@ def _model_rows(path: str, model) -> List[dict]:
 def _cmd_info(args, out: TextIO) -> int:
     import pandas as pd
 
+    from . import _core
+
     models = [(p, m) for p in args.dumps for m in [_model_file(p)] if m is not None]
     if models:
         if len(models) != len(args.dumps):
@@ -578,6 +580,8 @@ def _cmd_info(args, out: TextIO) -> int:
                 "dropped_bytes": d.dropped_bytes,
                 "zero_block_share": zero / max(n, 1),  # all-zero blocks / blocks
                 "byte_entropy": float(-(p * np.log2(p)).sum()),
+                "simd_tier": _core.simd_tier(),  # the kernels' tier (memcomp.set_simd_tier)
+                "simd_tier_supported": _core.simd_tier_supported(),  # this CPU's highest
             }
         )
     _emit(pd.DataFrame(rows), args, out)
@@ -825,7 +829,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
     r.add_argument("-o", "--output", required=True, help="the HTML file to write")
 
-    i = command("info", help="what the dumps hold: datasets, sizes, zero blocks, byte entropy")
+    i = command("info", help="what the dumps hold: datasets, sizes, zero blocks, byte entropy; the SIMD tier")
     data(i)
     output(i)
 

@@ -1,14 +1,21 @@
 """Every SIMD fast path equals its scalar reference bit for bit (issue 15). The core picks its
-kernels at run time (AVX-512 or AVX2 where the CPU has them); ``_core.set_simd(False)`` (or
-MEMCOMP_SIMD=0) runs the portable scalar code instead, ``_core.set_simd_avx512(False)`` (or
-MEMCOMP_SIMD=avx2) holds the fast paths to AVX2, and each tier the CPU has is compared. Every preset under hypothesis-drawn option combinations,
+kernels at run time from one kernel table per tier (issue 36: ``memcomp.simd_tier()``, by default
+the CPU's highest of scalar, avx2, avx512); ``_core.set_simd(False)`` (or MEMCOMP_SIMD=0) runs the
+portable scalar code instead, ``memcomp.set_simd_tier`` (or MEMCOMP_SIMD=scalar|avx2|avx512) picks
+a tier, and each tier the CPU has is compared. Every preset under hypothesis-drawn option combinations,
 block sizes and data (random, adversarial, realistic, and values on every delta boundary) must
 measure, encode and decode the same either way, so a new fast path is covered by construction."""
 
 import contextlib
+import csv
 import dataclasses
+import functools
+import io
 import json
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -42,9 +49,24 @@ def avx2_only():
         _core.set_simd_avx512(True)
 
 
+#: The tiers, lowest first, and the ones this CPU has.
+TIERS = ("scalar", "avx2", "avx512")
+SUPPORTED = TIERS[: TIERS.index(memcomp.simd_tier_supported()) + 1]
+
+
+@contextlib.contextmanager
+def at_tier(name):
+    """The kernels of tier `name` (scalar: no ISA kernels, the portable shortcuts on)."""
+    memcomp.set_simd_tier(name)
+    try:
+        yield
+    finally:
+        memcomp.set_simd_tier(memcomp.simd_tier_supported())
+
+
 def tiers():
-    """The fast tiers this CPU runs: its best one, and AVX2 as well when that is AVX-512."""
-    return [contextlib.nullcontext] + ([avx2_only] if _core.simd_avx512() else [])
+    """Every tier this CPU has, each as a context."""
+    return [functools.partial(at_tier, t) for t in SUPPORTED]
 
 
 def boundary_blocks(B, seed):
@@ -87,12 +109,18 @@ def _mixed(B, seed):
     return np.ascontiguousarray(x[rng.permutation(len(x))])
 
 
-def _assert_same(codec, x):
+def _reference(codec, x):
+    """Sizes, streams and decoded blocks of the scalar reference (set_simd(False))."""
     with scalar():
         ref = codec.measure(x, threads=1)
         ref_enc = codec.encode(x, threads=1) if codec.exact else None
         ref_dec = codec.decode(ref_enc, threads=1) if codec.exact else None
-    for tier in tiers():
+    return ref, ref_enc, ref_dec
+
+
+def _assert_same(codec, x, tier_names=None, reference=None):
+    ref, ref_enc, ref_dec = reference or _reference(codec, x)
+    for tier in tiers() if tier_names is None else [functools.partial(at_tier, t) for t in tier_names]:
         with tier():
             got = codec.measure(x, threads=2)
             for col in ("size_bits", "payload_bits", "meta_bits", "header_bits", "tag_bits", "mode"):
@@ -116,8 +144,11 @@ def test_the_switch_works():
     flags = _cpu_flags()
     if flags is not None:  # the tier runs exactly where the CPU has all of it
         assert _core.simd_avx512() == (flags >= AVX512_TIER)
+        assert (memcomp.simd_tier_supported() == "avx512") == (flags >= AVX512_TIER)
+        assert (memcomp.simd_tier_supported() != "scalar") == (flags >= AVX2_TIER)
 
 
+AVX2_TIER = {"avx2", "bmi1", "bmi2", "popcnt", "ssse3"}
 AVX512_TIER = {"avx2", "bmi2", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512vbmi", "avx512_bitalg"}
 AVX512_TIER |= {"avx512_vpopcntdq", "gfni"}
 
@@ -132,15 +163,55 @@ def _cpu_flags():
     return set(line.split(":", 1)[1].split()) if line else None
 
 
+_REFERENCES: dict = {}
+
+
+@pytest.mark.parametrize("tier", SUPPORTED)
 @pytest.mark.parametrize(
     "name,B", [(n, B) for n in NAMES for B in memcomp.VALID_BLOCK_BYTES if memcomp.get_codec(n).supports(B)]
 )
-def test_presets_equal_the_scalar_reference(name, B):
+def test_presets_equal_the_scalar_reference(name, B, tier):
+    """Each tier the CPU has (memcomp.set_simd_tier) x every preset x every block size: the same
+    sizes, streams and decoded blocks as the scalar reference on boundary, adversarial, random and
+    realistic (memcomp.workloads.sample_dump) blocks."""
     codec = memcomp.get_codec(name)
     if codec.requires_fit:
         codec = codec.fit(realistic(B, 1 << 14, seed=1))
-    x = np.concatenate([boundary_blocks(B, 1), adversarial(B, 2), realistic(B, 1 << 16, seed=3)])
-    _assert_same(codec, np.ascontiguousarray(x))
+    rng = np.random.default_rng(B)
+    x = np.concatenate(
+        [
+            boundary_blocks(B, 1),
+            adversarial(B, 2),
+            rng.integers(0, 256, (64, B), dtype=np.uint8),
+            realistic(B, 1 << 16, seed=3),
+        ]
+    )
+    x = np.ascontiguousarray(x)
+    if (name, B) not in _REFERENCES:  # one reference for every tier's case
+        _REFERENCES.clear()
+        _REFERENCES[name, B] = _reference(codec, x)
+    _assert_same(codec, x, [tier], _REFERENCES[name, B])
+
+
+def test_tiers_name_their_choices():
+    """set_simd_tier takes the tiers by name, up to the CPU's; simd_tier reports the active one."""
+    assert memcomp.simd_tier() == memcomp.simd_tier_supported() == SUPPORTED[-1]
+    for t in SUPPORTED:
+        with at_tier(t):
+            assert memcomp.simd_tier() == t and _core.simd_enabled()
+            assert _core.simd_avx2() == (t != "scalar") and _core.simd_avx512() == (t == "avx512")
+            with scalar():
+                assert memcomp.simd_tier() == "scalar"
+            assert memcomp.simd_tier() == t  # set_simd(True) brings the tier back
+    assert memcomp.simd_tier() == SUPPORTED[-1]
+    with pytest.raises(ValueError, match=r"'avx1' is none of scalar, avx2, avx512 \(this CPU has up to "):
+        memcomp.set_simd_tier("avx1")
+    with pytest.raises(TypeError):
+        memcomp.set_simd_tier(2)
+    for t in TIERS[len(SUPPORTED) :]:  # above the CPU (none on an AVX-512 machine)
+        with pytest.raises(ValueError, match=f"SIMD tier {t} is above this CPU's highest, {SUPPORTED[-1]}"):
+            memcomp.set_simd_tier(t)
+    assert memcomp.simd_tier() == SUPPORTED[-1]
 
 
 @pytest.mark.parametrize("preset", NAMES)
@@ -270,3 +341,44 @@ def test_damaged_streams_decode_alike(name, options, B):
         assert got is None or np.array_equal(got, ref), trial
         outcomes.add(got is None)
     assert outcomes == {True, False}  # both refusals and decodable damage were met
+
+
+def _lower(a, b):
+    return a if TIERS.index(a) <= TIERS.index(b) else b
+
+
+@pytest.mark.parametrize(
+    "env,tier,enabled",
+    [
+        ("0", "scalar", False),  # the whole scalar reference
+        ("scalar", "scalar", True),  # no ISA kernels, the shortcuts on
+        ("avx2", _lower("avx2", SUPPORTED[-1]), True),
+        ("avx512", SUPPORTED[-1], True),
+        ("", SUPPORTED[-1], True),  # unset: the CPU's highest
+    ],
+)
+def test_the_environment_caps_the_tier(env, tier, enabled):
+    """MEMCOMP_SIMD at load time: 0 is set_simd(False); scalar, avx2, avx512 cap the tier at the
+    CPU's."""
+    code = "import memcomp; from memcomp import _core; print(memcomp.simd_tier(), _core.simd_enabled())"
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "MEMCOMP_SIMD": env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [tier, str(enabled)]
+
+
+def test_info_reports_the_tiers():
+    """memcomp info: the active tier and the CPU's highest, as columns of every row."""
+    from memcomp.cli import main
+
+    for t in SUPPORTED:
+        out = io.StringIO()
+        with at_tier(t):
+            assert main(["info", "--csv", "--sample-bytes", "65536"], out=out) == 0
+        rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+        assert rows and all(r["simd_tier"] == t and r["simd_tier_supported"] == SUPPORTED[-1] for r in rows)

@@ -304,3 +304,60 @@ def test_encode_and_ec_in_one_pass_holds_a_stateful_codec_throughout():
         stop.set()
         t.join()
     _assert_same(got, [want] * 3)
+
+
+#: The SIMD tiers this CPU has, lowest first (memcomp.set_simd_tier).
+SUPPORTED = ("scalar", "avx2", "avx512")[: ("scalar", "avx2", "avx512").index(memcomp.simd_tier_supported()) + 1]
+
+
+@contextlib.contextmanager
+def at_tier(name):
+    memcomp.set_simd_tier(name)
+    try:
+        yield
+    finally:
+        memcomp.set_simd_tier(memcomp.simd_tier_supported())
+
+
+def _counts(blocks, enc, bus):
+    """Bus counts of the raw blocks and of the streams, and Energy Control over both."""
+    raw, comp = T.count(blocks, **bus), T.count(enc, **bus)
+    return raw, comp, T.energy_control(blocks, enc, "ec2", per_block=True, **bus)
+
+
+@pytest.mark.parametrize("tier", SUPPORTED)
+@pytest.mark.parametrize(
+    "bus",
+    [
+        dict(channel="noc", flit_bytes=32),
+        dict(channel="noc", flit_bytes=8, init=1),
+        dict(channel="dram", bus_bits=64, burst_length=8, dbi="dc"),
+        dict(channel="dram", bus_bits=32, burst_length=8, dbi="ac", ac_threshold=2),
+    ],
+)
+def test_bus_counts_equal_across_tiers(tier, bus):
+    """Each tier the CPU has counts the same ones, zeros and toggles, per block and in total, and
+    makes the same Energy Control decisions as the scalar reference (set_simd(False))."""
+    rng = np.random.default_rng(9)
+    blocks = np.ascontiguousarray(
+        np.concatenate(
+            [
+                realistic(32, 1 << 16, seed=6),
+                rng.integers(0, 256, (200, 32), dtype=np.uint8),
+                np.zeros((40, 32), np.uint8),
+                adversarial(32, 4),
+            ]
+        )
+    )
+    for name in ("bdi.paper", "fpc.paper"):
+        enc = memcomp.get_codec(name).encode(blocks, threads=1)
+        with reference():
+            want = _counts(blocks, enc, bus)
+        with at_tier(tier):
+            got = _counts(blocks, enc, bus)
+        for g, w in zip(got[:2], want[:2]):
+            assert g.columns.keys() == w.columns.keys()
+            for k in w.columns:
+                assert np.array_equal(g.columns[k], w.columns[k]), (name, tier, k)
+            assert g.stats == w.stats and g.state == w.state, (name, tier)
+        _assert_same([got[2]], [want[2]])

@@ -1,12 +1,14 @@
 // memcomp analysis: bus counts of raw blocks and compressed streams (SPEC 2; P2 = toggle-aware
 // compression, HPCA'16, §5.1: bit toggles on on-chip flits; §5.2: zeros and transitions on a DRAM
-// bus, back to idle after a burst). DBI is in bus_dbi.cpp, the kernels in detail/bus_kernels.hpp.
+// bus, back to idle after a burst). DBI is in bus_dbi.cpp, the kernels in detail/bus_kernels.hpp
+// and kernels/bus.hpp.
 #include "memcomp/analysis/bus.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "kernels/bus.hpp"
 #include "memcomp/analysis/detail/bus_kernels.hpp"
 #include "memcomp/core/error.hpp"
 #include "memcomp/core/simd.hpp"
@@ -59,13 +61,7 @@ void blocks_kernel(const std::uint8_t* data, std::size_t n, std::size_t b, std::
 }
 
 // PopFast where the CPU has POPCNT (asked at run time on x86-64, where the baseline lacks it).
-#if defined(__GNUC__) && defined(__x86_64__)
-const bool kHwPop = __builtin_cpu_supports("popcnt");
-#elif defined(__GNUC__)
-const bool kHwPop = true;
-#else
-const bool kHwPop = false;
-#endif
+const bool kHwPop = cpu_has_popcnt();
 const PlainFn kPlain = kHwPop ? &plain_kernel<PopFast> : &plain_kernel<PopGeneric>;
 const BlocksFn kBlocks = kHwPop ? &blocks_kernel<PopFast> : &blocks_kernel<PopGeneric>;
 
@@ -77,24 +73,6 @@ void set_data(BusCounts& r, const Plain& t, std::uint64_t wire_bits) {
   r.t10 = static_cast<std::uint32_t>(t.toggles - r.t01);
 }
 
-/// StreamBounds in one pass without branches.
-MEMCOMP_INLINE StreamBounds stream_bounds(const StreamsView& s) {
-  StreamBounds b;
-  for (std::size_t i = 0; i < s.n_blocks; ++i) {
-    const std::uint64_t off = s.bit_offsets[i];
-    const std::uint32_t len = s.bit_lengths[i];
-    b.low |= off;
-    b.max_off = std::max(b.max_off, off);
-    b.max_end = std::max(b.max_end, off + len);
-    b.longest = std::max(b.longest, len);
-    b.shortest = std::min(b.shortest, len);
-  }
-  return b;
-}
-#if defined(MEMCOMP_X86_SIMD)
-MEMCOMP_AVX2 StreamBounds stream_bounds_avx2(const StreamsView& s) { return stream_bounds(s); }
-#endif
-
 }  // namespace
 
 namespace detail::bus {
@@ -103,11 +81,7 @@ bool hw_popcount() noexcept { return kHwPop; }
 
 StreamBounds checked_bounds(const StreamsView& s) {
   const std::uint64_t total = std::uint64_t{s.data_bytes} * 8;
-#if defined(MEMCOMP_X86_SIMD)
-  const StreamBounds b = simd_avx2() ? stream_bounds_avx2(s) : stream_bounds(s);
-#else
-  const StreamBounds b = stream_bounds(s);
-#endif
+  const StreamBounds b = bus_kernels().stream_bounds(s);
   if ((b.low & 7) || b.max_off > total || b.max_end > total) check_streams(s);
   return b;
 }

@@ -16,6 +16,7 @@
 #include "memcomp/core/bits.hpp"
 #include "memcomp/core/error.hpp"
 #include "memcomp/core/parallel.hpp"
+#include "memcomp/core/simd.hpp"
 
 namespace memcomp {
 namespace {
@@ -546,10 +547,7 @@ __attribute__((target("popcnt"))) void co_zero_tile_popcnt(const std::uint64_t* 
     }
   }
 }
-bool have_popcnt() {
-  static const bool ok = __builtin_cpu_supports("popcnt");
-  return ok;
-}
+bool have_popcnt() { return cpu_has_popcnt(); }
 #endif
 
 void co_zero(const std::uint64_t* z, std::size_t w, std::uint64_t* co) {

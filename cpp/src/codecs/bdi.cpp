@@ -20,242 +20,15 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/bdi.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/core/simd.hpp"
 #include "memcomp/stats/policy.hpp"
 
-#if defined(MEMCOMP_X86_SIMD)
-#include <immintrin.h>
-#endif
-
 namespace memcomp {
 namespace {
 
-enum : int { kZero = 0, kRep8 = 1, kRep4 = 8, kRaw = 15 };
-
-struct Delta {
-  int id;
-  unsigned k, d;
-};
-constexpr Delta kDeltas[] = {{2, 8, 1}, {3, 8, 2}, {4, 8, 4}, {5, 4, 1}, {6, 4, 2}, {7, 2, 1}};
-inline const Delta* find_delta(int id) { return id >= 2 && id <= 7 ? &kDeltas[id - 2] : nullptr; }
-
-#if defined(MEMCOMP_X86_SIMD)
-// AVX2 classification (run-time dispatched; equal to BDI::choose bit for bit, see the tests).
-// A 32-byte register holds 32/k elements of k bytes. Per (k, d) candidate: the lanes that are
-// not immediates (outside the signed d-byte range), the first of them is the base, and the
-// candidate fits iff every such lane's wrapped difference from the base is in range too.
-namespace bdi_avx2 {
-
-template <unsigned K>
-MEMCOMP_AVX2_INLINE __m256i set1(std::uint64_t v) {
-  if constexpr (K == 8)
-    return _mm256_set1_epi64x(static_cast<long long>(v));
-  else if constexpr (K == 4)
-    return _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(v)));
-  else
-    return _mm256_set1_epi16(static_cast<short>(static_cast<std::uint16_t>(v)));
-}
-template <unsigned K>
-MEMCOMP_AVX2_INLINE __m256i gt(__m256i a, __m256i b) {
-  if constexpr (K == 8)
-    return _mm256_cmpgt_epi64(a, b);
-  else if constexpr (K == 4)
-    return _mm256_cmpgt_epi32(a, b);
-  else
-    return _mm256_cmpgt_epi16(a, b);
-}
-template <unsigned K>
-MEMCOMP_AVX2_INLINE __m256i sub(__m256i a, __m256i b) {
-  if constexpr (K == 8)
-    return _mm256_sub_epi64(a, b);
-  else if constexpr (K == 4)
-    return _mm256_sub_epi32(a, b);
-  else
-    return _mm256_sub_epi16(a, b);
-}
-// Lanes (all ones) whose signed value lies outside the d-byte range: [-h-1, h] for the signed
-// fit, [-h, h] for the symmetric one, h = 2^(8d-1) - 1. The signed test folds negative x onto
-// ~x (x ^ sign), which is in [0, h] iff x is in range: one compare.
-template <unsigned K, bool Sym>
-MEMCOMP_AVX2_INLINE __m256i outside(__m256i x, __m256i h, __m256i neg_h) {
-  if constexpr (Sym) {
-    return _mm256_or_si256(gt<K>(x, h), gt<K>(neg_h, x));
-  } else {
-    const __m256i sign = gt<K>(_mm256_setzero_si256(), x);
-    return gt<K>(_mm256_xor_si256(x, sign), h);
-  }
-}
-
-template <std::size_t B, unsigned K, unsigned D, bool Sym, bool Big>
-MEMCOMP_AVX2_INLINE unsigned candidate_fits(const __m256i (&x)[B / 32], const std::uint8_t* blk) {
-  constexpr std::size_t R = B / 32, W = (B + 63) / 64;
-  constexpr std::uint64_t hv = (std::uint64_t{1} << (8 * D - 1)) - 1;
-  const __m256i h = set1<K>(hv), neg_h = set1<K>(~hv + 1);
-  __m256i bad[R];
-  std::uint64_t m[W] = {};
-  for (std::size_t r = 0; r < R; ++r) {
-    bad[r] = outside<K, Sym>(x[r], h, neg_h);
-    m[r / 2] |= std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(bad[r]))} << (32 * (r % 2));
-  }
-  // The base is the first lane that is not an immediate; without one, the last lane stands in
-  // (no lane is tested against it).
-  m[W - 1] |= std::uint64_t{1} << ((B - K) % 64);
-  std::size_t first = 0;
-  for (std::size_t w = W; w-- > 0;) first = m[w] ? 64 * w + static_cast<std::size_t>(_tzcnt_u64(m[w])) : first;
-  const std::uint64_t bv = load_k(blk + first, K, Big ? Endian::big : Endian::little);
-  __m256i acc = _mm256_setzero_si256();
-  const __m256i base = set1<K>(bv);
-  if constexpr (Sym) {
-    for (std::size_t r = 0; r < R; ++r)
-      acc = _mm256_or_si256(acc, _mm256_and_si256(bad[r], outside<K, Sym>(sub<K>(x[r], base), h, neg_h)));
-    return static_cast<unsigned>(_mm256_testz_si256(acc, acc));
-  } else {
-    // A wrapped delta fits the signed d-byte range iff delta + 2^(8d-1) has no bit at or above
-    // 8d in its lane: one subtraction of (base - 2^(8d-1)) per register, and one test at the end.
-    const __m256i shift = sub<K>(base, set1<K>(hv + 1));
-    for (std::size_t r = 0; r < R; ++r) acc = _mm256_or_si256(acc, _mm256_and_si256(bad[r], sub<K>(x[r], shift)));
-    return static_cast<unsigned>(_mm256_testz_si256(acc, set1<K>(~low_mask(8 * D))));
-  }
-}
-
-// Lanes of K bytes read as big-endian numbers: reverse the bytes of each lane.
-template <unsigned K>
-MEMCOMP_AVX2_INLINE __m256i swap_lanes(__m256i v) {
-  alignas(32) std::uint8_t idx[32];
-  for (unsigned i = 0; i < 32; ++i) idx[i] = static_cast<std::uint8_t>((i & 15u & ~(K - 1)) + (K - 1 - (i & (K - 1))));
-  return _mm256_shuffle_epi8(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(idx)));
-}
-
-// The n-bit explicit mask of K-byte lanes (bit j: lane j of the block) from the byte mask of
-// one register of them.
-template <unsigned K>
-MEMCOMP_AVX2_INLINE std::uint64_t lane_bits(__m256i bad) {
-  if constexpr (K == 8) {
-    return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(bad)));
-  } else if constexpr (K == 4) {
-    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(bad)));
-  } else {  // every other bit of the byte mask
-    std::uint64_t m = static_cast<std::uint32_t>(_mm256_movemask_epi8(bad)) & 0x55555555u;
-    m = (m | m >> 1) & 0x33333333u;
-    m = (m | m >> 2) & 0x0F0F0F0Fu;
-    m = (m | m >> 4) & 0x00FF00FFu;
-    return (m | m >> 8) & 0xFFFFu;
-  }
-}
-
-inline std::uint64_t reverse_bits(std::uint64_t x) {
-  x = __builtin_bswap64(x);
-  x = (x & 0x0F0F0F0F0F0F0F0Full) << 4 | (x >> 4 & 0x0F0F0F0F0F0F0F0Full);
-  x = (x & 0x3333333333333333ull) << 2 | (x >> 2 & 0x3333333333333333ull);
-  return (x & 0x5555555555555555ull) << 1 | (x >> 1 & 0x5555555555555555ull);
-}
-
-// The body of a (K, D) delta encoding of a block that fits it (BDI::encode's format): the
-// explicit mask (lane 0 first), the base (the first explicit lane, 0 without one), and each
-// lane's low D bytes (less the base where explicit), most significant byte first, packed by
-// byte shuffles.
-template <std::size_t B, unsigned K, unsigned D, bool Sym, bool Big>
-MEMCOMP_AVX2_INLINE void write_deltas(const std::uint8_t* blk, BitWriter& w) {
-  constexpr std::size_t R = B / 32, n = B / K, per = 32 / K, W = (n + 63) / 64, half = 16 * D / K;
-  constexpr std::uint64_t hv = (std::uint64_t{1} << (8 * D - 1)) - 1;
-  const __m256i h = set1<K>(hv), neg_h = set1<K>(~hv + 1);
-  __m256i x[R], bad[R];
-  std::uint64_t m[W] = {};
-  for (std::size_t r = 0; r < R; ++r) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
-    x[r] = Big ? swap_lanes<K>(v) : v;
-    bad[r] = outside<K, Sym>(x[r], h, neg_h);
-    m[r * per / 64] |= lane_bits<K>(bad[r]) << (r * per % 64);
-  }
-  std::size_t first = n;
-  for (std::size_t q = W; q-- > 0;) first = m[q] ? 64 * q + static_cast<std::size_t>(_tzcnt_u64(m[q])) : first;
-  const std::uint64_t bv = first < n ? load_k(blk + K * first, K, Big ? Endian::big : Endian::little) : 0;
-  for (std::size_t q = 0; q < W; ++q) {
-    constexpr unsigned last = n % 64 ? n % 64 : 64;
-    const unsigned bits = q + 1 < W ? 64u : last;
-    w.write(reverse_bits(m[q]) >> (64 - bits), bits);
-  }
-  w.write(bv, 8 * K);
-  // Byte t of lane j's field (t = 0 its top byte) is byte D - 1 - t of the lane's value.
-  alignas(32) std::uint8_t idx[32];
-  for (unsigned i = 0; i < 16; ++i) {
-    const unsigned j = i / D, t = i % D;
-    idx[i] = idx[16 + i] = i < half ? static_cast<std::uint8_t>(j * K + D - 1 - t) : 0x80u;
-  }
-  const __m256i pick = _mm256_load_si256(reinterpret_cast<const __m256i*>(idx)), base = set1<K>(bv);
-  std::uint8_t out[n * D + 16];
-  for (std::size_t r = 0; r < R; ++r) {
-    const __m256i p = _mm256_shuffle_epi8(sub<K>(x[r], _mm256_and_si256(bad[r], base)), pick);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * r * half), _mm256_castsi256_si128(p));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (2 * r + 1) * half), _mm256_extracti128_si256(p, 1));
-  }
-  w.write_bytes(out, n * D);
-}
-
-// All ones in lane j of K-byte lanes where bit j of `bits` is set.
-template <unsigned K>
-MEMCOMP_AVX2_INLINE __m256i lanes_of(std::uint64_t bits) {
-  if constexpr (K == 8) {
-    const __m256i sel = _mm256_setr_epi64x(1, 2, 4, 8);
-    return _mm256_cmpeq_epi64(_mm256_and_si256(set1<8>(bits), sel), sel);
-  } else if constexpr (K == 4) {
-    const __m256i sel = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    return _mm256_cmpeq_epi32(_mm256_and_si256(set1<4>(bits), sel), sel);
-  } else {
-    const __m256i sel = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
-                                          static_cast<short>(32768));
-    return _mm256_cmpeq_epi16(_mm256_and_si256(set1<2>(bits), sel), sel);
-  }
-}
-
-// Arithmetic right shift of K-byte lanes by S bits (AVX2 has none for 64-bit lanes).
-template <unsigned K, int S>
-MEMCOMP_AVX2_INLINE __m256i sra(__m256i x) {
-  if constexpr (K == 8) {
-    const __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
-    return _mm256_or_si256(_mm256_srli_epi64(x, S), _mm256_slli_epi64(sign, 64 - S));
-  } else if constexpr (K == 4) {
-    return _mm256_srai_epi32(x, S);
-  } else {
-    return _mm256_srai_epi16(x, S);
-  }
-}
-
-// The inverse of write_deltas (BDI::decode's format): each field's bytes to the top of its
-// lane, shifted down with its sign, plus the base where explicit.
-template <std::size_t B, unsigned K, unsigned D, bool Big>
-MEMCOMP_AVX2_INLINE void read_deltas(BitReader& in, std::uint8_t* out) {
-  constexpr std::size_t R = B / 32, n = B / K, per = 32 / K, W = (n + 63) / 64, half = 16 * D / K;
-  std::uint64_t m[W];
-  for (std::size_t q = 0; q < W; ++q) {
-    constexpr unsigned last = n % 64 ? n % 64 : 64;
-    const unsigned bits = q + 1 < W ? 64u : last;
-    m[q] = reverse_bits(in.read(bits) << (64 - bits));
-  }
-  const __m256i minus_base = set1<K>(0 - in.read(8 * K));
-  std::uint8_t f[n * D + 16];
-  std::memset(f + n * D, 0, 16);
-  in.read_bytes(f, n * D);
-  // Lane byte K - D + b (b = 0 the field's least significant) is byte D - 1 - b of lane j's field.
-  alignas(32) std::uint8_t idx[32];
-  for (unsigned i = 0; i < 16; ++i) {
-    const unsigned j = i / K, b = i % K;
-    idx[i] = idx[16 + i] = b >= K - D ? static_cast<std::uint8_t>(j * D + K - 1 - b) : 0x80u;
-  }
-  const __m256i put = _mm256_load_si256(reinterpret_cast<const __m256i*>(idx));
-  for (std::size_t r = 0; r < R; ++r) {
-    const __m256i v = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(f + (2 * r + 1) * half),
-                                          reinterpret_cast<const __m128i*>(f + 2 * r * half));
-    __m256i x = sra<K, 8 * (K - D)>(_mm256_shuffle_epi8(v, put));
-    x = sub<K>(x, _mm256_and_si256(lanes_of<K>(m[r * per / 64] >> (r * per % 64)), minus_base));
-    if (Big) x = swap_lanes<K>(x);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * r), x);
-  }
-}
-
-}  // namespace bdi_avx2
-#endif
+using namespace bdi;  // the encodings (kernels/bdi.hpp)
 
 enum class Ext { sign, zero };                     // sub-64-bit immediates: sign- or zero-extended
 enum class Fit { signed_, symmetric, magnitude };  // range a d-byte delta must lie in
@@ -342,35 +115,21 @@ class BDI final : public CodecImpl<BDI> {
  protected:
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
                      const SizeColumns& out) const override {
-#if defined(MEMCOMP_X86_SIMD)
     const std::size_t si = ceil_log2(blocks.block_bytes) - 4;
-    if (measure_avx2_[si] && simd_avx2()) return (this->*measure_avx2_[si])(blocks, begin, end, out);
-#endif
+    if (const auto kernel = classify_ok_ ? bdi_kernels().measure_range(blocks.block_bytes, sym(), big()) : nullptr)
+      return kernel(winner_[si], sizes_[si], blocks, begin, end, out);
     CodecImpl<BDI>::measure_range(blocks, begin, end, out);
-  }
-  std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
-                           std::size_t max_bytes, EncodedBlocks& enc) const override {
-#if defined(MEMCOMP_X86_SIMD)
-    const std::size_t si = ceil_log2(blocks.block_bytes) - 4;
-    if (encode_range_avx2_[si] && simd_avx2())
-      return (this->*encode_range_avx2_[si])(blocks, begin, end, buf, max_bytes, enc);
-#endif
-    return CodecImpl<BDI>::encode_range(blocks, begin, end, buf, max_bytes, enc);
-  }
-  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
-#if defined(MEMCOMP_X86_SIMD)
-    const std::size_t si = ceil_log2(enc.block_bytes) - 4;
-    if (decode_range_avx2_[si] && simd_avx2()) return (this->*decode_range_avx2_[si])(enc, out, begin, end);
-#endif
-    CodecImpl<BDI>::decode_range(enc, out, begin, end);
   }
 
  public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
-#if defined(MEMCOMP_X86_SIMD)
-    const std::size_t si = ceil_log2(b) - 4;
-    if (encode_avx2_[si] && simd_avx2()) return (this->*encode_avx2_[si])(blk, w);
-#endif
+    const BdiKernels& k = bdi_kernels();
+    if (const auto classify = classify_ok_ ? k.classify(b, sym(), big()) : nullptr) {
+      // encode_as with the kernels' classification and delta writer
+      const int id = classify(winner_[ceil_log2(b) - 4], blk);
+      if (const Delta* x = encode_head(id, blk, b, w)) k.write_deltas(b, sym(), big())(x->id, blk, w);
+      return tag_of(id);
+    }
     return encode_as(choose(blk, b), blk, b, w);
   }
 
@@ -432,10 +191,7 @@ class BDI final : public CodecImpl<BDI> {
   void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
     const Delta* x = decode_head(in, tag, out, b);
     if (!x) return;
-#if defined(MEMCOMP_X86_SIMD)
-    const DecodeFn kernel = decode_avx2_[ceil_log2(b) - 4];
-    if (kernel && simd_avx2()) return (this->*kernel)(in, x->id, out);
-#endif
+    if (const auto kernel = bdi_kernels().read_deltas(b, big())) return kernel(x->id, in, out);
     decode_deltas(*x, in, out, b);
   }
 
@@ -604,10 +360,8 @@ class BDI final : public CodecImpl<BDI> {
   // of the narrow base), so the widest delta of each element size is tried first: if it fails,
   // every candidate of that size is skipped.
   int choose(const std::uint8_t* blk, std::size_t b) const {
-#if defined(MEMCOMP_X86_SIMD)
-    const std::size_t si = ceil_log2(b) - 4;
-    if (choose_avx2_[si] && simd_avx2()) return (this->*choose_avx2_[si])(blk);
-#endif
+    if (const auto classify = classify_ok_ ? bdi_kernels().classify(b, sym(), big()) : nullptr)
+      return classify(winner_[ceil_log2(b) - 4], blk);
     unsigned tried = 0, alive = 0;  // bit k: widest delta of element size k tried / fits
     for (int id : ranked_[static_cast<std::size_t>(ceil_log2(b)) - 4]) {
       const Delta* x = find_delta(id);
@@ -626,9 +380,8 @@ class BDI final : public CodecImpl<BDI> {
   }
 
   // The fast paths: a block's candidates as a 9-bit mask (bit i: encoding id i, bit 8: rep4), the
-  // winner of every mask per block size from the ranking, the sizes per encoding id, and the
-  // AVX2 kernels where the configuration has them (sign-extended immediates, signed or
-  // symmetric fit, B >= 32).
+  // winner of every mask per block size from the ranking, the sizes per encoding id, and whether
+  // the configuration takes the kernels' classification (kernels/bdi.hpp; B >= 32).
   void prepare_fast() {
     static constexpr int kIds[] = {kZero, kRep8, 2, 3, 4, 5, 6, 7, kRep4, kRaw};
     for (std::size_t si = 0; si < 5; ++si) {
@@ -645,175 +398,15 @@ class BDI final : public CodecImpl<BDI> {
         winner_[si][mask] = w;
       }
     }
-#if defined(MEMCOMP_X86_SIMD)
-    const bool big = c_.endian == Endian::big;
-    decode_avx2_[1] = big ? &BDI::decode_avx2<32, true> : &BDI::decode_avx2<32, false>;
-    decode_avx2_[2] = big ? &BDI::decode_avx2<64, true> : &BDI::decode_avx2<64, false>;
-    decode_avx2_[3] = big ? &BDI::decode_avx2<128, true> : &BDI::decode_avx2<128, false>;
-    decode_avx2_[4] = big ? &BDI::decode_avx2<256, true> : &BDI::decode_avx2<256, false>;
-    decode_range_avx2_[1] = big ? &BDI::decode_range_avx2<32, true> : &BDI::decode_range_avx2<32, false>;
-    decode_range_avx2_[2] = big ? &BDI::decode_range_avx2<64, true> : &BDI::decode_range_avx2<64, false>;
-    decode_range_avx2_[3] = big ? &BDI::decode_range_avx2<128, true> : &BDI::decode_range_avx2<128, false>;
-    decode_range_avx2_[4] = big ? &BDI::decode_range_avx2<256, true> : &BDI::decode_range_avx2<256, false>;
-    if (c_.immediates != Ext::sign || c_.delta_fit == Fit::magnitude) return;
-    set_kernels<32>(1);
-    set_kernels<64>(2);
-    set_kernels<128>(3);
-    set_kernels<256>(4);
-#endif
+    // The kernels' classification holds for sign-extended immediates and a signed or symmetric fit.
+    classify_ok_ = c_.immediates == Ext::sign && c_.delta_fit != Fit::magnitude;
   }
 
-#if defined(MEMCOMP_X86_SIMD)
-  using MeasureFn = void (BDI::*)(const BlockView&, std::size_t, std::size_t, const SizeColumns&) const;
-  using ChooseFn = int (BDI::*)(const std::uint8_t*) const;
-  using EncodeFn = std::uint32_t (BDI::*)(const std::uint8_t*, BitWriter&) const;
-  using DecodeFn = void (BDI::*)(BitReader&, int, std::uint8_t*) const;
-  using EncodeRangeFn = std::size_t (BDI::*)(const BlockView&, std::size_t, std::size_t, std::uint8_t*, std::size_t,
-                                             EncodedBlocks&) const;
-  using DecodeRangeFn = void (BDI::*)(const EncodedView&, std::uint8_t*, std::size_t, std::size_t) const;
-
-  template <std::size_t B>
-  void set_kernels(std::size_t si) {
-    const bool sym = c_.delta_fit == Fit::symmetric, big = c_.endian == Endian::big;
-    measure_avx2_[si] = sym ? (big ? &BDI::measure_avx2<B, true, true> : &BDI::measure_avx2<B, true, false>)
-                            : (big ? &BDI::measure_avx2<B, false, true> : &BDI::measure_avx2<B, false, false>);
-    choose_avx2_[si] = sym ? (big ? &BDI::choose_avx2<B, true, true> : &BDI::choose_avx2<B, true, false>)
-                           : (big ? &BDI::choose_avx2<B, false, true> : &BDI::choose_avx2<B, false, false>);
-    encode_avx2_[si] = sym ? (big ? &BDI::encode_block_avx2<B, true, true> : &BDI::encode_block_avx2<B, true, false>)
-                           : (big ? &BDI::encode_block_avx2<B, false, true> : &BDI::encode_block_avx2<B, false, false>);
-    encode_range_avx2_[si] =
-        sym ? (big ? &BDI::encode_range_avx2<B, true, true> : &BDI::encode_range_avx2<B, true, false>)
-            : (big ? &BDI::encode_range_avx2<B, false, true> : &BDI::encode_range_avx2<B, false, false>);
-  }
-
-  // The delta encodings of decode.
-  template <std::size_t B, bool Big>
-  MEMCOMP_AVX2_INLINE void decode_avx2(BitReader& in, int id, std::uint8_t* out) const {
-    using namespace bdi_avx2;
-    switch (id) {
-      case 2: return read_deltas<B, 8, 1, Big>(in, out);
-      case 3: return read_deltas<B, 8, 2, Big>(in, out);
-      case 4: return read_deltas<B, 8, 4, Big>(in, out);
-      case 5: return read_deltas<B, 4, 1, Big>(in, out);
-      case 6: return read_deltas<B, 4, 2, Big>(in, out);
-      default: return read_deltas<B, 2, 1, Big>(in, out);
-    }
-  }
-
-  // encode_as with the AVX2 classification and delta writers.
-  template <std::size_t B, bool Sym, bool Big>
-  MEMCOMP_AVX2_INLINE std::uint32_t encode_block_avx2(const std::uint8_t* blk, BitWriter& w) const {
-    using namespace bdi_avx2;
-    const int id = classify_avx2<B, Sym, Big>(blk);
-    if (const Delta* x = encode_head(id, blk, B, w)) {
-      switch (x->id) {
-        case 2: write_deltas<B, 8, 1, Sym, Big>(blk, w); break;
-        case 3: write_deltas<B, 8, 2, Sym, Big>(blk, w); break;
-        case 4: write_deltas<B, 8, 4, Sym, Big>(blk, w); break;
-        case 5: write_deltas<B, 4, 1, Sym, Big>(blk, w); break;
-        case 6: write_deltas<B, 4, 2, Sym, Big>(blk, w); break;
-        default: write_deltas<B, 2, 1, Sym, Big>(blk, w); break;
-      }
-    }
-    return tag_of(id);
-  }
-
-  // A range of blocks: the dispatch once, every block's encoder inline.
-  template <std::size_t B, bool Sym, bool Big>
-  MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
-                                             std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
-    const std::size_t buf_bytes = range_bytes(begin, end, max_bytes);
-    std::size_t at = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      BitWriter w = block_writer(buf, at, max_bytes, buf_bytes);
-      const std::uint32_t tag = encode_block_avx2<B, Sym, Big>(blocks.block(i), w);
-      at = record_block(enc, i, at, tag, w.finish());
-    }
-    return at;
-  }
-  template <std::size_t B, bool Big>
-  MEMCOMP_AVX2 void decode_range_avx2(const EncodedView& enc, std::uint8_t* out, std::size_t begin,
-                                      std::size_t end) const {
-    std::size_t i = begin;
-    try {
-      for (; i < end; ++i) {
-        BitReader r = block_reader(enc, i);
-        std::uint8_t* o = out + i * B;
-        if (const Delta* x = decode_head(r, enc.tags[i], o, B)) decode_avx2<B, Big>(r, x->id, o);
-        if (r.remaining() != 0) trailing_bits(r.remaining());
-      }
-    } catch (const corrupt_stream& err) {
-      in_block(i, err);
-    }
-  }
-
-  template <std::size_t B, bool Sym, bool Big>
-  MEMCOMP_AVX2 int choose_avx2(const std::uint8_t* blk) const {
-    return classify_avx2<B, Sym, Big>(blk);
-  }
-
-  template <std::size_t B, bool Sym, bool Big>
-  MEMCOMP_AVX2_INLINE int classify_avx2(const std::uint8_t* blk) const {
-    using namespace bdi_avx2;
-    constexpr std::size_t R = B / 32;
-    __m256i v[R], x8[R], x4[R], x2[R];
-    __m256i any = _mm256_setzero_si256(), same8 = _mm256_set1_epi8(-1), same4 = same8;
-    const __m256i e8 = _mm256_permute4x64_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)), 0);
-    const __m256i e4 = _mm256_broadcastd_epi32(_mm256_castsi256_si128(e8));
-    for (std::size_t r = 0; r < R; ++r) {
-      v[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
-      any = _mm256_or_si256(any, v[r]);
-      same8 = _mm256_and_si256(same8, _mm256_cmpeq_epi64(v[r], e8));
-      same4 = _mm256_and_si256(same4, _mm256_cmpeq_epi32(v[r], e4));
-      x8[r] = Big ? swap_lanes<8>(v[r]) : v[r];
-      x4[r] = Big ? swap_lanes<4>(v[r]) : v[r];
-      x2[r] = Big ? swap_lanes<2>(v[r]) : v[r];
-    }
-    if (_mm256_testz_si256(any, any)) return winner_[ceil_log2(B) - 4][511];  // zeros: every candidate fits
-    // The widest delta of each element size first. A narrower delta that fits implies the wider
-    // one fits (every delta from the narrower base is within twice its range of the wider base),
-    // and so does a repeat of that element size (all deltas 0). So a block that fits none of the
-    // three is raw (most blocks of real dumps, and in runs, so the branch predicts well), and the
-    // narrower candidates of an element size are tried only if its widest one fits.
-    unsigned cand = bdi_avx2::candidate_fits<B, 8, 4, Sym, Big>(x8, blk) << 4;
-    cand |= bdi_avx2::candidate_fits<B, 4, 2, Sym, Big>(x4, blk) << 6;
-    cand |= bdi_avx2::candidate_fits<B, 2, 1, Sym, Big>(x2, blk) << 7;
-    if (cand == 0) return winner_[ceil_log2(B) - 4][0];
-    if (cand & 1u << 4) {
-      cand |= static_cast<unsigned>(_mm256_movemask_epi8(same8) == -1) << kRep8;
-      cand |= bdi_avx2::candidate_fits<B, 8, 1, Sym, Big>(x8, blk) << 2;
-      cand |= bdi_avx2::candidate_fits<B, 8, 2, Sym, Big>(x8, blk) << 3;
-    }
-    if (cand & 1u << 6) {
-      cand |= static_cast<unsigned>(_mm256_movemask_epi8(same4) == -1) << 8;
-      cand |= bdi_avx2::candidate_fits<B, 4, 1, Sym, Big>(x4, blk) << 5;
-    }
-    return winner_[ceil_log2(B) - 4][cand];
-  }
-
-  template <std::size_t B, bool Sym, bool Big>
-  MEMCOMP_AVX2 void measure_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
-                                 const SizeColumns& out) const {
-    const auto& sizes = sizes_[ceil_log2(B) - 4];
-    std::size_t i = begin;
-    for (; i + 2 <= end; i += 2) {  // two independent blocks in flight: their dependency chains overlap
-      const int a = classify_avx2<B, Sym, Big>(blocks.block(i));
-      const int b = classify_avx2<B, Sym, Big>(blocks.block(i + 1));
-      out.set(i, sizes[static_cast<std::size_t>(a)]);
-      out.set(i + 1, sizes[static_cast<std::size_t>(b)]);
-    }
-    for (; i < end; ++i) out.set(i, sizes[static_cast<std::size_t>(classify_avx2<B, Sym, Big>(blocks.block(i)))]);
-  }
-
-  MeasureFn measure_avx2_[5] = {};
-  ChooseFn choose_avx2_[5] = {};
-  EncodeFn encode_avx2_[5] = {};
-  DecodeFn decode_avx2_[5] = {};
-  EncodeRangeFn encode_range_avx2_[5] = {};
-  DecodeRangeFn decode_range_avx2_[5] = {};
-#endif
+  bool sym() const { return c_.delta_fit == Fit::symmetric; }
+  bool big() const { return c_.endian == Endian::big; }
 
   Config c_;
+  bool classify_ok_ = false;  // the kernels' classification holds for this configuration
   std::vector<int> order_;
   std::vector<int> ranked_[5];  // per block size 16, 32, 64, 128, 256 B
   unsigned enc_bits_ = 0;

@@ -55,6 +55,7 @@
 #include <cstring>
 #include <utility>
 
+#include "kernels/e2mc.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/codecs/huffman.hpp"
 #include "memcomp/codecs/model.hpp"
@@ -434,9 +435,11 @@ class E2MC final : public CodecImpl<E2MC> {
     const std::size_t n = 8 * b / sl_;
     std::uint8_t c[512];  // bits of every symbol (S <= 512), kept only when a block may go lossy
     const bool keep = lossy() && approximable;
-#if defined(MEMCOMP_X86_SIMD)
-    if (sl_ == 32 && positions_ == 1 && !tables_[0].empty() && (flag_miss_ || tables_[0].has_esc()) && simd_avx2()) {
-      const std::uint32_t total = bits32_avx2(blk, n, flag_miss_ ? 1 + sl_ : tables_[0].esc().len + sl_, c);
+    const auto bits32 = e2mc_kernels().bits32;  // the kernel table of the active tier (kernels/e2mc.hpp)
+    if (bits32 != nullptr && sl_ == 32 && positions_ == 1 && !tables_[0].empty() &&
+        (flag_miss_ || tables_[0].has_esc())) {
+      const std::uint32_t total =
+          bits32(tables_[0], endian_ == Endian::big, blk, n, flag_miss_ ? 1 + sl_ : tables_[0].esc().len + sl_, c);
       p.seg[0] = total;  // one segment (SC2), else each segment's from c
       for (unsigned k = 0; k < pdw_ && pdw_ > 1; ++k) {
         std::uint32_t sum = 0;
@@ -444,7 +447,6 @@ class E2MC final : public CodecImpl<E2MC> {
         p.seg[k] = sum;
       }
     } else
-#endif
       with_symbol_bits(sl_, [&](auto SL) {
         // Each segment's bits: a dense table per position, or one table's lookup (no position).
         auto segments = [&](auto bits_of) {
@@ -504,36 +506,6 @@ class E2MC final : public CodecImpl<E2MC> {
     if (!slc_ && raw_) p.size.mode = static_cast<std::int16_t>(bursts(comp));
     return p;
   }
-
-#if defined(MEMCOMP_X86_SIMD)
-  // The bits of each of the n 32-bit symbols with one hashed table (the code's length, or
-  // `miss` for a value without one), eight symbols per gather; returns their sum.
-  MEMCOMP_AVX2 std::uint32_t bits32_avx2(const std::uint8_t* blk, std::size_t n, unsigned miss, std::uint8_t* c) const {
-    const CanonicalCode::Lengths length_of(tables_[0]);
-    const __m256i other = _mm256_set1_epi32(static_cast<int>(miss));
-    const bool big = endian_ == Endian::big;
-    __m256i sum = _mm256_setzero_si256();
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 4 * i));
-      if (big) v = bswap32(v);
-      __m256i len = length_of.eight(v);
-      len = _mm256_blendv_epi8(len, other, _mm256_cmpeq_epi32(len, _mm256_setzero_si256()));
-      sum = _mm256_add_epi32(sum, len);
-      const __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(len), _mm256_extracti128_si256(len, 1));
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(c + i), _mm_packus_epi16(w, w));
-    }
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-    auto total = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1))));
-    for (; i < n; ++i) {
-      const unsigned len = length_of(symbol_at<32>(blk, i, endian_));
-      c[i] = static_cast<std::uint8_t>(len ? len : miss);
-      total += c[i];
-    }
-    return total;
-  }
-#endif
 
   // Each segment's bits for SL 16 with one table (E2MC16): four symbols per 8-byte load, one
   // dense-table load each; the symbols' bits also go to c unless it is null. A fast path (off
