@@ -79,13 +79,16 @@ def online(
     raw and measures the remaining blocks with the fitted model. ``blocks``: an ``(n, B)`` array,
     a Dump or a stream (which needs ``window``: its length is unknown until read), streamed in
     chunks of ``chunk_blocks`` blocks after the window, so a dump of any size fits in memory."""
-    if isinstance(blocks, np.ndarray) or not hasattr(blocks, "blocks"):
+    if isinstance(blocks, np.ndarray) or not hasattr(blocks, "chunks"):  # an array, not a Dump or stream
         blocks = _blocks(blocks)
     check_chunk_blocks(chunk_blocks)
     n = n_blocks_of(blocks)
-    if window is None and n is None:
+    if window is not None:
+        w = check_int("window", window)
+    elif n is None:
         raise ValueError("window: give it for a stream, whose length is unknown until it has been read")
-    w = math.ceil(0.1 * n) if window is None else check_int("window", window)
+    else:
+        w = math.ceil(0.1 * n)
     if not 1 <= w <= (w if n is None else n):
         raise ValueError(f"window must be in [1, {n}] blocks, got {w}")
     if isinstance(codec, str):

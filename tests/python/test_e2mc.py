@@ -170,6 +170,29 @@ def test_online_training():
         memcomp.e2mc.online(blocks, window=0)
 
 
+@pytest.mark.parametrize("chunk", (7, 100, 1 << 18))
+def test_online_training_streams_a_dump_and_a_stream(chunk, tmp_path):
+    """A Dump and a compressed stream, read a chunk at a time after the window, give the array's
+    result exactly; a stream needs its window, and a window longer than the stream is refused."""
+    import gzip
+
+    blocks = realistic(128, 1 << 17)
+    raw, gz = tmp_path / "d.bin", tmp_path / "d.bin.gz"
+    raw.write_bytes(blocks.tobytes())
+    gz.write_bytes(gzip.compress(blocks.tobytes(), compresslevel=1))
+    want = memcomp.e2mc.online(blocks, window=100)
+    for d in (memcomp.open_dump(raw, 128), memcomp.open_dump(gz, 128)):
+        got = memcomp.e2mc.online(d, window=100, chunk_blocks=chunk)
+        assert got.codec == want.codec and got.stats.hist.tolist() == want.stats.hist.tolist()
+        assert (got.stats.inband_bits, got.stats.n_blocks) == (want.stats.inband_bits, want.stats.n_blocks)
+        assert got.stats.mode_counts == want.stats.mode_counts
+    assert memcomp.e2mc.online(memcomp.open_dump(raw, 128), chunk_blocks=chunk).window == math.ceil(0.1 * len(blocks))
+    with pytest.raises(ValueError, match="window: give it for a stream"):
+        memcomp.e2mc.online(memcomp.open_dump(gz, 128))
+    with pytest.raises(ValueError, match=r"window must be in \[1, 1024\] blocks, got 2000"):
+        memcomp.e2mc.online(memcomp.open_dump(gz, 128), window=2000, chunk_blocks=chunk)
+
+
 def test_sampling_study_and_bound_gap():
     blocks = realistic(128, 1 << 17)
     df = memcomp.e2mc.sampling_study(blocks, mfv=(16, 256), windows=(0.05, 0.5))
