@@ -444,10 +444,20 @@ class Codec:
         if not self._c.needs_model:
             raise ValueError(f"{self.name} is not data-driven: it has no model to fit")
         source = blocks
+        threads = check_threads(threads)
+        if self.codec_id == "mpc" and not isinstance(blocks, np.ndarray) and hasattr(blocks, "chunks"):
+            from . import _mpc_train  # MPC's training streams a Dump (two passes) in bounded memory
+
+            if blocks.n_blocks == 0:
+                raise ValueError(
+                    f"cannot fit {self.name} on 0 blocks: give it sample blocks of the data it will compress"
+                )
+            cfg = self.get_config()
+            cfg["model"] = _mpc_train.train(blocks, threads=threads).data
+            return Codec.from_config(cfg)
         if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray):
             blocks = in_memory(blocks)  # a Dump's blocks read from its file, never from its map
         blocks = _block_array(blocks)
-        threads = check_threads(threads)
         if blocks.ndim == 2 and blocks.shape[0] == 0:
             raise ValueError(f"cannot fit {self.name} on 0 blocks: give it sample blocks of the data it will compress")
         if self.codec_id == "mpc":  # MPC's training (P3 §3), orchestrated in Python below this module

@@ -799,3 +799,23 @@ def test_streams_with_no_whole_block_are_empty_dumps_when_opened(tmp_path):
     assert (s.n_blocks, s.dropped_bytes) == (0, B - 1)
     with pytest.raises(ValueError, match=f"ended with {B - 1} trailing byte"):
         memcomp.open_dump(short, B)
+
+
+def test_mpc_fit_on_a_dump_streams_it(data, tmp_path, monkeypatch):
+    """Codec.fit of MPC on a Dump trains a chunk at a time (never reading the whole dump into
+    memory) and gives the model fitting the same blocks as one array gives."""
+    x = data[: 256 << 10]
+    raw = tmp_path / "d.bin"
+    raw.write_bytes(x.tobytes())
+    want = memcomp.get_codec("mpc").fit(memcomp.as_blocks(x, 32))
+
+    def whole(*a, **kw):
+        raise AssertionError("the whole dump was read into memory")
+
+    monkeypatch.setattr(memcomp.io.Dump, "read_blocks", whole)
+    got = memcomp.get_codec("mpc").fit(memcomp.open_dump(raw, B))
+    assert json.loads(got.model.to_json())["modules"] == json.loads(want.model.to_json())["modules"]
+    with pytest.raises(ValueError, match="cannot fit mpc"):
+        empty = tmp_path / "e.bin"
+        empty.write_bytes(b"")
+        memcomp.get_codec("mpc").fit(memcomp.open_dump(empty, B))
