@@ -160,32 +160,7 @@ void register_codecs(py::module_& m) {
       },
       py::arg("name"), py::arg("options") = py::dict());
   m.def(
-      "option_space",
-      [](const std::string& name) {
-        py::dict out;
-        for (const auto& [key, d] : option_space(name)) {
-          py::dict e;
-          e["kind"] = d.kind;
-          std::visit([&](const auto& x) { e["default"] = x; }, d.dflt);
-          if (d.kind == "int") {
-            e["lo"] = static_cast<std::int64_t>(d.lo);
-            e["hi"] = static_cast<std::int64_t>(d.hi);
-            if (!d.choices.empty()) {  // only these values
-              py::list values;
-              for (const std::string& c : d.choices) values.append(std::stoll(c));
-              e["values"] = values;
-            }
-          } else if (d.kind == "float") {
-            e["lo"] = d.lo;
-            e["hi"] = d.hi;
-          }
-          if (d.kind == "choice") e["choices"] = d.choices;
-          e["help"] = d.help;
-          out[py::str(key)] = e;
-        }
-        return out;
-      },
-      py::arg("name"),
+      "option_space", [](const std::string& name) { return option_space_dict(option_space(name)); }, py::arg("name"),
       "Every option the preset's codec reads, with its kind, default, accepted values and help, from the codec's "
       "option table.");
   m.def("list_presets", [] {

@@ -72,6 +72,31 @@ py::dict from_options(const Options& o) {
   return d;
 }
 
+py::dict option_space_dict(const OptionSpace& space) {
+  py::dict out;
+  for (const auto& [key, d] : space) {
+    py::dict e;
+    e["kind"] = d.kind;
+    std::visit([&](const auto& x) { e["default"] = x; }, d.dflt);
+    if (d.kind == "int") {
+      e["lo"] = static_cast<std::int64_t>(d.lo);
+      e["hi"] = static_cast<std::int64_t>(d.hi);
+      if (!d.choices.empty()) {  // only these values
+        py::list values;
+        for (const std::string& c : d.choices) values.append(std::stoll(c));
+        e["values"] = values;
+      }
+    } else if (d.kind == "float") {
+      e["lo"] = d.lo;
+      e["hi"] = d.hi;
+    }
+    if (d.kind == "choice") e["choices"] = d.choices;
+    e["help"] = d.help;
+    out[py::str(key)] = e;
+  }
+  return out;
+}
+
 int thread_count(const py::object& threads) {
   if (threads.is_none()) return 0;
   long long t = 0;

@@ -68,6 +68,9 @@ py::array_t<T> to_numpy(std::vector<T, A>&& v) {
 
 Options to_options(const py::dict& d);
 py::dict from_options(const Options& o);
+/// An option table's domains as Python sees them: per key its kind, default, lo/hi (numbers),
+/// values (an int taking only some), choices and help.
+py::dict option_space_dict(const OptionSpace& space);
 
 /// threads: None -> all hardware threads (0), else a positive int.
 int thread_count(const py::object& threads);

@@ -13,20 +13,12 @@ namespace {
 
 BusConfig config_of(const py::dict& bus) { return bus_config(to_options(bus)); }
 
-/// Every bus option in 32 bits (the core's fingerprint covers the wire levels' meaning only:
-/// channel, width, idle/init level and DBI), so a state continues only on the bus that made it.
-std::uint32_t config_fingerprint(const BusConfig& c) {
-  return bus_fingerprint(c) | std::uint32_t{c.burst_length & 0x3Fu} << 17 | static_cast<std::uint32_t>(c.pad) << 23 |
-         std::uint32_t{c.isolated} << 25 | std::uint32_t{c.ac_threshold & 0xFu} << 26 |
-         std::uint32_t{c.ac_first_no_invert} << 30 | std::uint32_t{c.ac_count_pin} << 31;
-}
-
 WireState state_of(const BusConfig& c, const py::object& state) {
   if (state.is_none()) return initial_state(c);
   if (!py::isinstance<WireState>(state))
     throw py::type_error("state must be None or a WireState returned by an earlier call");
   WireState s = state.cast<WireState>();
-  if (s.bus != config_fingerprint(c))
+  if (s.bus != c)
     throw py::value_error("state belongs to another bus configuration (an option such as channel, width, idle "
                           "level, DBI, burst length, pad or mode differs); continue a state only with the options of "
                           "the call that returned it");
@@ -35,7 +27,7 @@ WireState state_of(const BusConfig& c, const py::object& state) {
 
 /// The state a call hands back, marked with the bus that made it.
 WireState state_out(WireState s, const BusConfig& c) {
-  s.bus = config_fingerprint(c);
+  s.bus = c;
   return s;
 }
 
@@ -229,11 +221,11 @@ void register_toggles(py::module_& m) {
             return a.wires == b.wires && a.pins == b.pins && a.idle == b.idle && a.bus == b.bus;
           },
           py::arg("other"))
-      .def(py::pickle(  // (wires and pins as bytes, idle, bus fingerprint): states travel to Dask workers
+      .def(py::pickle(  // (wires and pins as bytes, idle, bus options): states travel to Dask workers
           [](const WireState& s) {
             return py::make_tuple(py::bytes(reinterpret_cast<const char*>(s.wires.data()), s.wires.size()),
                                   py::bytes(reinterpret_cast<const char*>(s.pins.data()), s.pins.size()), s.idle,
-                                  s.bus);
+                                  from_options(bus_options(s.bus)));
           },
           [](const py::tuple& t) {
             if (t.size() != 4) throw py::value_error("malformed WireState pickle: expected 4 fields");
@@ -244,12 +236,17 @@ void register_toggles(py::module_& m) {
             std::copy(wires.begin(), wires.end(), s.wires.begin());
             std::copy(pins.begin(), pins.end(), s.pins.begin());
             s.idle = t[2].cast<bool>();
-            s.bus = t[3].cast<std::uint32_t>();
+            if (!py::isinstance<py::dict>(t[3]))
+              throw py::value_error("malformed WireState pickle: the bus options must be a dict");
+            s.bus = config_of(t[3].cast<py::dict>());
             return s;
           }));
   m.def(
       "bus_options", [](const py::dict& bus) { return from_options(bus_options(config_of(bus))); }, py::arg("bus"),
       "Every bus option with its effective value (validates them).");
+  m.def(
+      "bus_option_space", [] { return option_space_dict(bus_table().space()); },
+      "Every bus option with its kind, default, accepted values and help, from the bus's option table.");
   m.def("bus_count_raw", &count_raw, py::arg("blocks").noconvert(), py::arg("bus"), py::arg("state") = py::none(),
         py::arg("close") = true, py::arg("per_block") = true,
         "Counts raw blocks: (per-block columns, totals, state); per_block=False leaves the columns empty.");

@@ -28,15 +28,18 @@ _WHERE = {
     **{n: "io" for n in ("Dump", "open_dump", "open_dumps", "register_reader", "save_dump")},
     **{n: "metrics" for n in ("SizeStats", "charge", "parse_policy")},
     "Model": "models",
+    **{n: "toggles" for n in ("Bus", "EnergyControl")},
     **{n: "report" for n in ("breakdown", "compare", "mag_study")},
 }
 
 __all__ = [
     "VALID_BLOCK_BYTES",
+    "Bus",
     "Codec",
     "CorruptStreamError",
     "Dump",
     "Encoded",
+    "EnergyControl",
     "MemcompWarning",
     "MetricWarning",
     "Model",
@@ -95,3 +98,4 @@ if TYPE_CHECKING:
     from .models import Model
     from .report import SkippedCodecWarning, breakdown, compare, mag_study
     from .slc import MetricWarning
+    from .toggles import Bus, EnergyControl

@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -90,7 +90,7 @@ class WireState:
     __hash__: typing.ClassVar[None] = None  # type: ignore[assignment]
     def __eq__(self, other: typing.Any) -> bool:
         ...
-    def __getstate__(self) -> tuple[bytes, bytes, bool, int]:
+    def __getstate__(self) -> tuple[bytes, bytes, bool, dict]:
         ...
     def __setstate__(self, arg0: tuple) -> None:
         ...
@@ -112,6 +112,10 @@ def bus_count_streams(data: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], 
 def bus_drive(stream: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], nbits: typing.SupportsInt | typing.SupportsIndex, bus: dict, state: typing.Any = None) -> tuple:
     """
     One transfer: (beats as driven, DBI pin levels per lane and beat, counts, state).
+    """
+def bus_option_space() -> dict:
+    """
+    Every bus option with its kind, default, accepted values and help, from the bus's option table.
     """
 def bus_options(bus: dict) -> dict:
     """

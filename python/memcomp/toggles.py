@@ -33,9 +33,10 @@ DBI pins: zeros_total with idle high (P2 §5.2), ones with idle low. Tables name
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -52,7 +53,7 @@ from ._common import (
 from .analysis.base import Analysis, Any_, Int, Option
 from .analysis.run import run
 from .codec_list import CODECS, fit_missing, resolve_codecs
-from .codecs import Codec, Encoded, check_option_types
+from .codecs import Codec, Encoded
 from .energy import EnergyModel, default_model, energy_model
 
 if TYPE_CHECKING:
@@ -83,24 +84,71 @@ def bus_options(**bus: Any) -> Dict[str, Any]:
     return dict(_core.bus_options(_bus_dict(bus)))
 
 
-_BUS_KINDS = {
-    k: "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "choice"
-    for k, v in _core.bus_options({}).items()
-}
-
-
 def _bus_dict(bus: Dict[str, Any]) -> Dict[str, Any]:
-    out = {}
-    for k, v in bus.items():
-        if k == "dbi" and v is None:
-            v = "none"
-        if k == "ac_first" and v is None:
-            v = "threshold"
-        if v is None:
-            continue
-        out[k] = v
-    check_option_types("toggles", out, _BUS_KINDS)
-    return out
+    """Bus keywords for the core: None means the bus's default (``dbi=None``: no DBI); the core
+    checks the rest (types included)."""
+    return {k: v for k, v in bus.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class Bus:
+    """The bus a block transfer travels on, as a value (SPEC 2; P2 §5.1 on-chip flits, §5.2 DRAM,
+    §5.3 DBI): the bus options of this module's docstring, checked by the core's option table
+    (the same ValueError/TypeError as the keywords). Every field holds its effective value: None
+    gives the default, and the width option of the other channel (``flit_bytes`` on DRAM,
+    ``bus_bits`` on chip), which the bus does not read, its default. The channel defaults to
+    ``"dram"`` as in :func:`compare` (the keywords of :func:`count`, :func:`drive` and
+    :func:`energy_control` default to ``"noc"``). ``Bus(channel="dram", dbi="dc")``."""
+
+    channel: str = "dram"
+    flit_bytes: int = 32
+    bus_bits: int = 32
+    burst_length: int = 8
+    pad: str = "zero"
+    mode: str = "stream"
+    init: int = 0
+    idle: str = "high"
+    dbi: str = "none"
+    ac_threshold: int = 4
+    ac_first: str = "threshold"
+    ac_count_pin: bool = False
+
+    def __post_init__(self) -> None:
+        given = {f.name: getattr(self, f.name) for f in fields(self)}
+        defaults = {f.name: f.default for f in fields(self)}
+        opts = _core.bus_options({k: defaults[k] if v is None else v for k, v in given.items()})
+        for k, v in opts.items():
+            object.__setattr__(self, k, v)
+
+    def replace(self, **changes: Any) -> "Bus":
+        """This bus with some options changed (checked as in the constructor)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Every option with its value (what :func:`bus_options` returns for this bus)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any]) -> "Bus":
+        """The bus of an option dict (:meth:`to_dict`'s, or some options: the rest take their
+        defaults); ValueError naming an unknown key."""
+        if not isinstance(options, Mapping):
+            raise TypeError(f"Bus.from_dict takes a dict of bus options, got {type(options).__name__}")
+        return cls(**_core.bus_options({"channel": cls.channel, **_bus_dict(dict(options))}))
+
+
+def _bus_of(bus: Optional[Bus], keywords: Dict[str, Any], channel: str) -> Bus:
+    """The bus of a call: ``bus=`` or the loose bus keywords (``channel`` their default channel),
+    not both (TypeError naming them)."""
+    if bus is None:  # None: the core's default, as the keywords always meant
+        return Bus(**_core.bus_options(_bus_dict({"channel": channel, **keywords})))
+    if keywords:
+        raise TypeError(
+            "give the bus either as bus=Bus(...) or as keywords, not both: bus and " + ", ".join(sorted(keywords))
+        )
+    if not isinstance(bus, Bus):
+        raise TypeError(f"bus must be a memcomp.toggles.Bus, got {type(bus).__name__}")
+    return bus
 
 
 def metric_name(**bus: Any) -> str:
@@ -141,7 +189,7 @@ class BusStats:
 @dataclass
 class BusResult:
     """Per-block counts (``columns``: one uint32 array per field), totals, the final state and the
-    bus options they were counted with (``bus``, as :func:`count` took them)."""
+    bus options they were counted with (``bus``: every option, :meth:`Bus.to_dict`)."""
 
     columns: Dict[str, np.ndarray]
     stats: BusStats
@@ -172,13 +220,15 @@ def count(
     state: Optional[WireState] = None,
     close: bool = True,
     per_block: bool = True,
-    **bus: Any,
+    bus: Optional[Bus] = None,
+    **keywords: Any,
 ) -> BusResult:
     """Counts the transfers of raw blocks (an ``(n, B)`` uint8 array) or of encoded blocks (an
     :class:`Encoded` from :meth:`Codec.encode`), in array order. ``state`` continues from an earlier
     call (stream mode, chunk by chunk); ``close`` returns a DRAM bus to idle after the last block
-    (counted in that block). ``per_block=False`` returns totals only (empty columns)."""
-    b = _bus_dict(bus)
+    (counted in that block). ``per_block=False`` returns totals only (empty columns). The bus is
+    ``bus`` (a :class:`Bus`) or the bus keywords (channel ``"noc"`` by default)."""
+    b = _bus_of(bus, keywords, "noc").to_dict()
     close, per_block = check_bool("close", close), check_bool("per_block", per_block)
     if isinstance(data, Encoded):
         cols, tot, st = _core.bus_count_streams(*_streams(data), b, state, close, per_block)
@@ -192,9 +242,18 @@ def count(
     return BusResult(dict(cols), BusStats(dict(tot), n), st, b)
 
 
-def drive(stream, nbits: Optional[int] = None, *, state: Optional[WireState] = None, **bus: Any):
-    """One transfer of ``stream`` (bytes or a 1-D uint8 array; ``nbits`` defaults to all its bits):
-    ``(beats as driven, DBI pin level per lane and beat, counts, state)``."""
+def drive(
+    stream,
+    nbits: Optional[int] = None,
+    *,
+    state: Optional[WireState] = None,
+    bus: Optional[Bus] = None,
+    **keywords: Any,
+):
+    """One transfer of ``stream`` (bytes or a 1-D uint8 array; ``nbits`` defaults to all its bits)
+    on ``bus`` or the bus keywords, as in :func:`count`: ``(beats as driven, DBI pin level per lane
+    and beat, counts, state)``."""
+    b = _bus_of(bus, keywords, "noc").to_dict()
     if isinstance(stream, (bytes, bytearray)):
         stream = np.frombuffer(bytes(stream), dtype=np.uint8)
     if not isinstance(stream, np.ndarray):
@@ -203,7 +262,7 @@ def drive(stream, nbits: Optional[int] = None, *, state: Optional[WireState] = N
     if nbits is None:
         nbits = 8 * int(stream.shape[0]) if stream.ndim == 1 else 0
     nbits = check_int("nbits", nbits, 0, 8 * int(stream.size))
-    d, p, c, st = _core.bus_drive(stream, nbits, _bus_dict(bus), state)
+    d, p, c, st = _core.bus_drive(stream, nbits, b, state)
     return d, p, dict(c), st
 
 
@@ -299,10 +358,72 @@ def _bu_arg(bu, n: Optional[int]):
 EC_RATIOS = ("units", "bits")
 
 
+def _check_ratio(ratio: Any, name: str = "ratio") -> str:
+    if not isinstance(ratio, str) or ratio not in EC_RATIOS:
+        raise ValueError(f"{name} must be one of {EC_RATIOS}, got {ratio!r}")
+    return ratio
+
+
+@dataclass(frozen=True, eq=False)
+class EnergyControl:
+    """Energy Control's settings as a value (P2 §4.2): ``kind`` is ``"ec1"`` (Energy x Delay),
+    ``"ec2"`` (Energy x Delay^2) or ``"helps"`` (P2's baseline, compressed iff CR > 1: no energy
+    term, so ``alpha`` and ``bu`` keep their defaults); ec1/ec2 send compressed iff (g CR)^k T0 >
+    ``alpha`` T1, g = 1 / (1 - ``bu``) above BU = 0.5; ``bu`` is a number in [0, 1] or a float64
+    array with one entry per block (kept as given, not copied); ``ratio`` is CR's unit,
+    ``"units"`` (P2's effective bandwidth increase) or ``"bits"`` (:func:`energy_control`).
+    Checked with the keywords' messages. ``EnergyControl("ec2", alpha=2.0)``."""
+
+    kind: str = "ec2"
+    alpha: float = 1.0
+    bu: Any = 0.0
+    ratio: str = "units"
+
+    def __post_init__(self) -> None:
+        _check_ec(self.kind)
+        _check_ratio(self.ratio)
+        object.__setattr__(self, "alpha", check_float("alpha", self.alpha, 0.0, lo_open=True))
+        object.__setattr__(self, "bu", _bu_arg(self.bu, None))
+        _no_energy_term(self.kind, self.alpha, self.bu)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EnergyControl):
+            return NotImplemented
+        a, b = self.bu, other.bu
+        same_bu = (
+            np.array_equal(a, b) and a.dtype == b.dtype
+            if isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+            else not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray) and a == b
+        )
+        return (self.kind, self.alpha, self.ratio) == (other.kind, other.alpha, other.ratio) and bool(same_bu)
+
+    def replace(self, **changes: Any) -> "EnergyControl":
+        """These settings with some changed (checked as in the constructor)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any]) -> "EnergyControl":
+        if not isinstance(options, Mapping):
+            raise TypeError(f"EnergyControl.from_dict takes a dict, got {type(options).__name__}")
+        return cls(**options)
+
+
+def _ec_given(ec: Any, keywords: Dict[str, Any]) -> None:
+    """TypeError if an EnergyControl comes with EC keywords too (``keywords``: those given)."""
+    if isinstance(ec, EnergyControl) and keywords:
+        raise TypeError(
+            "give Energy Control either as ec=EnergyControl(...) or as keywords, not both: ec and "
+            + ", ".join(sorted(keywords))
+        )
+
+
 def energy_control(
     blocks: np.ndarray,
     encoded: Union[Encoded, Codec],
-    ec: str = "ec2",
+    ec: Union[str, EnergyControl] = "ec2",
     bu=0.0,
     alpha: float = 1.0,
     *,
@@ -312,7 +433,8 @@ def energy_control(
     ratio: str = "units",
     threads: Optional[int] = None,
     resume: bool = False,
-    **bus: Any,
+    bus: Optional[Bus] = None,
+    **keywords: Any,
 ) -> EcResult:
     """Energy Control (P2 §4.2, SPEC 2) over ``blocks`` and their ``encoded`` streams: per block,
     T0 (raw) and T1 (compressed) from the current wire state and the compression ratio CR; the
@@ -333,8 +455,19 @@ def energy_control(
     ``encoded`` may also be a :class:`Codec`: the blocks are then encoded as Energy Control goes,
     a cache-sized chunk at a time (``threads`` and ``resume`` as in :meth:`Codec.encode`), and no
     stream is kept. The result is the same as over ``codec.encode(blocks)``, in one pass over the
-    blocks instead of two and without the memory to hold their streams."""
+    blocks instead of two and without the memory to hold their streams.
+
+    ``ec`` may be an :class:`EnergyControl` (then ``bu``, ``alpha`` and ``ratio`` keep their
+    defaults: it holds them), the bus ``bus`` (a :class:`Bus`) or the bus keywords (channel
+    ``"noc"`` by default), not both."""
     refuse_masked(blocks)
+    b = _bus_of(bus, keywords, "noc").to_dict()
+    if isinstance(ec, EnergyControl):
+        given = {"bu": isinstance(bu, (np.ndarray, list, tuple)) or bu != 0.0, "alpha": alpha != 1.0}
+        given["ratio"] = ratio != "units"
+        _ec_given(ec, {k: v for k, v in given.items() if v})
+        control = ec
+        ec, bu, alpha, ratio = control.kind, control.bu, control.alpha, control.ratio
     if isinstance(encoded, Encoded):
         if isinstance(blocks, np.ndarray) and blocks.ndim == 2 and encoded.block_bytes != blocks.shape[1]:
             raise ValueError(f"encoded blocks are {encoded.block_bytes} B, blocks are {blocks.shape[1]} B")
@@ -343,8 +476,7 @@ def energy_control(
     elif not isinstance(encoded, Codec):
         raise TypeError(f"encoded must be an Encoded from Codec.encode or a Codec, got {type(encoded).__name__}")
     n = int(blocks.shape[0]) if isinstance(blocks, np.ndarray) and blocks.ndim >= 1 else 0
-    if ratio not in EC_RATIOS:
-        raise ValueError(f"ratio must be one of {EC_RATIOS}, got {ratio!r}")
+    _check_ratio(ratio)
     # The checks cost microseconds a call: plain floats and bools in range skip them.
     if type(alpha) is not float or not 0.0 < alpha < math.inf:
         alpha = check_float("alpha", alpha, 0.0, lo_open=True)
@@ -356,13 +488,11 @@ def energy_control(
     if isinstance(encoded, Codec):
         return _ec_result(
             *encoded._encode_energy_control(
-                blocks, _bus_dict(bus), _ec_k(ec), alpha, bu, state, close, per_block, ratio, threads, resume
+                blocks, b, _ec_k(ec), alpha, bu, state, close, per_block, ratio, threads, resume
             )
         )
     return _ec_result(
-        *_core.energy_control(
-            blocks, *_streams(encoded), _bus_dict(bus), _ec_k(ec), alpha, bu, state, close, per_block, ratio
-        )
+        *_core.energy_control(blocks, *_streams(encoded), b, _ec_k(ec), alpha, bu, state, close, per_block, ratio)
     )
 
 
@@ -402,23 +532,11 @@ def compare(
     blocks,
     codecs: Union[str, Codec, Iterable[Union[str, Codec]]] = ("bdi", "fpc", "fpc.mc", "cpack", "cpack.mc"),
     *,
-    channel: str = "dram",
-    flit_bytes: int = 32,
-    bus_bits: int = 32,
-    burst_length: int = 8,
-    dbi: Optional[str] = None,
-    ec: Optional[str] = None,
-    bu=0.0,
-    alpha: float = 1.0,
-    ec_ratio: str = "units",
-    mode: str = "stream",
-    pad: str = "zero",
-    mag: int = 32,
-    u_min: int = 1,
+    bus: Optional[Bus] = None,
+    ec: Union[None, str, EnergyControl] = None,
     threads: Optional[int] = None,
     chunk_blocks: int = 1 << 16,
-    energy: Union[None, str, Dict[str, Any], EnergyModel] = None,
-    **bus: Any,
+    **options: Any,
 ) -> "pandas.DataFrame":
     """Compression ratio against bus energy, one row per codec and EC setting (long form).
 
@@ -429,6 +547,12 @@ def compare(
     EC's compression ratio (``"units"``, P2's effective bandwidth increase, or ``"bits"``; see
     :func:`energy_control`). The ``*.mc`` presets (Metadata Consolidation) appear as codecs.
     Data-driven codecs without a model are fitted on ``blocks``.
+
+    Options: the bus, ``bus=Bus(...)`` or the bus keywords (``channel="dram"``, ``flit_bytes=32``,
+    ``bus_bits=32``, ``burst_length=8``, ``dbi=None``, ``mode="stream"``, ``pad="zero"`` and the
+    others of the module docstring); Energy Control, ``ec=EnergyControl(...)`` or ``ec`` with
+    ``bu=0.0``, ``alpha=1.0``, ``ec_ratio="units"``; ``mag=32``, ``u_min=1`` and ``energy=None``.
+    An object and a keyword it holds are not given together (TypeError).
 
     Every size column counts what the row sends (one storage rule): the compressed stream of a
     block sent compressed, as it is even when longer than the block, and B bytes for one sent raw.
@@ -454,24 +578,7 @@ def compare(
     transfers), energy_pj (pJ of what was sent), energy_pj_per_block (energy_pj / blocks) and
     energy_ratio = energy_pj / energy_pj_raw (< 1 saves).
     """
-    a = Toggles(
-        codecs=codecs,
-        channel=channel,
-        flit_bytes=flit_bytes,
-        bus_bits=bus_bits,
-        burst_length=burst_length,
-        dbi=dbi,
-        ec=ec,
-        bu=bu,
-        alpha=alpha,
-        ec_ratio=ec_ratio,
-        mode=mode,
-        pad=pad,
-        mag=mag,
-        u_min=u_min,
-        energy=energy,
-        **bus,
-    )
+    a = Toggles(codecs=codecs, ec=ec, **({} if bus is None else {"bus": bus}), **options)
     n_known = n_blocks_of(blocks)
     bu_all = a.setup.bu_all
     if bu_all is not None and (n_known is None or bu_all.shape != (n_known,)):
@@ -481,13 +588,15 @@ def compare(
 
 @dataclass(frozen=True)
 class _Setup:
-    """compare()'s validated options: the bus, the EC settings, MAG accounting and energy model."""
+    """compare()'s validated options: the bus, the EC settings, MAG accounting and energy model
+    (``ec``, ``bu``, ``alpha``, ``ec_ratio``: ``control``'s, or as given without EC)."""
 
-    bus: Dict[str, Any]
+    bus: Bus
     opts: Dict[str, Any]
     width: int
     metric: str
     model: EnergyModel
+    control: Optional[EnergyControl]
     ec: Optional[str]
     bu: Any
     bu_all: Optional[np.ndarray]
@@ -497,56 +606,48 @@ class _Setup:
     u_min: int
 
 
+#: Energy Control's keywords beside ``ec`` (an :class:`EnergyControl` holds them).
+_EC_KEYWORDS = ("bu", "alpha", "ec_ratio")
+
+
 def bus_setup(
     *,
-    channel: str = "dram",
-    flit_bytes: int = 32,
-    bus_bits: int = 32,
-    burst_length: int = 8,
-    dbi: Optional[str] = None,
-    ec: Optional[str] = None,
-    bu=0.0,
-    alpha: float = 1.0,
-    ec_ratio: str = "units",
-    mode: str = "stream",
-    pad: str = "zero",
+    bus: Optional[Bus] = None,
+    ec: Union[None, str, EnergyControl] = None,
     mag: int = 32,
     u_min: int = 1,
     energy: Union[None, str, Dict[str, Any], EnergyModel] = None,
-    **bus: Any,
+    **keywords: Any,
 ) -> _Setup:
-    b = _bus_dict(
-        dict(
-            channel=channel,
-            flit_bytes=flit_bytes,
-            bus_bits=bus_bits,
-            burst_length=burst_length,
-            dbi=dbi,
-            mode=mode,
-            pad=pad,
-            **bus,
-        )
-    )
-    opts = bus_options(**b)
+    """compare()'s options checked: ``bus`` or the bus keywords (channel ``"dram"`` by default),
+    ``ec`` an :class:`EnergyControl` or a name with ``bu``, ``alpha`` and ``ec_ratio``."""
+    given = {k: keywords.pop(k) for k in _EC_KEYWORDS if k in keywords}
+    b = _bus_of(bus, keywords, "dram")
+    opts = b.to_dict()
     model = default_model(opts["channel"], opts["idle"]) if energy is None else energy_model(energy)
     model.check_bus(opts["channel"], opts["idle"])
-    if ec is not None:
-        _check_ec(ec)
-    if ec_ratio not in EC_RATIOS:
-        raise ValueError(f"ec_ratio must be one of {EC_RATIOS}, got {ec_ratio!r}")
-    alpha = check_float("alpha", alpha, 0.0, lo_open=True)
-    bu = _bu_arg(bu, None)
-    mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
-    _no_energy_term(ec, alpha, bu)
+    _ec_given(ec, given)
+    if isinstance(ec, EnergyControl):
+        control: Optional[EnergyControl] = ec
+        bu, alpha, ec_ratio = ec.bu, ec.alpha, ec.ratio
+    else:
+        if ec is not None:
+            _check_ec(ec)
+        ec_ratio = _check_ratio(given.get("ec_ratio", "units"), "ec_ratio")
+        alpha = check_float("alpha", given.get("alpha", 1.0), 0.0, lo_open=True)
+        bu = _bu_arg(given.get("bu", 0.0), None)
+        _no_energy_term(ec, alpha, bu)
+        control = None if ec is None else EnergyControl(ec, alpha, bu, ec_ratio)
     mag, u_min = check_int("mag", mag, 1, 4096), check_int("u_min", u_min, 0, 4096)
     bu_all = np.asarray(bu, dtype=np.float64) if isinstance(bu, np.ndarray) else None
     return _Setup(
         b,
         opts,
         opts["flit_bytes"] * 8 if opts["channel"] == "noc" else opts["bus_bits"],
-        metric_name(**b),
+        metric_name(**opts),
         model,
-        ec,
+        control,
+        None if control is None else control.kind,
         bu,
         bu_all,
         alpha,
@@ -600,10 +701,6 @@ def _charged_at_mag(sent_bits: np.ndarray, mag: int, u_min: int) -> int:
     return m * int(np.maximum(units, np.uint64(u_min)).sum(dtype=np.uint64))
 
 
-#: Bus options beyond compare()'s own keywords (``**bus``): None leaves the bus's default.
-_BUS_EXTRAS = ("init", "idle", "ac_threshold", "ac_first", "ac_count_pin")
-
-
 def _none_or(reader: Any) -> Any:
     """A command-line reader where ``none`` means None."""
     return lambda text: None if text == "none" else reader(text)
@@ -629,6 +726,7 @@ class Toggles(Analysis):
             CODECS,
             "decodable codec presets and groups",
         ),
+        _bus_option("bus", None, "the bus as a memcomp.toggles.Bus, instead of the bus options", flag=""),
         _bus_option("channel", "dram", "the bus: DRAM or on-chip flits", label="{dram,noc}"),
         _bus_option("flit_bytes", 32, "on-chip flit width in bytes (noc)", int, "N"),
         _bus_option("bus_bits", 32, "DRAM bus width in bits: 8, 16, 32 or 64", int, "N"),
@@ -672,11 +770,14 @@ class Toggles(Analysis):
         ),
     )
 
+    def __init__(self, **options: Any) -> None:
+        self._given = frozenset(options)  # bus_setup refuses an object with a keyword it holds
+        super().__init__(**options)
+
     def check(self) -> None:
-        # every option as given (None included: bus_setup refuses it where it means nothing), but
-        # the bus's own extras, whose None means "the bus's default" (bus_options)
-        kw = {k: v for k, v in self.options.items() if k != "codecs" and not (k in _BUS_EXTRAS and v is None)}
-        self.setup = bus_setup(**kw)
+        # the options as given (None included: bus_setup refuses it where it means nothing; a bus
+        # option's None means "the bus's default"), the others at bus_setup's defaults
+        self.setup = bus_setup(**{k: v for k, v in self.options.items() if k != "codecs" and k in self._given})
         self._cs: Optional[List[Codec]] = None
         self._block_bytes = 0
 
@@ -723,13 +824,13 @@ class Toggles(Analysis):
         setup, b, ec = self.setup, self.setup.bus, self.setup.ec
         B, n = int(chunk.shape[1]), int(chunk.shape[0])
         states = list(carry.states)
-        r = count(chunk, state=states[0], close=closing, per_block=False, **b)
+        r = count(chunk, state=states[0], close=closing, per_block=False, bus=b)
         raw, states[0] = r.stats, r.state
         acc: List[Dict[str, Any]] = []
         for i, c in enumerate(carry.codecs):
             a: Dict[str, Any] = {}
             enc = c.encode(chunk, threads=threads, resume=True)
-            p = count(enc, state=states[1 + 2 * i], close=closing, per_block=False, **b)
+            p = count(enc, state=states[1 + 2 * i], close=closing, per_block=False, bus=b)
             a["plain"], states[1 + 2 * i] = p.stats, p.state
             a["plain_bits"] = int(enc.bit_lengths.sum(dtype=np.uint64))
             a["plain_charged"] = _charged_at_mag(enc.bit_lengths, setup.mag, setup.u_min)
@@ -746,7 +847,7 @@ class Toggles(Analysis):
                     close=closing,
                     per_block=False,
                     ratio=setup.ec_ratio,
-                    **b,
+                    bus=b,
                 )
                 states[2 + 2 * i] = e.state
                 a["ec"] = BusStats({f: int(e.totals["sent"][f]) for f in FIELDS}, n)
@@ -836,16 +937,10 @@ def scatter(
     blocks,
     codecs: Union[str, Codec, Iterable[Union[str, Codec]]] = ("bdi", "fpc", "fpc.mc", "cpack", "cpack.mc"),
     *,
-    channel: str = "dram",
-    flit_bytes: int = 32,
-    bus_bits: int = 32,
-    burst_length: int = 8,
-    dbi: Optional[str] = None,
-    mode: str = "stream",
-    pad: str = "zero",
+    bus: Optional[Bus] = None,
     threads: Optional[int] = None,
     energy: Union[None, str, Dict[str, Any], EnergyModel] = None,
-    **bus: Any,
+    **keywords: Any,
 ) -> "pandas.DataFrame":
     """Per-block compression ratio against the EC metric, toggles and energy, for P2's scatter
     of compression ratio against toggles (:func:`memcomp.plot.ratio_toggle_scatter`).
@@ -857,29 +952,19 @@ def scatter(
     toggles, toggles_ratio (data-wire transitions), energy_model, energy_pj_raw, energy_pj (pJ
     under ``energy``, as in :func:`compare`) and energy_ratio. A ratio is NaN where its raw
     value is 0. (The column t_ratio was called toggle_ratio before, although on DRAM it is a
-    zeros or ones ratio.)"""
+    zeros or ones ratio.) The bus is ``bus`` (a :class:`Bus`) or the bus keywords, as in
+    :func:`compare` (channel ``"dram"`` by default)."""
     import pandas as pd
 
-    b = _bus_dict(
-        dict(
-            channel=channel,
-            flit_bytes=flit_bytes,
-            bus_bits=bus_bits,
-            burst_length=burst_length,
-            dbi=dbi,
-            mode=mode,
-            pad=pad,
-            **bus,
-        )
-    )
-    opts = bus_options(**b)
+    b = _bus_of(bus, keywords, "dram")
+    opts = b.to_dict()
     model = default_model(opts["channel"], opts["idle"]) if energy is None else energy_model(energy)
     model.check_bus(opts["channel"], opts["idle"])
-    metric = metric_name(**b)
+    metric = metric_name(**opts)
     cs = _codecs_for_energy(blocks, codecs, threads)
     arr = in_memory(blocks)
     B = int(arr.shape[1])
-    raw = count(arr, **b)
+    raw = count(arr, bus=b)
     e_raw = np.asarray(raw.energy_pj(model), dtype=np.float64)
     frames = []
 
@@ -889,7 +974,7 @@ def scatter(
 
     for c in cs:
         enc = c._private().encode(arr, threads=threads)  # a stateful codec given keeps its own state
-        comp = count(enc, **b)
+        comp = count(enc, bus=b)
         bits = enc.bit_lengths.astype(np.float64)
         units = comp.columns["units"].astype(np.float64)
         e = np.asarray(comp.energy_pj(model), dtype=np.float64)
@@ -920,10 +1005,12 @@ def scatter(
 
 
 __all__ = [
+    "Bus",
     "BusResult",
     "BusStats",
     "EC_MODES",
     "EcResult",
+    "EnergyControl",
     "WireState",
     "bus_options",
     "compare",

@@ -1067,3 +1067,65 @@ TEST(Toggles, EnergyControlWithSimdOffIsTheReference) {
   set_simd(was);
   expect_same_run(got, want, "simd off");
 }
+
+// The bus options' table: defaults and a full non-default set written back exactly, parse(write(c))
+// == c, and a state marked with the whole configuration (expected maps written by hand, SPEC 2).
+TEST(BusConfigTable, RoundTrip) {
+  const Options defaults{
+      {"channel", std::string("noc")},   {"flit_bytes", std::int64_t{32}},       {"bus_bits", std::int64_t{32}},
+      {"burst_length", std::int64_t{8}}, {"pad", std::string("zero")},           {"mode", std::string("stream")},
+      {"init", std::int64_t{0}},         {"idle", std::string("high")},          {"dbi", std::string("none")},
+      {"ac_threshold", std::int64_t{4}}, {"ac_first", std::string("threshold")}, {"ac_count_pin", false}};
+  const BusConfig d = bus_config({});
+  EXPECT_EQ(bus_options(d), defaults);
+  EXPECT_EQ(d.width_bits, 256u);  // 8 * 32 flit bytes
+  const Options dram{{"channel", std::string("dram")},
+                     {"flit_bytes", std::int64_t{32}},  // not read on DRAM
+                     {"bus_bits", std::int64_t{16}},
+                     {"burst_length", std::int64_t{4}},
+                     {"pad", std::string("hold")},
+                     {"mode", std::string("isolated")},
+                     {"init", std::int64_t{1}},
+                     {"idle", std::string("low")},
+                     {"dbi", std::string("ac")},
+                     {"ac_threshold", std::int64_t{2}},
+                     {"ac_first", std::string("no_invert")},
+                     {"ac_count_pin", true}};
+  const BusConfig c = bus_config(dram);
+  EXPECT_EQ(c.channel, Channel::dram);
+  EXPECT_EQ(c.width_bits, 16u);
+  EXPECT_EQ(c.burst_length, 4u);
+  EXPECT_EQ(c.pad, Pad::hold);
+  EXPECT_TRUE(c.isolated && c.init_ones && !c.idle_high && c.ac_first_no_invert && c.ac_count_pin);
+  EXPECT_EQ(c.dbi, Dbi::ac);
+  EXPECT_EQ(c.ac_threshold, 2u);
+  EXPECT_EQ(bus_options(c), dram);
+  EXPECT_EQ(bus_config(bus_options(c)), c);
+  EXPECT_NE(c, d);
+  // the width option of the other channel is accepted (in range) and changes nothing
+  Options other = dram;
+  other["flit_bytes"] = std::int64_t{8};
+  EXPECT_EQ(bus_config(other), c);
+  EXPECT_EQ(bus_options(bus_config({{"flit_bytes", std::int64_t{8}}, {"bus_bits", std::int64_t{64}}}))["bus_bits"],
+            OptionValue{std::int64_t{32}});
+  EXPECT_THROW(bus_config({{"flit_bytes", std::int64_t{8}}, {"bus_bits", std::int64_t{128}}}), invalid_argument);
+  // every key of the table, in its domain, with help
+  const OptionSpace space = bus_table().space();
+  ASSERT_EQ(space.size(), defaults.size());
+  for (const auto& kv : defaults) {
+    ASSERT_EQ(space.count(kv.first), 1u) << kv.first;
+    EXPECT_EQ(space.at(kv.first).dflt, kv.second) << kv.first;
+    EXPECT_FALSE(space.at(kv.first).help.empty()) << kv.first;
+  }
+  EXPECT_EQ(space.at("dbi").choices, (std::vector<std::string>{"none", "dc", "ac"}));
+  EXPECT_THROW(bus_config({{"burst_length", std::string("8")}}), type_error);
+  // a configuration differing in any one option is another bus, and a state says which it is on
+  for (const auto& kv : dram) {
+    if (kv.first == "flit_bytes") continue;
+    Options one = dram;
+    one[kv.first] = defaults.at(kv.first);
+    if (kv.first == "channel") one["dbi"] = std::string("none");  // DBI is DRAM's only
+    EXPECT_NE(bus_config(one), c) << kv.first;
+  }
+  EXPECT_EQ(initial_state(c).bus, c);
+}

@@ -34,16 +34,26 @@ struct BusConfig {
 
   unsigned unit_bytes() const noexcept { return width_bits / 8; }
   unsigned lanes() const noexcept { return width_bits / 8; }
-  /// Throws invalid_argument for an unsupported combination.
+  /// Throws invalid_argument for an unsupported combination (the check after the table's parse).
   void validate() const;
 };
 
-/// Options "channel" (noc|dram), "flit_bytes" (noc; 1..64, default 32), "bus_bits" (dram; 8, 16,
-/// 32 or 64, default 32), "burst_length" (dram; 1..32, default 8), "pad" (zero|one|hold), "mode"
-/// (stream|isolated), "init" (0|1: noc wire level at start), "idle" (high|low), "dbi"
-/// (none|dc|ac), "ac_threshold" (0..8, default 4), "ac_first" (threshold|no_invert),
-/// "ac_count_pin" (bool). Unknown keys and bad values throw invalid_argument.
+/// Every field equal: the same bus (a wire state continues only on the bus that made it).
+bool operator==(const BusConfig& a, const BusConfig& b) noexcept;
+inline bool operator!=(const BusConfig& a, const BusConfig& b) noexcept { return !(a == b); }
+
+/// The bus options, declared once: "channel" (noc|dram), "flit_bytes" (noc; 1..64, default 32),
+/// "bus_bits" (dram; 8, 16, 32 or 64, default 32), "burst_length" (dram; 1..32, default 8), "pad"
+/// (zero|one|hold), "mode" (stream|isolated), "init" (0|1: noc wire level at start), "idle"
+/// (high|low), "dbi" (none|dc|ac), "ac_threshold" (0..8, default 4), "ac_first"
+/// (threshold|no_invert), "ac_count_pin" (bool).
+const OptionTable<BusConfig>& bus_table();
+
+/// bus_table()'s parse, then BusConfig::validate(): unknown keys and bad values throw
+/// invalid_argument, wrong types type_error.
 BusConfig bus_config(const Options& o);
+/// bus_table()'s write: every option with its effective value (flit_bytes on DRAM and bus_bits
+/// on chip, which the bus does not read, at their defaults).
 Options bus_options(const BusConfig& c);
 
 /// Wire levels between transfers. dram: `idle` means no beat since the bus went idle.
@@ -51,12 +61,8 @@ struct WireState {
   std::array<std::uint8_t, 64> wires{};  ///< last driven unit (unit_bytes() bytes used)
   std::array<std::uint8_t, 8> pins{};    ///< dram DBI: last level (0/1) of each lane's pin
   bool idle = true;
-  std::uint32_t bus = 0;  ///< bus_fingerprint of the configuration the state belongs to
+  BusConfig bus;  ///< the bus the state belongs to: a state is not continued on another
 };
-
-/// What a wire state depends on (channel, width, start/idle level, DBI): states carry it so a
-/// state from one bus is not continued on another.
-std::uint32_t bus_fingerprint(const BusConfig& c) noexcept;
 
 /// The state before any transfer: noc wires at `init`; dram wires and pins at the idle level.
 WireState initial_state(const BusConfig& c);
