@@ -17,6 +17,7 @@ import memcomp
 from blockgen import adversarial, realistic
 from memcomp import _core
 from memcomp import toggles as T
+from test_fast_paths import SUPPORTED, at_tier  # the SIMD tiers this CPU has, and a switch to one
 
 CODECS = ("bdi.paper", "fpc.paper", "cpack.paper", "fpc.mc", "bpc.isca16", "zca.paper")
 
@@ -304,19 +305,6 @@ def test_encode_and_ec_in_one_pass_holds_a_stateful_codec_throughout():
         stop.set()
         t.join()
     _assert_same(got, [want] * 3)
-
-
-#: The SIMD tiers this CPU has, lowest first (memcomp.set_simd_tier).
-SUPPORTED = ("scalar", "avx2", "avx512")[: ("scalar", "avx2", "avx512").index(memcomp.simd_tier_supported()) + 1]
-
-
-@contextlib.contextmanager
-def at_tier(name):
-    memcomp.set_simd_tier(name)
-    try:
-        yield
-    finally:
-        memcomp.set_simd_tier(memcomp.simd_tier_supported())
 
 
 def _counts(blocks, enc, bus):
