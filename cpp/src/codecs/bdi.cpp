@@ -89,6 +89,7 @@ class BDI final : public CodecImpl<BDI> {
     if (c_.order == "kim") order_ = {kZero, kRep8, 2, 5, 3, 7, 6, 4, kRep4};
     if (c_.order == "cmu") order_ = {kRaw, kZero, kRep8, 2, 3, 4, kRep4, 5, 6, 7};
     enc_bits_ = c_.encoding == EncBits::inband ? 4u : 0u;
+    f_ = {c_.encoding == EncBits::inband, c_.encoding == EncBits::tag, c_.zero_bits, c_.repeat4, c_.endian};
     for (std::size_t i = 0; i < 5; ++i) ranked_[i] = rank(std::size_t{16} << i);
     prepare_fast();
   }
@@ -120,6 +121,18 @@ class BDI final : public CodecImpl<BDI> {
       return kernel(winner_[si], sizes_[si], blocks, begin, end, out);
     CodecImpl<BDI>::measure_range(blocks, begin, end, out);
   }
+  std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
+                           std::size_t max_bytes, EncodedBlocks& enc) const override {
+    const std::size_t si = ceil_log2(blocks.block_bytes) - 4;
+    if (const auto kernel = classify_ok_ ? bdi_kernels().encode_range(blocks.block_bytes, sym(), big()) : nullptr)
+      return kernel(f_, winner_[si], blocks, begin, end, buf, max_bytes, enc);
+    return CodecImpl<BDI>::encode_range(blocks, begin, end, buf, max_bytes, enc);
+  }
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
+    if (const auto kernel = bdi_kernels().decode_range(enc.block_bytes, big()))
+      begin = kernel(f_, enc, out, begin, end);  // stops at a corrupt block, which the loop below names
+    CodecImpl<BDI>::decode_range(enc, out, begin, end);
+  }
 
  public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
@@ -127,36 +140,17 @@ class BDI final : public CodecImpl<BDI> {
     if (const auto classify = classify_ok_ ? k.classify(b, sym(), big()) : nullptr) {
       // encode_as with the kernels' classification and delta writer
       const int id = classify(winner_[ceil_log2(b) - 4], blk);
-      if (const Delta* x = encode_head(id, blk, b, w)) k.write_deltas(b, sym(), big())(x->id, blk, w);
-      return tag_of(id);
+      if (const Delta* x = f_.encode_head(id, blk, b, w)) k.write_deltas(b, sym(), big())(x->id, blk, w);
+      return f_.tag_of(id);
     }
     return encode_as(choose(blk, b), blk, b, w);
   }
 
   // The stream of encoding id (which fits the block).
   std::uint32_t encode_as(int id, const std::uint8_t* blk, std::size_t b, BitWriter& w) const {
-    if (const Delta* x = encode_head(id, blk, b, w)) encode_deltas(*x, blk, b, w);
-    return tag_of(id);
+    if (const Delta* x = f_.encode_head(id, blk, b, w)) encode_deltas(*x, blk, b, w);
+    return f_.tag_of(id);
   }
-
-  // encode_as's stream up to the deltas: the whole stream of a zero, repeated or raw block (and
-  // nullptr), else its encoding's Delta for a delta writer (the scalar one below or a kernel) to
-  // finish. Inlined where b is a constant, so the raw copy is too.
-  [[gnu::always_inline]] const Delta* encode_head(int id, const std::uint8_t* blk, std::size_t b, BitWriter& w) const {
-    if (c_.encoding == EncBits::inband) w.write(static_cast<std::uint64_t>(id), 4);
-    if (id == kZero) {
-      w.write(0, c_.zero_bits);
-    } else if (id == kRep8 || id == kRep4) {
-      const unsigned k = id == kRep8 ? 8 : 4;
-      w.write(load_k(blk, k, c_.endian), 8 * k);
-    } else if (id == kRaw) {
-      w.write_bytes(blk, b);
-    } else {
-      return find_delta(id);
-    }
-    return nullptr;
-  }
-  std::uint32_t tag_of(int id) const { return c_.encoding == EncBits::tag ? static_cast<std::uint32_t>(id) : 0u; }
 
   // The scalar writer of delta encoding x.
   void encode_deltas(const Delta& x, const std::uint8_t* blk, std::size_t b, BitWriter& w) const {
@@ -189,33 +183,10 @@ class BDI final : public CodecImpl<BDI> {
   }
 
   void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
-    const Delta* x = decode_head(in, tag, out, b);
+    const Delta* x = f_.decode_head(in, tag, out, b);
     if (!x) return;
     if (const auto kernel = bdi_kernels().read_deltas(b, big())) return kernel(x->id, in, out);
     decode_deltas(*x, in, out, b);
-  }
-
-  // decode's stream up to the deltas: the whole block if zero, repeated or raw (and nullptr),
-  // else its encoding's Delta for a delta reader (the scalar one below or a kernel) to finish.
-  // Inlined where b is a constant.
-  [[gnu::always_inline]] const Delta* decode_head(BitReader& in, std::uint32_t tag, std::uint8_t* out,
-                                                  std::size_t b) const {
-    const int id = static_cast<int>(c_.encoding == EncBits::inband ? in.read(4) : tag);
-    if (id == kZero) {
-      if (in.read(c_.zero_bits) != 0) throw corrupt_stream("bdi zero block with non-zero payload");
-      std::memset(out, 0, b);
-    } else if ((id == kRep8) || (id == kRep4 && c_.repeat4)) {
-      const unsigned k = id == kRep8 ? 8 : 4;
-      const std::uint64_t v = in.read(8 * k);
-      for (std::size_t i = 0; i < b; i += k) store_k(out + i, v, k, c_.endian);
-    } else if (id == kRaw) {
-      in.read_bytes(out, b);
-    } else if (const Delta* x = find_delta(id)) {
-      return x;
-    } else {
-      throw corrupt_stream("bdi encoding " + std::to_string(id) + " is not defined");
-    }
-    return nullptr;
   }
 
   // The scalar reader of delta encoding x.
@@ -406,6 +377,7 @@ class BDI final : public CodecImpl<BDI> {
   bool big() const { return c_.endian == Endian::big; }
 
   Config c_;
+  Framing f_;                 // the stream around the deltas (kernels/bdi.hpp)
   bool classify_ok_ = false;  // the kernels' classification holds for this configuration
   std::vector<int> order_;
   std::vector<int> ranked_[5];  // per block size 16, 32, 64, 128, 256 B

@@ -282,7 +282,7 @@ MEMCOMP_AVX2 void measure_avx2(const std::int8_t* winner, const SizeBreakdown* s
 
 // The delta encodings of decode.
 template <std::size_t B, bool Big>
-MEMCOMP_AVX2 void decode_avx2(int id, BitReader& in, std::uint8_t* out) {
+MEMCOMP_AVX2_INLINE void decode_avx2(int id, BitReader& in, std::uint8_t* out) {
   switch (id) {
     case 2: return read_deltas<B, 8, 1, Big>(in, out);
     case 3: return read_deltas<B, 8, 2, Big>(in, out);
@@ -300,7 +300,7 @@ MEMCOMP_AVX2 int classify_fn(const std::int8_t* winner, const std::uint8_t* blk)
 
 // The delta writer of encoding id (2..7), encode_as's after the classification.
 template <std::size_t B, bool Sym, bool Big>
-MEMCOMP_AVX2 void write_avx2(int id, const std::uint8_t* blk, BitWriter& w) {
+MEMCOMP_AVX2_INLINE void write_avx2(int id, const std::uint8_t* blk, BitWriter& w) {
   switch (id) {
     case 2: write_deltas<B, 8, 1, Sym, Big>(blk, w); break;
     case 3: write_deltas<B, 8, 2, Sym, Big>(blk, w); break;
@@ -309,6 +309,40 @@ MEMCOMP_AVX2 void write_avx2(int id, const std::uint8_t* blk, BitWriter& w) {
     case 6: write_deltas<B, 4, 2, Sym, Big>(blk, w); break;
     default: write_deltas<B, 2, 1, Sym, Big>(blk, w); break;
   }
+}
+
+// A range of blocks: the dispatch once, every block's classification, head and deltas inline.
+template <std::size_t B, bool Sym, bool Big>
+MEMCOMP_AVX2 std::size_t encode_range_avx2(const bdi::Framing& f, const std::int8_t* winner, const BlockView& blocks,
+                                           std::size_t begin, std::size_t end, std::uint8_t* buf, std::size_t max_bytes,
+                                           EncodedBlocks& enc) {
+  using R = kernels::Range;
+  const std::size_t buf_bytes = R::range_bytes(begin, end, max_bytes);
+  std::size_t at = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    BitWriter w = R::block_writer(buf, at, max_bytes, buf_bytes);
+    const std::uint8_t* blk = blocks.block(i);
+    const int id = classify_avx2<B, Sym, Big>(winner, blk);
+    if (const bdi::Delta* x = f.encode_head(id, blk, B, w)) write_avx2<B, Sym, Big>(x->id, blk, w);
+    at = R::record_block(enc, i, at, f.tag_of(id), w.finish());
+  }
+  return at;
+}
+
+template <std::size_t B, bool Big>
+MEMCOMP_AVX2 std::size_t decode_range_avx2(const bdi::Framing& f, const EncodedView& enc, std::uint8_t* out,
+                                           std::size_t begin, std::size_t end) {
+  std::size_t i = begin;
+  try {
+    for (; i < end; ++i) {
+      BitReader r = kernels::Range::block_reader(enc, i);
+      std::uint8_t* o = out + i * B;
+      if (const bdi::Delta* x = f.decode_head(r, enc.tags[i], o, B)) decode_avx2<B, Big>(x->id, r, o);
+      if (r.remaining() != 0) break;
+    }
+  } catch (const corrupt_stream&) {
+  }
+  return i;
 }
 
 // The kernels of a block size and configuration, as the table holds them.
@@ -329,6 +363,12 @@ constexpr BdiKernels::BySize by_size() {
   k.write[1][1] = &write_avx2<B, true, true>;
   k.read[0] = &decode_avx2<B, false>;
   k.read[1] = &decode_avx2<B, true>;
+  k.encode_range[0][0] = &encode_range_avx2<B, false, false>;
+  k.encode_range[0][1] = &encode_range_avx2<B, false, true>;
+  k.encode_range[1][0] = &encode_range_avx2<B, true, false>;
+  k.encode_range[1][1] = &encode_range_avx2<B, true, true>;
+  k.decode_range[0] = &decode_range_avx2<B, false>;
+  k.decode_range[1] = &decode_range_avx2<B, true>;
   return k;
 }
 

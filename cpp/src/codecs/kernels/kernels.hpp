@@ -16,6 +16,7 @@ namespace memcomp::kernels {
 /// error of a stream the codec cannot write.
 struct Range : Codec {
   using Codec::append_streams;
+  using Codec::block_reader;
   using Codec::block_writer;
   using Codec::not_decodable;
   using Codec::range_bytes;
