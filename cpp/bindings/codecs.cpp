@@ -17,7 +17,7 @@ const std::uint8_t* approximable_of(const py::object& mask, std::size_t n) {
   return column<std::uint8_t>(a, "approximable", n);
 }
 
-py::dict measure(const Codec& c, const py::array& blocks, const py::object& threads, bool resume,
+py::dict measure(const Codec& c, const py::array& blocks, const py::object& threads, Session* session,
                  const py::object& approximable) {
   BlockView v = block_view(blocks);
   v.approximable = approximable_of(approximable, v.n_blocks);
@@ -31,7 +31,7 @@ py::dict measure(const Codec& c, const py::array& blocks, const py::object& thre
                    header.mutable_data(), tag.mutable_data(),     mode.mutable_data()};
   {
     py::gil_scoped_release nogil;
-    c.measure_batch(v, cols, t, resume);
+    c.measure_batch(v, cols, t, session);
   }
   py::dict out;
   out["size_bits"] = bits;
@@ -43,7 +43,7 @@ py::dict measure(const Codec& c, const py::array& blocks, const py::object& thre
   return out;
 }
 
-py::tuple encode(const Codec& c, const py::array& blocks, const py::object& threads, bool resume,
+py::tuple encode(const Codec& c, const py::array& blocks, const py::object& threads, Session* session,
                  const py::object& approximable) {
   BlockView v = block_view(blocks);
   v.approximable = approximable_of(approximable, v.n_blocks);
@@ -51,7 +51,7 @@ py::tuple encode(const Codec& c, const py::array& blocks, const py::object& thre
   EncodedBlocks e;
   {
     py::gil_scoped_release nogil;
-    e = c.encode_batch(v, t, resume);
+    e = c.encode_batch(v, t, session);
   }
   py::object state = py::none();
   if (c.stateful()) state = to_numpy(std::move(e.entry_state));
@@ -107,8 +107,12 @@ py::dict preset_dict(const Preset& p) {
 }  // namespace
 
 void register_codecs(py::module_& m) {
-  py::class_<Codec, std::shared_ptr<Codec>>(m, "Codec", "A block codec built from a preset (immutable).")
-      .def_property_readonly("family", &Codec::family)
+  // Both types first, so each one's signatures name the other.
+  py::class_<Codec, std::shared_ptr<Codec>> codec(m, "Codec", "A block codec built from a preset (immutable).");
+  py::class_<Session> session(m, "Session",
+                              "A stream of batches through one codec: where a stateful codec's state stands between "
+                              "batches (fresh: the initial state).");
+  codec.def_property_readonly("family", &Codec::family)
       .def_property_readonly("preset", &Codec::preset)
       .def_property_readonly("policy", &Codec::policy)
       .def_property_readonly("exact", &Codec::exact)
@@ -146,12 +150,30 @@ void register_codecs(py::module_& m) {
       .def("check_block_bytes", &Codec::check_block_bytes, py::arg("block_bytes"))
       .def("max_compressed_bits", &Codec::max_compressed_bits, py::arg("block_bytes"))
       .def("measure", &measure, py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
-           py::arg("resume") = false, py::arg("approximable") = py::none())
-      .def("encode", &encode, py::arg("blocks").noconvert(), py::arg("threads") = py::none(), py::arg("resume") = false,
-           py::arg("approximable") = py::none())
+           py::arg("session") = nullptr, py::arg("approximable") = py::none())
+      .def("encode", &encode, py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
+           py::arg("session") = nullptr, py::arg("approximable") = py::none())
       .def("decode", &decode, py::arg("data").noconvert(), py::arg("bit_offsets").noconvert(),
            py::arg("bit_lengths").noconvert(), py::arg("tags").noconvert(), py::arg("block_bytes"),
            py::arg("entry_state") = py::none(), py::arg("threads") = py::none());
+
+  session.def(py::init<const Codec&>(), py::arg("codec"), py::keep_alive<1, 2>())
+      .def_property_readonly(
+          "state",
+          [](const Session& s) -> py::object {
+            std::vector<std::uint8_t> st = s.save();
+            if (!s.codec().stateful()) return py::none();
+            return to_numpy(std::move(st));
+          },
+          "The state as bytes (a fresh session: the initial state; None for a stateless codec).")
+      .def(
+          "load",
+          [](Session& s, const py::array& state) {
+            const std::uint8_t* p = column<std::uint8_t>(state, "state");
+            static const std::uint8_t none = 0;
+            s.load(p ? p : &none, static_cast<std::size_t>(state.shape(0)));
+          },
+          py::arg("state").noconvert(), "Sets the state from bytes that .state returned.");
 
   m.def(
       "make_codec",

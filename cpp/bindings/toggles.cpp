@@ -181,13 +181,13 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
 
 py::tuple run_encode_ec(const Codec& codec, const py::array& blocks, const py::dict& bus, unsigned k, double alpha,
                         const py::object& bu, const py::object& state, bool close, bool per_block,
-                        const std::string& ratio, const py::object& threads, bool resume, std::size_t chunk_blocks) {
+                        const std::string& ratio, const py::object& threads, Session* session, std::size_t chunk_blocks) {
   const BlockView v = block_view(blocks);
   const int t = thread_count(threads);
   return ec_call(v, bus, k, alpha, bu, state, per_block, ratio,
                  [&](const BusConfig& c, const EcConfig& ec, const double* bup, std::size_t bun, WireState& s,
                      const EcColumns& out) {
-                   return encode_energy_control(codec, c, ec, v, bup, bun, s, &out, close, t, resume, chunk_blocks);
+                   return encode_energy_control(codec, c, ec, v, bup, bun, s, &out, close, t, session, chunk_blocks);
                  });
 }
 
@@ -262,7 +262,7 @@ void register_toggles(py::module_& m) {
   m.def("encode_energy_control", &run_encode_ec, py::arg("codec"), py::arg("blocks").noconvert(), py::arg("bus"),
         py::arg("k") = 2, py::arg("alpha") = 1.0, py::arg("bu") = 0.0, py::arg("state") = py::none(),
         py::arg("close") = true, py::arg("per_block") = true, py::arg("ratio") = "units",
-        py::arg("threads") = py::none(), py::arg("resume") = false, py::arg("chunk_blocks") = 0,
+        py::arg("threads") = py::none(), py::arg("session") = nullptr, py::arg("chunk_blocks") = 0,
         "energy_control over codec.encode(blocks) in one pass, chunk_blocks at a time (0: 256 KiB of blocks; "
         "no stream kept): the same results.");
   m.def("bus_drive", &drive, py::arg("stream").noconvert(), py::arg("nbits"), py::arg("bus"),

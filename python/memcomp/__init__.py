@@ -24,7 +24,7 @@ _WHERE = {
     "MetricWarning": "slc",
     "SkippedCodecWarning": "report",
     **{n: "blocks" for n in ("VALID_BLOCK_BYTES", "as_blocks", "sectorize")},
-    **{n: "codecs" for n in ("Codec", "Encoded", "Sizes", "codec_names", "get_codec", "list_codecs")},
+    **{n: "codecs" for n in ("Codec", "Encoded", "Session", "Sizes", "codec_names", "get_codec", "list_codecs")},
     **{n: "io" for n in ("Dump", "open_dump", "open_dumps", "register_reader", "save_dump")},
     **{n: "metrics" for n in ("SizeStats", "charge", "parse_policy")},
     "Model": "models",
@@ -43,6 +43,7 @@ __all__ = [
     "MemcompWarning",
     "MetricWarning",
     "Model",
+    "Session",
     "SizeStats",
     "Sizes",
     "SkippedCodecWarning",
@@ -92,7 +93,7 @@ if TYPE_CHECKING:
     from ._common import MemcompWarning
     from ._core import CorruptStreamError, set_simd_tier, simd_tier, simd_tier_supported
     from .blocks import VALID_BLOCK_BYTES, as_blocks, sectorize
-    from .codecs import Codec, Encoded, Sizes, codec_names, get_codec, list_codecs
+    from .codecs import Codec, Encoded, Session, Sizes, codec_names, get_codec, list_codecs
     from .io import Dump, open_dump, open_dumps, register_reader, save_dump
     from .metrics import SizeStats, charge, parse_policy
     from .models import Model

@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -17,7 +17,7 @@ class Codec:
         ...
     def decode(self, data: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_offsets: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_lengths: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], tags: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], block_bytes: typing.SupportsInt | typing.SupportsIndex, entry_state: typing.Any = None, threads: typing.Any = None) -> numpy.typing.NDArray[numpy.uint8]:
         ...
-    def encode(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None, resume: bool = False, approximable: typing.Any = None) -> tuple:
+    def encode(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None, session: Session | None = None, approximable: typing.Any = None) -> tuple:
         ...
     def fit(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None) -> str:
         """
@@ -29,7 +29,7 @@ class Codec:
         """
     def max_compressed_bits(self, block_bytes: typing.SupportsInt | typing.SupportsIndex) -> int:
         ...
-    def measure(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None, resume: bool = False, approximable: typing.Any = None) -> dict:
+    def measure(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None, session: Session | None = None, approximable: typing.Any = None) -> dict:
         ...
     def modes(self) -> dict:
         ...
@@ -59,6 +59,21 @@ class Codec:
     @property
     def stateful(self) -> bool:
         ...
+class Session:
+    """
+    A stream of batches through one codec: where a stateful codec's state stands between batches (fresh: the initial state).
+    """
+    def __init__(self, codec: Codec) -> None:
+        ...
+    def load(self, state: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]]) -> None:
+        """
+        Sets the state from bytes that .state returned.
+        """
+    @property
+    def state(self) -> typing.Any:
+        """
+        The state as bytes (a fresh session: the initial state; None for a stateless codec).
+        """
 class SpaceSaving:
     """
     Bounded-memory heavy hitters of 32-bit values (Space-Saving).
@@ -129,7 +144,7 @@ def ec_decide(t0: typing.SupportsFloat | typing.SupportsIndex, t1: typing.Suppor
     ...
 def ec_gain(bu: typing.SupportsFloat | typing.SupportsIndex) -> float:
     ...
-def encode_energy_control(codec: Codec, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, bu: typing.Any = 0.0, state: typing.Any = None, close: bool = True, per_block: bool = True, ratio: str = 'units', threads: typing.Any = None, resume: bool = False, chunk_blocks: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
+def encode_energy_control(codec: Codec, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, bu: typing.Any = 0.0, state: typing.Any = None, close: bool = True, per_block: bool = True, ratio: str = 'units', threads: typing.Any = None, session: Session | None = None, chunk_blocks: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
     """
     energy_control over codec.encode(blocks) in one pass, chunk_blocks at a time (0: 256 KiB of blocks; no stream kept): the same results.
     """

@@ -356,6 +356,7 @@ class Codec:
 
     def __init__(self, core: "_core.Codec"):
         self._c = core
+        self._own: Optional[_core.Session] = None  # the stream resume=True continues (a stateful codec's)
         self._options = dict(core.options())
         text = self._options.get("model")
         self._model = Model(text) if text else None
@@ -420,11 +421,28 @@ class Codec:
         """True if blocks are not independent (the codec carries state across a batch)."""
         return self._c.stateful
 
-    def _private(self) -> "Codec":
-        """This codec, or for a stateful one an equal copy of its own: an analysis that streams
-        chunks with ``resume`` then owns the state, so callers sharing the object (threads running
-        analyses at once) cannot move it between its chunks."""
-        return Codec.from_config(self.get_config()) if self.stateful else self
+    def session(self) -> "Session":
+        """A fresh stream of batches through this codec, owned by the caller: pass it as
+        ``session=`` to :meth:`measure`, :meth:`encode` or :func:`memcomp.toggles.energy_control`,
+        and each batch continues where the session's last one left a stateful codec's state.
+        The codec itself never changes, so threads can share it, each with a session of its own."""
+        return Session(self)
+
+    def _stream(self, session: Optional["Session"], resume: Any) -> Optional["_core.Session"]:
+        """The core session a batch runs on: the given one, else for a stateful codec its own
+        stream (``resume=True`` continues it, else it starts again); None for a stateless one."""
+        resume = check_bool("resume", resume)
+        if session is not None:
+            if not isinstance(session, Session):
+                raise TypeError(f"session must be a Session (codec.session()), got {type(session).__name__}")
+            if resume:
+                raise ValueError("pass session or resume=True, not both: a session already continues its stream")
+            return session._s
+        if not self._c.stateful:
+            return None
+        if not resume or self._own is None:
+            self._own = _core.Session(self._c)
+        return self._own
 
     @property
     def requires_fit(self) -> bool:
@@ -558,17 +576,21 @@ class Codec:
         blocks: np.ndarray,
         threads: Optional[int] = None,
         *,
+        session: Optional["Session"] = None,
         resume: bool = False,
         approximable: Optional[np.ndarray] = None,
     ) -> "Sizes":
         """Per-block sizes of a C-contiguous ``(n, B)`` uint8 array (see :func:`memcomp.as_blocks`).
 
-        A stateful codec starts from its initial state, or with ``resume=True`` from where its
-        previous batch ended (streaming a dump in chunks). A lossy codec takes ``approximable``, a
-        bool array with one entry per block (default: every block may be approximated)."""
+        A stateful codec starts from its initial state, or with a ``session``
+        (:meth:`session`) from where that session's last batch ended (streaming a dump in
+        chunks). ``resume=True`` is the shorthand for one stream per codec object: it continues
+        this object's previous batch. A lossy codec takes ``approximable``, a bool array with one
+        entry per block (default: every block may be approximated)."""
         blocks = _block_array(blocks)
+        stream = self._stream(session, resume)
         with self._named_errors():
-            cols = self._c.measure(blocks, check_threads(threads), check_bool("resume", resume), approximable)
+            cols = self._c.measure(blocks, check_threads(threads), stream, approximable)
         return Sizes(
             codec=self,
             block_bytes=int(blocks.shape[1]),
@@ -580,18 +602,18 @@ class Codec:
         blocks: np.ndarray,
         threads: Optional[int] = None,
         *,
+        session: Optional["Session"] = None,
         resume: bool = False,
         approximable: Optional[np.ndarray] = None,
     ) -> "Encoded":
-        """Encodes every block into one buffer (blocks start on byte boundaries); ``resume`` and
-        ``approximable`` as in :meth:`measure`. A stateful codec records the state the batch
-        started from (``Encoded.entry_state``), so every chunk decodes on its own, also after
-        save/load."""
+        """Encodes every block into one buffer (blocks start on byte boundaries); ``session``,
+        ``resume`` and ``approximable`` as in :meth:`measure`. A stateful codec records the state
+        the batch started from (``Encoded.entry_state``), so every chunk decodes on its own, also
+        after save/load."""
         blocks = _block_array(blocks)
+        stream = self._stream(session, resume)
         with self._named_errors():
-            data, offsets, lengths, tags, state = self._c.encode(
-                blocks, check_threads(threads), check_bool("resume", resume), approximable
-            )
+            data, offsets, lengths, tags, state = self._c.encode(blocks, check_threads(threads), stream, approximable)
         return Encoded(
             config=self.get_config(),
             block_bytes=int(blocks.shape[1]),
@@ -603,16 +625,17 @@ class Codec:
         )
 
     def _encode_energy_control(
-        self, blocks, bus, k, alpha, bu, state, close, per_block, ratio, threads, resume, chunk_blocks=0
+        self, blocks, bus, k, alpha, bu, state, close, per_block, ratio, threads, session, resume, chunk_blocks=0
     ):
         """toggles.energy_control over this codec's streams of ``blocks``, encoded ``chunk_blocks``
-        at a time as it goes (0: the core's cache-sized chunks; the other arguments checked by
-        energy_control): the core's results as they come."""
+        at a time as it goes (0: the core's cache-sized chunks; ``session`` and ``resume`` as in
+        :meth:`encode`, the other arguments checked by energy_control): the core's results as
+        they come."""
         blocks = _block_array(blocks)
-        threads, resume = check_threads(threads), check_bool("resume", resume)
+        threads, stream = check_threads(threads), self._stream(session, resume)
         with self._named_errors():
             return _core.encode_energy_control(
-                self._c, blocks, bus, k, alpha, bu, state, close, per_block, ratio, threads, resume, chunk_blocks
+                self._c, blocks, bus, k, alpha, bu, state, close, per_block, ratio, threads, stream, chunk_blocks
             )
 
     def decode(self, encoded: "Encoded", threads: Optional[int] = None) -> np.ndarray:
@@ -653,6 +676,38 @@ class Codec:
                 fields.get("entry_state"),
                 threads,
             )
+
+
+class Session:
+    """A stream of batches through one codec, owned by the caller (as zstd keeps a per-stream
+    context beside a shareable dictionary): where a stateful codec's state stands between
+    batches. Make one with :meth:`Codec.session`; a fresh session starts from the initial state.
+    A stateless codec's batches ignore it. One batch at a time runs on a session. It pickles with
+    its codec and state, so a stream can continue in another process."""
+
+    __slots__ = ("codec", "_s")
+
+    def __init__(self, codec: Codec, state: Optional[np.ndarray] = None) -> None:
+        if not isinstance(codec, Codec):
+            raise TypeError(f"a Session is made for a Codec, got {type(codec).__name__}")
+        self.codec = codec
+        self._s = _core.Session(codec._c)
+        if state is not None:
+            with codec._named_errors():
+                self._s.load(np.ascontiguousarray(state, dtype=np.uint8))
+
+    @property
+    def state(self) -> Optional[np.ndarray]:
+        """The state between batches as bytes (a fresh session: the initial state's; None for a
+        stateless codec)."""
+        st = self._s.state
+        return None if st is None else _readonly(st)
+
+    def __reduce__(self):
+        return Session, (self.codec, self.state)
+
+    def __repr__(self) -> str:
+        return f"Session({self.codec!r})"
 
 
 @dataclass(frozen=True)

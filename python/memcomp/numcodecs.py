@@ -138,13 +138,12 @@ class MemcompCodec(_NumcodecsCodec):
         data = ensure_contiguous_ndarray(buf).reshape(-1).view(np.uint8)
         B = self.block_bytes
         full, rest = divmod(data.nbytes, B)
-        # A stateful codec keeps its state in the codec object: use one of our own per chunk.
-        codec = Codec.from_config(self.codec.get_config()) if self.codec.stateful else self.codec
-        enc = codec.encode(data[: full * B].reshape(full, B))  # a view: no copy
+        codec, stream = self.codec, self.codec.session()  # a chunk is one stream, of its own
+        enc = codec.encode(data[: full * B].reshape(full, B), session=stream)  # a view: no copy
         if rest:  # only the last partial block is copied, zero-padded
             last = np.zeros((1, B), np.uint8)
             last[0, :rest] = data[full * B :]
-            enc = _concat(enc, codec.encode(last, resume=True))
+            enc = _concat(enc, codec.encode(last, session=stream))
         body, flags = enc.to_bytes(config=False), 0
         if len(body) >= data.nbytes:  # the codec would expand the chunk: store it raw, flagged
             body, flags = data.tobytes(), _RAW

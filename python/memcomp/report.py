@@ -46,7 +46,7 @@ from .analysis.run import fold, run
 from .codec_list import CODECS, CodecsArg, fit_missing, resolve_codecs
 from .codec_list import CodecList as CodecList  # these were memcomp.report's before memcomp.codec_list
 from .codec_list import SkippedCodecWarning as SkippedCodecWarning
-from .codecs import Codec, get_codec
+from .codecs import Codec, Session, get_codec
 from .metrics import SizeStats, mag_policy, parse_policy, storage_policy
 
 if TYPE_CHECKING:
@@ -297,8 +297,8 @@ class Compare(Analysis):
     def splittable(self, block_bytes: int) -> bool:
         return not any(c.stateful for c in self.resolve(block_bytes)._codecs())
 
-    def start(self) -> List[Codec]:
-        return [c._private() for c in self._codecs()]  # a stateful codec's state is ours between chunks
+    def start(self) -> List[Session]:
+        return [c.session() for c in self._codecs()]  # a stateful codec's stream runs from chunk to chunk
 
     def partial(self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]) -> Tuple[CompareStats, Any]:
         cs, B = self._codecs(), int(chunk.shape[1]) if chunk.ndim == 2 else self._block_bytes
@@ -307,7 +307,7 @@ class Compare(Analysis):
         max_bits = max([c.max_compressed_bits(B) for c, m in zip(cs, members) if m] or [0])
         oracle = SizeStats(ORACLE, B, "none", np.zeros(max_bits + 1, dtype=np.int64))
         wins = np.zeros(len(cs), dtype=np.int64)
-        sizes = [c.measure(chunk, threads=threads, resume=first > 0) for c in carry]
+        sizes = [s.codec.measure(chunk, threads=threads, session=s) for s in carry]
         if chunk.shape[0] and members.any():
             idx_of = np.flatnonzero(members)
             bits = np.stack([sizes[i].size_bits for i in idx_of])

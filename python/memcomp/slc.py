@@ -576,7 +576,7 @@ def compress(
     approx = slc.decode(enc, threads=threads)
     sizes = slc.measure(arr, threads=threads, approximable=given)
     lossless = base.measure(arr, threads=threads)
-    refs = _references(arr, opts, {mag: lossless}, threads, False)
+    refs = _references(arr, opts, {mag: lossless}, threads)
     st = _SweepStats.of(arr, approx, enc, sizes, lossless, *refs, skip, mag, dname, floor, symbol_bits)
     report, warns = st.report(arr.shape[1], mag, dname, floor)
     _warn(warns)
@@ -593,13 +593,13 @@ def compress(
     return SLCResult(approx, slc, base, sizes, lossless, enc, report)
 
 
-def _references(chunk, opts, lossless, threads, resume) -> Tuple[Sizes, Sizes]:
+def _references(chunk, opts, lossless, threads) -> Tuple[Sizes, Sizes]:
     """E2MC's sizes at its format MAG (raw CR, P4 §V-C) and its payload without pointers or raw
     mode, one segment: the code bits of every symbol (truncated_bits)."""
     e2mc = get_codec("e2mc", **opts)  # at its format MAG, 32 B (SPEC 1.10), as mag_study measures it
     m = e2mc.options["mag"]
-    fmt = lossless[m] if m in lossless else e2mc.measure(chunk, threads=threads, resume=resume)
-    codes = get_codec("e2mc", **{**opts, "pdw": 1, "raw": False}).measure(chunk, threads=threads, resume=resume)
+    fmt = lossless[m] if m in lossless else e2mc.measure(chunk, threads=threads)
+    codes = get_codec("e2mc", **{**opts, "pdw": 1, "raw": False}).measure(chunk, threads=threads)
     return fmt, codes
 
 
@@ -857,15 +857,15 @@ class Sweep(Analysis):
         if mask is not None or raw:
             given = np.ones(n, bool) if mask is None else mask[first : first + n].copy()
             given[:raw] = False
-        resume = first > 0
-        lossless = {m: c.measure(chunk, threads=threads, resume=resume) for m, c in self._bases.items()}
-        refs = _references(chunk, self._opts, lossless, threads, resume)
+        # E2MC and SLC are stateless: every chunk is measured on its own
+        lossless = {m: c.measure(chunk, threads=threads) for m, c in self._bases.items()}
+        refs = _references(chunk, self._opts, lossless, threads)
         parts = []
         for (m, _, _), codec in zip(self._configs, self._slcs):
             g = given if codec.lossy else None
-            enc = codec.encode(chunk, threads=threads, resume=resume, approximable=g)
+            enc = codec.encode(chunk, threads=threads, approximable=g)
             approx = codec.decode(enc, threads=threads)
-            sizes = codec.measure(chunk, threads=threads, resume=resume, approximable=g)
+            sizes = codec.measure(chunk, threads=threads, approximable=g)
             parts.append(
                 _SweepStats.of(
                     chunk, approx, enc, sizes, lossless[m], *refs, raw, m, self._dname, self._floor, self["symbol_bits"]

@@ -53,7 +53,7 @@ from ._common import (
 from .analysis.base import Analysis, Any_, Int, Option
 from .analysis.run import run
 from .codec_list import CODECS, fit_missing, resolve_codecs
-from .codecs import Codec, Encoded
+from .codecs import Codec, Encoded, Session
 from .energy import EnergyModel, default_model, energy_model
 
 if TYPE_CHECKING:
@@ -432,6 +432,7 @@ def energy_control(
     per_block: bool = True,
     ratio: str = "units",
     threads: Optional[int] = None,
+    session: Optional[Session] = None,
     resume: bool = False,
     bus: Optional[Bus] = None,
     **keywords: Any,
@@ -453,7 +454,8 @@ def energy_control(
     so its columns hold T0 and T1 too.
 
     ``encoded`` may also be a :class:`Codec`: the blocks are then encoded as Energy Control goes,
-    a cache-sized chunk at a time (``threads`` and ``resume`` as in :meth:`Codec.encode`), and no
+    a cache-sized chunk at a time (``threads``, ``session`` and ``resume`` as in
+    :meth:`Codec.encode`), and no
     stream is kept. The result is the same as over ``codec.encode(blocks)``, in one pass over the
     blocks instead of two and without the memory to hold their streams.
 
@@ -471,8 +473,8 @@ def energy_control(
     if isinstance(encoded, Encoded):
         if isinstance(blocks, np.ndarray) and blocks.ndim == 2 and encoded.block_bytes != blocks.shape[1]:
             raise ValueError(f"encoded blocks are {encoded.block_bytes} B, blocks are {blocks.shape[1]} B")
-        if threads is not None or resume is not False:
-            raise ValueError("threads and resume apply when encoded is a Codec (the blocks are encoded here)")
+        if threads is not None or session is not None or resume is not False:
+            raise ValueError("threads, session and resume apply when encoded is a Codec (the blocks are encoded here)")
     elif not isinstance(encoded, Codec):
         raise TypeError(f"encoded must be an Encoded from Codec.encode or a Codec, got {type(encoded).__name__}")
     n = int(blocks.shape[0]) if isinstance(blocks, np.ndarray) and blocks.ndim >= 1 else 0
@@ -488,7 +490,7 @@ def energy_control(
     if isinstance(encoded, Codec):
         return _ec_result(
             *encoded._encode_energy_control(
-                blocks, b, _ec_k(ec), alpha, bu, state, close, per_block, ratio, threads, resume
+                blocks, b, _ec_k(ec), alpha, bu, state, close, per_block, ratio, threads, session, resume
             )
         )
     return _ec_result(
@@ -676,11 +678,11 @@ class BusSums:
 @dataclass
 class BusCarry:
     """What runs through the blocks in order: the wire states (raw, then per codec the compressed
-    and the EC transfers; None: the initial state) and the codecs (a stateful one's own copy).
-    Equal when the states are (the codecs of a split dataset are stateless)."""
+    and the EC transfers; None: the initial state) and a session per codec (a stateful codec's
+    stream). Equal when the states are (the codecs of a split dataset are stateless)."""
 
     states: Tuple[Optional[WireState], ...]
-    codecs: List[Codec]
+    sessions: List[Session]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BusCarry):
@@ -810,7 +812,7 @@ class Toggles(Analysis):
 
     def start(self) -> BusCarry:
         cs = self._codecs()
-        return BusCarry((None,) * (1 + 2 * len(cs)), [c._private() for c in cs])
+        return BusCarry((None,) * (1 + 2 * len(cs)), [c.session() for c in cs])
 
     def partial(self, chunk: np.ndarray, carry: BusCarry, first: int, threads: Optional[int]) -> Tuple[BusSums, Any]:
         return self._sums(chunk, carry, first, threads, False)
@@ -827,9 +829,9 @@ class Toggles(Analysis):
         r = count(chunk, state=states[0], close=closing, per_block=False, bus=b)
         raw, states[0] = r.stats, r.state
         acc: List[Dict[str, Any]] = []
-        for i, c in enumerate(carry.codecs):
+        for i, stream in enumerate(carry.sessions):
             a: Dict[str, Any] = {}
-            enc = c.encode(chunk, threads=threads, resume=True)
+            enc = stream.codec.encode(chunk, threads=threads, session=stream)
             p = count(enc, state=states[1 + 2 * i], close=closing, per_block=False, bus=b)
             a["plain"], states[1 + 2 * i] = p.stats, p.state
             a["plain_bits"] = int(enc.bit_lengths.sum(dtype=np.uint64))
@@ -857,7 +859,7 @@ class Toggles(Analysis):
                 sent_bits = np.where(e.columns["compressed"], enc.bit_lengths, np.uint32(8 * B))
                 a["ec_charged"] = _charged_at_mag(sent_bits, setup.mag, setup.u_min)
             acc.append(a)
-        return BusSums(n, B, raw, tuple(acc)), BusCarry(tuple(states), carry.codecs)
+        return BusSums(n, B, raw, tuple(acc)), BusCarry(tuple(states), carry.sessions)
 
     def finish(self, total: BusSums, source: Dict[str, Any]) -> "pandas.DataFrame":
         return totals_frame(total, self._codecs(), self.setup, source)
@@ -973,7 +975,7 @@ def scatter(
         return np.where(of > 0, x / np.where(of > 0, of, 1.0), np.nan)
 
     for c in cs:
-        enc = c._private().encode(arr, threads=threads)  # a stateful codec given keeps its own state
+        enc = c.encode(arr, threads=threads, session=c.session())  # a stateful codec given keeps its own stream
         comp = count(enc, bus=b)
         bits = enc.bit_lengths.astype(np.float64)
         units = comp.columns["units"].astype(np.float64)

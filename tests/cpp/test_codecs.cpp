@@ -5,6 +5,7 @@
 
 #include <random>
 #include <set>
+#include <thread>
 
 #include "memcomp/codecs/registry.hpp"
 #include "test_util.hpp"
@@ -55,7 +56,13 @@ TEST_P(EveryPreset, ContractsOnAdversarialBlocks) {
       ASSERT_EQ(one.bits[i], one.payload[i] + one.meta[i] + one.header[i]);
       ASSERT_LE(one.bits[i], max_bits) << GetParam() << " B=" << B << " block " << i;
       const SizeBreakdown s = codec->measure(v.block(i), B);
-      ASSERT_EQ(s.inband(), one.bits[i]);
+      if (codec->stateful()) {  // a direct call is a one-block stream from the initial state
+        Columns alone(1);
+        codec->measure_batch(v.slice(i, 1), alone.view(), 1);
+        ASSERT_EQ(s.inband(), alone.bits[0]);
+      } else {
+        ASSERT_EQ(s.inband(), one.bits[i]);
+      }
     }
     if (!codec->exact()) {
       EXPECT_THROW(codec->encode_batch(v, 1), memcomp::invalid_argument);
@@ -176,7 +183,7 @@ TEST(EncodeBatch, ZeroBitBlocksAcrossThreads) {
   EXPECT_EQ(out, zeros);
 }
 
-TEST(StatefulCodecs, ChunksWithResumeEqualOneBatch) {
+TEST(StatefulCodecs, ChunksOfOneSessionEqualOneBatch) {
   for (const Preset& p : presets()) {
     const auto codec = make_codec(p.name);
     if (!codec->stateful()) continue;
@@ -186,26 +193,61 @@ TEST(StatefulCodecs, ChunksWithResumeEqualOneBatch) {
     const std::size_t n = data.size() / B, half = n / 2;
     Columns whole(n), first(half), second(n - half);
     codec->measure_batch({data.data(), n, B}, whole.view(), 2);
-    codec->measure_batch({data.data(), half, B}, first.view(), 2);
-    codec->measure_batch({data.data() + half * B, n - half, B}, second.view(), 2, /*resume=*/true);
+    Session stream(*codec);
+    codec->measure_batch({data.data(), half, B}, first.view(), 2, &stream);
+    codec->measure_batch({data.data() + half * B, n - half, B}, second.view(), 2, &stream);
     first.bits.insert(first.bits.end(), second.bits.begin(), second.bits.end());
     EXPECT_EQ(first.bits, whole.bits);
-    Columns fresh(n - half);  // without resume the second half starts from the initial state
+    Columns fresh(n - half);  // without the session the second half starts from the initial state
     codec->measure_batch({data.data() + half * B, n - half, B}, fresh.view(), 1);
     const std::vector<std::uint32_t> tail(whole.bits.begin() + static_cast<std::ptrdiff_t>(half), whole.bits.end());
     EXPECT_NE(fresh.bits, tail);
-    // decode in two resumed halves
+    // decode in two halves of one session
     if (codec->exact()) {
       const EncodedBlocks enc = codec->encode_batch({data.data(), n, B}, 1);
       std::vector<std::uint8_t> out(data.size());
+      Session decoding(*codec);
       codec->decode_batch(
           {enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(), enc.tags.data(), half, B},
-          out.data(), 1);
+          out.data(), 1, &decoding);
       codec->decode_batch({enc.data.data(), enc.data.size(), enc.bit_offsets.data() + half,
                            enc.bit_lengths.data() + half, enc.tags.data() + half, n - half, B},
-                          out.data() + half * B, 1, true);
+                          out.data() + half * B, 1, &decoding);
       EXPECT_EQ(out, data);
     }
+  }
+}
+
+TEST(StatefulCodecs, OneCodecServesManySessionsAtOnce) {
+  // The codec is an immutable value: streams run side by side on one object, each in its own
+  // session, and each equals that stream run alone; a session serves only the codec that made it.
+  for (const Preset& p : presets()) {
+    const auto codec = make_codec(p.name);
+    if (!codec->stateful()) continue;
+    SCOPED_TRACE(p.name);
+    const std::size_t B = 32;
+    const std::vector<std::vector<std::uint8_t>> data{test::adversarial_blocks(B, 400, 1),
+                                                      test::adversarial_blocks(B, 400, 2)};
+    std::vector<std::vector<std::uint32_t>> alone(2), side(2);
+    const auto chunked = [&](std::size_t k, std::vector<std::uint32_t>& bits) {
+      Session stream(*codec);
+      const std::size_t n = data[k].size() / B;
+      for (std::size_t b = 0; b < n; b += 37) {
+        Columns c(std::min<std::size_t>(37, n - b));
+        codec->measure_batch({data[k].data() + b * B, c.bits.size(), B}, c.view(), 1, &stream);
+        bits.insert(bits.end(), c.bits.begin(), c.bits.end());
+      }
+    };
+    for (std::size_t k = 0; k < 2; ++k) chunked(k, alone[k]);
+    std::thread t0([&] { chunked(0, side[0]); }), t1([&] { chunked(1, side[1]); });
+    t0.join();
+    t1.join();
+    EXPECT_EQ(side, alone);
+    const auto other = make_codec(p.name);
+    Session stream(*other);
+    Columns c(1);
+    EXPECT_THROW(codec->measure_batch({data[0].data(), 1, B}, c.view(), 1, &stream), memcomp::invalid_argument);
+    EXPECT_EQ(stream.save(), Session(*other).save());  // a fresh session holds the initial state
   }
 }
 
@@ -217,8 +259,9 @@ TEST(StatefulCodecs, ResumedChunkDecodesOnItsOwnFromItsEntryState) {
     const std::size_t B = 32;
     const auto data = test::adversarial_blocks(B, 100);
     const std::size_t n = data.size() / B, half = n / 2;
-    codec->encode_batch({data.data(), half, B}, 1);
-    const EncodedBlocks second = codec->encode_batch({data.data() + half * B, n - half, B}, 1, /*resume=*/true);
+    Session stream(*codec);
+    codec->encode_batch({data.data(), half, B}, 1, &stream);
+    const EncodedBlocks second = codec->encode_batch({data.data() + half * B, n - half, B}, 1, &stream);
     ASSERT_FALSE(second.entry_state.empty());
     // a fresh codec object (nothing carried over) decodes the chunk from the recorded state
     const auto other = make_codec(p.name);

@@ -94,20 +94,20 @@ void expect_batch_round_trip(const Codec& c, const std::vector<std::uint8_t>& da
 }
 
 /// Every size column of a batch, one after the other (modes last, as 32-bit values).
-std::vector<std::uint32_t> batch_sizes(const Codec& c, const BlockView& v, int threads, bool resume = false) {
+std::vector<std::uint32_t> batch_sizes(const Codec& c, const BlockView& v, int threads, Session* s = nullptr) {
   const std::size_t n = v.n_blocks;
   std::vector<std::uint32_t> u(5 * n);
   std::vector<std::int16_t> mode(n);
   c.measure_batch(v, {u.data(), u.data() + n, u.data() + 2 * n, u.data() + 3 * n, u.data() + 4 * n, mode.data()},
-                  threads, resume);
+                  threads, s);
   u.insert(u.end(), mode.begin(), mode.end());
   return u;
 }
 
 std::vector<std::uint32_t> batch_bits(const Codec& c, const std::vector<std::uint8_t>& data, std::size_t B,
-                                      bool resume = false) {
+                                      Session* s = nullptr) {
   const std::size_t n = data.size() / B;
-  std::vector<std::uint32_t> u = batch_sizes(c, {data.data(), n, B}, 1, resume);
+  std::vector<std::uint32_t> u = batch_sizes(c, {data.data(), n, B}, 1, s);
   u.resize(n);
   return u;
 }
@@ -282,14 +282,16 @@ TEST(CPack, SkkuKeepsOneDictionaryAcrossBlocks) {
   xx.insert(xx.end(), x.begin(), x.end());
   // The same block twice in one batch: the second copy finds every word.
   EXPECT_EQ(batch_bits(*c, xx, 32), (std::vector<std::uint32_t>{272, 48}));
-  EXPECT_EQ(batch_bits(*c, xx, 32), (std::vector<std::uint32_t>{272, 48}));  // reset per batch
-  EXPECT_EQ(batch_bits(*c, x, 32), (std::vector<std::uint32_t>{272}));
-  EXPECT_EQ(batch_bits(*c, x, 32, /*resume=*/true), (std::vector<std::uint32_t>{48}));
+  EXPECT_EQ(batch_bits(*c, xx, 32), (std::vector<std::uint32_t>{272, 48}));  // each from the initial state
+  Session stream(*c);  // a session carries the dictionary from batch to batch
+  EXPECT_EQ(batch_bits(*c, x, 32, &stream), (std::vector<std::uint32_t>{272}));
+  EXPECT_EQ(batch_bits(*c, x, 32, &stream), (std::vector<std::uint32_t>{48}));
+  EXPECT_EQ(batch_bits(*c, x, 32), (std::vector<std::uint32_t>{272}));  // the codec itself holds none
   EXPECT_EQ(batch_bits(*make_codec("cpack.schreiber"), xx, 32), (std::vector<std::uint32_t>{272, 272}));
-  // Direct measure() calls continue their own sequence from the initial dictionary.
+  // A direct measure() call is a one-block stream from the initial dictionary.
   const auto d = make_codec("cpack.skku");
   EXPECT_EQ(d->measure(x.data(), 32).inband(), 272u);
-  EXPECT_EQ(d->measure(x.data(), 32).inband(), 48u);
+  EXPECT_EQ(d->measure(x.data(), 32).inband(), 272u);
 
   // Deque indices are ages: X X Z X.
   std::vector<std::uint8_t> seq = xx;
@@ -321,9 +323,9 @@ std::string streams_of(const EncodedBlocks& e) {
          bytes(e.entry_state.data(), e.entry_state.size());
 }
 
-/// decode_batch's blocks on `threads` threads (from the recorded entry state, or with `resume`
-/// from the codec's), or "error: " and its message.
-std::string decoded(const Codec& c, const EncodedBlocks& e, int threads, bool entry, bool resume = false) {
+/// decode_batch's blocks on `threads` threads (from the recorded entry state, or the session's),
+/// or "error: " and its message.
+std::string decoded(const Codec& c, const EncodedBlocks& e, int threads, bool entry, Session* s = nullptr) {
   EncodedView v{e.data.data(), e.data.size(), e.bit_offsets.data(), e.bit_lengths.data(),
                 e.tags.data(), e.tags.size(), e.block_bytes};
   if (entry) {
@@ -332,7 +334,7 @@ std::string decoded(const Codec& c, const EncodedBlocks& e, int threads, bool en
   }
   std::string out(v.n_blocks * v.block_bytes, '\0');
   try {
-    c.decode_batch(v, reinterpret_cast<std::uint8_t*>(out.data()), threads, resume);
+    c.decode_batch(v, reinterpret_cast<std::uint8_t*>(out.data()), threads, s);
   } catch (const corrupt_stream& err) {
     return std::string("error: ") + err.what();
   }
@@ -374,20 +376,18 @@ TEST(CPack, StatefulBatchesOnThreadsEqualOneThread) {
                                  (data == &x ? "realistic" : "literals then zeros") + ", threads " +
                                  std::to_string(threads);
         const std::string blocks(reinterpret_cast<const char*>(data->data()), n * B);
-        const auto next = [&](const Codec& c) {
-          return c.encode_batch(v.slice(0, 0), 1, true).entry_state;
-        };  // its state
-        for (bool resume : {false, true}) {
-          EXPECT_EQ(batch_sizes(*many, v, threads, resume), batch_sizes(*one, v, 1, resume)) << what;
-          EXPECT_EQ(next(*many), next(*one)) << what;
-          const EncodedBlocks e1 = one->encode_batch(v, 1, resume), e = many->encode_batch(v, threads, resume);
+        Session s1(*one), sm(*many);  // one stream each, from batch to batch
+        for (int pass = 0; pass < 2; ++pass) {  // every batch continues its session's stream
+          EXPECT_EQ(batch_sizes(*many, v, threads, &sm), batch_sizes(*one, v, 1, &s1)) << what;
+          EXPECT_EQ(sm.save(), s1.save()) << what;
+          const EncodedBlocks e1 = one->encode_batch(v, 1, &s1), e = many->encode_batch(v, threads, &sm);
           EXPECT_EQ(streams_of(e), streams_of(e1)) << what;
-          EXPECT_EQ(next(*many), next(*one)) << what;
-          EXPECT_EQ(decoded(*many, e, threads, true), blocks) << what;
-          EXPECT_EQ(next(*many), next(*one)) << what;  // decoding leaves the state encoding left
-          // from the codec's own state (here: the state the encode left, so not this stream's)
-          EXPECT_EQ(decoded(*many, e, threads, false, true), decoded(*one, e, 1, false, true)) << what;
-          EXPECT_EQ(next(*many), next(*one)) << what;
+          EXPECT_EQ(sm.save(), s1.save()) << what;
+          EXPECT_EQ(decoded(*many, e, threads, true, &sm), blocks) << what;
+          EXPECT_EQ(sm.save(), s1.save()) << what;  // decoding leaves the state encoding left
+          // from the session's state (here: the state the encode left, so not this stream's)
+          EXPECT_EQ(decoded(*many, e, threads, false, &sm), decoded(*one, e, 1, false, &s1)) << what;
+          EXPECT_EQ(sm.save(), s1.save()) << what;
         }
         // A block that cannot decode (undefined code 1111 first) in the last range is named.
         EncodedBlocks bad = one->encode_batch(v, 1);

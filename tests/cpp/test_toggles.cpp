@@ -669,7 +669,8 @@ struct Fused {
 };
 
 /// EC over v and sv (or v encoded by fused.codec) in `chunks` consecutive calls (the state
-/// carried, the bus closed after the last only, a stateful codec resumed), starting from `start`.
+/// carried, the bus closed after the last only, a stateful codec's stream in one session),
+/// starting from `start`.
 EcRunOut run_ec(const BusConfig& c, EcConfig ec, EcPath path, const BlockView& v, const StreamsView& sv,
                 const std::vector<double>& bu, bool close, EcOut how, std::size_t chunks, const WireState& start,
                 const Fused& fused = {}) {
@@ -684,6 +685,8 @@ EcRunOut run_ec(const BusConfig& c, EcConfig ec, EcPath path, const BlockView& v
     r.u32.assign(19, std::vector<std::uint32_t>(n, 0xDEADBEEFu));
   }
   WireState s = start;
+  std::unique_ptr<Session> stream;
+  if (fused.codec) stream = std::make_unique<Session>(*fused.codec);
   for (std::size_t k = 0; k < chunks; ++k) {
     const std::size_t b = n * k / chunks, e = n * (k + 1) / chunks;
     const BlockView cv = v.slice(b, e - b);
@@ -693,8 +696,8 @@ EcRunOut run_ec(const BusConfig& c, EcConfig ec, EcPath path, const BlockView& v
     const std::size_t bn = scalar_bu ? 1 : e - b;
     const bool last = close && k + 1 == chunks;
     auto columns = [&](const EcColumns* o) {
-      return fused.codec ? encode_energy_control(*fused.codec, c, ec, cv, bp, bn, s, o, last, fused.threads, k > 0,
-                                                 fused.chunk_blocks)
+      return fused.codec ? encode_energy_control(*fused.codec, c, ec, cv, bp, bn, s, o, last, fused.threads,
+                                                 stream.get(), fused.chunk_blocks)
                          : energy_control(c, ec, cv, cs, bp, bn, s, o, last);
     };
     EcTotals t;
@@ -979,13 +982,13 @@ TEST(Toggles, EncodeAndEnergyControlInOnePassRejectsBadInput) {
   WireState s = initial_state(c);
   const std::vector<double> bu(3, 0.0);
   EXPECT_THROW(
-      encode_energy_control(*codec, c, EcConfig{}, {raw.data(), 10, 32}, bu.data(), 3, s, nullptr, true, 1, false),
+      encode_energy_control(*codec, c, EcConfig{}, {raw.data(), 10, 32}, bu.data(), 3, s, nullptr, true, 1),
       invalid_argument);
   EXPECT_THROW(encode_energy_control(*codec, c, EcConfig{3, 1.0}, {raw.data(), 10, 32}, bu.data(), 1, s, nullptr, true,
-                                     1, false),
+                                     1),
                invalid_argument);
   EXPECT_THROW(encode_energy_control(*make_codec("mpc.cal22_rtl"), c, EcConfig{}, {raw.data(), 2, 160}, bu.data(), 1, s,
-                                     nullptr, true, 1, false),
+                                     nullptr, true, 1),
                invalid_argument);
 }
 

@@ -622,6 +622,66 @@ def test_stateful_resume_equals_one_batch(name, step, x128):
 
 
 @pytest.mark.parametrize("name", STATEFUL)
+def test_sessions_share_one_codec(name, x128):
+    """The codec is a value: two streams interleaved on one codec object, each in its own session,
+    equal each stream alone; the codec itself keeps no state; a session pickles mid-stream and goes
+    on where it stood; measure, encode and Energy Control continue one session's stream."""
+    a, b = x128[:1500], realistic(128, 1500 * 128, seed=5)
+    c = memcomp.get_codec(name)
+    whole = {k: c.measure(x).size_bits for k, x in (("a", a), ("b", b))}
+    sa, sb = c.session(), c.session()
+    got = {"a": [], "b": []}
+    for lo in range(0, 1500, 250):  # a's chunk, then b's, on the same codec object
+        got["a"].append(c.measure(a[lo : lo + 250], session=sa).size_bits)
+        got["b"].append(c.measure(b[lo : lo + 250], session=sb).size_bits)
+    for k in got:
+        assert np.array_equal(np.concatenate(got[k]), whole[k]), k
+    assert_sizes_equal(c.measure(a), c.measure(a), "no state in the codec")
+    # a session starts at the initial state, moves with its batches, and pickles with its state
+    fresh = c.session()
+    assert np.array_equal(fresh.state, c.encode(a[:0]).entry_state)
+    half = c.session()
+    first = c.measure(a[:700], session=half).size_bits
+    assert not np.array_equal(half.state, fresh.state)
+    moved = pickle.loads(pickle.dumps(half))
+    assert np.array_equal(moved.state, half.state) and moved.codec == c
+    rest = moved.codec.measure(a[700:], session=moved).size_bits
+    assert np.array_equal(np.concatenate([first, rest]), whole["a"])
+    # measure, encode and Energy Control move one stream: each continues where the last left it
+    s, t = c.session(), c.session()
+    parts = [c.measure(a[:500], session=s).size_bits, c.encode(a[500:1000], session=s).bit_lengths]
+    assert np.array_equal(np.concatenate(parts), whole["a"][:1000])
+    c.measure(a[:1000], session=t)
+    assert np.array_equal(s.state, t.state)
+    ec = toggles.energy_control(a[1000:], c, "ec2", per_block=False, session=s)
+    ref = toggles.energy_control(a[1000:], c.encode(a[1000:], session=t), "ec2", per_block=False)
+    assert ec.totals == ref.totals and np.array_equal(s.state, t.state)
+
+
+@pytest.mark.parametrize("name", [*STATEFUL, "bdi.paper"])
+def test_session_errors(name, x128):
+    c, x = memcomp.get_codec(name), x128[:64]
+    if c.stateful:  # an equal codec is another object: its sessions are its own
+        with pytest.raises(ValueError, match="another codec"):
+            c.measure(x, session=memcomp.get_codec(name).session())
+    with pytest.raises(ValueError, match="not both"):
+        c.measure(x, session=c.session(), resume=True)
+    with pytest.raises(TypeError, match="Session"):
+        c.encode(x, session="fresh")
+    with pytest.raises(TypeError, match="Session"):
+        memcomp.Session("bdi")
+    if not c.stateful:  # a stateless codec's batches ignore a session; it has no state
+        s = c.session()
+        assert_sizes_equal(c.measure(x, session=s), c.measure(x), name)
+        assert s.state is None
+        with pytest.raises(ValueError, match="stateless"):
+            memcomp.Session(c, np.zeros(3, np.uint8))
+    else:  # bytes no state serialises to
+        with pytest.raises(ValueError, match="entry state"):
+            memcomp.Session(c, np.zeros(3, np.uint8))
+
+
+@pytest.mark.parametrize("name", STATEFUL)
 def test_stateful_entry_state_is_required_and_used(name, x128, tmp_path):
     x = realistic(128, 1 << 16)  # its first 100 blocks change how the rest encode
     c = memcomp.get_codec(name)

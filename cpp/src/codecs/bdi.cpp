@@ -115,23 +115,23 @@ class BDI final : public CodecImpl<BDI> {
 
  protected:
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                     const SizeColumns& out) const override {
+                     const SizeColumns& out, CodecState*) const override {
     const std::size_t si = ceil_log2(blocks.block_bytes) - 4;
     if (const auto kernel = classify_ok_ ? bdi_kernels().measure_range(blocks.block_bytes, sym(), big()) : nullptr)
       return kernel(winner_[si], sizes_[si], blocks, begin, end, out);
-    CodecImpl<BDI>::measure_range(blocks, begin, end, out);
+    CodecImpl<BDI>::measure_range(blocks, begin, end, out, nullptr);
   }
   std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
-                           std::size_t max_bytes, EncodedBlocks& enc) const override {
+                           std::size_t max_bytes, EncodedBlocks& enc, CodecState*) const override {
     const std::size_t si = ceil_log2(blocks.block_bytes) - 4;
     if (const auto kernel = classify_ok_ ? bdi_kernels().encode_range(blocks.block_bytes, sym(), big()) : nullptr)
       return kernel(f_, winner_[si], blocks, begin, end, buf, max_bytes, enc);
-    return CodecImpl<BDI>::encode_range(blocks, begin, end, buf, max_bytes, enc);
+    return CodecImpl<BDI>::encode_range(blocks, begin, end, buf, max_bytes, enc, nullptr);
   }
-  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, CodecState*) const override {
     if (const auto kernel = bdi_kernels().decode_range(enc.block_bytes, big()))
       begin = kernel(f_, enc, out, begin, end);  // stops at a corrupt block, which the loop below names
-    CodecImpl<BDI>::decode_range(enc, out, begin, end);
+    CodecImpl<BDI>::decode_range(enc, out, begin, end, nullptr);
   }
 
  public:

@@ -403,12 +403,12 @@ class BPC final : public CodecImpl<BPC> {
 
  protected:
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                     const SizeColumns& out) const override {
+                     const SizeColumns& out, CodecState*) const override {
 #if defined(MEMCOMP_X86_SIMD)
     if (blocks.block_bytes >= 32 && simd_avx2())
       return with_block_size(blocks.block_bytes, [&](auto B) { measure_avx2<B()>(blocks, begin, end, out); });
 #endif
-    CodecImpl<BPC>::measure_range(blocks, begin, end, out);
+    CodecImpl<BPC>::measure_range(blocks, begin, end, out, nullptr);
   }
 
  public:
@@ -451,7 +451,7 @@ class BPC final : public CodecImpl<BPC> {
 
   // Delta blocks of 32 to 128 bytes two at a time (decode_fast2); a pair it doubts goes through
   // the general decoder, which names the bad block.
-  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, CodecState*) const override {
     std::size_t i = begin;
 #if defined(MEMCOMP_X86_SIMD)
     const std::size_t b = enc.block_bytes;
@@ -464,12 +464,12 @@ class BPC final : public CodecImpl<BPC> {
         }
         if (!ok) {
           count_lane_fallback();
-          CodecImpl<BPC>::decode_range(enc, out, i, i + 2);
+          CodecImpl<BPC>::decode_range(enc, out, i, i + 2, nullptr);
         }
       }
     }
 #endif
-    CodecImpl<BPC>::decode_range(enc, out, i, end);
+    CodecImpl<BPC>::decode_range(enc, out, i, end, nullptr);
   }
 
   // Accepts exactly the streams encode() writes: every other stream throws corrupt_stream.

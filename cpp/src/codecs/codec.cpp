@@ -44,7 +44,9 @@ std::unique_ptr<Codec> Codec::fitted(const BlockView& blocks, int threads) const
   return make_codec(preset_, o);
 }
 
-void Codec::load_state(const std::uint8_t*, std::size_t bytes) const {
+void Codec::load_state(CodecState&, const std::uint8_t*, std::size_t bytes) const { refuse_entry_state(bytes); }
+
+void Codec::refuse_entry_state(std::size_t bytes) const {
   if (bytes)
     throw corrupt_stream(preset_ + " is stateless: an entry state of " + std::to_string(bytes) + " bytes is not its");
 }
@@ -60,69 +62,100 @@ void Codec::require_model() const {
                                      "or pass model=...");
 }
 
-void Codec::measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const {
+void Codec::measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
+                          CodecState*) const {
   for (std::size_t i = begin; i < end; ++i) out.set(i, measure(blocks.block(i), blocks.block_bytes));
 }
 
-int Codec::batch_threads(int threads, bool resume, std::unique_lock<std::mutex>& lock) const {
-  if (!stateful()) return threads;
-  lock = std::unique_lock<std::mutex>(batch_mutex_);
-  if (!resume) reset();
-  return static_cast<int>(resolve_threads(threads));
+std::vector<std::uint8_t> Session::save() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (state_) return codec_->save_state(*state_);
+  const std::unique_ptr<CodecState> fresh = codec_->initial_state();
+  return fresh ? codec_->save_state(*fresh) : std::vector<std::uint8_t>{};
 }
 
-void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, bool resume) const {
+void Session::load(const std::uint8_t* data, std::size_t bytes) {
+  std::unique_ptr<CodecState> st = codec_->initial_state();
+  if (!st) return codec_->refuse_entry_state(bytes);
+  codec_->load_state(*st, data, bytes);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  state_ = std::move(st);
+}
+
+class Codec::Stream {
+ public:
+  Stream(const Codec& c, Session* session) {
+    if (!c.stateful()) return;
+    if (session == nullptr) {
+      local_ = c.initial_state();
+      state_ = local_.get();
+      return;
+    }
+    if (&session->codec() != &c)
+      throw invalid_argument("this session was made for another codec (" + session->codec().preset() +
+                             "): a session runs batches of the codec object that made it, never another's");
+    lock_ = std::unique_lock<std::mutex>(session->mutex_);
+    if (!session->state_) session->state_ = c.initial_state();
+    state_ = session->state_.get();
+  }
+  CodecState* state() const noexcept { return state_; }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+  std::unique_ptr<CodecState> local_;
+  CodecState* state_ = nullptr;
+};
+
+void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, Session* session) const {
   check_block_bytes(blocks.block_bytes);
   check_approximable(blocks);
   if (blocks.n_blocks) require_model();  // no blocks need no model (an empty dump's table row)
-  std::unique_lock<std::mutex> lock;
-  threads = batch_threads(threads, resume, lock);
-  auto run = [&](const Codec& c, std::size_t, std::size_t b, std::size_t e) { c.measure_range(blocks, b, e, out); };
-  if (!stateful())
+  const Stream stream(*this, session);
+  if (!stream.state())
     return parallel_for(blocks.n_blocks, threads, kMinChunk,
-                        [&](std::size_t b, std::size_t e) { run(*this, 0, b, e); });
-  speculate(blocks.n_blocks, threads, warm_measure(blocks), run);
+                        [&](std::size_t b, std::size_t e) { measure_range(blocks, b, e, out, nullptr); });
+  speculate(blocks.n_blocks, threads, *stream.state(), warm_measure(blocks),
+            [&](CodecState* st, std::size_t, std::size_t b, std::size_t e) { measure_range(blocks, b, e, out, st); });
 }
 
-Codec::WarmFn Codec::warm_measure(const BlockView& blocks) {
-  return [&blocks](const Codec& c, std::size_t b, std::size_t w) {
+Codec::WarmFn Codec::warm_measure(const BlockView& blocks) const {
+  return [this, &blocks](CodecState* st, std::size_t b, std::size_t w) {
     std::vector<std::uint32_t> u(5 * w);
     std::vector<std::int16_t> m(w);
-    c.measure_range(
-        blocks.slice(b - w, w), 0, w,
-        SizeColumns{u.data(), u.data() + w, u.data() + 2 * w, u.data() + 3 * w, u.data() + 4 * w, m.data()});
+    measure_range(blocks.slice(b - w, w), 0, w,
+                  SizeColumns{u.data(), u.data() + w, u.data() + 2 * w, u.data() + 3 * w, u.data() + 4 * w, m.data()},
+                  st);
   };
 }
 
-// Range 0 runs on this codec from the batch's state. Range k > 0 runs on a copy of the codec from
-// a guess of the state it starts in: the state that the kWarmBlocks blocks before it leave when
-// run from the initial state, which is the true one wherever the state forgets what came before
-// them (C-Pack's 16-entry dictionary holds its last pushes only). Then, in order, each range's
-// guess is checked against the state the range before ended in (resync_state), and a range whose
-// guess was wrong (or that threw: a wrong state can make a stream look corrupt) runs again, on
-// this codec from the true state.
-void Codec::speculate(std::size_t n, int threads, const WarmFn& warm, const RunFn& run) const {
+// Range 0 runs from the batch's state. Range k > 0 runs from a guess of the state it starts in:
+// the state that the kWarmBlocks blocks before it leave when run from the initial state, which is
+// the true one wherever the state forgets what came before them (C-Pack's 16-entry dictionary
+// holds its last pushes only). Then, in order, each range's guess is checked against the state the
+// range before ended in (resync_state), and a range whose guess was wrong (or that threw: a wrong
+// state can make a stream look corrupt) runs again from the true state.
+void Codec::speculate(std::size_t n, int threads, CodecState& state, const WarmFn& warm, const RunFn& run) const {
+  threads = static_cast<int>(resolve_threads(threads));
   const std::size_t t = std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n / kMinSpeculated);
-  if (t <= 1) return run(*this, 0, 0, n);
-  std::vector<std::unique_ptr<Codec>> copies(t);
-  for (std::size_t k = 1; k < t; ++k) copies[k] = make_codec(preset_, options());
+  if (t <= 1) return run(&state, 0, 0, n);
+  std::vector<std::unique_ptr<CodecState>> guessed(t);
+  for (std::size_t k = 1; k < t; ++k) guessed[k] = initial_state();
   std::vector<std::vector<std::uint8_t>> guess(t), ended(t);
   std::vector<char> ran(t, 0);
   parallel_for(t, static_cast<int>(t), 1, [&](std::size_t k0, std::size_t k1) {
     for (std::size_t k = k0; k < k1; ++k) {
       const std::size_t b = n * k / t, e = n * (k + 1) / t;
       if (k == 0) {
-        run(*this, 0, b, e);
-        ended[0] = save_state();
+        run(&state, 0, b, e);
+        ended[0] = save_state(state);
         continue;
       }
-      const Codec& c = *copies[k];
+      CodecState* st = guessed[k].get();
       try {
-        c.reset();
-        warm(c, b, std::min(b, kWarmBlocks));
-        guess[k] = c.save_state();
-        run(c, k, b, e);
-        ended[k] = c.save_state();
+        warm(st, b, std::min(b, kWarmBlocks));
+        guess[k] = save_state(*st);
+        run(st, k, b, e);
+        ended[k] = save_state(*st);
         ran[k] = 1;
       } catch (const std::exception&) {  // run again below
       }
@@ -132,13 +165,13 @@ void Codec::speculate(std::size_t n, int threads, const WarmFn& warm, const RunF
   for (std::size_t k = 1; k < t; ++k) {
     std::vector<std::uint8_t> next;
     if (!ran[k] || !resync_state(guess[k], truth, ended[k], next)) {
-      load_state(truth.data(), truth.size());
-      run(*this, k, n * k / t, n * (k + 1) / t);
-      next = save_state();
+      load_state(state, truth.data(), truth.size());
+      run(&state, k, n * k / t, n * (k + 1) / t);
+      next = save_state(state);
     }
     truth = std::move(next);
   }
-  load_state(truth.data(), truth.size());
+  load_state(state, truth.data(), truth.size());
 }
 
 void Codec::check_encode(const BlockView& blocks) const {
@@ -148,28 +181,26 @@ void Codec::check_encode(const BlockView& blocks) const {
   if (!exact()) not_decodable();
 }
 
-EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, bool resume) const {
+EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, Session* session) const {
   check_encode(blocks);
-  std::unique_lock<std::mutex> lock;
-  threads = batch_threads(threads, resume, lock);
-  return encode_locked(blocks, threads);
+  const Stream stream(*this, session);
+  return encode_stream(blocks, threads, stream.state());
 }
 
-void Codec::encode_chunks(const BlockView& blocks, std::size_t chunk_blocks, int threads, bool resume,
+void Codec::encode_chunks(const BlockView& blocks, std::size_t chunk_blocks, int threads, Session* session,
                           const std::function<void(std::size_t, const EncodedBlocks&)>& each) const {
   check_encode(blocks);
-  std::unique_lock<std::mutex> lock;
-  threads = batch_threads(threads, resume, lock);
+  const Stream stream(*this, session);
   const std::size_t n = blocks.n_blocks, per = std::max<std::size_t>(1, chunk_blocks);
   std::size_t b = 0;
   do {  // an empty batch too: one empty chunk
     const std::size_t k = std::min(per, n - b);
-    each(b, encode_locked(blocks.slice(b, k), threads));
+    each(b, encode_stream(blocks.slice(b, k), threads, stream.state()));
     b += k;
   } while (b < n);
 }
 
-EncodedBlocks Codec::encode_locked(const BlockView& blocks, int threads) const {
+EncodedBlocks Codec::encode_stream(const BlockView& blocks, int threads, CodecState* state) const {
   const std::size_t n = blocks.n_blocks, B = blocks.block_bytes;
   const std::size_t max_bytes = static_cast<std::size_t>(ceil_div(max_compressed_bits(B), 8));
   EncodedBlocks enc;
@@ -177,7 +208,7 @@ EncodedBlocks Codec::encode_locked(const BlockView& blocks, int threads) const {
   enc.bit_offsets.resize(n);
   enc.bit_lengths.resize(n);
   enc.tags.resize(n);
-  if (stateful()) enc.entry_state = save_state();
+  if (state) enc.entry_state = save_state(*state);
   // Every worker encodes its range into a buffer (block streams start on byte boundaries,
   // offsets relative to the buffer): the first range straight into the result, which has room
   // for every block's worst case; the others into buffers of their own, appended after, their
@@ -186,27 +217,27 @@ EncodedBlocks Codec::encode_locked(const BlockView& blocks, int threads) const {
   std::size_t head = 0;  // bytes of the first range
   std::mutex mu;
   std::vector<std::pair<std::size_t, ByteBuffer>> parts;  // (first block, bytes) of the other ranges
-  if (stateful()) {  // range k > 0 in parts[k - 1], encoded again where its speculation missed
-    parts.resize(static_cast<std::size_t>(std::max(threads, 1)) - 1);
-    speculate(n, threads, warm_measure(blocks), [&](const Codec& c, std::size_t k, std::size_t b, std::size_t e) {
+  if (state) {  // range k > 0 in parts[k - 1], encoded again where its speculation missed
+    parts.resize(resolve_threads(threads) - 1);
+    speculate(n, threads, *state, warm_measure(blocks), [&](CodecState* st, std::size_t k, std::size_t b, std::size_t e) {
       if (k == 0) {
-        head = c.encode_range(blocks, b, e, enc.data.data(), max_bytes, enc);
+        head = encode_range(blocks, b, e, enc.data.data(), max_bytes, enc, st);
         return;
       }
       auto& [first, buf] = parts[k - 1];
       first = b;
       buf.resize(range_bytes(b, e, max_bytes));
-      buf.resize(c.encode_range(blocks, b, e, buf.data(), max_bytes, enc));
+      buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc, st));
     });
     parts.erase(std::remove_if(parts.begin(), parts.end(), [](const auto& x) { return x.first == 0; }), parts.end());
   } else {
     parallel_for(n, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
       if (b == 0) {
-        head = encode_range(blocks, b, e, enc.data.data(), max_bytes, enc);
+        head = encode_range(blocks, b, e, enc.data.data(), max_bytes, enc, nullptr);
         return;
       }
       ByteBuffer buf(range_bytes(b, e, max_bytes));
-      buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc));
+      buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc, nullptr));
       std::lock_guard<std::mutex> join(mu);
       parts.emplace_back(b, std::move(buf));
     });
@@ -233,7 +264,7 @@ EncodedBlocks Codec::encode_locked(const BlockView& blocks, int threads) const {
   return enc;
 }
 
-void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, bool resume) const {
+void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, Session* session) const {
   check_block_bytes(enc.block_bytes);
   if (enc.n_blocks) require_model();
   if (!exact()) not_decodable();
@@ -252,35 +283,36 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads,
                              "-byte buffer");
     }
   });
-  std::unique_lock<std::mutex> lock;
-  const bool given = enc.entry_state != nullptr;
-  threads = batch_threads(threads, resume || given, lock);
-  if (given && stateful())
-    load_state(enc.entry_state, enc.entry_state_bytes);
-  else if (given)
-    Codec::load_state(enc.entry_state, enc.entry_state_bytes);
-  auto run = [&](const Codec& c, std::size_t, std::size_t b, std::size_t e) { c.decode_range(enc, out, b, e); };
-  if (!stateful())
-    return parallel_for(enc.n_blocks, threads, kMinChunk, [&](std::size_t b, std::size_t e) { run(*this, 0, b, e); });
-  const auto warm = [&](const Codec& c, std::size_t b, std::size_t w) {  // into scratch
+  const Stream stream(*this, session);
+  CodecState* const state = stream.state();
+  if (enc.entry_state != nullptr && state)
+    load_state(*state, enc.entry_state, enc.entry_state_bytes);
+  else if (enc.entry_state != nullptr)
+    refuse_entry_state(enc.entry_state_bytes);
+  if (!state)
+    return parallel_for(enc.n_blocks, threads, kMinChunk,
+                        [&](std::size_t b, std::size_t e) { decode_range(enc, out, b, e, nullptr); });
+  const auto warm = [&](CodecState* st, std::size_t b, std::size_t w) {  // into scratch
     EncodedView v = enc;
     v.bit_offsets += b - w;
     v.bit_lengths += b - w;
     v.tags += b - w;
     v.n_blocks = w;
     ByteBuffer scratch(w * enc.block_bytes);
-    c.decode_range(v, scratch.data(), 0, w);
+    decode_range(v, scratch.data(), 0, w, st);
   };
-  speculate(enc.n_blocks, threads, warm, run);
+  speculate(enc.n_blocks, threads, *state, warm,
+            [&](CodecState* st, std::size_t, std::size_t b, std::size_t e) { decode_range(enc, out, b, e, st); });
 }
 
 std::size_t Codec::encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
-                                std::size_t max_bytes, EncodedBlocks& enc) const {
+                                std::size_t max_bytes, EncodedBlocks& enc, CodecState*) const {
   return encode_loop(blocks, begin, end, buf, max_bytes, enc,
                      [&](const BlockView& v, std::size_t i, BitWriter& w) { return encode_block(v, i, w); });
 }
 
-void Codec::decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const {
+void Codec::decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
+                         CodecState*) const {
   decode_loop(enc, out, begin, end,
               [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t b) { decode(r, tag, o, b); });
 }

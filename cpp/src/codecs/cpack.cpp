@@ -106,6 +106,13 @@ CPackSettings cpack_settings(const Options& o) {
   return s;
 }
 
+/// A persistent codec's stream state: its dictionary.
+struct CpackState final : CodecState {
+  Dictionary d{};
+  std::unique_ptr<CodecState> clone() const override { return std::make_unique<CpackState>(*this); }
+};
+Dictionary* dictionary_of(CodecState* st) { return st ? &static_cast<CpackState*>(st)->d : nullptr; }
+
 class CPack final : public CodecImpl<CPack> {
  public:
   explicit CPack(const Options& o) : s_(cpack_settings(o)) {
@@ -122,36 +129,48 @@ class CPack final : public CodecImpl<CPack> {
     for (unsigned k = 0; k < 25; ++k) push_keys_ |= ((push_mask_ >> kKeys.code[k]) & 1u) << k;
     kind_min_ = push_name_ == "nonzero" ? 1u : 256u;
     set_search_ = !persistent_ && push_name_ != "literal";
-    init(state_);
-    init(direct_);
   }
 
   Options options() const override { return cpack_table().write(s_); }
   bool exact() const override { return dict_ != Dict::block; }
   bool stateful() const override { return persistent_; }
+  std::unique_ptr<CodecState> initial_state() const override {
+    if (!persistent_) return nullptr;
+    auto st = std::make_unique<CpackState>();
+    init(st->d);
+    return st;
+  }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return kMaxToken * (b / 4); }
   std::vector<ModeName> modes() const override { return {{0, "cpack"}}; }
 
-  /// Called directly (outside a batch), a persistent codec measures with a dictionary of its
-  /// own: consecutive calls measure consecutive blocks from the initial state, as a fresh batch
-  /// would. Batches keep theirs in state_ (reset, or resumed, by the batch loop).
+  /// One block, a persistent codec's from the initial dictionary (a stream's blocks go through
+  /// a batch, with a Session to carry the dictionary from batch to batch).
   SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     SizeBreakdown s;
-    measure_lanes<1>(&blk, b, &s, persistent_ ? &direct_ : nullptr);
+    Dictionary fresh;
+    init(fresh);
+    measure_lanes<1>(&blk, b, &s, persistent_ ? &fresh : nullptr);
     return s;
   }
 
   /// Also callable on a block dictionary (cpack.gem5) while every index fits 4 bits, which the
   /// W6 tests use; the batch API refuses it (exact() is false).
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
+    Dictionary fresh;
+    init(fresh);
+    return encode_in(blk, b, out, persistent_ ? &fresh : nullptr);
+  }
+
+  /// encode() from a persistent dictionary `p` (moved on), or a fresh one per block (p null).
+  std::uint32_t encode_in(const std::uint8_t* blk, std::size_t b, BitWriter& out, Dictionary* p) const {
     const CpackKernels& kern = cpack_kernels();  // the kernel table of the active tier (kernels/cpack.hpp)
     if (kern.encode_sets != nullptr && set_search() && !zeros_ && dict_ != Dict::block && b >= 16 && b <= 64)
-      return kern.encode_sets(shape(), *this, blk, b, out);
+      return kern.encode_sets(shape(nullptr), *this, blk, b, out);
     const std::size_t n = b / 4;
     Dictionary local;
-    Dictionary& d = start(local);
+    Dictionary& d = start(local, p);
     if (kern.encode_block != nullptr && dict_ != Dict::block) {
-      kern.encode_block(shape(), *this, blk, b, out, d);
+      kern.encode_block(shape(p), *this, blk, b, out, d);
       return 0;
     }
     WordWriter words{out, mc_};
@@ -173,36 +192,47 @@ class CPack final : public CodecImpl<CPack> {
   }
 
   void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
+    Dictionary fresh;
+    init(fresh);
+    decode_in(in, out, b, persistent_ ? &fresh : nullptr);
+  }
+
+  /// decode() from a persistent dictionary `p` (moved on), or a fresh one per block (p null).
+  void decode_in(BitReader& in, std::uint8_t* out, std::size_t b, Dictionary* p) const {
     if (zeros_) {
-      if (dict_ == Dict::fifo) return decode_k<Dict::fifo, true>(in, out, b);
-      return decode_k<Dict::deque, true>(in, out, b);
+      if (dict_ == Dict::fifo) return decode_k<Dict::fifo, true>(in, out, b, p);
+      return decode_k<Dict::deque, true>(in, out, b, p);
     }
     switch (dict_) {
-      case Dict::fifo: return decode_k<Dict::fifo, false>(in, out, b);
-      case Dict::deque: return decode_k<Dict::deque, false>(in, out, b);
-      case Dict::fill: return decode_k<Dict::fill, false>(in, out, b);
-      default: return decode_k<Dict::block, false>(in, out, b);
+      case Dict::fifo: return decode_k<Dict::fifo, false>(in, out, b, p);
+      case Dict::deque: return decode_k<Dict::deque, false>(in, out, b, p);
+      case Dict::fill: return decode_k<Dict::fill, false>(in, out, b, p);
+      default: return decode_k<Dict::block, false>(in, out, b, p);
     }
   }
 
  protected:
   std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
-                           std::size_t max_bytes, EncodedBlocks& enc) const override {
+                           std::size_t max_bytes, EncodedBlocks& enc, CodecState* state) const override {
     // Fresh dictionaries without zero entries, layout interleaved, B = 16 to 64: groups of 8
     // blocks side by side (the kernel table of the active tier, kernels/cpack.hpp).
     const auto kernel = cpack_kernels().encode_range;
     const std::size_t b = blocks.block_bytes;
     if (kernel != nullptr && !persistent_ && !zeros_ && !mc_ && dict_ != Dict::block && (b == 16 || b == 32 || b == 64))
-      return kernel(shape(), *this, blocks, begin, end, buf, max_bytes, enc);
-    return CodecImpl<CPack>::encode_range(blocks, begin, end, buf, max_bytes, enc);
+      return kernel(shape(nullptr), *this, blocks, begin, end, buf, max_bytes, enc);
+    Dictionary* p = dictionary_of(state);
+    return encode_loop(blocks, begin, end, buf, max_bytes, enc, [&](const BlockView& v, std::size_t i, BitWriter& w) {
+      return encode_in(v.block(i), v.block_bytes, w, p);
+    });
   }
   // Fresh dictionaries, layout interleaved: groups of kCpackDecodeLanes blocks through the lane
   // decoder. A group whose streams are not all valid, or too near the end of the data for its
   // reads, is decoded one block at a time (which names the first bad block).
-  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
+                    CodecState* state) const override {
     const auto lanes = cpack_kernels().decode_lanes;
     if (lanes != nullptr && !persistent_ && !mc_ && dict_ != Dict::block) {
-      const CpackShape sh = shape();
+      const CpackShape sh = shape(nullptr);
       const auto n = static_cast<unsigned>(enc.block_bytes / 4), b = static_cast<unsigned>(enc.block_bytes);
       alignas(32) std::uint32_t dict[kCpackDecodeLanes * kSlots + 1] = {};  // zeros: init=zeros' entries
       begin = decode_groups<kCpackDecodeLanes>(
@@ -212,20 +242,23 @@ class CPack final : public CodecImpl<CPack> {
             return lanes(sh, base, pos, stop, n, b, buf, dict);
           });
     }
-    CodecImpl<CPack>::decode_range(enc, out, begin, end);
+    Dictionary* p = dictionary_of(state);
+    decode_loop(enc, out, begin, end,
+                [&](BitReader& r, std::uint32_t, std::uint8_t* o, std::size_t b) { decode_in(r, o, b, p); });
   }
-  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                     const SizeColumns& out) const override {
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
+                     CodecState* state) const override {
+    Dictionary* p = dictionary_of(state);
     if (push_name_ == "literal" && dict_ != Dict::block && simd_enabled())
-      return measure_literal(blocks, begin, end, out);
+      return measure_literal(blocks, begin, end, out, p);
     const auto kernel = cpack_kernels().measure_range;
     if (kernel != nullptr && dict_ != Dict::block && blocks.block_bytes >= 16)
-      return kernel(shape(), *this, blocks, begin, end, out);
-    if (persistent_) {  // one dictionary, block after block (a stateful batch is one range)
+      return kernel(shape(p), *this, blocks, begin, end, out);
+    if (p) {  // one dictionary, block after block (a stateful range runs on one thread)
       for (std::size_t i = begin; i < end; ++i) {
         const std::uint8_t* blk = blocks.block(i);
         SizeBreakdown s;
-        measure_lanes<1>(&blk, blocks.block_bytes, &s, &state_);
+        measure_lanes<1>(&blk, blocks.block_bytes, &s, p);
         out.set(i, s);
       }
       return;
@@ -242,22 +275,19 @@ class CPack final : public CodecImpl<CPack> {
     }
     if (i < end) out.set(i, measure(blocks.block(i), blocks.block_bytes));
   }
-  void reset() const override {
-    init(state_);
-    init(direct_);
-  }
   /// The persistent dictionary: [count:8][wp:8][16 entries, 32-bit little-endian].
-  std::vector<std::uint8_t> save_state() const override {
+  std::vector<std::uint8_t> save_state(const CodecState& st) const override {
+    const Dictionary& d = static_cast<const CpackState&>(st).d;
     std::vector<std::uint8_t> out(2 + 4 * kSlots);
-    out[0] = static_cast<std::uint8_t>(state_.count);
-    out[1] = static_cast<std::uint8_t>(state_.wp);
+    out[0] = static_cast<std::uint8_t>(d.count);
+    out[1] = static_cast<std::uint8_t>(d.wp);
     for (unsigned k = 0; k < kSlots; ++k) {  // slots past count are written as load_state fills them
-      const std::uint32_t e = zeros_ || k < state_.count ? state_.e[k] : state_.count ? state_.e[0] : 0u;
+      const std::uint32_t e = zeros_ || k < d.count ? d.e[k] : d.count ? d.e[0] : 0u;
       store<std::uint32_t>(out.data() + 2 + 4 * k, e, Endian::little);
     }
     return out;
   }
-  void load_state(const std::uint8_t* p, std::size_t n) const override {
+  void load_state(CodecState& st, const std::uint8_t* p, std::size_t n) const override {
     if (n != 2 + 4 * kSlots)
       throw corrupt_stream(preset() + " entry state: expected " + std::to_string(2 + 4 * kSlots) + " bytes, got " +
                            std::to_string(n));
@@ -271,7 +301,7 @@ class CPack final : public CodecImpl<CPack> {
     for (unsigned k = 0; k < kSlots; ++k) d.e[k] = load<std::uint32_t>(p + 2 + 4 * k, Endian::little);
     // Slots past count hold copies of the first entry (the branch-free search reads them).
     if (!zeros_ && d.count > 0) std::fill(d.e + d.count, d.e + kSlots, d.e[0]);
-    state_ = d;
+    static_cast<CpackState&>(st).d = d;
   }
   /// A deque of zeros behaves by its entries in age order alone (every slot valid, indices by
   /// age): a run from a guess with the same entries in that order as the truth is the same run,
@@ -298,20 +328,20 @@ class CPack final : public CodecImpl<CPack> {
   /// decode() for one kind of dictionary, on a local copy of a persistent one (stores of the
   /// words could alias it otherwise and force reloads).
   template <Dict K, bool Zeros>
-  void decode_k(BitReader& in, std::uint8_t* out, std::size_t b) const {
+  void decode_k(BitReader& in, std::uint8_t* out, std::size_t b, Dictionary* p) const {
     const std::size_t n = b / 4;
     const std::uint32_t push_mask = push_mask_;
     const Endian endian = endian_;
     const bool mc = mc_;
     Dictionary d;
     const auto begin = [&] {
-      if (persistent_) return copy_dict(state_, d);  // fifo, deque or fill: 16 slots
+      if (p) return copy_dict(*p, d);  // fifo, deque or fill: 16 slots
       init(d);
       if (!Zeros) std::fill(d.e, d.e + kSlots, 0u);  // read (masked out) before the first push
     };
     begin();
     const auto finish = [&] {
-      if (persistent_) copy_dict(d, state_);
+      if (p) copy_dict(d, *p);
     };
     if (!mc && in.raw_room() >= n * kMaxToken + 64) {
       // Interleaved with room in the buffer: a token a step, by unchecked reads, the end checked
@@ -446,17 +476,19 @@ class CPack final : public CodecImpl<CPack> {
   // half. An index by upper half replaces the search: one lookup per word instead of a chain of
   // compares over 16 entries. The dictionary itself is kept as measure_k keeps it (a persistent
   // state is the same either way), and nothing branches on the data.
-  void measure_literal(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const {
+  void measure_literal(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
+                       Dictionary* p) const {
     if (zeros_)
-      return dict_ == Dict::fifo ? measure_literal<Dict::fifo, true>(blocks, begin, end, out)
-                                 : measure_literal<Dict::deque, true>(blocks, begin, end, out);
-    if (dict_ == Dict::fifo) return measure_literal<Dict::fifo, false>(blocks, begin, end, out);
-    if (dict_ == Dict::deque) return measure_literal<Dict::deque, false>(blocks, begin, end, out);
-    measure_literal<Dict::fill, false>(blocks, begin, end, out);
+      return dict_ == Dict::fifo ? measure_literal<Dict::fifo, true>(blocks, begin, end, out, p)
+                                 : measure_literal<Dict::deque, true>(blocks, begin, end, out, p);
+    if (dict_ == Dict::fifo) return measure_literal<Dict::fifo, false>(blocks, begin, end, out, p);
+    if (dict_ == Dict::deque) return measure_literal<Dict::deque, false>(blocks, begin, end, out, p);
+    measure_literal<Dict::fill, false>(blocks, begin, end, out, p);
   }
 
   template <Dict K, bool Zeros>
-  void measure_literal(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const {
+  void measure_literal(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
+                       Dictionary* kept) const {
     // entry[h]: the entry with upper half h != 0 (its own upper half tells it is there, 0 is
     // not), or for h = 0 the last one pushed (0 for the zeros), with `low` entries there.
     thread_local std::vector<std::uint32_t> table(std::size_t{1} << 16);
@@ -473,13 +505,14 @@ class CPack final : public CodecImpl<CPack> {
     constexpr unsigned evicting = K == Dict::fifo || K == Dict::deque ? 1u : 0u;
     const std::uint32_t push_keys = push_keys_;
     const Endian endian = endian_;
-    Dictionary d = state_;  // a local copy: stores into the index cannot alias it
+    Dictionary d{};  // a local copy: stores into the index cannot alias it
+    if (kept) d = *kept;
     auto index = [&](bool in) {
       for (unsigned k = 0; k < valid(d); ++k) in ? add(d.e[k], 1) : remove(d.e[k], 1);
     };
-    if (persistent_) index(true);
+    if (kept) index(true);
     for (std::size_t i = begin; i < end; ++i) {
-      if (!persistent_) {
+      if (!kept) {
         init(d);
         index(true);
       }
@@ -501,19 +534,19 @@ class CPack final : public CodecImpl<CPack> {
       s.payload = payload;
       s.meta = meta;
       out.set(i, s);
-      if (!persistent_) index(false);
+      if (!kept) index(false);
     }
-    if (persistent_) {
+    if (kept) {
       index(false);  // the index is left empty for the next call
-      state_ = d;
+      *kept = d;
     }
   }
 
   /// An empty dictionary, or 16 zero entries.
   void init(Dictionary& d) const { cpack::init(d, zeros_); }
-  /// The dictionary a block starts from: the persistent one, or `local` freshly initialised.
-  Dictionary& start(Dictionary& local) const {
-    if (persistent_) return state_;
+  /// The dictionary a block starts from: the persistent one p, or `local` freshly initialised.
+  Dictionary& start(Dictionary& local, Dictionary* p) const {
+    if (p) return *p;
     init(local);
     return local;
   }
@@ -561,8 +594,8 @@ class CPack final : public CodecImpl<CPack> {
   // every word's best match is a minimum over earlier words: no chain from word to word.
   bool set_search() const { return set_search_; }  // B <= 64 is checked per batch
 
-  // What the kernels read (kernels/cpack.hpp).
-  CpackShape shape() const {
+  // What the kernels read (kernels/cpack.hpp), with a persistent batch's dictionary p.
+  CpackShape shape(Dictionary* p) const {
     return {endian_ == Endian::big,
             zeros_,
             mc_,
@@ -572,7 +605,7 @@ class CPack final : public CodecImpl<CPack> {
             push_mask_,
             push_keys_,
             kind_min_,
-            &state_};
+            p};
   }
 
   Endian endian_ = Endian::little;
@@ -585,8 +618,6 @@ class CPack final : public CodecImpl<CPack> {
   bool zeros_ = false;
   bool persistent_ = false;
   bool mc_ = false;
-  mutable Dictionary state_{};   ///< persistent dictionary of batches (they run on one thread)
-  mutable Dictionary direct_{};  ///< persistent dictionary of direct measure() calls
 };
 
 std::unique_ptr<Codec> make_cpack(const Options& o) { return std::make_unique<CPack>(o); }

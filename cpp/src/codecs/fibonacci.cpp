@@ -62,17 +62,17 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   // where it has a kernel: every word's value, the greedy steps and the codewords for all of them
   // at once, then their streams through lanes::pack.
   std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
-                           std::size_t max_bytes, EncodedBlocks& enc) const override {
+                           std::size_t max_bytes, EncodedBlocks& enc, CodecState*) const override {
     if (const auto kernel = fib_kernels().encode_range)
       return kernel(endian_ == Endian::big, blocks, begin, end, buf, max_bytes, enc);
-    return CodecImpl<Fibonacci>::encode_range(blocks, begin, end, buf, max_bytes, enc);
+    return CodecImpl<Fibonacci>::encode_range(blocks, begin, end, buf, max_bytes, enc, nullptr);
   }
 
   // Each codeword's length waits on the one before it, so a block's codewords form a chain:
   // independent blocks are decoded side by side, 24 at a time as vector lanes (AVX2), the rest
   // two at a time.
-  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
-    if (!simd_enabled()) return CodecImpl<Fibonacci>::decode_range(enc, out, begin, end);
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, CodecState*) const override {
+    if (!simd_enabled()) return CodecImpl<Fibonacci>::decode_range(enc, out, begin, end, nullptr);
     if (const auto lanes = fib_kernels().decode_lanes) {
       // Groups of kFibDecodeLanes blocks; a group whose streams are not all valid, or too near
       // the end of the data for its reads, is decoded one block at a time (which names the first

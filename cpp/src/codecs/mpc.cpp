@@ -163,10 +163,10 @@ class MPC final : public CodecImpl<MPC> {
   }
 
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                     const SizeColumns& out) const override {
+                     const SizeColumns& out, CodecState*) const override {
     const auto kernel = mpc_kernels().measure_range;
     if (kernel != nullptr && forms_ != nullptr) return kernel(simd(), blocks, begin, end, out);
-    CodecImpl<MPC>::measure_range(blocks, begin, end, out);
+    CodecImpl<MPC>::measure_range(blocks, begin, end, out, nullptr);
   }
 
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {

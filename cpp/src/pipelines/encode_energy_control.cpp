@@ -11,7 +11,7 @@ namespace memcomp {
 
 EcTotals encode_energy_control(const Codec& codec, const BusConfig& c, const EcConfig& ec, const BlockView& raw,
                                const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close,
-                               int threads, bool resume, std::size_t chunk_blocks) {
+                               int threads, Session* session, std::size_t chunk_blocks) {
   constexpr std::size_t kChunkBytes = std::size_t{256} << 10;
   if (bu_count != 1 && bu_count != raw.n_blocks)
     throw invalid_argument("bu must be a scalar or have one entry per block");
@@ -20,9 +20,9 @@ EcTotals encode_energy_control(const Codec& codec, const BusConfig& c, const EcC
                               ? chunk_blocks
                               : std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(1, raw.block_bytes));
   EcTotals tot;
-  // one batch for the codec (a stateful one is not disturbed between chunks); an empty batch
+  // one batch for the codec (a stateful one's state carried from chunk to chunk); an empty batch
   // too: its checks, and a close of the bus
-  codec.encode_chunks(raw, per, threads, resume, [&](std::size_t b, const EncodedBlocks& enc) {
+  codec.encode_chunks(raw, per, threads, session, [&](std::size_t b, const EncodedBlocks& enc) {
     const std::size_t k = enc.bit_lengths.size();
     const StreamsView streams{enc.data.data(), enc.data.size(), enc.bit_offsets.data(), enc.bit_lengths.data(), k};
     EcColumns at;  // the chunk's rows of out

@@ -3,7 +3,9 @@
 //   encode(block, w) -> writes exactly measure(block).inband() bits, returns the tag value;
 //   decode(r, tag)   -> the block back, consuming exactly the stream length.
 // The base class owns the batch loops (threads over contiguous block ranges) and the checks
-// that keep a corrupt stream from ever being read out of bounds.
+// that keep a corrupt stream from ever being read out of bounds. A codec is an immutable value,
+// shareable between threads; the per-stream state of a stateful codec lives in a Session the
+// caller owns (as zstd separates a shareable dictionary from a per-stream context).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -56,6 +58,38 @@ struct EncodedView {
   std::size_t entry_state_bytes = 0;
 };
 
+class Codec;
+
+/// A stateful codec's per-stream state (SPEC 0.1: cpack.skku's dictionary). The codec makes,
+/// reads and writes it (Codec::initial_state, save_state, load_state); a Session owns it.
+class CodecState {
+ public:
+  virtual ~CodecState() = default;
+  virtual std::unique_ptr<CodecState> clone() const = 0;
+};
+
+/// A stream of batches through one codec, owned by the caller: where a stateful codec's state
+/// stands between batches. A fresh session starts from the codec's initial state; each batch run
+/// with it continues from where the last one left it. A stateless codec's batches ignore it. One
+/// batch at a time runs on a session (it holds the session's lock); the codec must outlive it.
+class Session {
+ public:
+  explicit Session(const Codec& codec) noexcept : codec_(&codec) {}
+  const Codec& codec() const noexcept { return *codec_; }
+  /// The state between batches as bytes (Codec::save_state; fresh: the initial state's; empty
+  /// for a stateless codec), taken between two batches.
+  std::vector<std::uint8_t> save() const;
+  /// Sets the state between batches from such bytes (throws corrupt_stream for bytes that no
+  /// state of the codec serialises to, leaving the session as it was).
+  void load(const std::uint8_t* data, std::size_t bytes);
+
+ private:
+  friend class Codec;
+  const Codec* codec_;
+  std::unique_ptr<CodecState> state_;
+  mutable std::mutex mutex_;
+};
+
 class Codec {
  public:
   virtual ~Codec() = default;
@@ -70,8 +104,8 @@ class Codec {
   }
 
   /// A stateful codec carries state from block to block in array order (SPEC 0.1: only
-  /// cpack.skku). Its batches start from the initial state, one batch at a time; on threads, a
-  /// batch runs as ranges that start from guessed states, checked in order (speculate).
+  /// cpack.skku). A batch starts from its session's state (no session: the initial state); on
+  /// threads, it runs as ranges that start from guessed states, checked in order (speculate).
   virtual bool stateful() const { return false; }
 
   /// Data-driven codecs (SPEC 0.7 item 5) need a model fitted on sample blocks: the "model"
@@ -97,6 +131,7 @@ class Codec {
   /// Names of the values `mode` takes.
   virtual std::vector<ModeName> modes() const = 0;
 
+  /// One block; a stateful codec's block as the first of a stream (its initial state).
   virtual SizeBreakdown measure(const std::uint8_t* block, std::size_t block_bytes) const = 0;
   virtual std::uint32_t encode(const std::uint8_t* block, std::size_t block_bytes, BitWriter& out) const;
   /// Block i of a batch: encode() by default; lossy codecs also read the block's approximable flag.
@@ -106,16 +141,24 @@ class Codec {
   virtual void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t block_bytes) const;
 
   /// Batch API. threads <= 0 means all hardware threads; results never depend on it. A stateful
-  /// codec starts each batch from its initial state, or with `resume` from where the previous
-  /// batch left it (streaming a dump in chunks). encode_batch records the state it started from
-  /// and decode_batch starts from the recorded state when the view carries one.
-  void measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, bool resume = false) const;
-  EncodedBlocks encode_batch(const BlockView& blocks, int threads, bool resume = false) const;
-  /// encode_batch chunk_blocks blocks at a time, one batch for the codec (a stateful one keeps
-  /// its lock and state throughout): each(first block, the chunk's streams) after each chunk.
-  void encode_chunks(const BlockView& blocks, std::size_t chunk_blocks, int threads, bool resume,
+  /// codec starts each batch from the initial state, or with a session from where the session's
+  /// last batch left it (streaming a dump in chunks), and leaves the session where the batch
+  /// ended. encode_batch records the state it started from, and decode_batch starts from the
+  /// recorded state when the view carries one.
+  void measure_batch(const BlockView& blocks, const SizeColumns& out, int threads, Session* session = nullptr) const;
+  EncodedBlocks encode_batch(const BlockView& blocks, int threads, Session* session = nullptr) const;
+  /// encode_batch chunk_blocks blocks at a time, as one batch (a stateful codec's state carried
+  /// from chunk to chunk): each(first block, the chunk's streams) after each chunk.
+  void encode_chunks(const BlockView& blocks, std::size_t chunk_blocks, int threads, Session* session,
                      const std::function<void(std::size_t, const EncodedBlocks&)>& each) const;
-  void decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, bool resume = false) const;
+  void decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, Session* session = nullptr) const;
+
+  /// Stateful codecs: a fresh stream's state (null for a stateless codec), the state as bytes
+  /// (EncodedBlocks::entry_state), and a state set from such bytes (throws corrupt_stream for
+  /// bytes that no state serialises to, leaving it as it was).
+  virtual std::unique_ptr<CodecState> initial_state() const { return nullptr; }
+  virtual std::vector<std::uint8_t> save_state(const CodecState&) const { return {}; }
+  virtual void load_state(CodecState& state, const std::uint8_t* data, std::size_t bytes) const;
 
   /// Groups of blocks that a lane decoder (codecs/lanes.hpp) handed to the one-block loop because
   /// their streams were not all valid, counted over the process. Valid streams never add to it:
@@ -123,17 +166,21 @@ class Codec {
   static std::uint64_t lane_fallbacks() noexcept;
 
  protected:
+  /// The range functions below run blocks [begin, end) of a batch; `state` is a stateful codec's
+  /// state where block `begin` starts, which they move on (null for a stateless codec).
   /// Measures blocks [begin, end); CodecImpl overrides it with a statically dispatched loop.
-  virtual void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out) const;
+  virtual void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
+                             CodecState* state) const;
   /// Encodes blocks [begin, end) one after another into buf (each stream from a byte boundary,
   /// at most max_bytes), filling their offsets (from buf), lengths and tags; returns the bytes
   /// used. buf holds range_bytes(begin, end, max_bytes): the worst case and kWriteSlack bytes a
   /// writer may scribble on past its stream. CodecImpl overrides it with a statically
   /// dispatched loop.
   virtual std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
-                                   std::size_t max_bytes, EncodedBlocks& enc) const;
+                                   std::size_t max_bytes, EncodedBlocks& enc, CodecState* state) const;
   /// Decodes blocks [begin, end) of a validated view; CodecImpl: statically dispatched.
-  virtual void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const;
+  virtual void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
+                            CodecState* state) const;
   /// The loops themselves, around a block encoder f(blocks, i, writer) -> tag and a block
   /// decoder g(reader, tag, out, block_bytes).
   template <class F>
@@ -255,12 +302,6 @@ class Codec {
   void require_model() const;
   /// Throws invalid_argument for an approximable mask given to a lossless codec.
   void check_approximable(const BlockView& blocks) const;
-  /// Stateful codecs: return to the initial state (called at the start of every batch).
-  virtual void reset() const {}
-  /// Stateful codecs: the current state as bytes, and setting it from such bytes (throws
-  /// corrupt_stream for bytes that no state serialises to).
-  virtual std::vector<std::uint8_t> save_state() const { return {}; }
-  virtual void load_state(const std::uint8_t* data, std::size_t bytes) const;
   /// Stateful codecs, for a batch split across threads: a run of blocks went from state `guess`
   /// to `guess_end`. True if the same run from `truth` gives the same results (sizes, streams and
   /// decoded blocks), and then the state it ends in is set in `truth_end`. By default only an
@@ -273,23 +314,26 @@ class Codec {
   }
 
  private:
-  /// Threads for a batch, and the lock a stateful codec holds for its whole duration.
-  int batch_threads(int threads, bool resume, std::unique_lock<std::mutex>& lock) const;
-  /// encode_batch's checks, and its work once the batch holds its lock.
+  /// The state a batch runs from: a stateless codec's none; the session's (locked for the
+  /// batch; fresh: the initial state); else a fresh one in `local`.
+  class Stream;
+  /// Throws corrupt_stream for a stateless codec given an entry state of any bytes.
+  void refuse_entry_state(std::size_t bytes) const;
+  /// encode_batch's checks, and its work on an open stream.
   void check_encode(const BlockView& blocks) const;
-  EncodedBlocks encode_locked(const BlockView& blocks, int threads) const;
+  EncodedBlocks encode_stream(const BlockView& blocks, int threads, CodecState* state) const;
   /// A stateful codec's batch of n blocks on `threads` threads (ranges of at least
-  /// kMinSpeculated blocks, else one), from its current state, with the results and the final
-  /// state of one thread. warm(c, b, w) runs codec c over the w blocks before block b (results
-  /// dropped); run(c, k, b, e) runs c over range k, blocks [b, e).
-  using WarmFn = std::function<void(const Codec&, std::size_t, std::size_t)>;
-  using RunFn = std::function<void(const Codec&, std::size_t, std::size_t, std::size_t)>;
-  void speculate(std::size_t n, int threads, const WarmFn& warm, const RunFn& run) const;
+  /// kMinSpeculated blocks, else one), from `state`, with the results and the final state of one
+  /// thread (left in `state`). warm(s, b, w) runs the w blocks before block b from state s
+  /// (results dropped); run(s, k, b, e) runs range k, blocks [b, e), from state s.
+  using WarmFn = std::function<void(CodecState*, std::size_t, std::size_t)>;
+  using RunFn = std::function<void(CodecState*, std::size_t, std::size_t, std::size_t)>;
+  void speculate(std::size_t n, int threads, CodecState& state, const WarmFn& warm, const RunFn& run) const;
   /// The warm-up of a measure or encode: measures the blocks, sizes dropped.
-  static WarmFn warm_measure(const BlockView& blocks);
+  WarmFn warm_measure(const BlockView& blocks) const;
 
+  friend class Session;  // Session::load refuses bytes for a stateless codec
   std::string family_, preset_, policy_;
-  mutable std::mutex batch_mutex_;
 };
 
 /// Calls f(std::integral_constant<std::size_t, B>{}) for a runtime block size b in {16, ..., 256},
@@ -309,14 +353,14 @@ decltype(auto) with_block_size(std::size_t b, F&& f) {
 template <class Derived>
 class CodecImpl : public Codec {
  protected:
-  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                     const SizeColumns& out) const override {
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
+                     CodecState*) const override {
     const Derived& self = static_cast<const Derived&>(*this);
     const std::size_t b = blocks.block_bytes;
     for (std::size_t i = begin; i < end; ++i) out.set(i, self.Derived::measure(blocks.block(i), b));
   }
   std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
-                           std::size_t max_bytes, EncodedBlocks& enc) const override {
+                           std::size_t max_bytes, EncodedBlocks& enc, CodecState*) const override {
     const Derived& self = static_cast<const Derived&>(*this);
     return encode_loop(blocks, begin, end, buf, max_bytes, enc, [&](const BlockView& v, std::size_t i, BitWriter& w) {
       // A codec that reads more than the block (a lossy one's approximable flag) overrides
@@ -328,7 +372,8 @@ class CodecImpl : public Codec {
         return self.Derived::encode_block(v, i, w);
     });
   }
-  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end) const override {
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
+                    CodecState*) const override {
     const Derived& self = static_cast<const Derived&>(*this);
     decode_loop(enc, out, begin, end, [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t b) {
       self.Derived::decode(r, tag, o, b);

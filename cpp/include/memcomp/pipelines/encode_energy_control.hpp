@@ -13,13 +13,13 @@
 namespace memcomp {
 
 /// Encode and Energy Control in one pass: blocks are encoded with `codec` chunk_blocks at a time
-/// (0: 256 KiB of blocks, which stay in cache with their streams; encode_batch's threads; `resume`
-/// continues a stateful codec's previous batch) and each chunk's streams go through
+/// (0: 256 KiB of blocks, which stay in cache with their streams; encode_batch's threads and
+/// session) and each chunk's streams go through
 /// energy_control, then are dropped. Equals energy_control over codec.encode_batch(raw): the same
 /// columns, totals and state, without the round trip of every stream through memory or the memory
 /// to hold them.
 EcTotals encode_energy_control(const Codec& codec, const BusConfig& c, const EcConfig& ec, const BlockView& raw,
                                const double* bu, std::size_t bu_count, WireState& s, const EcColumns* out, bool close,
-                               int threads, bool resume, std::size_t chunk_blocks = 0);
+                               int threads, Session* session = nullptr, std::size_t chunk_blocks = 0);
 
 }  // namespace memcomp

@@ -186,7 +186,7 @@ struct CpackShape {
   unsigned push_mask;        // bit c: words coded c are pushed
   std::uint32_t push_keys;   // the same by key
   std::uint32_t kind_min;    // set search: the smallest word of the kind that is pushed
-  cpack::Dictionary* state;  // persistent dictionary of batches
+  cpack::Dictionary* state;  // a persistent batch's dictionary (its session's state); else null
 };
 
 /// Blocks the lane decoder takes at a time.

@@ -248,14 +248,14 @@ struct CpackAvx2 {
         push_mask_(s.push_mask),
         push_keys_(s.push_keys),
         kind_min_(s.kind_min),
-        state_(*s.state),
+        state_(s.state),
         codec_(&c) {}
   Endian endian_;
   bool zeros_, mc_, persistent_, set_search_;
   Dict dict_;
   unsigned push_mask_;
   std::uint32_t push_keys_, kind_min_;
-  Dictionary& state_;
+  Dictionary* state_;  // a persistent batch's dictionary (null: fresh dictionaries)
   const Codec* codec_;
 
   bool set_search() const { return set_search_; }  // B <= 64 is checked per batch
@@ -403,7 +403,7 @@ struct CpackAvx2 {
       for (; i < end; ++i) {
         const std::uint8_t* blk = blocks.block(i);
         SizeBreakdown s;
-        lanes_avx2<K, Zeros, 1>(&blk, b, &s, &state_);
+        lanes_avx2<K, Zeros, 1>(&blk, b, &s, state_);
         out.set(i, s);
       }
       return;
