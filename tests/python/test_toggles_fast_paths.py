@@ -222,8 +222,9 @@ def _fused_codec(name: str) -> memcomp.Codec:
 
 
 def _fused_run(blocks, codec, chunks, kw, chunk_blocks, threads):
-    """_run with the blocks encoded inside EC, chunk_blocks at a time (a stateful codec resumes)."""
-    n, out, state = len(blocks), [], None
+    """_run with the blocks encoded inside EC, chunk_blocks at a time (a stateful codec's stream in
+    one session)."""
+    n, out, state, stream = len(blocks), [], None, codec.session()
     bu, close, bus = kw.pop("bu"), kw.pop("close"), {k: kw.pop(k) for k in list(kw) if k not in ("ec", "alpha")}
     per_block, ratio = bus.pop("per_block"), bus.pop("ratio")
     for k in range(chunks):
@@ -232,7 +233,7 @@ def _fused_run(blocks, codec, chunks, kw, chunk_blocks, threads):
         r = T._ec_result(
             *codec._encode_energy_control(
                 blocks[b:e], T._bus_dict(bus), T._ec_k(kw["ec"]), kw["alpha"], bu_k, state,
-                close and k + 1 == chunks, per_block, ratio, threads, k > 0, chunk_blocks,
+                close and k + 1 == chunks, per_block, ratio, threads, stream, False, chunk_blocks,
             )
         )  # fmt: skip
         out.append(r)
