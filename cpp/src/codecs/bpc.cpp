@@ -380,7 +380,7 @@ class BPC final : public CodecImpl<BPC> {
   }
 
   Options options() const override { return bpc_table().write(s_); }
-  bool exact() const override { return !fixed7_ && !fixed32_; }
+  Capabilities capabilities() const override { return {!fixed7_ && !fixed32_}; }
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     // A plane costs at most max(1 + W, 5 + pos bits) (at W = 3 a position symbol is longer than
     // a raw plane); a zero plane costs less.

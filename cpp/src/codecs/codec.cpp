@@ -44,8 +44,6 @@ std::unique_ptr<Codec> Codec::fitted(const BlockView& blocks, int threads) const
   return make_codec(preset_, o);
 }
 
-void Codec::load_state(CodecState&, const std::uint8_t*, std::size_t bytes) const { refuse_entry_state(bytes); }
-
 void Codec::refuse_entry_state(std::size_t bytes) const {
   if (bytes)
     throw corrupt_stream(preset_ + " is stateless: an entry state of " + std::to_string(bytes) + " bytes is not its");
@@ -69,15 +67,15 @@ void Codec::measure_range(const BlockView& blocks, std::size_t begin, std::size_
 
 std::vector<std::uint8_t> Session::save() const {
   const std::lock_guard<std::mutex> lock(mutex_);
-  if (state_) return codec_->save_state(*state_);
+  if (state_) return state_->save();
   const std::unique_ptr<CodecState> fresh = codec_->initial_state();
-  return fresh ? codec_->save_state(*fresh) : std::vector<std::uint8_t>{};
+  return fresh ? fresh->save() : std::vector<std::uint8_t>{};
 }
 
 void Session::load(const std::uint8_t* data, std::size_t bytes) {
   std::unique_ptr<CodecState> st = codec_->initial_state();
   if (!st) return codec_->refuse_entry_state(bytes);
-  codec_->load_state(*st, data, bytes);
+  st->load(data, bytes);
   const std::lock_guard<std::mutex> lock(mutex_);
   state_ = std::move(st);
 }
@@ -147,15 +145,15 @@ void Codec::speculate(std::size_t n, int threads, CodecState& state, const WarmF
       const std::size_t b = n * k / t, e = n * (k + 1) / t;
       if (k == 0) {
         run(&state, 0, b, e);
-        ended[0] = save_state(state);
+        ended[0] = state.save();
         continue;
       }
       CodecState* st = guessed[k].get();
       try {
         warm(st, b, std::min(b, kWarmBlocks));
-        guess[k] = save_state(*st);
+        guess[k] = st->save();
         run(st, k, b, e);
-        ended[k] = save_state(*st);
+        ended[k] = st->save();
         ran[k] = 1;
       } catch (const std::exception&) {  // run again below
       }
@@ -164,14 +162,14 @@ void Codec::speculate(std::size_t n, int threads, CodecState& state, const WarmF
   std::vector<std::uint8_t> truth = std::move(ended[0]);
   for (std::size_t k = 1; k < t; ++k) {
     std::vector<std::uint8_t> next;
-    if (!ran[k] || !resync_state(guess[k], truth, ended[k], next)) {
-      load_state(state, truth.data(), truth.size());
+    if (!ran[k] || !state.resync(guess[k], truth, ended[k], next)) {
+      state.load(truth.data(), truth.size());
       run(&state, k, n * k / t, n * (k + 1) / t);
-      next = save_state(state);
+      next = state.save();
     }
     truth = std::move(next);
   }
-  load_state(state, truth.data(), truth.size());
+  state.load(truth.data(), truth.size());
 }
 
 void Codec::check_encode(const BlockView& blocks) const {
@@ -208,7 +206,7 @@ EncodedBlocks Codec::encode_stream(const BlockView& blocks, int threads, CodecSt
   enc.bit_offsets.resize(n);
   enc.bit_lengths.resize(n);
   enc.tags.resize(n);
-  if (state) enc.entry_state = save_state(*state);
+  if (state) enc.entry_state = state->save();
   // Every worker encodes its range into a buffer (block streams start on byte boundaries,
   // offsets relative to the buffer): the first range straight into the result, which has room
   // for every block's worst case; the others into buffers of their own, appended after, their
@@ -286,7 +284,7 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads,
   const Stream stream(*this, session);
   CodecState* const state = stream.state();
   if (enc.entry_state != nullptr && state)
-    load_state(*state, enc.entry_state, enc.entry_state_bytes);
+    state->load(enc.entry_state, enc.entry_state_bytes);
   else if (enc.entry_state != nullptr)
     refuse_entry_state(enc.entry_state_bytes);
   if (!state)

@@ -106,10 +106,71 @@ CPackSettings cpack_settings(const Options& o) {
   return s;
 }
 
-/// A persistent codec's stream state: its dictionary.
-struct CpackState final : CodecState {
-  Dictionary d{};
+/// A persistent codec's stream state: its dictionary, serialised as
+/// [count:8][wp:8][16 entries, 32-bit little-endian].
+class CpackState final : public CodecState {
+ public:
+  CpackState(std::string preset, Dict kind, bool zeros) : preset_(std::move(preset)), kind_(kind), zeros_(zeros) {
+    cpack::init(d, zeros);
+  }
   std::unique_ptr<CodecState> clone() const override { return std::make_unique<CpackState>(*this); }
+
+  std::vector<std::uint8_t> save() const override {
+    std::vector<std::uint8_t> out(2 + 4 * kSlots);
+    out[0] = static_cast<std::uint8_t>(d.count);
+    out[1] = static_cast<std::uint8_t>(d.wp);
+    for (unsigned k = 0; k < kSlots; ++k) {  // slots past count are written as load fills them
+      const std::uint32_t e = zeros_ || k < d.count ? d.e[k] : d.count ? d.e[0] : 0u;
+      store<std::uint32_t>(out.data() + 2 + 4 * k, e, Endian::little);
+    }
+    return out;
+  }
+
+  void load(const std::uint8_t* p, std::size_t n) override {
+    if (n != 2 + 4 * kSlots)
+      throw corrupt_stream(preset_ + " entry state: expected " + std::to_string(2 + 4 * kSlots) + " bytes, got " +
+                           std::to_string(n));
+    Dictionary x{};
+    x.count = p[0];
+    x.wp = p[1];
+    const bool filling = (kind_ == Dict::fifo || kind_ == Dict::deque) && x.count < kSlots;
+    if (x.count > kSlots || x.wp >= kSlots || (filling && x.wp != x.count) || (kind_ == Dict::fill && x.wp != 0))
+      throw corrupt_stream(preset_ + " entry state: count " + std::to_string(x.count) + " and write pointer " +
+                           std::to_string(x.wp) + " describe no dictionary");
+    for (unsigned k = 0; k < kSlots; ++k) x.e[k] = load_le(p + 2 + 4 * k);
+    // Slots past count hold copies of the first entry (the branch-free search reads them).
+    if (!zeros_ && x.count > 0) std::fill(x.e + x.count, x.e + kSlots, x.e[0]);
+    d = x;
+  }
+
+  /// A deque of zeros behaves by its entries in age order alone (every slot valid, indices by
+  /// age): a run from a guess with the same entries in that order as the truth is the same run,
+  /// and where the truth is full (count 16) it ends with the guess's entries, its write pointer
+  /// moved as far as the guess's.
+  bool resync(const std::vector<std::uint8_t>& guess, const std::vector<std::uint8_t>& truth,
+              const std::vector<std::uint8_t>& guess_end, std::vector<std::uint8_t>& truth_end) const override {
+    if (!(zeros_ && kind_ == Dict::deque) || truth[0] != kSlots)
+      return CodecState::resync(guess, truth, guess_end, truth_end);
+    auto entry = [](const std::vector<std::uint8_t>& st, unsigned age) {  // age 0: the oldest
+      return load_le(st.data() + 2 + 4 * ((st[1] + age) % kSlots));
+    };
+    for (unsigned a = 0; a < kSlots; ++a)
+      if (entry(guess, a) != entry(truth, a)) return false;
+    truth_end = truth;
+    truth_end[1] = static_cast<std::uint8_t>((truth[1] + guess_end[1] + kSlots - guess[1]) % kSlots);
+    for (unsigned a = 0; a < kSlots; ++a)
+      store<std::uint32_t>(truth_end.data() + 2 + 4 * ((truth_end[1] + a) % kSlots), entry(guess_end, a),
+                           Endian::little);
+    return true;
+  }
+
+  Dictionary d{};
+
+ private:
+  static std::uint32_t load_le(const std::uint8_t* p) { return memcomp::load<std::uint32_t>(p, Endian::little); }
+  std::string preset_;
+  Dict kind_;
+  bool zeros_;
 };
 Dictionary* dictionary_of(CodecState* st) { return st ? &static_cast<CpackState*>(st)->d : nullptr; }
 
@@ -132,13 +193,15 @@ class CPack final : public CodecImpl<CPack> {
   }
 
   Options options() const override { return cpack_table().write(s_); }
-  bool exact() const override { return dict_ != Dict::block; }
-  bool stateful() const override { return persistent_; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.exact = dict_ != Dict::block;
+    c.stateful = persistent_;
+    return c;
+  }
   std::unique_ptr<CodecState> initial_state() const override {
     if (!persistent_) return nullptr;
-    auto st = std::make_unique<CpackState>();
-    init(st->d);
-    return st;
+    return std::make_unique<CpackState>(preset(), dict_, zeros_);
   }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return kMaxToken * (b / 4); }
   std::vector<ModeName> modes() const override { return {{0, "cpack"}}; }
@@ -275,55 +338,6 @@ class CPack final : public CodecImpl<CPack> {
     }
     if (i < end) out.set(i, measure(blocks.block(i), blocks.block_bytes));
   }
-  /// The persistent dictionary: [count:8][wp:8][16 entries, 32-bit little-endian].
-  std::vector<std::uint8_t> save_state(const CodecState& st) const override {
-    const Dictionary& d = static_cast<const CpackState&>(st).d;
-    std::vector<std::uint8_t> out(2 + 4 * kSlots);
-    out[0] = static_cast<std::uint8_t>(d.count);
-    out[1] = static_cast<std::uint8_t>(d.wp);
-    for (unsigned k = 0; k < kSlots; ++k) {  // slots past count are written as load_state fills them
-      const std::uint32_t e = zeros_ || k < d.count ? d.e[k] : d.count ? d.e[0] : 0u;
-      store<std::uint32_t>(out.data() + 2 + 4 * k, e, Endian::little);
-    }
-    return out;
-  }
-  void load_state(CodecState& st, const std::uint8_t* p, std::size_t n) const override {
-    if (n != 2 + 4 * kSlots)
-      throw corrupt_stream(preset() + " entry state: expected " + std::to_string(2 + 4 * kSlots) + " bytes, got " +
-                           std::to_string(n));
-    Dictionary d{};
-    d.count = p[0];
-    d.wp = p[1];
-    const bool filling = (dict_ == Dict::fifo || dict_ == Dict::deque) && d.count < kSlots;
-    if (d.count > kSlots || d.wp >= kSlots || (filling && d.wp != d.count) || (dict_ == Dict::fill && d.wp != 0))
-      throw corrupt_stream(preset() + " entry state: count " + std::to_string(d.count) + " and write pointer " +
-                           std::to_string(d.wp) + " describe no dictionary");
-    for (unsigned k = 0; k < kSlots; ++k) d.e[k] = load<std::uint32_t>(p + 2 + 4 * k, Endian::little);
-    // Slots past count hold copies of the first entry (the branch-free search reads them).
-    if (!zeros_ && d.count > 0) std::fill(d.e + d.count, d.e + kSlots, d.e[0]);
-    static_cast<CpackState&>(st).d = d;
-  }
-  /// A deque of zeros behaves by its entries in age order alone (every slot valid, indices by
-  /// age): a run from a guess with the same entries in that order as the truth is the same run,
-  /// and where the truth is full (count 16) it ends with the guess's entries, its write pointer
-  /// moved as far as the guess's.
-  bool resync_state(const std::vector<std::uint8_t>& guess, const std::vector<std::uint8_t>& truth,
-                    const std::vector<std::uint8_t>& guess_end, std::vector<std::uint8_t>& truth_end) const override {
-    if (!(zeros_ && dict_ == Dict::deque) || truth[0] != kSlots)
-      return Codec::resync_state(guess, truth, guess_end, truth_end);
-    auto entry = [](const std::vector<std::uint8_t>& st, unsigned age) {  // age 0: the oldest
-      return load<std::uint32_t>(st.data() + 2 + 4 * ((st[1] + age) % kSlots), Endian::little);
-    };
-    for (unsigned a = 0; a < kSlots; ++a)
-      if (entry(guess, a) != entry(truth, a)) return false;
-    truth_end = truth;
-    truth_end[1] = static_cast<std::uint8_t>((truth[1] + guess_end[1] + kSlots - guess[1]) % kSlots);
-    for (unsigned a = 0; a < kSlots; ++a)
-      store<std::uint32_t>(truth_end.data() + 2 + 4 * ((truth_end[1] + a) % kSlots), entry(guess_end, a),
-                           Endian::little);
-    return true;
-  }
-
  private:
   /// decode() for one kind of dictionary, on a local copy of a persistent one (stores of the
   /// words could alias it otherwise and force reloads).

@@ -211,10 +211,14 @@ class E2MC final : public CodecImpl<E2MC> {
   }
 
   Options options() const override { return (slc_ ? slc_table() : e2mc_table()).write(s_); }
-  bool exact() const override { return !flag_miss_; }
-  bool lossy() const override { return slc_ && threshold_ > 0; }
-  bool needs_model() const override { return true; }
-  bool has_model() const override { return !tables_.empty(); }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.exact = !flag_miss_;
+    c.lossy = slc_ && threshold_ > 0;
+    c.needs_model = true;
+    c.has_model = !tables_.empty();
+    return c;
+  }
   void check_block_bytes(std::size_t b) const override {
     memcomp::check_block_bytes(b);
     if ((8 * b) % (std::size_t{sl_} * pdw_))

@@ -111,7 +111,7 @@ class FPC final : public CodecImpl<FPC> {
   }
 
   Options options() const override { return fpc_table().write(s_); }
-  bool exact() const override { return !unbounded_ && !cmu_; }
+  Capabilities capabilities() const override { return {!unbounded_ && !cmu_}; }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return kFpcMaxToken * (b / 4); }
   std::vector<ModeName> modes() const override { return {{0, "fpc"}}; }

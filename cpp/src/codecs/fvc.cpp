@@ -87,9 +87,13 @@ class FVC final : public CodecImpl<FVC> {
   }
 
   Options options() const override { return fvc_table().write(s_); }
-  bool exact() const override { return (std::uint64_t{1} << code_bits_) > entries_; }
-  bool needs_model() const override { return true; }
-  bool has_model() const override { return !s_.model.empty(); }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.exact = (std::uint64_t{1} << code_bits_) > entries_;
+    c.needs_model = true;
+    c.has_model = !s_.model.empty();
+    return c;
+  }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return (code_bits_ + 32) * (b / 4); }
   std::vector<ModeName> modes() const override { return {{0, "fvc"}}; }

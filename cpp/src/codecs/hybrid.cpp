@@ -136,14 +136,17 @@ class BestOf final : public CodecImpl<BestOf> {
     }
     return bestof_table().write(s);
   }
-  bool exact() const override {
-    return std::all_of(members_.begin(), members_.end(), [](const auto& m) { return m->exact(); });
-  }
-  bool needs_model() const override {
-    return std::any_of(members_.begin(), members_.end(), [](const auto& m) { return m->needs_model(); });
-  }
-  bool has_model() const override {
-    return std::all_of(members_.begin(), members_.end(), [](const auto& m) { return m->has_model(); });
+  /// Exact and fitted when every member is, data-driven when any is (members are lossless and
+  /// stateless).
+  Capabilities capabilities() const override {
+    Capabilities c;
+    for (const auto& m : members_) {
+      const Capabilities k = m->capabilities();
+      c.exact = c.exact && k.exact;
+      c.needs_model = c.needs_model || k.needs_model;
+      c.has_model = c.has_model && k.has_model;
+    }
+    return c;
   }
   void check_block_bytes(std::size_t b) const override {
     for (const auto& m : members_) m->check_block_bytes(b);

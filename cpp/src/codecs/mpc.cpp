@@ -123,8 +123,12 @@ class MPC final : public CodecImpl<MPC> {
   }
 
   Options options() const override { return mpc_table().write(s_); }
-  bool needs_model() const override { return true; }
-  bool has_model() const override { return !mods_.empty(); }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.needs_model = true;
+    c.has_model = !mods_.empty();
+    return c;
+  }
   void check_block_bytes(std::size_t b) const override {
     memcomp::check_block_bytes(b);
     if (b != mpc::kBlockBytes)

@@ -60,12 +60,36 @@ struct EncodedView {
 
 class Codec;
 
-/// A stateful codec's per-stream state (SPEC 0.1: cpack.skku's dictionary). The codec makes,
-/// reads and writes it (Codec::initial_state, save_state, load_state); a Session owns it.
+/// What a codec is, fixed when it is built (one record instead of a virtual per flag).
+struct Capabilities {
+  bool exact = true;         ///< a decodable format; false for accounting-only presets (SPEC 0.7)
+  bool lossy = false;        ///< decode approximates the blocks marked approximable (SLC, SPEC 0.7 item 3)
+  bool stateful = false;     ///< state carried from block to block in array order (SPEC 0.1; a Session holds it)
+  bool needs_model = false;  ///< data-driven (SPEC 0.7 item 5): the "model" option holds a fitted model
+  bool has_model = true;     ///< false for a data-driven codec until it is given a model
+};
+
+/// A stateful codec's per-stream state (SPEC 0.1: the persistent C-Pack dictionary), made by
+/// Codec::initial_state and owned by a Session (or by a batch without one).
 class CodecState {
  public:
   virtual ~CodecState() = default;
   virtual std::unique_ptr<CodecState> clone() const = 0;
+  /// The state as bytes (EncodedBlocks::entry_state).
+  virtual std::vector<std::uint8_t> save() const = 0;
+  /// The state from such bytes; throws corrupt_stream for bytes that no state serialises to,
+  /// leaving it as it was.
+  virtual void load(const std::uint8_t* data, std::size_t bytes) = 0;
+  /// For a batch split across threads: a run of blocks went from saved state `guess` to
+  /// `guess_end`. True if the same run from `truth` gives the same results (sizes, streams and
+  /// decoded blocks), and then the state it ends in is set in `truth_end`. By default only an
+  /// equal state does.
+  virtual bool resync(const std::vector<std::uint8_t>& guess, const std::vector<std::uint8_t>& truth,
+                      const std::vector<std::uint8_t>& guess_end, std::vector<std::uint8_t>& truth_end) const {
+    if (guess != truth) return false;
+    truth_end = guess_end;
+    return true;
+  }
 };
 
 /// A stream of batches through one codec, owned by the caller: where a stateful codec's state
@@ -103,15 +127,21 @@ class Codec {
     policy_ = std::move(policy);
   }
 
-  /// A stateful codec carries state from block to block in array order (SPEC 0.1: only
-  /// cpack.skku). A batch starts from its session's state (no session: the initial state); on
+  virtual Capabilities capabilities() const { return {}; }
+  /// A stateful codec (SPEC 0.1: the persistent C-Pack presets) carries state from block to block
+  /// in array order. A batch starts from its session's state (no session: the initial state); on
   /// threads, it runs as ranges that start from guessed states, checked in order (speculate).
-  virtual bool stateful() const { return false; }
-
+  bool stateful() const { return capabilities().stateful; }
   /// Data-driven codecs (SPEC 0.7 item 5) need a model fitted on sample blocks: the "model"
   /// option holds it as JSON text. has_model() is false until one is given.
-  virtual bool needs_model() const { return false; }
-  virtual bool has_model() const { return true; }
+  bool needs_model() const { return capabilities().needs_model; }
+  bool has_model() const { return capabilities().has_model; }
+  /// True for a decodable format; false for accounting-only presets (SPEC 0.7).
+  bool exact() const { return capabilities().exact; }
+  /// True if decode returns an approximation of the blocks the caller marked approximable
+  /// (SLC, SPEC 0.7 item 3); such codecs read BlockView::approximable.
+  bool lossy() const { return capabilities().lossy; }
+
   /// Fits a model on the blocks and returns it as JSON text for the "model" option.
   virtual std::string fit(const BlockView& blocks, int threads) const;
   /// A copy of this codec fitted on the blocks (hybrids fit their data-driven members).
@@ -119,11 +149,6 @@ class Codec {
 
   /// Every option with its effective value (a complete config).
   virtual Options options() const = 0;
-  /// True for a decodable format; false for accounting-only presets (SPEC 0.7).
-  virtual bool exact() const { return true; }
-  /// True if decode returns an approximation of the blocks the caller marked approximable
-  /// (SLC, SPEC 0.7 item 3); such codecs read BlockView::approximable.
-  virtual bool lossy() const { return false; }
   /// Throws invalid_argument if the codec is not defined for B-byte blocks.
   virtual void check_block_bytes(std::size_t block_bytes) const { memcomp::check_block_bytes(block_bytes); }
   /// Upper bound of the in-band bits of any block.
@@ -153,12 +178,8 @@ class Codec {
                      const std::function<void(std::size_t, const EncodedBlocks&)>& each) const;
   void decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, Session* session = nullptr) const;
 
-  /// Stateful codecs: a fresh stream's state (null for a stateless codec), the state as bytes
-  /// (EncodedBlocks::entry_state), and a state set from such bytes (throws corrupt_stream for
-  /// bytes that no state serialises to, leaving it as it was).
+  /// A fresh stream's state: null for a stateless codec.
   virtual std::unique_ptr<CodecState> initial_state() const { return nullptr; }
-  virtual std::vector<std::uint8_t> save_state(const CodecState&) const { return {}; }
-  virtual void load_state(CodecState& state, const std::uint8_t* data, std::size_t bytes) const;
 
   /// Groups of blocks that a lane decoder (codecs/lanes.hpp) handed to the one-block loop because
   /// their streams were not all valid, counted over the process. Valid streams never add to it:
@@ -302,17 +323,6 @@ class Codec {
   void require_model() const;
   /// Throws invalid_argument for an approximable mask given to a lossless codec.
   void check_approximable(const BlockView& blocks) const;
-  /// Stateful codecs, for a batch split across threads: a run of blocks went from state `guess`
-  /// to `guess_end`. True if the same run from `truth` gives the same results (sizes, streams and
-  /// decoded blocks), and then the state it ends in is set in `truth_end`. By default only an
-  /// equal state does.
-  virtual bool resync_state(const std::vector<std::uint8_t>& guess, const std::vector<std::uint8_t>& truth,
-                            const std::vector<std::uint8_t>& guess_end, std::vector<std::uint8_t>& truth_end) const {
-    if (guess != truth) return false;
-    truth_end = guess_end;
-    return true;
-  }
-
  private:
   /// The state a batch runs from: a stateless codec's none; the session's (locked for the
   /// batch; fresh: the initial state); else a fresh one in `local`.
