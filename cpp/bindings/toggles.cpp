@@ -181,7 +181,8 @@ py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array
 
 py::tuple run_encode_ec(const Codec& codec, const py::array& blocks, const py::dict& bus, unsigned k, double alpha,
                         const py::object& bu, const py::object& state, bool close, bool per_block,
-                        const std::string& ratio, const py::object& threads, Session* session, std::size_t chunk_blocks) {
+                        const std::string& ratio, const py::object& threads, Session* session,
+                        std::size_t chunk_blocks) {
   const BlockView v = block_view(blocks);
   const int t = thread_count(threads);
   return ec_call(v, bus, k, alpha, bu, state, per_block, ratio,

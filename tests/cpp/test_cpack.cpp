@@ -376,7 +376,7 @@ TEST(CPack, StatefulBatchesOnThreadsEqualOneThread) {
                                  (data == &x ? "realistic" : "literals then zeros") + ", threads " +
                                  std::to_string(threads);
         const std::string blocks(reinterpret_cast<const char*>(data->data()), n * B);
-        Session s1(*one), sm(*many);  // one stream each, from batch to batch
+        Session s1(*one), sm(*many);            // one stream each, from batch to batch
         for (int pass = 0; pass < 2; ++pass) {  // every batch continues its session's stream
           EXPECT_EQ(batch_sizes(*many, v, threads, &sm), batch_sizes(*one, v, 1, &s1)) << what;
           EXPECT_EQ(sm.save(), s1.save()) << what;

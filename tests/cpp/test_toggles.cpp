@@ -981,12 +981,11 @@ TEST(Toggles, EncodeAndEnergyControlInOnePassRejectsBadInput) {
   const BusConfig c;
   WireState s = initial_state(c);
   const std::vector<double> bu(3, 0.0);
-  EXPECT_THROW(
-      encode_energy_control(*codec, c, EcConfig{}, {raw.data(), 10, 32}, bu.data(), 3, s, nullptr, true, 1),
-      invalid_argument);
-  EXPECT_THROW(encode_energy_control(*codec, c, EcConfig{3, 1.0}, {raw.data(), 10, 32}, bu.data(), 1, s, nullptr, true,
-                                     1),
+  EXPECT_THROW(encode_energy_control(*codec, c, EcConfig{}, {raw.data(), 10, 32}, bu.data(), 3, s, nullptr, true, 1),
                invalid_argument);
+  EXPECT_THROW(
+      encode_energy_control(*codec, c, EcConfig{3, 1.0}, {raw.data(), 10, 32}, bu.data(), 1, s, nullptr, true, 1),
+      invalid_argument);
   EXPECT_THROW(encode_energy_control(*make_codec("mpc.cal22_rtl"), c, EcConfig{}, {raw.data(), 2, 160}, bu.data(), 1, s,
                                      nullptr, true, 1),
                invalid_argument);

@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "codecs/codec_impl.hpp"
 #include "memcomp/codecs/codec.hpp"
 #include "memcomp/core/bits.hpp"
 #include "memcomp/core/simd.hpp"
@@ -243,9 +244,9 @@ inline void check_lane_decoder(const Codec& c, unsigned seed = 7) {
       const std::size_t used = run.used;
       const GuardedBytes data(run.enc.data.data(), used);
       EncodedView v = run.view(data.data(), used);
-      const std::uint64_t fallbacks = Codec::lane_fallbacks();
+      const std::uint64_t fallbacks = batch::lane_fallbacks();
       EXPECT_EQ(decode_outcome(c, v, true), run.blocks(x)) << c.preset() << " " << B << " " << n;
-      EXPECT_EQ(Codec::lane_fallbacks(), fallbacks) << c.preset() << " " << B << " " << n;  // the lanes decoded them
+      EXPECT_EQ(batch::lane_fallbacks(), fallbacks) << c.preset() << " " << B << " " << n;  // the lanes decoded them
       const GuardedBytes bad(run.enc.data.data(), used);
       // Anywhere, or in the last stream (whose decoder may then read past the end of the data).
       const std::size_t from = n % 2 ? 0 : run.enc.bit_offsets[n - 1] / 8;

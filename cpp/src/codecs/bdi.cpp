@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "codec_impl.hpp"
 #include "kernels/bdi.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/core/simd.hpp"
@@ -114,8 +115,8 @@ class BDI final : public CodecImpl<BDI> {
   SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override { return breakdown(choose(blk, b), b); }
 
  protected:
-  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                     const SizeColumns& out, CodecState*) const override {
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
+                     CodecState*) const override {
     const std::size_t si = ceil_log2(blocks.block_bytes) - 4;
     if (const auto kernel = classify_ok_ ? bdi_kernels().measure_range(blocks.block_bytes, sym(), big()) : nullptr)
       return kernel(winner_[si], sizes_[si], blocks, begin, end, out);
@@ -128,7 +129,8 @@ class BDI final : public CodecImpl<BDI> {
       return kernel(f_, winner_[si], blocks, begin, end, buf, max_bytes, enc);
     return CodecImpl<BDI>::encode_range(blocks, begin, end, buf, max_bytes, enc, nullptr);
   }
-  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, CodecState*) const override {
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
+                    CodecState*) const override {
     if (const auto kernel = bdi_kernels().decode_range(enc.block_bytes, big()))
       begin = kernel(f_, enc, out, begin, end);  // stops at a corrupt block, which the loop below names
     CodecImpl<BDI>::decode_range(enc, out, begin, end, nullptr);

@@ -68,6 +68,7 @@
 #include <cstring>
 #include <string>
 
+#include "codec_impl.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/core/simd.hpp"
 
@@ -402,8 +403,8 @@ class BPC final : public CodecImpl<BPC> {
   }
 
  protected:
-  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                     const SizeColumns& out, CodecState*) const override {
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
+                     CodecState*) const override {
 #if defined(MEMCOMP_X86_SIMD)
     if (blocks.block_bytes >= 32 && simd_avx2())
       return with_block_size(blocks.block_bytes, [&](auto B) { measure_avx2<B()>(blocks, begin, end, out); });
@@ -451,7 +452,8 @@ class BPC final : public CodecImpl<BPC> {
 
   // Delta blocks of 32 to 128 bytes two at a time (decode_fast2); a pair it doubts goes through
   // the general decoder, which names the bad block.
-  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, CodecState*) const override {
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
+                    CodecState*) const override {
     std::size_t i = begin;
 #if defined(MEMCOMP_X86_SIMD)
     const std::size_t b = enc.block_bytes;
@@ -463,7 +465,7 @@ class BPC final : public CodecImpl<BPC> {
         } catch (const corrupt_stream&) {  // a base the general decoder refuses too
         }
         if (!ok) {
-          count_lane_fallback();
+          batch::count_lane_fallback();
           CodecImpl<BPC>::decode_range(enc, out, i, i + 2, nullptr);
         }
       }
@@ -487,7 +489,7 @@ class BPC final : public CodecImpl<BPC> {
 #if defined(MEMCOMP_X86_SIMD)
     if (!alt && !unsigned_words_ && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
       if (decode_fast(in, out, b)) return;
-      count_lane_fallback();
+      batch::count_lane_fallback();
     }
 #endif
     const std::size_t n = b / 4, m = n - 1;
@@ -985,7 +987,7 @@ class BPC final : public CodecImpl<BPC> {
   MEMCOMP_AVX2 bool decode_fast2(const EncodedView& enc, std::size_t i, std::uint8_t* out0, std::uint8_t* out1,
                                  std::size_t b) const {
     const Geometry g(*this, b);
-    BitReader r0 = block_reader(enc, i), r1 = block_reader(enc, i + 1);
+    BitReader r0 = batch::block_reader(enc, i), r1 = batch::block_reader(enc, i + 1);
     const std::uint32_t base0 = read_base(r0), base1 = read_base(r1);
     const std::size_t p0 = enc.bit_offsets[i] + r0.position(), p1 = enc.bit_offsets[i + 1] + r1.position();
     if ((std::max(p0, p1) + kWalkBits) / 8 + 8 > enc.data_bytes) {

@@ -1,6 +1,7 @@
 // memcomp codecs: batch loops and stream validation shared by every codec.
 #include "memcomp/codecs/codec.hpp"
 
+#include "codec_impl.hpp"
 #include "memcomp/codecs/registry.hpp"
 
 #include <algorithm>
@@ -20,17 +21,72 @@ constexpr std::size_t kMinChunk = 4096;                 // blocks per thread bef
 constexpr std::size_t kMinSpeculated = 16 * kMinChunk;  // a stateful codec's blocks per thread
 constexpr std::size_t kWarmBlocks = 8192;               // blocks run to guess the state a range starts in
 std::atomic<std::uint64_t> g_lane_fallbacks{0};
+
+/// A stateful codec's batch of n blocks on `threads` threads (ranges of at least kMinSpeculated
+/// blocks, else one), from `state`, with the results and the final state of one thread (left in
+/// `state`). warm(s, b, w) runs the w blocks before block b from state s (results dropped);
+/// run(s, k, b, e) runs range k, blocks [b, e), from state s.
+using WarmFn = std::function<void(CodecState*, std::size_t, std::size_t)>;
+using RunFn = std::function<void(CodecState*, std::size_t, std::size_t, std::size_t)>;
+
+// Range 0 runs from the batch's state. Range k > 0 runs from a guess of the state it starts in:
+// the state that the kWarmBlocks blocks before it leave when run from the initial state, which is
+// the true one wherever the state forgets what came before them (C-Pack's 16-entry dictionary
+// holds its last pushes only). Then, in order, each range's guess is checked against the state the
+// range before ended in (resync_state), and a range whose guess was wrong (or that threw: a wrong
+// state can make a stream look corrupt) runs again from the true state.
+void speculate(const Codec& codec, std::size_t n, int threads, CodecState& state, const WarmFn& warm,
+               const RunFn& run) {
+  threads = static_cast<int>(resolve_threads(threads));
+  const std::size_t t = std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n / kMinSpeculated);
+  if (t <= 1) return run(&state, 0, 0, n);
+  std::vector<std::unique_ptr<CodecState>> guessed(t);
+  for (std::size_t k = 1; k < t; ++k) guessed[k] = codec.initial_state();
+  std::vector<std::vector<std::uint8_t>> guess(t), ended(t);
+  std::vector<char> ran(t, 0);
+  parallel_for(t, static_cast<int>(t), 1, [&](std::size_t k0, std::size_t k1) {
+    for (std::size_t k = k0; k < k1; ++k) {
+      const std::size_t b = n * k / t, e = n * (k + 1) / t;
+      if (k == 0) {
+        run(&state, 0, b, e);
+        ended[0] = state.save();
+        continue;
+      }
+      CodecState* st = guessed[k].get();
+      try {
+        warm(st, b, std::min(b, kWarmBlocks));
+        guess[k] = st->save();
+        run(st, k, b, e);
+        ended[k] = st->save();
+        ran[k] = 1;
+      } catch (const std::exception&) {  // run again below
+      }
+    }
+  });
+  std::vector<std::uint8_t> truth = std::move(ended[0]);
+  for (std::size_t k = 1; k < t; ++k) {
+    std::vector<std::uint8_t> next;
+    if (!ran[k] || !state.resync(guess[k], truth, ended[k], next)) {
+      state.load(truth.data(), truth.size());
+      run(&state, k, n * k / t, n * (k + 1) / t);
+      next = state.save();
+    }
+    truth = std::move(next);
+  }
+  state.load(truth.data(), truth.size());
+}
+
 }  // namespace
 
-std::uint64_t Codec::lane_fallbacks() noexcept { return g_lane_fallbacks.load(std::memory_order_relaxed); }
-void Codec::count_lane_fallback() noexcept { g_lane_fallbacks.fetch_add(1, std::memory_order_relaxed); }
+std::uint64_t batch::lane_fallbacks() noexcept { return g_lane_fallbacks.load(std::memory_order_relaxed); }
+void batch::count_lane_fallback() noexcept { g_lane_fallbacks.fetch_add(1, std::memory_order_relaxed); }
 
-std::uint32_t Codec::encode(const std::uint8_t*, std::size_t, BitWriter&) const { not_decodable(); }
+std::uint32_t Codec::encode(const std::uint8_t*, std::size_t, BitWriter&) const { batch::not_decodable(*this); }
 
-void Codec::decode(BitReader&, std::uint32_t, std::uint8_t*, std::size_t) const { not_decodable(); }
+void Codec::decode(BitReader&, std::uint32_t, std::uint8_t*, std::size_t) const { batch::not_decodable(*this); }
 
-void Codec::not_decodable() const {
-  throw invalid_argument(preset_ + " is an accounting-only preset (exact=False): it reproduces " +
+void batch::not_decodable(const Codec& c) {
+  throw invalid_argument(c.preset() + " is an accounting-only preset (exact=False): it reproduces " +
                          "another tool's sizes, which no decodable format reaches; use measure()");
 }
 
@@ -58,11 +114,6 @@ void Codec::require_model() const {
   if (!has_model())
     throw invalid_argument(preset_ + " has no model: fit it on sample blocks first (codec.fit(blocks)) "
                                      "or pass model=...");
-}
-
-void Codec::measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
-                          CodecState*) const {
-  for (std::size_t i = begin; i < end; ++i) out.set(i, measure(blocks.block(i), blocks.block_bytes));
 }
 
 std::vector<std::uint8_t> Session::save() const {
@@ -112,11 +163,11 @@ void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int t
   if (!stream.state())
     return parallel_for(blocks.n_blocks, threads, kMinChunk,
                         [&](std::size_t b, std::size_t e) { measure_range(blocks, b, e, out, nullptr); });
-  speculate(blocks.n_blocks, threads, *stream.state(), warm_measure(blocks),
+  speculate(*this, blocks.n_blocks, threads, *stream.state(), warm_measure(blocks),
             [&](CodecState* st, std::size_t, std::size_t b, std::size_t e) { measure_range(blocks, b, e, out, st); });
 }
 
-Codec::WarmFn Codec::warm_measure(const BlockView& blocks) const {
+std::function<void(CodecState*, std::size_t, std::size_t)> Codec::warm_measure(const BlockView& blocks) const {
   return [this, &blocks](CodecState* st, std::size_t b, std::size_t w) {
     std::vector<std::uint32_t> u(5 * w);
     std::vector<std::int16_t> m(w);
@@ -126,57 +177,11 @@ Codec::WarmFn Codec::warm_measure(const BlockView& blocks) const {
   };
 }
 
-// Range 0 runs from the batch's state. Range k > 0 runs from a guess of the state it starts in:
-// the state that the kWarmBlocks blocks before it leave when run from the initial state, which is
-// the true one wherever the state forgets what came before them (C-Pack's 16-entry dictionary
-// holds its last pushes only). Then, in order, each range's guess is checked against the state the
-// range before ended in (resync_state), and a range whose guess was wrong (or that threw: a wrong
-// state can make a stream look corrupt) runs again from the true state.
-void Codec::speculate(std::size_t n, int threads, CodecState& state, const WarmFn& warm, const RunFn& run) const {
-  threads = static_cast<int>(resolve_threads(threads));
-  const std::size_t t = std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n / kMinSpeculated);
-  if (t <= 1) return run(&state, 0, 0, n);
-  std::vector<std::unique_ptr<CodecState>> guessed(t);
-  for (std::size_t k = 1; k < t; ++k) guessed[k] = initial_state();
-  std::vector<std::vector<std::uint8_t>> guess(t), ended(t);
-  std::vector<char> ran(t, 0);
-  parallel_for(t, static_cast<int>(t), 1, [&](std::size_t k0, std::size_t k1) {
-    for (std::size_t k = k0; k < k1; ++k) {
-      const std::size_t b = n * k / t, e = n * (k + 1) / t;
-      if (k == 0) {
-        run(&state, 0, b, e);
-        ended[0] = state.save();
-        continue;
-      }
-      CodecState* st = guessed[k].get();
-      try {
-        warm(st, b, std::min(b, kWarmBlocks));
-        guess[k] = st->save();
-        run(st, k, b, e);
-        ended[k] = st->save();
-        ran[k] = 1;
-      } catch (const std::exception&) {  // run again below
-      }
-    }
-  });
-  std::vector<std::uint8_t> truth = std::move(ended[0]);
-  for (std::size_t k = 1; k < t; ++k) {
-    std::vector<std::uint8_t> next;
-    if (!ran[k] || !state.resync(guess[k], truth, ended[k], next)) {
-      state.load(truth.data(), truth.size());
-      run(&state, k, n * k / t, n * (k + 1) / t);
-      next = state.save();
-    }
-    truth = std::move(next);
-  }
-  state.load(truth.data(), truth.size());
-}
-
 void Codec::check_encode(const BlockView& blocks) const {
   check_block_bytes(blocks.block_bytes);
   check_approximable(blocks);
   if (blocks.n_blocks) require_model();
-  if (!exact()) not_decodable();
+  if (!exact()) batch::not_decodable(*this);
 }
 
 EncodedBlocks Codec::encode_batch(const BlockView& blocks, int threads, Session* session) const {
@@ -211,22 +216,23 @@ EncodedBlocks Codec::encode_stream(const BlockView& blocks, int threads, CodecSt
   // offsets relative to the buffer): the first range straight into the result, which has room
   // for every block's worst case; the others into buffers of their own, appended after, their
   // bytes and offsets moved by all threads at once.
-  enc.data.resize(range_bytes(0, n, max_bytes));
+  enc.data.resize(batch::range_bytes(0, n, max_bytes));
   std::size_t head = 0;  // bytes of the first range
   std::mutex mu;
   std::vector<std::pair<std::size_t, ByteBuffer>> parts;  // (first block, bytes) of the other ranges
   if (state) {  // range k > 0 in parts[k - 1], encoded again where its speculation missed
     parts.resize(resolve_threads(threads) - 1);
-    speculate(n, threads, *state, warm_measure(blocks), [&](CodecState* st, std::size_t k, std::size_t b, std::size_t e) {
-      if (k == 0) {
-        head = encode_range(blocks, b, e, enc.data.data(), max_bytes, enc, st);
-        return;
-      }
-      auto& [first, buf] = parts[k - 1];
-      first = b;
-      buf.resize(range_bytes(b, e, max_bytes));
-      buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc, st));
-    });
+    speculate(*this, n, threads, *state, warm_measure(blocks),
+              [&](CodecState* st, std::size_t k, std::size_t b, std::size_t e) {
+                if (k == 0) {
+                  head = encode_range(blocks, b, e, enc.data.data(), max_bytes, enc, st);
+                  return;
+                }
+                auto& [first, buf] = parts[k - 1];
+                first = b;
+                buf.resize(batch::range_bytes(b, e, max_bytes));
+                buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc, st));
+              });
     parts.erase(std::remove_if(parts.begin(), parts.end(), [](const auto& x) { return x.first == 0; }), parts.end());
   } else {
     parallel_for(n, threads, kMinChunk, [&](std::size_t b, std::size_t e) {
@@ -234,7 +240,7 @@ EncodedBlocks Codec::encode_stream(const BlockView& blocks, int threads, CodecSt
         head = encode_range(blocks, b, e, enc.data.data(), max_bytes, enc, nullptr);
         return;
       }
-      ByteBuffer buf(range_bytes(b, e, max_bytes));
+      ByteBuffer buf(batch::range_bytes(b, e, max_bytes));
       buf.resize(encode_range(blocks, b, e, buf.data(), max_bytes, enc, nullptr));
       std::lock_guard<std::mutex> join(mu);
       parts.emplace_back(b, std::move(buf));
@@ -265,7 +271,7 @@ EncodedBlocks Codec::encode_stream(const BlockView& blocks, int threads, CodecSt
 void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads, Session* session) const {
   check_block_bytes(enc.block_bytes);
   if (enc.n_blocks) require_model();
-  if (!exact()) not_decodable();
+  if (!exact()) batch::not_decodable(*this);
   const std::uint64_t max_bits = max_compressed_bits(enc.block_bytes);
   const std::uint64_t total_bits = std::uint64_t{enc.data_bytes} * 8;
   // Every block's bits lie in the buffer before any is decoded (the first bad block is named).
@@ -299,23 +305,11 @@ void Codec::decode_batch(const EncodedView& enc, std::uint8_t* out, int threads,
     ByteBuffer scratch(w * enc.block_bytes);
     decode_range(v, scratch.data(), 0, w, st);
   };
-  speculate(enc.n_blocks, threads, *state, warm,
+  speculate(*this, enc.n_blocks, threads, *state, warm,
             [&](CodecState* st, std::size_t, std::size_t b, std::size_t e) { decode_range(enc, out, b, e, st); });
 }
 
-std::size_t Codec::encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
-                                std::size_t max_bytes, EncodedBlocks& enc, CodecState*) const {
-  return encode_loop(blocks, begin, end, buf, max_bytes, enc,
-                     [&](const BlockView& v, std::size_t i, BitWriter& w) { return encode_block(v, i, w); });
-}
-
-void Codec::decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
-                         CodecState*) const {
-  decode_loop(enc, out, begin, end,
-              [&](BitReader& r, std::uint32_t tag, std::uint8_t* o, std::size_t b) { decode(r, tag, o, b); });
-}
-
-bool Codec::lane_streams(const EncodedView& enc, std::size_t i, std::size_t k, unsigned max_token,
+bool batch::lane_streams(const EncodedView& enc, std::size_t i, std::size_t k, unsigned max_token,
                          const std::uint8_t*& base, std::int32_t* pos, std::int32_t* end) noexcept {
   std::uint64_t lo = enc.bit_offsets[i], hi = 0;
   for (std::size_t j = 1; j < k; ++j) lo = std::min(lo, enc.bit_offsets[i + j]);
@@ -330,12 +324,12 @@ bool Codec::lane_streams(const EncodedView& enc, std::size_t i, std::size_t k, u
   return true;
 }
 
-void Codec::trailing_bits(std::size_t n) {
+void batch::trailing_bits(std::size_t n) {
   throw corrupt_stream(std::to_string(n) + " trailing bits after the last field");
 }
 
-void Codec::in_block(std::size_t i, const corrupt_stream& err) const {
-  throw corrupt_stream(preset_ + " block " + std::to_string(i) + ": " + err.what());
+void batch::in_block(const Codec& c, std::size_t i, const corrupt_stream& err) {
+  throw corrupt_stream(c.preset() + " block " + std::to_string(i) + ": " + err.what());
 }
 
 }  // namespace memcomp

@@ -57,6 +57,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "codec_impl.hpp"
 #include "kernels/cpack.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/core/simd.hpp"
@@ -172,7 +173,11 @@ class CpackState final : public CodecState {
   Dict kind_;
   bool zeros_;
 };
-Dictionary* dictionary_of(CodecState* st) { return st ? &static_cast<CpackState*>(st)->d : nullptr; }
+/// The dictionary of a batch's state (null: a stateless batch), once per range.
+Dictionary* dictionary_of(CodecState* st) {
+  auto* c = dynamic_cast<CpackState*>(st);
+  return c ? &c->d : nullptr;
+}
 
 class CPack final : public CodecImpl<CPack> {
  public:
@@ -284,9 +289,9 @@ class CPack final : public CodecImpl<CPack> {
     if (kernel != nullptr && !persistent_ && !zeros_ && !mc_ && dict_ != Dict::block && (b == 16 || b == 32 || b == 64))
       return kernel(shape(nullptr), *this, blocks, begin, end, buf, max_bytes, enc);
     Dictionary* p = dictionary_of(state);
-    return encode_loop(blocks, begin, end, buf, max_bytes, enc, [&](const BlockView& v, std::size_t i, BitWriter& w) {
-      return encode_in(v.block(i), v.block_bytes, w, p);
-    });
+    return batch::encode_loop(
+        blocks, begin, end, buf, max_bytes, enc,
+        [&](const BlockView& v, std::size_t i, BitWriter& w) { return encode_in(v.block(i), v.block_bytes, w, p); });
   }
   // Fresh dictionaries, layout interleaved: groups of kCpackDecodeLanes blocks through the lane
   // decoder. A group whose streams are not all valid, or too near the end of the data for its
@@ -338,6 +343,7 @@ class CPack final : public CodecImpl<CPack> {
     }
     if (i < end) out.set(i, measure(blocks.block(i), blocks.block_bytes));
   }
+
  private:
   /// decode() for one kind of dictionary, on a local copy of a persistent one (stores of the
   /// words could alias it otherwise and force reloads).
@@ -610,16 +616,7 @@ class CPack final : public CodecImpl<CPack> {
 
   // What the kernels read (kernels/cpack.hpp), with a persistent batch's dictionary p.
   CpackShape shape(Dictionary* p) const {
-    return {endian_ == Endian::big,
-            zeros_,
-            mc_,
-            persistent_,
-            set_search_,
-            dict_,
-            push_mask_,
-            push_keys_,
-            kind_min_,
-            p};
+    return {endian_ == Endian::big, zeros_, mc_, persistent_, set_search_, dict_, push_mask_, push_keys_, kind_min_, p};
   }
 
   Endian endian_ = Endian::little;

@@ -55,6 +55,7 @@
 #include <cstring>
 #include <utility>
 
+#include "codec_impl.hpp"
 #include "kernels/e2mc.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/codecs/huffman.hpp"
@@ -355,7 +356,8 @@ class E2MC final : public CodecImpl<E2MC> {
   }
 
  protected:
-  void measure_range(const BlockView& v, std::size_t begin, std::size_t end, const SizeColumns& out, CodecState*) const override {
+  void measure_range(const BlockView& v, std::size_t begin, std::size_t end, const SizeColumns& out,
+                     CodecState*) const override {
     for (std::size_t i = begin; i < end; ++i) out.set(i, plan(v.block(i), v.block_bytes, v.may_approximate(i)).size);
   }
 

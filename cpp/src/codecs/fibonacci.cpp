@@ -15,6 +15,7 @@
 // fit 32 bits) and a stream that ends early or has bits left over.
 #include <algorithm>
 
+#include "codec_impl.hpp"
 #include "kernels/fibonacci.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/core/simd.hpp"
@@ -71,7 +72,8 @@ class Fibonacci final : public CodecImpl<Fibonacci> {
   // Each codeword's length waits on the one before it, so a block's codewords form a chain:
   // independent blocks are decoded side by side, 24 at a time as vector lanes (AVX2), the rest
   // two at a time.
-  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, CodecState*) const override {
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
+                    CodecState*) const override {
     if (!simd_enabled()) return CodecImpl<Fibonacci>::decode_range(enc, out, begin, end, nullptr);
     if (const auto lanes = fib_kernels().decode_lanes) {
       // Groups of kFibDecodeLanes blocks; a group whose streams are not all valid, or too near

@@ -31,6 +31,7 @@
 // byte approximation, accounting-only).
 #include <cstring>
 
+#include "codec_impl.hpp"
 #include "kernels/fpc.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/core/simd.hpp"
@@ -146,8 +147,8 @@ class FPC final : public CodecImpl<FPC> {
 
   // Through the kernel table of the active tier (kernels/fpc.hpp), where it has a kernel.
  protected:
-  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                     const SizeColumns& out, CodecState*) const override {
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
+                     CodecState*) const override {
     const auto kernel = fpc_kernels().measure_range;
     if (kernel != nullptr && !cmu_ && blocks.block_bytes >= 32) return kernel(shape(), blocks, begin, end, out);
     CodecImpl<FPC>::measure_range(blocks, begin, end, out, nullptr);
@@ -207,7 +208,8 @@ class FPC final : public CodecImpl<FPC> {
  protected:
   // Layout interleaved: each block's tokens form a chain through their prefixes, so independent
   // blocks are decoded side by side: 24 at a time as vector lanes (AVX2), the rest two at a time.
-  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end, CodecState*) const override {
+  void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
+                    CodecState*) const override {
     if (mc_ || !simd_enabled()) return CodecImpl<FPC>::decode_range(enc, out, begin, end, nullptr);
     if (const auto lanes = fpc_kernels().decode_lanes) {
       // Groups of kFpcDecodeLanes blocks; a group whose streams are not all valid, or too near the

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <array>
 
+#include "codec_impl.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/codecs/model.hpp"
 #include "memcomp/stats/symbol_counts.hpp"

@@ -9,6 +9,7 @@
 // configs {"preset": ..., options..., "model": {...}} (fitted data-driven members).
 #include <algorithm>
 
+#include "codec_impl.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/core/json.hpp"
 #include "memcomp/stats/policy.hpp"

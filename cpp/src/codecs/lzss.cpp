@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "codec_impl.hpp"
 #include "memcomp/codecs/families.hpp"
 
 namespace memcomp {

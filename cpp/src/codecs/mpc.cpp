@@ -14,6 +14,7 @@
 // passes) and an AVX-512 one (byte permutes, GF(2) affine maps of bytes, bit shuffles).
 #include <algorithm>
 
+#include "codec_impl.hpp"
 #include "kernels/mpc.hpp"
 #include "memcomp/codecs/families.hpp"
 #include "memcomp/codecs/mpc.hpp"
@@ -166,8 +167,8 @@ class MPC final : public CodecImpl<MPC> {
     return s;
   }
 
-  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                     const SizeColumns& out, CodecState*) const override {
+  void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
+                     CodecState*) const override {
     const auto kernel = mpc_kernels().measure_range;
     if (kernel != nullptr && forms_ != nullptr) return kernel(simd(), blocks, begin, end, out);
     CodecImpl<MPC>::measure_range(blocks, begin, end, out, nullptr);

@@ -4,6 +4,7 @@
 //   zrep: 2-bit header 00 = zero, 01 = repeated w-byte element (8w bits), 11 = raw (8B bits).
 #include <cstring>
 
+#include "codec_impl.hpp"
 #include "memcomp/codecs/families.hpp"
 
 namespace memcomp {

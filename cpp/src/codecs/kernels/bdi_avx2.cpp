@@ -316,15 +316,14 @@ template <std::size_t B, bool Sym, bool Big>
 MEMCOMP_AVX2 std::size_t encode_range_avx2(const bdi::Framing& f, const std::int8_t* winner, const BlockView& blocks,
                                            std::size_t begin, std::size_t end, std::uint8_t* buf, std::size_t max_bytes,
                                            EncodedBlocks& enc) {
-  using R = kernels::Range;
-  const std::size_t buf_bytes = R::range_bytes(begin, end, max_bytes);
+  const std::size_t buf_bytes = batch::range_bytes(begin, end, max_bytes);
   std::size_t at = 0;
   for (std::size_t i = begin; i < end; ++i) {
-    BitWriter w = R::block_writer(buf, at, max_bytes, buf_bytes);
+    BitWriter w = batch::block_writer(buf, at, max_bytes, buf_bytes);
     const std::uint8_t* blk = blocks.block(i);
     const int id = classify_avx2<B, Sym, Big>(winner, blk);
     if (const bdi::Delta* x = f.encode_head(id, blk, B, w)) write_avx2<B, Sym, Big>(x->id, blk, w);
-    at = R::record_block(enc, i, at, f.tag_of(id), w.finish());
+    at = batch::record_block(enc, i, at, f.tag_of(id), w.finish());
   }
   return at;
 }
@@ -335,7 +334,7 @@ MEMCOMP_AVX2 std::size_t decode_range_avx2(const bdi::Framing& f, const EncodedV
   std::size_t i = begin;
   try {
     for (; i < end; ++i) {
-      BitReader r = kernels::Range::block_reader(enc, i);
+      BitReader r = batch::block_reader(enc, i);
       std::uint8_t* o = out + i * B;
       if (const bdi::Delta* x = f.decode_head(r, enc.tags[i], o, B)) decode_avx2<B, Big>(x->id, r, o);
       if (r.remaining() != 0) break;

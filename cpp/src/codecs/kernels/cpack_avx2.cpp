@@ -12,7 +12,6 @@ namespace memcomp {
 namespace {
 
 using namespace cpack;
-using kernels::Range;
 
 // The per-code vectors the kernels permute by code (zzzz, xxxx, mmmm, mmxx, zzzx, mmmx; 6: the
 // undefined code 1111), from the format's tables: every width is the scalar code's.
@@ -260,7 +259,7 @@ struct CpackAvx2 {
 
   bool set_search() const { return set_search_; }  // B <= 64 is checked per batch
   void init(Dictionary& d) const { cpack::init(d, zeros_); }
-  [[noreturn]] void not_decodable() const { (codec_->*(&Range::not_decodable))(); }
+  [[noreturn]] void not_decodable() const { batch::not_decodable(*codec_); }
 
   // The 16-slot dictionaries (fifo, deque, fill) with AVX2: a lane's dictionary lives in two
   // registers, a search is three compares per register (bits 31..0, 31..8, 31..16 of word ^
@@ -592,7 +591,7 @@ struct CpackAvx2 {
   template <std::size_t N, bool Big>
   MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
                                              std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
-    const std::size_t buf_bytes = Range::range_bytes(begin, end, max_bytes);
+    const std::size_t buf_bytes = batch::range_bytes(begin, end, max_bytes);
     alignas(32) std::int32_t pushed[8];
     for (unsigned c = 0; c < 8; ++c) pushed[c] = c < 6 && ((push_mask_ >> c) & 1u) ? -1 : 0;
     const __m256i push = _mm256_load_si256(reinterpret_cast<const __m256i*>(pushed));
@@ -604,12 +603,12 @@ struct CpackAvx2 {
     for (; i + 8 <= end; i += 8) {
       cpack_avx2::encode_lanes<N, Big>(blocks.block(i), blocks.block_bytes, push, tok, len);
       lanes::pack<N, lanes::Layout::step_major>(tok, len, lane_out, kLaneBytes, bits);
-      at = Range::append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
+      at = batch::append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
     }
     for (; i < end; ++i) {
-      BitWriter w = Range::block_writer(buf, at, max_bytes, buf_bytes);
+      BitWriter w = batch::block_writer(buf, at, max_bytes, buf_bytes);
       codec_->encode(blocks.block(i), N * 4, w);
-      at = Range::record_block(enc, i, at, 0, w.finish());
+      at = batch::record_block(enc, i, at, 0, w.finish());
     }
     return at;
   }

@@ -14,7 +14,6 @@
 namespace memcomp {
 namespace {
 
-using kernels::Range;
 using namespace fib;
 
 // Where codewords() puts token j of block k: at 8 j + k (step-major) for blocks of 8 words or
@@ -166,7 +165,7 @@ MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t 
                                            std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) {
   constexpr std::size_t N = B / 4;  // token 0: the first word, as is; token i: word i's codeword
   constexpr std::size_t kLaneBytes = (32 + kMaxLen * (N - 1) + 7) / 8 + 16;
-  const std::size_t buf_bytes = Range::range_bytes(begin, end, max_bytes);
+  const std::size_t buf_bytes = batch::range_bytes(begin, end, max_bytes);
   alignas(32) std::uint64_t tok[8 * N];
   alignas(32) std::uint8_t len[8 * N + 4], lane_out[8 * kLaneBytes];
   alignas(32) std::uint32_t bits[8];
@@ -174,12 +173,12 @@ MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t 
   for (; i + 8 <= end; i += 8) {
     codewords<N, Big>(blocks.block(i), tok, len);
     lanes::pack<N, layout<N>()>(tok, len, lane_out, kLaneBytes, bits);
-    at = Range::append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
+    at = batch::append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
   }
   for (; i < end; ++i) {
-    BitWriter w = Range::block_writer(buf, at, max_bytes, buf_bytes);
+    BitWriter w = batch::block_writer(buf, at, max_bytes, buf_bytes);
     fib::encode_block(blocks.block(i), B, Big ? Endian::big : Endian::little, w);
-    at = Range::record_block(enc, i, at, 0, w.finish());
+    at = batch::record_block(enc, i, at, 0, w.finish());
   }
   return at;
 }

@@ -14,8 +14,6 @@
 namespace memcomp {
 namespace {
 
-using kernels::Range;
-
 // fpc_signed_half(p) as a vector lane.
 inline int half(unsigned p) { return static_cast<int>(fpc_signed_half(p)); }
 
@@ -239,7 +237,7 @@ MEMCOMP_AVX2 std::size_t encode_range_avx2(const FpcShape& shape, const BlockVie
                                            std::size_t end, std::uint8_t* buf, std::size_t max_bytes,
                                            EncodedBlocks& enc) {
   constexpr std::size_t R = B / 32, n = B / 4;
-  const std::size_t buf_bytes = Range::range_bytes(begin, end, max_bytes);
+  const std::size_t buf_bytes = batch::range_bytes(begin, end, max_bytes);
   // Token j of block k at 8 j + k (a zero word inside a run as a 0-bit token).
   constexpr std::size_t kLaneBytes = (kFpcMaxToken * n + 7) / 8 + 16;
   alignas(32) std::uint64_t tok[8 * n];
@@ -267,13 +265,13 @@ MEMCOMP_AVX2 std::size_t encode_range_avx2(const FpcShape& shape, const BlockVie
         len[8 * j + k] = 6;
       }
     lanes::pack<n, lanes::Layout::step_major>(tok, len, lane_out, kLaneBytes, bits);
-    at = Range::append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
+    at = batch::append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
   }
   for (; i < end; ++i) {
     block_tokens<B, Big>(shape, blocks.block(i), tok, len);
-    BitWriter w = Range::block_writer(buf, at, max_bytes, buf_bytes);
+    BitWriter w = batch::block_writer(buf, at, max_bytes, buf_bytes);
     w.write_fields(tok, len, n);
-    at = Range::record_block(enc, i, at, 0, w.finish());
+    at = batch::record_block(enc, i, at, 0, w.finish());
   }
   return at;
 }
