@@ -182,31 +182,25 @@ Dictionary* dictionary_of(CodecState* st) {
 class CPack final : public CodecImpl<CPack> {
  public:
   explicit CPack(const Options& o) : s_(cpack_settings(o)) {
-    endian_ = s_.endian;
-    push_name_ = s_.push;
-    dict_ = s_.dictionary;
-    zeros_ = s_.zeros;
-    persistent_ = s_.persistent;
-    mc_ = s_.mc;
-    if (push_name_ == "unmatched") push_mask_ = bit(kXXXX) | bit(kMMXX) | bit(kMMMX);
-    if (push_name_ == "literal") push_mask_ = bit(kXXXX);
-    if (push_name_ == "nonnarrow") push_mask_ = bit(kXXXX) | bit(kMMMM) | bit(kMMXX) | bit(kMMMX);
-    if (push_name_ == "nonzero") push_mask_ = 0x3Fu & ~bit(kZZZZ);
+    if (s_.push == "unmatched") push_mask_ = bit(kXXXX) | bit(kMMXX) | bit(kMMMX);
+    if (s_.push == "literal") push_mask_ = bit(kXXXX);
+    if (s_.push == "nonnarrow") push_mask_ = bit(kXXXX) | bit(kMMMM) | bit(kMMXX) | bit(kMMMX);
+    if (s_.push == "nonzero") push_mask_ = 0x3Fu & ~bit(kZZZZ);
     for (unsigned k = 0; k < 25; ++k) push_keys_ |= ((push_mask_ >> kKeys.code[k]) & 1u) << k;
-    kind_min_ = push_name_ == "nonzero" ? 1u : 256u;
-    set_search_ = !persistent_ && push_name_ != "literal";
+    kind_min_ = s_.push == "nonzero" ? 1u : 256u;
+    set_search_ = !s_.persistent && s_.push != "literal";
   }
 
   Options options() const override { return cpack_table().write(s_); }
   Capabilities capabilities() const override {
     Capabilities c;
-    c.exact = dict_ != Dict::block;
-    c.stateful = persistent_;
+    c.exact = s_.dictionary != Dict::block;
+    c.stateful = s_.persistent;
     return c;
   }
   std::unique_ptr<CodecState> initial_state() const override {
-    if (!persistent_) return nullptr;
-    return std::make_unique<CpackState>(preset(), dict_, zeros_);
+    if (!s_.persistent) return nullptr;
+    return std::make_unique<CpackState>(preset(), s_.dictionary, s_.zeros);
   }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return kMaxToken * (b / 4); }
   std::vector<ModeName> modes() const override { return {{0, "cpack"}}; }
@@ -217,7 +211,7 @@ class CPack final : public CodecImpl<CPack> {
     SizeBreakdown s;
     Dictionary fresh;
     init(fresh);
-    measure_lanes<1>(&blk, b, &s, persistent_ ? &fresh : nullptr);
+    measure_lanes<1>(&blk, b, &s, s_.persistent ? &fresh : nullptr);
     return s;
   }
 
@@ -226,24 +220,24 @@ class CPack final : public CodecImpl<CPack> {
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
     Dictionary fresh;
     init(fresh);
-    return encode_in(blk, b, out, persistent_ ? &fresh : nullptr);
+    return encode_in(blk, b, out, s_.persistent ? &fresh : nullptr);
   }
 
   /// encode() from a persistent dictionary `p` (moved on), or a fresh one per block (p null).
   std::uint32_t encode_in(const std::uint8_t* blk, std::size_t b, BitWriter& out, Dictionary* p) const {
     const CpackKernels& kern = cpack_kernels();  // the kernel table of the active tier (kernels/cpack.hpp)
-    if (kern.encode_sets != nullptr && set_search() && !zeros_ && dict_ != Dict::block && b >= 16 && b <= 64)
+    if (kern.encode_sets != nullptr && set_search() && !s_.zeros && s_.dictionary != Dict::block && b >= 16 && b <= 64)
       return kern.encode_sets(shape(nullptr), *this, blk, b, out);
     const std::size_t n = b / 4;
     Dictionary local;
     Dictionary& d = start(local, p);
-    if (kern.encode_block != nullptr && dict_ != Dict::block) {
+    if (kern.encode_block != nullptr && s_.dictionary != Dict::block) {
       kern.encode_block(shape(p), *this, blk, b, out, d);
       return 0;
     }
-    WordWriter words{out, mc_};
+    WordWriter words{out, s_.mc};
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
+      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, s_.endian);
       const unsigned k = key(w, d.e, d.count, zero_entry(d));
       const unsigned c = kKeys.code[k];
       std::uint64_t field = 0;  // index, low bits
@@ -262,16 +256,16 @@ class CPack final : public CodecImpl<CPack> {
   void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
     Dictionary fresh;
     init(fresh);
-    decode_in(in, out, b, persistent_ ? &fresh : nullptr);
+    decode_in(in, out, b, s_.persistent ? &fresh : nullptr);
   }
 
   /// decode() from a persistent dictionary `p` (moved on), or a fresh one per block (p null).
   void decode_in(BitReader& in, std::uint8_t* out, std::size_t b, Dictionary* p) const {
-    if (zeros_) {
-      if (dict_ == Dict::fifo) return decode_k<Dict::fifo, true>(in, out, b, p);
+    if (s_.zeros) {
+      if (s_.dictionary == Dict::fifo) return decode_k<Dict::fifo, true>(in, out, b, p);
       return decode_k<Dict::deque, true>(in, out, b, p);
     }
-    switch (dict_) {
+    switch (s_.dictionary) {
       case Dict::fifo: return decode_k<Dict::fifo, false>(in, out, b, p);
       case Dict::deque: return decode_k<Dict::deque, false>(in, out, b, p);
       case Dict::fill: return decode_k<Dict::fill, false>(in, out, b, p);
@@ -286,7 +280,7 @@ class CPack final : public CodecImpl<CPack> {
     // blocks side by side (the kernel table of the active tier, kernels/cpack.hpp).
     const auto kernel = cpack_kernels().encode_range;
     const std::size_t b = blocks.block_bytes;
-    if (kernel != nullptr && !persistent_ && !zeros_ && !mc_ && dict_ != Dict::block && (b == 16 || b == 32 || b == 64))
+    if (kernel != nullptr && !s_.persistent && !s_.zeros && !s_.mc && s_.dictionary != Dict::block && (b == 16 || b == 32 || b == 64))
       return kernel(shape(nullptr), *this, blocks, begin, end, buf, max_bytes, enc);
     Dictionary* p = dictionary_of(state);
     return batch::encode_loop(
@@ -299,14 +293,14 @@ class CPack final : public CodecImpl<CPack> {
   void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
                     CodecState* state) const override {
     const auto lanes = cpack_kernels().decode_lanes;
-    if (lanes != nullptr && !persistent_ && !mc_ && dict_ != Dict::block) {
+    if (lanes != nullptr && !s_.persistent && !s_.mc && s_.dictionary != Dict::block) {
       const CpackShape sh = shape(nullptr);
       const auto n = static_cast<unsigned>(enc.block_bytes / 4), b = static_cast<unsigned>(enc.block_bytes);
       alignas(32) std::uint32_t dict[kCpackDecodeLanes * kSlots + 1] = {};  // zeros: init=zeros' entries
       begin = decode_groups<kCpackDecodeLanes>(
           enc, out, begin, end, kMaxToken,
           [&](const std::uint8_t* base, const std::int32_t* pos, const std::int32_t* stop, std::uint8_t* buf) {
-            if (zeros_) std::fill(dict, dict + kCpackDecodeLanes * kSlots, 0u);
+            if (s_.zeros) std::fill(dict, dict + kCpackDecodeLanes * kSlots, 0u);
             return lanes(sh, base, pos, stop, n, b, buf, dict);
           });
     }
@@ -317,10 +311,10 @@ class CPack final : public CodecImpl<CPack> {
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
                      CodecState* state) const override {
     Dictionary* p = dictionary_of(state);
-    if (push_name_ == "literal" && dict_ != Dict::block && simd_enabled())
+    if (s_.push == "literal" && s_.dictionary != Dict::block && simd_enabled())
       return measure_literal(blocks, begin, end, out, p);
     const auto kernel = cpack_kernels().measure_range;
-    if (kernel != nullptr && dict_ != Dict::block && blocks.block_bytes >= 16)
+    if (kernel != nullptr && s_.dictionary != Dict::block && blocks.block_bytes >= 16)
       return kernel(shape(p), *this, blocks, begin, end, out);
     if (p) {  // one dictionary, block after block (a stateful range runs on one thread)
       for (std::size_t i = begin; i < end; ++i) {
@@ -351,8 +345,8 @@ class CPack final : public CodecImpl<CPack> {
   void decode_k(BitReader& in, std::uint8_t* out, std::size_t b, Dictionary* p) const {
     const std::size_t n = b / 4;
     const std::uint32_t push_mask = push_mask_;
-    const Endian endian = endian_;
-    const bool mc = mc_;
+    const Endian endian = s_.endian;
+    const bool mc = s_.mc;
     Dictionary d;
     const auto begin = [&] {
       if (p) return copy_dict(*p, d);  // fifo, deque or fill: 16 slots
@@ -441,13 +435,13 @@ class CPack final : public CodecImpl<CPack> {
 
   template <std::size_t L>
   void measure_lanes(const std::uint8_t* const* blk, std::size_t b, SizeBreakdown* out, Dictionary* st) const {
-    if (zeros_) {
-      switch (dict_) {
+    if (s_.zeros) {
+      switch (s_.dictionary) {
         case Dict::fifo: return measure_k<Dict::fifo, true, L>(blk, b, out, st);
         default: return measure_k<Dict::deque, true, L>(blk, b, out, st);
       }
     }
-    switch (dict_) {
+    switch (s_.dictionary) {
       case Dict::fifo: return measure_k<Dict::fifo, false, L>(blk, b, out, st);
       case Dict::deque: return measure_k<Dict::deque, false, L>(blk, b, out, st);
       case Dict::fill: return measure_k<Dict::fill, false, L>(blk, b, out, st);
@@ -462,7 +456,7 @@ class CPack final : public CodecImpl<CPack> {
     const std::size_t n = b / 4;
     // Locals, not members: stores into e[] could alias members and force reloads.
     const std::uint32_t push_keys = push_keys_;
-    const Endian endian = endian_;
+    const Endian endian = s_.endian;
     Lane lane[L];
     for (std::size_t l = 0; l < L; ++l) {
       if (st) {  // L == 1
@@ -498,11 +492,11 @@ class CPack final : public CodecImpl<CPack> {
   // state is the same either way), and nothing branches on the data.
   void measure_literal(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
                        Dictionary* p) const {
-    if (zeros_)
-      return dict_ == Dict::fifo ? measure_literal<Dict::fifo, true>(blocks, begin, end, out, p)
+    if (s_.zeros)
+      return s_.dictionary == Dict::fifo ? measure_literal<Dict::fifo, true>(blocks, begin, end, out, p)
                                  : measure_literal<Dict::deque, true>(blocks, begin, end, out, p);
-    if (dict_ == Dict::fifo) return measure_literal<Dict::fifo, false>(blocks, begin, end, out, p);
-    if (dict_ == Dict::deque) return measure_literal<Dict::deque, false>(blocks, begin, end, out, p);
+    if (s_.dictionary == Dict::fifo) return measure_literal<Dict::fifo, false>(blocks, begin, end, out, p);
+    if (s_.dictionary == Dict::deque) return measure_literal<Dict::deque, false>(blocks, begin, end, out, p);
     measure_literal<Dict::fill, false>(blocks, begin, end, out, p);
   }
 
@@ -524,7 +518,7 @@ class CPack final : public CodecImpl<CPack> {
     };
     constexpr unsigned evicting = K == Dict::fifo || K == Dict::deque ? 1u : 0u;
     const std::uint32_t push_keys = push_keys_;
-    const Endian endian = endian_;
+    const Endian endian = s_.endian;
     Dictionary d{};  // a local copy: stores into the index cannot alias it
     if (kept) d = *kept;
     auto index = [&](bool in) {
@@ -563,7 +557,7 @@ class CPack final : public CodecImpl<CPack> {
   }
 
   /// An empty dictionary, or 16 zero entries.
-  void init(Dictionary& d) const { cpack::init(d, zeros_); }
+  void init(Dictionary& d) const { cpack::init(d, s_.zeros); }
   /// The dictionary a block starts from: the persistent one p, or `local` freshly initialised.
   Dictionary& start(Dictionary& local, Dictionary* p) const {
     if (p) return *p;
@@ -572,14 +566,14 @@ class CPack final : public CodecImpl<CPack> {
   }
 
   void push_any(Dictionary& d, std::uint32_t w, unsigned p) const {
-    if (zeros_) {
-      if (dict_ == Dict::fifo)
+    if (s_.zeros) {
+      if (s_.dictionary == Dict::fifo)
         push<Dict::fifo, true>(d, w, p);
       else
         push<Dict::deque, true>(d, w, p);
       return;
     }
-    switch (dict_) {
+    switch (s_.dictionary) {
       case Dict::fifo: push<Dict::fifo, false>(d, w, p); break;
       case Dict::deque: push<Dict::deque, false>(d, w, p); break;
       case Dict::fill: push<Dict::fill, false>(d, w, p); break;
@@ -588,13 +582,13 @@ class CPack final : public CodecImpl<CPack> {
   }
 
   /// 1 while zero entries of init=zeros remain (fewer than 16 pushes so far).
-  unsigned zero_entry(const Dictionary& d) const { return static_cast<unsigned>(zeros_ && d.count < kSlots); }
+  unsigned zero_entry(const Dictionary& d) const { return static_cast<unsigned>(s_.zeros && d.count < kSlots); }
   /// Entries an index may name.
-  unsigned valid(const Dictionary& d) const { return zeros_ ? kSlots : d.count; }
+  unsigned valid(const Dictionary& d) const { return s_.zeros ? kSlots : d.count; }
 
   /// Physical slot of the entry a stream index names (physical_slot).
   unsigned physical(const Dictionary& d, unsigned idx) const {
-    return physical_slot(dict_ == Dict::deque, valid(d), d.wp, idx);
+    return physical_slot(s_.dictionary == Dict::deque, valid(d), d.wp, idx);
   }
 
   /// The lowest index whose entry matches w under mask (the caller knows one exists).
@@ -616,19 +610,13 @@ class CPack final : public CodecImpl<CPack> {
 
   // What the kernels read (kernels/cpack.hpp), with a persistent batch's dictionary p.
   CpackShape shape(Dictionary* p) const {
-    return {endian_ == Endian::big, zeros_, mc_, persistent_, set_search_, dict_, push_mask_, push_keys_, kind_min_, p};
+    return {s_.endian == Endian::big, s_.zeros, s_.mc, s_.persistent, set_search_, s_.dictionary, push_mask_, push_keys_, kind_min_, p};
   }
 
-  Endian endian_ = Endian::little;
-  std::string push_name_;
   unsigned push_mask_ = 0;       ///< bit c: words coded c are pushed
   std::uint32_t kind_min_ = 0;   ///< set search: the smallest word of the kind that is pushed
   bool set_search_ = false;      ///< measure_sets applies (a fresh dictionary, push not literal)
   std::uint32_t push_keys_ = 0;  ///< the same by key (bit k: kKeys.code[k] is pushed)
-  Dict dict_ = Dict::fifo;
-  bool zeros_ = false;
-  bool persistent_ = false;
-  bool mc_ = false;
 };
 
 std::unique_ptr<Codec> make_cpack(const Options& o) { return std::make_unique<CPack>(o); }
