@@ -280,7 +280,8 @@ class CPack final : public CodecImpl<CPack> {
     // blocks side by side (the kernel table of the active tier, kernels/cpack.hpp).
     const auto kernel = cpack_kernels().encode_range;
     const std::size_t b = blocks.block_bytes;
-    if (kernel != nullptr && !s_.persistent && !s_.zeros && !s_.mc && s_.dictionary != Dict::block && (b == 16 || b == 32 || b == 64))
+    if (kernel != nullptr && !s_.persistent && !s_.zeros && !s_.mc && s_.dictionary != Dict::block &&
+        (b == 16 || b == 32 || b == 64))
       return kernel(shape(nullptr), *this, blocks, begin, end, buf, max_bytes, enc);
     Dictionary* p = dictionary_of(state);
     return batch::encode_loop(
@@ -494,7 +495,7 @@ class CPack final : public CodecImpl<CPack> {
                        Dictionary* p) const {
     if (s_.zeros)
       return s_.dictionary == Dict::fifo ? measure_literal<Dict::fifo, true>(blocks, begin, end, out, p)
-                                 : measure_literal<Dict::deque, true>(blocks, begin, end, out, p);
+                                         : measure_literal<Dict::deque, true>(blocks, begin, end, out, p);
     if (s_.dictionary == Dict::fifo) return measure_literal<Dict::fifo, false>(blocks, begin, end, out, p);
     if (s_.dictionary == Dict::deque) return measure_literal<Dict::deque, false>(blocks, begin, end, out, p);
     measure_literal<Dict::fill, false>(blocks, begin, end, out, p);
@@ -610,7 +611,16 @@ class CPack final : public CodecImpl<CPack> {
 
   // What the kernels read (kernels/cpack.hpp), with a persistent batch's dictionary p.
   CpackShape shape(Dictionary* p) const {
-    return {s_.endian == Endian::big, s_.zeros, s_.mc, s_.persistent, set_search_, s_.dictionary, push_mask_, push_keys_, kind_min_, p};
+    return {s_.endian == Endian::big,
+            s_.zeros,
+            s_.mc,
+            s_.persistent,
+            set_search_,
+            s_.dictionary,
+            push_mask_,
+            push_keys_,
+            kind_min_,
+            p};
   }
 
   unsigned push_mask_ = 0;       ///< bit c: words coded c are pushed
