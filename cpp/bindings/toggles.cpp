@@ -103,17 +103,11 @@ py::tuple count_streams(const py::array& data, const py::array& offsets, const p
 /// Energy Control's arguments and results around run(c, ec, bu, bu_count, s, out), which returns
 /// the totals (called without the GIL).
 template <class Run>
-py::tuple ec_call(const BlockView& v, const py::dict& bus, unsigned k, double alpha, const py::object& bu,
+py::tuple ec_call(const BlockView& v, const py::dict& bus, const std::string& kind, double alpha, const py::object& bu,
                   const py::object& state, bool per_block, const std::string& ratio, Run&& run) {
   const BusConfig c = config_of(bus);
   WireState s = state_of(c, state);
-  EcConfig ec;
-  ec.k = k;
-  ec.alpha = alpha;
-  if (ratio != "units" && ratio != "bits")
-    throw py::value_error("ratio must be 'units' (the effective bandwidth increase, P2) or 'bits', got '" + ratio +
-                          "'");
-  ec.ratio = ratio == "units" ? EcRatio::units : EcRatio::bits;
+  const EcConfig ec = ec_config({{"kind", kind}, {"alpha", alpha}, {"ratio", ratio}});
   double scalar = 0;
   const double* bup = &scalar;
   std::size_t bun = 1;
@@ -170,22 +164,22 @@ py::tuple ec_call(const BlockView& v, const py::dict& bus, unsigned k, double al
 }
 
 py::tuple run_ec(const py::array& blocks, const py::array& data, const py::array& offsets, const py::array& lengths,
-                 const py::dict& bus, unsigned k, double alpha, const py::object& bu, const py::object& state,
-                 bool close, bool per_block, const std::string& ratio) {
+                 const py::dict& bus, const std::string& kind, double alpha, const py::object& bu,
+                 const py::object& state, bool close, bool per_block, const std::string& ratio) {
   const BlockView v = block_view(blocks);
   const StreamsView sv = streams_of(data, offsets, lengths);
-  return ec_call(v, bus, k, alpha, bu, state, per_block, ratio,
+  return ec_call(v, bus, kind, alpha, bu, state, per_block, ratio,
                  [&](const BusConfig& c, const EcConfig& ec, const double* bup, std::size_t bun, WireState& s,
                      const EcColumns& out) { return energy_control(c, ec, v, sv, bup, bun, s, &out, close); });
 }
 
-py::tuple run_encode_ec(const Codec& codec, const py::array& blocks, const py::dict& bus, unsigned k, double alpha,
-                        const py::object& bu, const py::object& state, bool close, bool per_block,
+py::tuple run_encode_ec(const Codec& codec, const py::array& blocks, const py::dict& bus, const std::string& kind,
+                        double alpha, const py::object& bu, const py::object& state, bool close, bool per_block,
                         const std::string& ratio, const py::object& threads, Session* session,
                         std::size_t chunk_blocks) {
   const BlockView v = block_view(blocks);
   const int t = thread_count(threads);
-  return ec_call(v, bus, k, alpha, bu, state, per_block, ratio,
+  return ec_call(v, bus, kind, alpha, bu, state, per_block, ratio,
                  [&](const BusConfig& c, const EcConfig& ec, const double* bup, std::size_t bun, WireState& s,
                      const EcColumns& out) {
                    return encode_energy_control(codec, c, ec, v, bup, bun, s, &out, close, t, session, chunk_blocks);
@@ -255,13 +249,13 @@ void register_toggles(py::module_& m) {
         py::arg("bit_lengths").noconvert(), py::arg("bus"), py::arg("state") = py::none(), py::arg("close") = true,
         py::arg("per_block") = true, "Counts compressed streams: (per-block columns, totals, state).");
   m.def("energy_control", &run_ec, py::arg("blocks").noconvert(), py::arg("data").noconvert(),
-        py::arg("bit_offsets").noconvert(), py::arg("bit_lengths").noconvert(), py::arg("bus"), py::arg("k") = 2,
+        py::arg("bit_offsets").noconvert(), py::arg("bit_lengths").noconvert(), py::arg("bus"), py::arg("kind") = "ec2",
         py::arg("alpha") = 1.0, py::arg("bu") = 0.0, py::arg("state") = py::none(), py::arg("close") = true,
         py::arg("per_block") = true, py::arg("ratio") = "units",
         "Energy Control: (per-block columns, counts of the forms sent, totals, state); per_block=False keeps "
         "only the decisions (column 'compressed').");
   m.def("encode_energy_control", &run_encode_ec, py::arg("codec"), py::arg("blocks").noconvert(), py::arg("bus"),
-        py::arg("k") = 2, py::arg("alpha") = 1.0, py::arg("bu") = 0.0, py::arg("state") = py::none(),
+        py::arg("kind") = "ec2", py::arg("alpha") = 1.0, py::arg("bu") = 0.0, py::arg("state") = py::none(),
         py::arg("close") = true, py::arg("per_block") = true, py::arg("ratio") = "units",
         py::arg("threads") = py::none(), py::arg("session") = nullptr, py::arg("chunk_blocks") = 0,
         "energy_control over codec.encode(blocks) in one pass, chunk_blocks at a time (0: 256 KiB of blocks; "
@@ -269,6 +263,16 @@ void register_toggles(py::module_& m) {
   m.def("bus_drive", &drive, py::arg("stream").noconvert(), py::arg("nbits"), py::arg("bus"),
         py::arg("state") = py::none(),
         "One transfer: (beats as driven, DBI pin levels per lane and beat, counts, state).");
+  m.def(
+      "ec_option_space", [] { return option_space_dict(ec_table().space()); },
+      "Every Energy Control option (kind, alpha, ratio) with its kind, default, accepted values and help, from "
+      "Energy Control's option table.");
+  m.def(
+      "ec_k",
+      [](const std::string& kind) {
+        return ec_config({{"kind", kind}}).k;
+      },
+      py::arg("kind"), "The power of CR in the decision of an Energy Control kind (ec1: 1, ec2: 2, helps: 0).");
   m.def("ec_gain", &ec_gain, py::arg("bu"));
   m.def("ec_decide", &ec_decide, py::arg("t0"), py::arg("t1"), py::arg("cr"), py::arg("g") = 1.0, py::arg("k") = 2,
         py::arg("alpha") = 1.0);

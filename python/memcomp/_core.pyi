@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'charge', 'ec_decide', 'ec_k', 'ec_option_space', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -142,13 +142,21 @@ def charge(bits: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], block_bytes
     """
 def ec_decide(t0: typing.SupportsFloat | typing.SupportsIndex, t1: typing.SupportsFloat | typing.SupportsIndex, cr: typing.SupportsFloat | typing.SupportsIndex, g: typing.SupportsFloat | typing.SupportsIndex = 1.0, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> bool:
     ...
+def ec_k(kind: str) -> int:
+    """
+    The power of CR in the decision of an Energy Control kind (ec1: 1, ec2: 2, helps: 0).
+    """
+def ec_option_space() -> dict:
+    """
+    Every Energy Control option (kind, alpha, ratio) with its kind, default, accepted values and help, from Energy Control's option table.
+    """
 def ec_gain(bu: typing.SupportsFloat | typing.SupportsIndex) -> float:
     ...
-def encode_energy_control(codec: Codec, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, bu: typing.Any = 0.0, state: typing.Any = None, close: bool = True, per_block: bool = True, ratio: str = 'units', threads: typing.Any = None, session: Session | None = None, chunk_blocks: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
+def encode_energy_control(codec: Codec, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, kind: str = 'ec2', alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, bu: typing.Any = 0.0, state: typing.Any = None, close: bool = True, per_block: bool = True, ratio: str = 'units', threads: typing.Any = None, session: Session | None = None, chunk_blocks: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
     """
     energy_control over codec.encode(blocks) in one pass, chunk_blocks at a time (0: 256 KiB of blocks; no stream kept): the same results.
     """
-def energy_control(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], data: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_offsets: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_lengths: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, bu: typing.Any = 0.0, state: typing.Any = None, close: bool = True, per_block: bool = True, ratio: str = 'units') -> tuple:
+def energy_control(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], data: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_offsets: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bit_lengths: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, kind: str = 'ec2', alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, bu: typing.Any = 0.0, state: typing.Any = None, close: bool = True, per_block: bool = True, ratio: str = 'units') -> tuple:
     """
     Energy Control: (per-block columns, counts of the forms sent, totals, state); per_block=False keeps only the decisions (column 'compressed').
     """

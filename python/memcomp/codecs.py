@@ -625,7 +625,7 @@ class Codec:
         )
 
     def _encode_energy_control(
-        self, blocks, bus, k, alpha, bu, state, close, per_block, ratio, threads, session, resume, chunk_blocks=0
+        self, blocks, bus, kind, alpha, bu, state, close, per_block, ratio, threads, session, resume, chunk_blocks=0
     ):
         """toggles.energy_control over this codec's streams of ``blocks``, encoded ``chunk_blocks``
         at a time as it goes (0: the core's cache-sized chunks; ``session`` and ``resume`` as in
@@ -635,7 +635,7 @@ class Codec:
         threads, stream = check_threads(threads), self._stream(session, resume)
         with self._named_errors():
             return _core.encode_energy_control(
-                self._c, blocks, bus, k, alpha, bu, state, close, per_block, ratio, threads, stream, chunk_blocks
+                self._c, blocks, bus, kind, alpha, bu, state, close, per_block, ratio, threads, stream, chunk_blocks
             )
 
     def decode(self, encoded: "Encoded", threads: Optional[int] = None) -> np.ndarray:

@@ -267,7 +267,8 @@ def drive(
 
 
 #: k of each decision function: (g CR)^k T0 > alpha T1 (k = 0: no energy term, CR > 1 alone).
-_EC_K = {"helps": 0, "ec1": 1, "ec2": 2}
+#: Energy Control's options (kind, alpha, ratio) as the core declares them, once.
+_EC_SPACE = _core.ec_option_space()
 
 #: Energy Control's decision functions (P2 §4.2): ``"ec1"`` (Energy x Delay), ``"ec2"`` (Energy x
 #: Delay^2) and ``"helps"``, P2's baseline without an energy term: "compress only where it helps",
@@ -275,15 +276,13 @@ _EC_K = {"helps": 0, "ec1": 1, "ec2": 2}
 #: compression P2 measures EC against: "Compression ratio reduces because EC decides to transfer
 #: some compressible lines in the uncompressed form" (P2 §7.1.1, footnote 7), so without EC every
 #: compressible line travels compressed.
-EC_MODES = ("ec1", "ec2", "helps")
+EC_MODES = tuple(_EC_SPACE["kind"]["choices"])
+_EC_K = {m: int(_core.ec_k(m)) for m in EC_MODES}  # the power of CR in each decision (0: no energy term)
 
 
 def _check_ec(ec: Any) -> str:
     if not isinstance(ec, str) or ec not in EC_MODES:
-        raise ValueError(
-            "ec must be 'ec1' (energy x delay), 'ec2' (energy x delay^2) or 'helps' (P2's baseline: "
-            f"compressed iff CR > 1, no energy term), got {ec!r}"
-        )
+        raise ValueError(f"ec must be {_EC_SPACE['kind']['help']}, got {ec!r}")
     return ec
 
 
@@ -355,7 +354,7 @@ def _bu_arg(bu, n: Optional[int]):
     return bu
 
 
-EC_RATIOS = ("units", "bits")
+EC_RATIOS = tuple(_EC_SPACE["ratio"]["choices"])
 
 
 def _check_ratio(ratio: Any, name: str = "ratio") -> str:
@@ -374,10 +373,10 @@ class EnergyControl:
     ``"units"`` (P2's effective bandwidth increase) or ``"bits"`` (:func:`energy_control`).
     Checked with the keywords' messages. ``EnergyControl("ec2", alpha=2.0)``."""
 
-    kind: str = "ec2"
-    alpha: float = 1.0
+    kind: str = _EC_SPACE["kind"]["default"]
+    alpha: float = _EC_SPACE["alpha"]["default"]
     bu: Any = 0.0
-    ratio: str = "units"
+    ratio: str = _EC_SPACE["ratio"]["default"]
 
     def __post_init__(self) -> None:
         _check_ec(self.kind)
@@ -490,11 +489,11 @@ def energy_control(
     if isinstance(encoded, Codec):
         return _ec_result(
             *encoded._encode_energy_control(
-                blocks, b, _ec_k(ec), alpha, bu, state, close, per_block, ratio, threads, session, resume
+                blocks, b, ec, alpha, bu, state, close, per_block, ratio, threads, session, resume
             )
         )
     return _ec_result(
-        *_core.energy_control(blocks, *_streams(encoded), b, _ec_k(ec), alpha, bu, state, close, per_block, ratio)
+        *_core.energy_control(blocks, *_streams(encoded), b, ec, alpha, bu, state, close, per_block, ratio)
     )
 
 

@@ -1131,3 +1131,28 @@ TEST(BusConfigTable, RoundTrip) {
   }
   EXPECT_EQ(initial_state(c).bus, c);
 }
+
+TEST(EcConfigTable, KindsAlphaAndRatioComeFromTheTable) {
+  // the names map to the decision's power of CR, and back
+  const std::vector<std::pair<std::string, unsigned>> kinds{{"ec1", 1u}, {"ec2", 2u}, {"helps", 0u}};
+  for (const auto& [name, k] : kinds) {
+    const EcConfig c = ec_config({{"kind", name}});
+    EXPECT_EQ(c.k, k) << name;
+    EXPECT_EQ(std::get<std::string>(ec_table().write(c).at("kind")), name);
+  }
+  const EcConfig d = ec_config({});
+  EXPECT_EQ(d.k, 2u);
+  EXPECT_EQ(d.alpha, 1.0);
+  EXPECT_EQ(d.ratio, EcRatio::units);
+  EXPECT_EQ(ec_config({{"ratio", std::string("bits")}, {"alpha", 2.5}}).ratio, EcRatio::bits);
+  EXPECT_EQ(ec_config({{"alpha", 2.5}}).alpha, 2.5);
+  // refused: an unknown kind or ratio, an option that is not EC's, alpha <= 0 or not finite
+  EXPECT_THROW(ec_config({{"kind", std::string("ec3")}}), invalid_argument);
+  EXPECT_THROW(ec_config({{"ratio", std::string("bytes")}}), invalid_argument);
+  EXPECT_THROW(ec_config({{"bu", 0.5}}), invalid_argument);
+  for (double a : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::nan("")})
+    EXPECT_THROW(ec_config({{"alpha", a}}), invalid_argument) << a;
+  const OptionSpace space = ec_table().space();
+  EXPECT_EQ(space.at("kind").choices, (std::vector<std::string>{"ec1", "ec2", "helps"}));
+  EXPECT_EQ(space.at("ratio").choices, (std::vector<std::string>{"units", "bits"}));
+}

@@ -287,3 +287,27 @@ def test_bus_values_round_trip_and_states_follow_equality(kw, kw2):
     else:
         with pytest.raises(ValueError, match="another bus configuration"):
             T.count(BLOCKS[2:3], state=state, bus=b2)
+
+
+def test_energy_control_settings_come_from_the_core_table():
+    """EC's kinds, ratios, defaults and the kind's message are the core's option table
+    (ec_option_space); the signature defaults of energy_control agree with it."""
+    import inspect
+
+    space = _core.ec_option_space()
+    assert T.EC_MODES == tuple(space["kind"]["choices"]) == ("ec1", "ec2", "helps")
+    assert T.EC_RATIOS == tuple(space["ratio"]["choices"]) == ("units", "bits")
+    assert {m: _core.ec_k(m) for m in T.EC_MODES} == {"ec1": 1, "ec2": 2, "helps": 0}
+    ec = T.EnergyControl()
+    assert (ec.kind, ec.alpha, ec.ratio) == (
+        space["kind"]["default"],
+        space["alpha"]["default"],
+        space["ratio"]["default"],
+    )
+    sig = inspect.signature(T.energy_control).parameters
+    assert (sig["ec"].default, sig["alpha"].default, sig["ratio"].default) == (ec.kind, ec.alpha, ec.ratio)
+    with pytest.raises(ValueError) as e:
+        T.EnergyControl("ec9")
+    assert str(e.value) == f"ec must be {space['kind']['help']}, got 'ec9'"
+    with pytest.raises(ValueError, match="kind"):
+        _core.ec_k("ec9")

@@ -232,7 +232,7 @@ def _fused_run(blocks, codec, chunks, kw, chunk_blocks, threads):
         bu_k = bu[b:e] if isinstance(bu, np.ndarray) else bu
         r = T._ec_result(
             *codec._encode_energy_control(
-                blocks[b:e], T._bus_dict(bus), T._ec_k(kw["ec"]), kw["alpha"], bu_k, state,
+                blocks[b:e], T._bus_dict(bus), kw["ec"], kw["alpha"], bu_k, state,
                 close and k + 1 == chunks, per_block, ratio, threads, stream, False, chunk_blocks,
             )
         )  # fmt: skip

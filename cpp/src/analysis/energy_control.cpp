@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,28 @@
 #include "memcomp/core/simd.hpp"
 
 namespace memcomp {
+
+const OptionTable<EcConfig>& ec_table() {
+  using C = EcConfig;
+  static const OptionTable<C> t{
+      option_choice("kind", &C::k, "ec2", {{"ec1", 1u}, {"ec2", 2u}, {"helps", 0u}},
+                    "'ec1' (energy x delay), 'ec2' (energy x delay^2) or 'helps' (P2's baseline: compressed iff "
+                    "CR > 1, no energy term)"),
+      option_float("alpha", &C::alpha, 1.0, 0.0, std::numeric_limits<double>::infinity(),
+                   "weight of T1 in ec1/ec2's energy term, a finite number > 0.0"),
+      option_choice("ratio", &C::ratio, "units", {{"units", EcRatio::units}, {"bits", EcRatio::bits}},
+                    "CR's unit: 'units' (raw transfer units / compressed units: P2's effective bandwidth "
+                    "increase) or 'bits' (8B / compressed bits)"),
+  };
+  return t;
+}
+
+EcConfig ec_config(const Options& o) {
+  const EcConfig c = ec_table().parse(o, "energy_control");
+  if (!(c.alpha > 0.0 && std::isfinite(c.alpha)))
+    throw invalid_argument("alpha must be a finite number > 0.0, got " + std::to_string(c.alpha));
+  return c;
+}
 
 double ec_gain(double bu) {
   if (!(bu >= 0.0 && bu <= 1.0)) throw invalid_argument("bandwidth utilisation must lie in [0, 1]");

@@ -10,6 +10,7 @@
 #include "memcomp/analysis/bus.hpp"
 #include "memcomp/analysis/bus_config.hpp"
 #include "memcomp/core/blocks.hpp"
+#include "memcomp/core/options.hpp"
 
 namespace memcomp {
 
@@ -37,6 +38,13 @@ struct EcConfig {
   EcRatio ratio = EcRatio::units;
   EcPath path = EcPath::best;
 };
+
+/// Energy Control's settings as options, declared once (parse, defaults, domains and help):
+/// kind ("ec1", "ec2", "helps": k = 1, 2, 0), alpha and ratio. BU is a per-block input, not an option.
+const OptionTable<EcConfig>& ec_table();
+/// An EcConfig from options (absent ones at their defaults); invalid_argument for an alpha that
+/// is not a finite number > 0.
+EcConfig ec_config(const Options& o);
 
 /// g = 1 / (1 - BU) for BU > 0.5 (BU clamped to <= 0.99), else 1. Throws for BU outside [0, 1].
 double ec_gain(double bu);
