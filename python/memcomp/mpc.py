@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core, _mpc_train
-from ._common import check_float, check_int
+from ._common import check_float, check_int, chunks
 from ._mpc_train import (
     GROUPS,
     RatioEntropy,
@@ -184,14 +184,18 @@ def _as32(x: Any) -> np.ndarray:
     return as_blocks(x, 32)
 
 
-def traffic_entropy(blocks: np.ndarray) -> float:
-    """Order-0 byte entropy of the blocks that are neither all-zero nor all-words-same (P3 §4)."""
-    b = _blocks32(blocks)
-    b = b[special_class(b) < 0]
-    if b.shape[0] == 0:
+def traffic_entropy(blocks: Any) -> float:
+    """Order-0 byte entropy of the 32-byte blocks that are neither all-zero nor all-words-same
+    (P3 §4). ``blocks`` is an ``(n, 32)`` uint8 array, or a Dump or stream of any block size (its
+    blocks cut into 32-byte sectors), read a chunk at a time in bounded memory."""
+    counts = np.zeros(256, np.int64)
+    parts = (_blocks32(blocks),) if isinstance(blocks, np.ndarray) else (_as32(c) for c in chunks(blocks, 1 << 16))
+    for b in parts:
+        b = b[special_class(b) < 0]
+        counts += np.bincount(b.reshape(-1), minlength=256)
+    c = counts[counts > 0].astype(np.float64)
+    if c.size == 0:
         return 0.0
-    c = np.bincount(b.reshape(-1), minlength=256).astype(np.float64)
-    c = c[c > 0]
     n = c.sum()
     return max(0.0, math.log2(n) - float(np.dot(c, np.log2(c))) / n)
 

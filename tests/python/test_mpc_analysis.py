@@ -621,3 +621,28 @@ def test_default_model_with_codec():
     enc = codec.encode(x)
     assert np.array_equal(codec.decode(enc), x)
     assert codec.measure(x).cr() > 1
+
+
+@pytest.mark.parametrize("block_bytes", [32, 128])
+def test_traffic_entropy_streams_a_dump(tmp_path, block_bytes):
+    """A Dump or a compressed stream is read a chunk at a time (two chunks at 32 B) and gives
+    the entropy of its 32-byte sectors exactly as the array does; a NumPy reference checks it."""
+    import gzip
+
+    x = memcomp.workloads.sample_dump(3 << 20, seed=4)
+    sectors = memcomp.as_blocks(x, 32)
+    keep = sectors[mpc.special_class(sectors) < 0]
+    c = np.bincount(keep.reshape(-1), minlength=256).astype(np.float64)
+    c = c[c > 0]
+    ref = math.log2(c.sum()) - float(np.dot(c, np.log2(c))) / c.sum()
+    assert mpc.traffic_entropy(sectors) == pytest.approx(ref, rel=1e-12)
+    path = tmp_path / "d.bin"
+    memcomp.save_dump(path, x)
+    dump = memcomp.open_dump(path, block_bytes)
+    assert block_bytes != 32 or dump.n_blocks > 1 << 16  # at 32 B: more than one 64 Ki-block chunk
+    assert mpc.traffic_entropy(dump) == mpc.traffic_entropy(sectors)
+    gz = tmp_path / "d.bin.gz"
+    gz.write_bytes(gzip.compress(x.tobytes(), compresslevel=1))
+    assert mpc.traffic_entropy(memcomp.open_dump(gz, block_bytes)) == mpc.traffic_entropy(sectors)
+    # nothing but special blocks: no traffic, entropy 0
+    assert mpc.traffic_entropy(np.zeros((10, 32), np.uint8)) == 0.0
