@@ -345,16 +345,8 @@ const OptionTable<BpcSettings>& bpc_table() {
 class BPC final : public CodecImpl<BPC> {
  public:
   explicit BPC(const Options& o) : s_(bpc_table().parse(o, "bpc")) {
-    endian_ = s_.endian;
-    kim_codes_ = s_.kim_codes;
-    delta_bits_ = s_.delta_bits;
-    fixed7_ = s_.fixed7;
-    alt_ = s_.alt;
-    liu_ = s_.liu;
-    unsigned_words_ = s_.unsigned_words;
-    fixed32_ = s_.fixed32;
     // decode_fast's symbol table, by the first 5 bits of a symbol, at W = 7, 15, 31.
-    const unsigned map = kim_codes_ ? 1 : 0;
+    const unsigned map = s_.kim_codes ? 1 : 0;
     for (unsigned k = 0; k < 3; ++k) {
       const unsigned W = (8u << k) - 1;
       for (unsigned t = 0; t < 32; ++t) {
@@ -381,20 +373,20 @@ class BPC final : public CodecImpl<BPC> {
   }
 
   Options options() const override { return bpc_table().write(s_); }
-  Capabilities capabilities() const override { return {!fixed7_ && !fixed32_}; }
+  Capabilities capabilities() const override { return {!s_.fixed7 && !s_.fixed32}; }
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     // A plane costs at most max(1 + W, 5 + pos bits) (at W = 3 a position symbol is longer than
     // a raw plane); a zero plane costs less.
     const std::uint64_t m = b / 4 - 1;
     auto plane = [](std::uint64_t W) { return std::max<std::uint64_t>(1 + W, 5 + ceil_log2(W)); };
-    std::uint64_t bits = 33 + delta_bits_ * plane(fixed32_ ? 31 : m);
-    if (alt_ == Alt::rows) bits = std::max<std::uint64_t>(bits, 32 * plane(m + 1));
-    if (alt_ == Alt::planes) bits = std::max<std::uint64_t>(bits, 33 + 32 * plane(m));
-    return bits + (alt_ != Alt::none ? 1 : 0);
+    std::uint64_t bits = 33 + s_.delta_bits * plane(s_.fixed32 ? 31 : m);
+    if (s_.alt == Alt::rows) bits = std::max<std::uint64_t>(bits, 32 * plane(m + 1));
+    if (s_.alt == Alt::planes) bits = std::max<std::uint64_t>(bits, 33 + 32 * plane(m));
+    return bits + (s_.alt != Alt::none ? 1 : 0);
   }
   std::vector<ModeName> modes() const override {
-    if (alt_ == Alt::rows) return {{0, "delta"}, {1, "rows"}};
-    if (alt_ == Alt::planes) return {{0, "delta"}, {1, "planes"}};
+    if (s_.alt == Alt::rows) return {{0, "delta"}, {1, "rows"}};
+    if (s_.alt == Alt::planes) return {{0, "delta"}, {1, "planes"}};
     return {{0, "delta"}};
   }
 
@@ -417,22 +409,22 @@ class BPC final : public CodecImpl<BPC> {
     if (!exact()) not_decodable();
     const std::size_t n = b / 4, m = n - 1;
     int mode = 0;
-    if (alt_ != Alt::none) {
+    if (s_.alt != Alt::none) {
       mode = measure(blk, b).mode;
       out.write(static_cast<unsigned>(mode), 1);
     }
     const unsigned pb = ceil_log2(m);
     std::uint64_t planes[64];
-    if (mode == 1 && alt_ == Alt::rows) {
+    if (mode == 1 && s_.alt == Alt::rows) {
       load_rows(blk, b, planes);
       emit_planes(planes, 32, static_cast<unsigned>(n), ceil_log2(n), low_mask(static_cast<unsigned>(m)), out);
       return 0;
     }
-    emit_base(load<std::uint32_t>(blk, endian_), out);
-    const Src src = mode == 1 ? Src::words : delta_bits_ == 33 ? Src::delta33 : Src::delta32;
+    emit_base(load<std::uint32_t>(blk, s_.endian), out);
+    const Src src = mode == 1 ? Src::words : s_.delta_bits == 33 ? Src::delta33 : Src::delta32;
     const unsigned P = src == Src::delta33 ? 33 : 32;
 #if defined(MEMCOMP_X86_SIMD)
-    if (b >= 32 && b <= 128 && simd_avx2() && !unsigned_words_) {  // the lanes take signed words
+    if (b >= 32 && b <= 128 && simd_avx2() && !s_.unsigned_words) {  // the lanes take signed words
       alignas(32) std::uint32_t rev[48];
       with_block_size(b, [&](auto B) {
         if constexpr (B() >= 32 && B() <= 128) planes_avx2<B()>(blk, src, rev);
@@ -442,7 +434,7 @@ class BPC final : public CodecImpl<BPC> {
     }
 #endif
     std::uint32_t w[64];
-    for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
+    for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, s_.endian);
     std::uint64_t rows[63];
     for (std::size_t i = 1; i < n; ++i) rows[i - 1] = row_of(src, w[i], w[i - 1]);
     transpose_bits(rows, static_cast<unsigned>(m), P, planes);
@@ -457,7 +449,7 @@ class BPC final : public CodecImpl<BPC> {
     std::size_t i = begin;
 #if defined(MEMCOMP_X86_SIMD)
     const std::size_t b = enc.block_bytes;
-    if (alt_ == Alt::none && exact() && !unsigned_words_ && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
+    if (s_.alt == Alt::none && exact() && !s_.unsigned_words && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
       for (; i + 2 <= end; i += 2) {
         bool ok = false;
         try {
@@ -477,9 +469,9 @@ class BPC final : public CodecImpl<BPC> {
   // Accepts exactly the streams encode() writes: every other stream throws corrupt_stream.
   void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
     if (!exact()) not_decodable();
-    const bool alt = alt_ != Alt::none && in.read_bit();
+    const bool alt = s_.alt != Alt::none && in.read_bit();
     decode_mode(in, alt, out, b);
-    if (alt_ != Alt::none && measure(out, b).mode != (alt ? 1 : 0))
+    if (s_.alt != Alt::none && measure(out, b).mode != (alt ? 1 : 0))
       throw corrupt_stream(std::string("bpc mode flag ") + (alt ? "1" : "0") +
                            " names the candidate the encoder does not choose for this block");
   }
@@ -487,41 +479,41 @@ class BPC final : public CodecImpl<BPC> {
  private:
   void decode_mode(BitReader& in, bool alt, std::uint8_t* out, std::size_t b) const {
 #if defined(MEMCOMP_X86_SIMD)
-    if (!alt && !unsigned_words_ && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
+    if (!alt && !s_.unsigned_words && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
       if (decode_fast(in, out, b)) return;
       batch::count_lane_fallback();
     }
 #endif
     const std::size_t n = b / 4, m = n - 1;
     std::uint64_t planes[64];
-    if (alt && alt_ == Alt::rows) {
+    if (alt && s_.alt == Alt::rows) {
       read_planes(in, planes, 32, static_cast<unsigned>(n), ceil_log2(n), low_mask(static_cast<unsigned>(m)));
       store_rows(planes, b, out);
       return;
     }
-    const Src src = alt ? Src::words : delta_bits_ == 33 ? Src::delta33 : Src::delta32;
+    const Src src = alt ? Src::words : s_.delta_bits == 33 ? Src::delta33 : Src::delta32;
     const unsigned P = src == Src::delta33 ? 33 : 32;
     std::uint32_t w = read_base(in);
     read_planes(in, planes, P, static_cast<unsigned>(m), ceil_log2(m), low_mask(static_cast<unsigned>(m)));
     std::uint64_t rows[64];
     transpose_bits(planes, P, static_cast<unsigned>(m), rows);
-    store<std::uint32_t>(out, w, endian_);
+    store<std::uint32_t>(out, w, s_.endian);
     for (std::size_t i = 1; i < n; ++i) {
       const std::uint64_t u = rows[i - 1];
       if (src == Src::delta33) {
         const std::int64_t d = static_cast<std::int64_t>(u & 0xFFFFFFFFu) - ((u >> 32) ? (std::int64_t{1} << 32) : 0);
         // the word before, as the encoder read it: signed, or unsigned (words=unsigned)
-        const std::int64_t s = (unsigned_words_ ? std::int64_t{w} : std::int64_t{static_cast<std::int32_t>(w)}) + d;
-        if (unsigned_words_ ? (s < 0 || s > std::int64_t{0xFFFFFFFF}) : !fits_signed(s, 32))
+        const std::int64_t s = (s_.unsigned_words ? std::int64_t{w} : std::int64_t{static_cast<std::int32_t>(w)}) + d;
+        if (s_.unsigned_words ? (s < 0 || s > std::int64_t{0xFFFFFFFF}) : !fits_signed(s, 32))
           throw corrupt_stream("bpc delta " + std::to_string(d) + " of word " + std::to_string(i) + " leaves the " +
-                               (unsigned_words_ ? "unsigned" : "signed") + " 32-bit range");
+                               (s_.unsigned_words ? "unsigned" : "signed") + " 32-bit range");
         w = static_cast<std::uint32_t>(s);
       } else if (src == Src::delta32) {
         w += static_cast<std::uint32_t>(u);
       } else {
         w = static_cast<std::uint32_t>(u);
       }
-      store<std::uint32_t>(out + 4 * i, w, endian_);
+      store<std::uint32_t>(out + 4 * i, w, s_.endian);
     }
   }
 
@@ -540,7 +532,7 @@ class BPC final : public CodecImpl<BPC> {
     std::uint64_t top = 0;
     for (std::size_t r = 0; r < R; ++r) {
       __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 * r));
-      if (endian_ == Endian::big) cur = bswap32(cur);
+      if (s_.endian == Endian::big) cur = bswap32(cur);
       const __m256i before =
           _mm256_blend_epi32(_mm256_permutevar8x32_epi32(cur, up), _mm256_permutevar8x32_epi32(last, up), 0x01);
       last = cur;
@@ -564,9 +556,9 @@ class BPC final : public CodecImpl<BPC> {
 
   std::uint64_t row_of(Src src, std::uint32_t cur, std::uint32_t prev) const {
     if (src == Src::delta33) {
-      const std::int64_t d = unsigned_words_ ? std::int64_t{cur} - std::int64_t{prev}
-                                             : std::int64_t{static_cast<std::int32_t>(cur)} -
-                                                   std::int64_t{static_cast<std::int32_t>(prev)};
+      const std::int64_t d = s_.unsigned_words ? std::int64_t{cur} - std::int64_t{prev}
+                                               : std::int64_t{static_cast<std::int32_t>(cur)} -
+                                                     std::int64_t{static_cast<std::int32_t>(prev)};
       return static_cast<std::uint64_t>(d) & low_mask(33);
     }
     if (src == Src::delta32) return static_cast<std::uint32_t>(cur - prev);
@@ -581,18 +573,18 @@ class BPC final : public CodecImpl<BPC> {
     RowStats st;
 #if defined(MEMCOMP_X86_SIMD)
     if (B >= 32 && simd_avx2()) {
-      const bool big = endian_ == Endian::big;
-      st = unsigned_words_ ? (big ? row_stats_avx2<B, S, true, true>(blk) : row_stats_avx2<B, S, true, false>(blk))
-                           : (big ? row_stats_avx2<B, S, false, true>(blk) : row_stats_avx2<B, S, false, false>(blk));
-      if (fixed32_) return cost_popcnt(st, P, 31, 5, liu_, m == 31 ? st.all : 0);
-      return cost_popcnt(st, P, static_cast<unsigned>(m), ceil_log2(m), liu_, st.all);
+      const bool big = s_.endian == Endian::big;
+      st = s_.unsigned_words ? (big ? row_stats_avx2<B, S, true, true>(blk) : row_stats_avx2<B, S, true, false>(blk))
+                             : (big ? row_stats_avx2<B, S, false, true>(blk) : row_stats_avx2<B, S, false, false>(blk));
+      if (s_.fixed32) return cost_popcnt(st, P, 31, 5, s_.liu, m == 31 ? st.all : 0);
+      return cost_popcnt(st, P, static_cast<unsigned>(m), ceil_log2(m), s_.liu, st.all);
     }
 #endif
     std::uint32_t w[n];
-    for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, endian_);
+    for (std::size_t i = 0; i < n; ++i) w[i] = load<std::uint32_t>(blk + 4 * i, s_.endian);
     for (std::size_t i = 1; i < n; ++i) st.add(row_of(S, w[i], w[i - 1]));
-    if (fixed32_) return st.cost(P, 31, 5, liu_, m == 31 ? st.all : 0);
-    return st.cost(P, static_cast<unsigned>(m), ceil_log2(m), liu_, st.all);
+    if (s_.fixed32) return st.cost(P, 31, 5, s_.liu, m == 31 ? st.all : 0);
+    return st.cost(P, static_cast<unsigned>(m), ceil_log2(m), s_.liu, st.all);
   }
 
 #if defined(MEMCOMP_X86_SIMD)
@@ -703,7 +695,7 @@ class BPC final : public CodecImpl<BPC> {
       } else {  // nibbles: column c of the even rows is bit c of every byte (bit c + 4 for endian=big)
         const std::uint64_t t0 = transpose8(load<std::uint64_t>(blk, Endian::little));
         const std::uint64_t t1 = transpose8(load<std::uint64_t>(blk + 8, Endian::little));
-        const unsigned even = endian_ == Endian::big ? 4 : 0;
+        const unsigned even = s_.endian == Endian::big ? 4 : 0;
         for (unsigned c = 0; c < 4; ++c) {
           auto bits16 = [&](unsigned j) {
             return static_cast<std::uint32_t>(((t0 >> (8 * j)) & 0xFFu) | ((t1 >> (8 * j)) & 0xFFu) << 8);
@@ -715,7 +707,7 @@ class BPC final : public CodecImpl<BPC> {
       for (unsigned c = 0; c < m; ++c) st.add(col[c]);
       const std::uint64_t below = st.all;  // planes whose bits 0..m-1 are all set
       st.add(col[m]);
-      return st.cost(32, W, pb, liu_, below & ~(col[m] ^ (col[m] >> 1)));
+      return st.cost(32, W, pb, s_.liu, below & ~(col[m] ^ (col[m] >> 1)));
     } else {
       std::uint64_t r[33];
       load_rows(blk, B, r);
@@ -729,7 +721,7 @@ class BPC final : public CodecImpl<BPC> {
           z |= std::uint64_t{1} << k;
           continue;
         }
-        const unsigned c = classify(x, r[k], ones, liu_);
+        const unsigned c = classify(x, r[k], ones, s_.liu);
         n5 += c != kRaw;
         npos += c == kPair || c == kSingle;
         nraw += c == kRaw;
@@ -753,15 +745,15 @@ class BPC final : public CodecImpl<BPC> {
 
   template <std::size_t B>
   SizeBreakdown measure_t(const std::uint8_t* blk) const {
-    const Cost base = base_cost(load<std::uint32_t>(blk, endian_), fixed7_);
-    Cost c = delta_bits_ == 33 ? delta_cost<B, Src::delta33>(blk) : delta_cost<B, Src::delta32>(blk);
+    const Cost base = base_cost(load<std::uint32_t>(blk, s_.endian), s_.fixed7);
+    Cost c = s_.delta_bits == 33 ? delta_cost<B, Src::delta33>(blk) : delta_cost<B, Src::delta32>(blk);
     c.payload += base.payload;
     c.meta += base.meta;
     SizeBreakdown s;
-    if (alt_ != Alt::none) {
+    if (s_.alt != Alt::none) {
       s.header = 1;
       Cost a;
-      if (alt_ == Alt::rows) {
+      if (s_.alt == Alt::rows) {
         a = rows_cost<B>(blk);
       } else {
         a = delta_cost<B, Src::words>(blk);
@@ -783,23 +775,23 @@ class BPC final : public CodecImpl<BPC> {
   void load_rows(const std::uint8_t* blk, std::size_t b, std::uint64_t* r) const {
     const unsigned W = static_cast<unsigned>(b / 4);
     if (W == 4) {
-      const unsigned first = endian_ == Endian::big ? 4 : 0;  // shift of the even row's nibble
+      const unsigned first = s_.endian == Endian::big ? 4 : 0;  // shift of the even row's nibble
       for (unsigned k = 0; k < 32; ++k) r[k] = (unsigned{blk[k / 2]} >> ((k & 1) ? 4 - first : first)) & 0xFu;
       return;
     }
-    for (unsigned k = 0; k < 32; ++k) r[k] = load_k(blk + k * (W / 8), W / 8, endian_);
+    for (unsigned k = 0; k < 32; ++k) r[k] = load_k(blk + k * (W / 8), W / 8, s_.endian);
   }
   void store_rows(const std::uint64_t* r, std::size_t b, std::uint8_t* out) const {
     const unsigned W = static_cast<unsigned>(b / 4);
     if (W == 4) {
-      const bool big = endian_ == Endian::big;
+      const bool big = s_.endian == Endian::big;
       for (unsigned k = 0; k < 32; k += 2) {
         const std::uint64_t first = r[k] & 0xFu, second = r[k + 1] & 0xFu;
         out[k / 2] = static_cast<std::uint8_t>(big ? (first << 4 | second) : (second << 4 | first));
       }
       return;
     }
-    for (unsigned k = 0; k < 32; ++k) store_k(out + k * (W / 8), r[k], W / 8, endian_);
+    for (unsigned k = 0; k < 32; ++k) store_k(out + k * (W / 8), r[k], W / 8, s_.endian);
   }
 
   static void emit_base(std::uint32_t w0, BitWriter& out) {
@@ -838,7 +830,7 @@ class BPC final : public CodecImpl<BPC> {
   // Symbols of DBX[P-1] .. DBX[0] for the DBP planes `dbp` of width W.
   void emit_planes(const std::uint64_t* dbp, unsigned P, unsigned W, unsigned pb, std::uint64_t ones,
                    BitWriter& out) const {
-    const unsigned map = kim_codes_ ? 1 : 0;
+    const unsigned map = s_.kim_codes ? 1 : 0;
     unsigned run = 0;
     for (unsigned j = P; j-- > 0;) {
       const std::uint64_t above = j + 1 < P ? dbp[j + 1] : 0, x = dbp[j] ^ above;
@@ -847,7 +839,7 @@ class BPC final : public CodecImpl<BPC> {
         continue;
       }
       flush_run(run, out);
-      const unsigned c = classify(x, dbp[j], ones, liu_);
+      const unsigned c = classify(x, dbp[j], ones, s_.liu);
       if (c == kRaw) {
         if (W < 64) {
           out.write(std::uint64_t{1} << W | x, W + 1);
@@ -940,7 +932,7 @@ class BPC final : public CodecImpl<BPC> {
         : sym(c.sym_[b == 32   ? 0
                      : b == 64 ? 1
                                : 2]),
-          P(c.delta_bits_ == 33 ? 33 : 32) {}
+          P(c.s_.delta_bits == 33 ? 33 : 32) {}
   };
   // One symbol of a walk; false for a zero run after another or past plane 0, or a symbol past
   // the stream's end. The symbol's entry carries the shifts and masks of the plane width.
@@ -1067,7 +1059,7 @@ class BPC final : public CodecImpl<BPC> {
       last = words;
       below |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(before, words))))
                << (8 * q);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * q), endian_ == Endian::big ? bswap32(words) : words);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * q), s_.endian == Endian::big ? bswap32(words) : words);
     }
     return P != 33 || ((below ^ sign) & static_cast<std::uint32_t>(low_mask(m + 1)) & ~1u) == 0;
   }
@@ -1088,7 +1080,7 @@ class BPC final : public CodecImpl<BPC> {
   MEMCOMP_AVX2_INLINE __m256i first_class(const PlaneClasses& c, __m256i raw, __m256i dbp_zero, __m256i all,
                                           __m256i pair, __m256i single) const {
     __m256i v = raw;
-    if (liu_) {
+    if (s_.liu) {
       v = _mm256_blendv_epi8(v, dbp_zero, c.dbp_zero);
       v = _mm256_blendv_epi8(v, all, c.all);
       v = _mm256_blendv_epi8(v, pair, c.pair);
@@ -1106,7 +1098,7 @@ class BPC final : public CodecImpl<BPC> {
   // rev[8 + k] is DBP plane P - 1 - k, rev[7] = 0 (above the top plane), 0 past plane 0 up to rev[47].
   MEMCOMP_AVX2 void emit_planes_avx2(const std::uint32_t* rev, unsigned P, unsigned W, unsigned pb,
                                      BitWriter& out) const {
-    const unsigned map = kim_codes_ ? 1 : 0;
+    const unsigned map = s_.kim_codes ? 1 : 0;
     const __m256i ones = _mm256_set1_epi32(static_cast<int>(low_mask(W))), zero = _mm256_setzero_si256();
     const __m256i code_d = _mm256_set1_epi32(static_cast<int>(kCode[map][kDbp0]));
     const __m256i code_o = _mm256_set1_epi32(static_cast<int>(kCode[map][kOnes]));
@@ -1165,7 +1157,7 @@ class BPC final : public CodecImpl<BPC> {
   // have written (runs past the planes or not maximal, positions outside the plane, a symbol
   // that is not the plane's first applicable class).
   void read_planes(BitReader& in, std::uint64_t* dbp, unsigned P, unsigned W, unsigned pb, std::uint64_t ones) const {
-    const unsigned map = kim_codes_ ? 1 : 0;
+    const unsigned map = s_.kim_codes ? 1 : 0;
     std::uint64_t above = 0;  // DBP of the plane above (0 above the top plane)
     bool after_zero = false;  // the previous symbol was a zero run
     unsigned j = P;           // planes left to read
@@ -1208,7 +1200,7 @@ class BPC final : public CodecImpl<BPC> {
         }
       }
       const std::uint64_t p = x ^ above;
-      if (x == 0 || classify(x, p, ones, liu_) != cls)
+      if (x == 0 || classify(x, p, ones, s_.liu) != cls)
         throw corrupt_stream("bpc plane " + std::to_string(plane) + " is coded " + kClassName[cls] +
                              ", which is not its encoding");
       dbp[--j] = p;
@@ -1218,14 +1210,6 @@ class BPC final : public CodecImpl<BPC> {
   }
 
   const BpcSettings s_;
-  Endian endian_ = Endian::little;
-  bool kim_codes_ = false;
-  unsigned delta_bits_ = 33;
-  bool fixed7_ = false;
-  Alt alt_ = Alt::none;
-  bool liu_ = false;
-  bool unsigned_words_ = false;
-  bool fixed32_ = false;
   Sym sym_[3][32];  // at W = 7, 15, 31 (B = 32, 64, 128)
 };
 

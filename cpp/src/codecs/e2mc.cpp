@@ -187,14 +187,9 @@ class E2MC final : public CodecImpl<E2MC> {
  public:
   E2MC(const Options& o, std::string family)
       : family_(std::move(family)), s_(e2mc_settings(o, family_)), slc_(family_ == "slc") {
-    endian_ = s_.endian;
     sl_ = s_.sl;
-    mfv_ = s_.mfv;
     max_len_ = code_len_limit(s_);
-    max_len_opt_ = s_.max_len;
-    limit_ = s_.limit;
-    per_position_ = s_.per_position;
-    positions_ = per_position_ && sl_ <= 8 ? 32 / sl_ : 1;  // a power of two: position = index & (positions - 1)
+    positions_ = s_.per_position && sl_ <= 8 ? 32 / sl_ : 1;  // a power of two: position = index & (positions - 1)
     pdw_ = s_.pdw;
     mag_ = s_.mag;
     raw_ = s_.raw;
@@ -255,28 +250,28 @@ class E2MC final : public CodecImpl<E2MC> {
       std::vector<std::pair<std::uint64_t, std::uint64_t>> c;
       if (sl_ == 32) {
         ValueCounts32 counts;
-        counts.add_words(blocks, endian_, threads);
+        counts.add_words(blocks, s_.endian, threads);
         for (const auto& it : counts.items()) c.emplace_back(it.first, it.second);
       } else {
-        SymbolHistogram h(sl_, false, endian_);
+        SymbolHistogram h(sl_, false, s_.endian);
         h.add(blocks, threads);
         for (std::size_t v = 0; v < h.dense().size(); ++v)
           if (h.dense()[v]) c.emplace_back(v, h.dense()[v]);
       }
-      const huffman::Alphabet a = huffman::make_alphabet(sl_, c, mfv_, {true, false});
+      const huffman::Alphabet a = huffman::make_alphabet(sl_, c, s_.mfv, {true, false});
       tables.push(huffman::CanonicalCode::from_lengths(sl_, a.leaves, huffman::heap_lengths(a.leaves)).to_json());
     } else if (sl_ == 32) {
       ValueCounts32 counts;
-      counts.add_words(blocks, endian_, threads);
-      tables.push(huffman::build_code(huffman::make_alphabet(32, counts, mfv_), max_len_, limit_).to_json());
+      counts.add_words(blocks, s_.endian, threads);
+      tables.push(huffman::build_code(huffman::make_alphabet(32, counts, s_.mfv), max_len_, s_.limit).to_json());
     } else {
-      SymbolHistogram h(sl_, positions_ > 1, endian_);
+      SymbolHistogram h(sl_, positions_ > 1, s_.endian);
       h.add(blocks, threads);
       const std::size_t v = std::size_t{1} << sl_;
       for (unsigned p = 0; p < positions_; ++p) {
         const std::vector<std::uint64_t> row(h.dense().begin() + static_cast<std::ptrdiff_t>(p * v),
                                              h.dense().begin() + static_cast<std::ptrdiff_t>((p + 1) * v));
-        tables.push(huffman::build_code(huffman::make_alphabet_dense(sl_, row, mfv_), max_len_, limit_).to_json());
+        tables.push(huffman::build_code(huffman::make_alphabet_dense(sl_, row, s_.mfv), max_len_, s_.limit).to_json());
       }
     }
     Json m = new_model(model_family());
@@ -336,7 +331,7 @@ class E2MC final : public CodecImpl<E2MC> {
       with_symbol_bits(sl_, [&](auto SL) {
         for (std::size_t i = lo; i < hi; ++i)
           if (i < cut || i >= cut + cut_len)
-            put_symbol<SL()>(out, i, static_cast<std::uint32_t>(table(i).decode_symbol(in)), endian_);
+            put_symbol<SL()>(out, i, static_cast<std::uint32_t>(table(i).decode_symbol(in)), s_.endian);
       });
     }
     if (cut_len && variant_ != Variant::simp) {  // value-similarity prediction (P4 §III-E)
@@ -349,7 +344,7 @@ class E2MC final : public CodecImpl<E2MC> {
       with_symbol_bits(sl_, [&](auto SL) {
         for (std::size_t i = cut; i < cut + cut_len; ++i) {
           const std::size_t src = word_predict_ ? first + i % per : (cut > 0 ? 0 : cut_len);
-          put_symbol<SL()>(out, i, src < n ? symbol_at<SL()>(out, src, endian_) : 0u, endian_);
+          put_symbol<SL()>(out, i, src < n ? symbol_at<SL()>(out, src, s_.endian) : 0u, s_.endian);
         }
       });
     }
@@ -445,7 +440,7 @@ class E2MC final : public CodecImpl<E2MC> {
     if (bits32 != nullptr && sl_ == 32 && positions_ == 1 && !tables_[0].empty() &&
         (flag_miss_ || tables_[0].has_esc())) {
       const std::uint32_t total =
-          bits32(tables_[0], endian_ == Endian::big, blk, n, flag_miss_ ? 1 + sl_ : tables_[0].esc().len + sl_, c);
+          bits32(tables_[0], s_.endian == Endian::big, blk, n, flag_miss_ ? 1 + sl_ : tables_[0].esc().len + sl_, c);
       p.seg[0] = total;  // one segment (SC2), else each segment's from c
       for (unsigned k = 0; k < pdw_ && pdw_ > 1; ++k) {
         std::uint32_t sum = 0;
@@ -461,7 +456,7 @@ class E2MC final : public CodecImpl<E2MC> {
             std::uint32_t sum = 0;
             const std::size_t lo = k * n / pdw, hi = (k + 1) * n / pdw;  // bounds hoisted: no division per symbol
             for (std::size_t i = lo; i < hi; ++i) {
-              const unsigned bits = bits_of(symbol_at<SL()>(blk, i, endian_), i);
+              const unsigned bits = bits_of(symbol_at<SL()>(blk, i, s_.endian), i);
               if (keep) c[i] = static_cast<std::uint8_t>(bits);
               sum += bits;
             }
@@ -518,7 +513,7 @@ class E2MC final : public CodecImpl<E2MC> {
   // with the SIMD kernels) of the generic loop in plan.
   void segments16(const std::uint8_t* blk, std::size_t n, std::uint8_t* c, std::array<std::uint32_t, 8>& seg) const {
     const std::uint8_t* lut = lut_.data();
-    const bool big = endian_ == Endian::big;
+    const bool big = s_.endian == Endian::big;
     const unsigned pdw = pdw_;
     for (unsigned k = 0; k < pdw; ++k) {
       std::uint32_t sum = 0;
@@ -602,13 +597,13 @@ class E2MC final : public CodecImpl<E2MC> {
         if (fields && !p.lossy) {
           const CanonicalCode::Fields field_of(tables_[0]);
           for (std::size_t i = lo; i < hi; ++i) {
-            const auto f = field_of(symbol_at<SL()>(blk, i, endian_));
+            const auto f = field_of(symbol_at<SL()>(blk, i, s_.endian));
             w.write(f.code, f.len);
           }
           return;
         }
         for (std::size_t i = lo; i < hi; ++i)
-          if (!p.lossy || i < p.cut || i >= cut_end) put(w, symbol_at<SL()>(blk, i, endian_), i);
+          if (!p.lossy || i < p.cut || i >= cut_end) put(w, symbol_at<SL()>(blk, i, s_.endian), i);
       });
     }
     return raw_ ? static_cast<std::uint32_t>(bursts(w.position() - origin) - 1) : 0u;
@@ -661,7 +656,7 @@ class E2MC final : public CodecImpl<E2MC> {
     }
     if (!raw) run(std::false_type{});
     with_symbol_bits(sl_, [&](auto SL) {
-      for (std::size_t i = 0; i < n; ++i) put_symbol<SL()>(out, i, sym[i], endian_);
+      for (std::size_t i = 0; i < n; ++i) put_symbol<SL()>(out, i, sym[i], s_.endian);
     });
     for (unsigned k = 0; k + 1 < pdw_; ++k) {
       const std::size_t pad = way[k].remaining();
@@ -755,12 +750,7 @@ class E2MC final : public CodecImpl<E2MC> {
 
   std::string family_;
   E2mcSettings s_;  ///< the model normalised once loaded
-  Endian endian_ = Endian::little;
   unsigned sl_ = 16, max_len_ = 20, positions_ = 1, pdw_ = 4, mag_ = 32;
-  std::int64_t max_len_opt_ = -1;
-  bool per_position_ = true;
-  std::size_t mfv_ = 1024;
-  huffman::LimitMethod limit_ = huffman::LimitMethod::floor;
   bool raw_ = true, flag_miss_ = false, heap_tree_ = false, cal22_sample_ = false;
   bool slc_ = false, compact_ = false, word_predict_ = true;
   Variant variant_ = Variant::opt;

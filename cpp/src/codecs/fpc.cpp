@@ -103,16 +103,10 @@ const OptionTable<FpcSettings>& fpc_table() {
 
 class FPC final : public CodecImpl<FPC> {
  public:
-  explicit FPC(const Options& o) : s_(fpc_table().parse(o, "fpc")) {
-    endian_ = s_.endian;
-    unbounded_ = s_.unbounded;
-    cmu_ = s_.cmu;
-    mc_ = s_.mc;
-    u7_ = s_.gem5_halfwords;
-  }
+  explicit FPC(const Options& o) : s_(fpc_table().parse(o, "fpc")) {}
 
   Options options() const override { return fpc_table().write(s_); }
-  Capabilities capabilities() const override { return {!unbounded_ && !cmu_}; }
+  Capabilities capabilities() const override { return {!s_.unbounded && !s_.cmu}; }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return kFpcMaxToken * (b / 4); }
   std::vector<ModeName> modes() const override { return {{0, "fpc"}}; }
@@ -120,25 +114,25 @@ class FPC final : public CodecImpl<FPC> {
   SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     SizeBreakdown s;
     const std::size_t n = b / 4;
-    if (cmu_) {
+    if (s_.cmu) {
       std::uint32_t bytes = 0;
-      for (std::size_t i = 0; i < n; ++i) bytes += cmu_bytes(load<std::uint32_t>(blk + 4 * i, endian_));
+      for (std::size_t i = 0; i < n; ++i) bytes += cmu_bytes(load<std::uint32_t>(blk + 4 * i, s_.endian));
       s.payload = 8 * bytes;
       s.meta = static_cast<std::uint32_t>(8 * (3 * n / 8));
       return s;
     }
     // Branch-light: a zero word opens a token when it starts a run or (bounded runs) when the
     // run passes a multiple of 8; every other word is one token.
-    const unsigned period = unbounded_ ? 0u : 7u;
+    const unsigned period = s_.unbounded ? 0u : 7u;
     unsigned run = 0;
     std::uint32_t tokens = 0, payload = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
+      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, s_.endian);
       const bool z = w == 0;
       run = z ? run + 1 : 0;
       const bool opens = z && (run == 1 || (period && (run & period) == 1));
       tokens += z ? static_cast<std::uint32_t>(opens) : 1u;
-      payload += z ? (opens ? 3u : 0u) : pattern_bits(w, u7_);
+      payload += z ? (opens ? 3u : 0u) : pattern_bits(w, s_.gem5_halfwords);
     }
     s.payload = payload;
     s.meta = 3 * tokens;
@@ -150,20 +144,20 @@ class FPC final : public CodecImpl<FPC> {
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
                      CodecState*) const override {
     const auto kernel = fpc_kernels().measure_range;
-    if (kernel != nullptr && !cmu_ && blocks.block_bytes >= 32) return kernel(shape(), blocks, begin, end, out);
+    if (kernel != nullptr && !s_.cmu && blocks.block_bytes >= 32) return kernel(shape(), blocks, begin, end, out);
     CodecImpl<FPC>::measure_range(blocks, begin, end, out, nullptr);
   }
 
   std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
                            std::size_t max_bytes, EncodedBlocks& enc, CodecState*) const override {
     const auto kernel = fpc_kernels().encode_range;
-    if (kernel != nullptr && !mc_ && blocks.block_bytes >= 32)
+    if (kernel != nullptr && !s_.mc && blocks.block_bytes >= 32)
       return kernel(shape(), blocks, begin, end, buf, max_bytes, enc);
     return CodecImpl<FPC>::encode_range(blocks, begin, end, buf, max_bytes, enc, nullptr);
   }
 
  private:
-  FpcShape shape() const { return {endian_ == Endian::big, u7_, unbounded_}; }
+  FpcShape shape() const { return {s_.endian == Endian::big, s_.gem5_halfwords, s_.unbounded}; }
 
  public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
@@ -171,14 +165,14 @@ class FPC final : public CodecImpl<FPC> {
     // Interleaved: every token goes out as it is formed; mc: prefixes first, then the fields.
     Tokens t;
     const auto emit = [&](unsigned p, std::uint32_t f) {
-      if (mc_)
+      if (s_.mc)
         t.add(p, f);
       else
         out.write(std::uint64_t{p} << kPayload[p] | f, 3 + kPayload[p]);
     };
     unsigned run = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
+      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, s_.endian);
       if (w == 0) {
         if (++run == 8) {
           emit(0, 7);
@@ -188,11 +182,11 @@ class FPC final : public CodecImpl<FPC> {
       }
       if (run) emit(0, run - 1);
       run = 0;
-      const unsigned p = pattern(w, u7_);
+      const unsigned p = pattern(w, s_.gem5_halfwords);
       emit(p, field_of(w, p));
     }
     if (run) emit(0, run - 1);
-    if (mc_) {
+    if (s_.mc) {
       for (std::size_t k = 0; k < t.n; ++k) out.write(t.prefix[k], 3);
       for (std::size_t k = 0; k < t.n; ++k) out.write(t.field[k], kPayload[t.prefix[k]]);
     }
@@ -201,7 +195,7 @@ class FPC final : public CodecImpl<FPC> {
 
   void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
     const std::size_t n = b / 4;
-    if (mc_) return decode_mc(in, out, n);
+    if (s_.mc) return decode_mc(in, out, n);
     for (std::size_t i = 0; i < n;) i = read_token(in, out, i, n);
   }
 
@@ -210,7 +204,7 @@ class FPC final : public CodecImpl<FPC> {
   // blocks are decoded side by side: 24 at a time as vector lanes (AVX2), the rest two at a time.
   void decode_range(const EncodedView& enc, std::uint8_t* out, std::size_t begin, std::size_t end,
                     CodecState*) const override {
-    if (mc_ || !simd_enabled()) return CodecImpl<FPC>::decode_range(enc, out, begin, end, nullptr);
+    if (s_.mc || !simd_enabled()) return CodecImpl<FPC>::decode_range(enc, out, begin, end, nullptr);
     if (const auto lanes = fpc_kernels().decode_lanes) {
       // Groups of kFpcDecodeLanes blocks; a group whose streams are not all valid, or too near the
       // end of the data for its reads, is decoded one block at a time (which names the first bad
@@ -263,7 +257,7 @@ class FPC final : public CodecImpl<FPC> {
     if (p == 0) {
       const std::size_t run = f + 1;
       if (run > n - i) throw corrupt_stream("fpc zero run of " + std::to_string(run) + " words overruns the block");
-      for (std::size_t j = 0; j < run; ++j) store<std::uint32_t>(out + 4 * (i + j), 0, endian_);
+      for (std::size_t j = 0; j < run; ++j) store<std::uint32_t>(out + 4 * (i + j), 0, s_.endian);
       return i + run;
     }
     if (i >= n) throw corrupt_stream("fpc stream holds more tokens than the block has words");
@@ -278,7 +272,7 @@ class FPC final : public CodecImpl<FPC> {
       case 7: w = f; break;
       default: w = static_cast<std::uint32_t>(sign_extend(f, kPayload[p])); break;
     }
-    store<std::uint32_t>(out + 4 * i, w, endian_);
+    store<std::uint32_t>(out + 4 * i, w, s_.endian);
     return i + 1;
   }
 
@@ -302,11 +296,6 @@ class FPC final : public CodecImpl<FPC> {
   }
 
   const FpcSettings s_;
-  Endian endian_ = Endian::little;
-  bool unbounded_ = false;
-  bool cmu_ = false;
-  bool mc_ = false;
-  bool u7_ = false;  // halfwords="gem5"
 };
 
 std::unique_ptr<Codec> make_fpc(const Options& o) { return std::make_unique<FPC>(o); }

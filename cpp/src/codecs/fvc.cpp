@@ -77,37 +77,31 @@ FvcSettings fvc_settings(const Options& o) {
 class FVC final : public CodecImpl<FVC> {
  public:
   explicit FVC(const Options& o) : s_(fvc_settings(o)) {
-    endian_ = s_.endian;
-    entries_ = s_.entries;
-    code_bits_ = s_.code_bits;
-    gem5_table_ = s_.gem5_table;
-    ways_ = s_.ways;
-    samples_ = s_.samples;
-    table_.assign(16, Entry{0, entries_});
+    table_.assign(16, Entry{0, s_.entries});
     if (!s_.model.empty()) load_model(s_.model);
   }
 
   Options options() const override { return fvc_table().write(s_); }
   Capabilities capabilities() const override {
     Capabilities c;
-    c.exact = (std::uint64_t{1} << code_bits_) > entries_;
+    c.exact = (std::uint64_t{1} << s_.code_bits) > s_.entries;
     c.needs_model = true;
     c.has_model = !s_.model.empty();
     return c;
   }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
-  std::uint64_t max_compressed_bits(std::size_t b) const override { return (code_bits_ + 32) * (b / 4); }
+  std::uint64_t max_compressed_bits(std::size_t b) const override { return (s_.code_bits + 32) * (b / 4); }
   std::vector<ModeName> modes() const override { return {{0, "fvc"}}; }
 
   std::string fit(const BlockView& blocks, int threads) const override {
     check_block_bytes(blocks.block_bytes);
     Json values = Json::array();
-    if (gem5_table_) {
+    if (s_.gem5_table) {
       for (std::uint32_t v : gem5_table(blocks)) values.push(Json::integer(v));
     } else {
       ValueCounts32 counts;
-      counts.add_words(blocks, endian_, threads);
-      for (const auto& [v, n] : counts.top(entries_)) values.push(Json::integer(v));
+      counts.add_words(blocks, s_.endian, threads);
+      for (const auto& [v, n] : counts.top(s_.entries)) values.push(Json::integer(v));
     }
     Json m = new_model("fvc");
     m.set("values", std::move(values));
@@ -119,40 +113,40 @@ class FVC final : public CodecImpl<FVC> {
     std::uint32_t escapes = 0;
     if (small_) {  // up to 8 values: a branch-free membership test
       for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t v = load<std::uint32_t>(blk + 4 * i, endian_);
+        const std::uint32_t v = load<std::uint32_t>(blk + 4 * i, s_.endian);
         bool hit = false;
         for (std::uint32_t t : small_table_) hit |= v == t;
         escapes += !hit;
       }
     } else {
-      for (std::size_t i = 0; i < n; ++i) escapes += index(load<std::uint32_t>(blk + 4 * i, endian_)) == entries_;
+      for (std::size_t i = 0; i < n; ++i) escapes += index(load<std::uint32_t>(blk + 4 * i, s_.endian)) == s_.entries;
     }
     SizeBreakdown s;
-    s.meta = static_cast<std::uint32_t>(code_bits_ * n);
+    s.meta = static_cast<std::uint32_t>(s_.code_bits * n);
     s.payload = 32 * escapes;
     return s;
   }
 
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
     for (std::size_t i = 0; i < b / 4; ++i) {
-      const std::uint32_t v = load<std::uint32_t>(blk + 4 * i, endian_), k = index(v);
-      w.write(k, code_bits_);
-      if (k == entries_) w.write(v, 32);
+      const std::uint32_t v = load<std::uint32_t>(blk + 4 * i, s_.endian), k = index(v);
+      w.write(k, s_.code_bits);
+      if (k == s_.entries) w.write(v, 32);
     }
     return 0;
   }
 
   void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
     for (std::size_t i = 0; i < b / 4; ++i) {
-      const auto k = static_cast<std::uint32_t>(in.read(code_bits_));
+      const auto k = static_cast<std::uint32_t>(in.read(s_.code_bits));
       std::uint32_t v;
-      if (k == entries_)
+      if (k == s_.entries)
         v = static_cast<std::uint32_t>(in.read(32));
       else if (k < values_.size())
         v = values_[k];
       else
         throw corrupt_stream("fvc code " + std::to_string(k) + " indexes no table entry");
-      store<std::uint32_t>(out + 4 * i, v, endian_);
+      store<std::uint32_t>(out + 4 * i, v, s_.endian);
     }
   }
 
@@ -163,17 +157,17 @@ class FVC final : public CodecImpl<FVC> {
       std::uint32_t value = 0;
       std::uint64_t count = 0;  // LFU refCount; 0 = empty
     };
-    const std::uint32_t sets = entries_ / ways_;
-    std::vector<Way> vft(entries_);
+    const std::uint32_t sets = s_.entries / s_.ways;
+    std::vector<Way> vft(s_.entries);
     const std::size_t n = blocks.block_bytes / 4;
     std::uint64_t taken = 0;
-    for (std::size_t i = 0; i < blocks.n_blocks && taken < samples_; ++i, taken += n) {
+    for (std::size_t i = 0; i < blocks.n_blocks && taken < s_.samples; ++i, taken += n) {
       for (std::size_t j = 0; j < n; ++j) {
-        const std::uint32_t v = load<std::uint32_t>(blocks.block(i) + 4 * j, endian_);
-        Way* set = vft.data() + std::size_t{v & (sets - 1)} * ways_;
+        const std::uint32_t v = load<std::uint32_t>(blocks.block(i) + 4 * j, s_.endian);
+        Way* set = vft.data() + std::size_t{v & (sets - 1)} * s_.ways;
         Way* hit = nullptr;
         Way* victim = set;
-        for (Way* w = set; w != set + ways_; ++w) {
+        for (Way* w = set; w != set + s_.ways; ++w) {
           if (w->count && w->value == v) hit = w;
           if (w->count < victim->count) victim = w;
         }
@@ -193,9 +187,9 @@ class FVC final : public CodecImpl<FVC> {
   void load_model(const std::string& text) {
     const Json m = parse_model(text, "fvc");
     const Json& vals = m["values"];
-    if (vals.size() > entries_)
+    if (vals.size() > s_.entries)
       throw json_error("fvc model: " + std::to_string(vals.size()) +
-                       " values exceed entries=" + std::to_string(entries_));
+                       " values exceed entries=" + std::to_string(s_.entries));
     for (const Json& v : vals.elements()) {
       const std::int64_t x = v.as_int();
       if (x < 0 || x > 0xFFFFFFFFll) throw json_error("fvc model: values must be 32-bit unsigned integers");
@@ -209,7 +203,7 @@ class FVC final : public CodecImpl<FVC> {
     // index lookup: open addressing over a power-of-two table at most half full
     std::size_t cap = 16;
     while (cap < 2 * values_.size()) cap <<= 1;
-    table_.assign(cap, Entry{0, entries_});
+    table_.assign(cap, Entry{0, s_.entries});
     for (std::uint32_t k = 0; k < values_.size(); ++k) table_[slot(values_[k])] = Entry{values_[k], k};
     small_ = !values_.empty() && values_.size() <= small_table_.size();
     if (small_)  // pad with a table value: duplicates do not change membership
@@ -217,24 +211,18 @@ class FVC final : public CodecImpl<FVC> {
   }
 
   struct Entry {
-    std::uint32_t value, index;  // index == entries_: empty
+    std::uint32_t value, index;  // index == s_.entries: empty
   };
   std::size_t slot(std::uint32_t v) const noexcept {
     const std::size_t mask = table_.size() - 1;
     std::size_t i = (v * 0x9E3779B1u) >> 8 & mask;
-    while (table_[i].index != entries_ && table_[i].value != v) i = (i + 1) & mask;
+    while (table_[i].index != s_.entries && table_[i].value != v) i = (i + 1) & mask;
     return i;
   }
-  // Table index of v, or entries_ (the escape code).
+  // Table index of v, or s_.entries (the escape code).
   std::uint32_t index(std::uint32_t v) const noexcept { return table_[slot(v)].index; }
 
   FvcSettings s_;  ///< the model normalised once loaded
-  Endian endian_ = Endian::little;
-  bool gem5_table_ = false;
-  std::uint32_t ways_ = 16;
-  std::uint64_t samples_ = 100000;
-  std::uint32_t entries_ = 7;
-  unsigned code_bits_ = 3;
   std::vector<std::uint32_t> values_;
   std::vector<Entry> table_;
   bool small_ = false;

@@ -93,11 +93,8 @@ class BestOf final : public CodecImpl<BestOf> {
  public:
   explicit BestOf(const Options& o) : s_(bestof_table().parse(o, "bestof")) {
     const std::string& members = s_.members;
-    key_ = s_.key;
-    tag_selector_ = s_.tag_selector;
     mag_.rounding = Policy::Rounding::mag;
     mag_.mag_bytes = s_.mag;
-    fmax_ = s_.fmax;
     if (!members.empty() && members.front() == '[') {
       const Json list = Json::parse(members);
       for (const Json& j : list.elements()) members_.push_back(member_from(j));
@@ -163,7 +160,7 @@ class BestOf final : public CodecImpl<BestOf> {
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     std::uint64_t mx = 0;
     for (const auto& m : members_) mx = std::max(mx, m->max_compressed_bits(b));
-    return mx + (tag_selector_ ? 0 : sel_bits_);
+    return mx + (s_.tag_selector ? 0 : sel_bits_);
   }
   std::vector<ModeName> modes() const override {
     std::vector<ModeName> out;
@@ -176,7 +173,7 @@ class BestOf final : public CodecImpl<BestOf> {
   SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     std::size_t idx;
     SizeBreakdown s = choose(blk, b, idx);
-    (tag_selector_ ? s.tag : s.header) += sel_bits_;
+    (s_.tag_selector ? s.tag : s.header) += sel_bits_;
     s.mode = mode_of(idx, s.mode);
     return s;
   }
@@ -184,16 +181,16 @@ class BestOf final : public CodecImpl<BestOf> {
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& w) const override {
     std::size_t idx;
     choose(blk, b, idx);
-    if (!tag_selector_) w.write(idx, sel_bits_);
+    if (!s_.tag_selector) w.write(idx, sel_bits_);
     const std::uint32_t tag = members_[idx]->encode(blk, b, w);
     if (tag >> 24) throw std::logic_error("bestof: member tag does not fit 24 bits");
-    return tag_selector_ ? static_cast<std::uint32_t>(idx << 24) | tag : tag;
+    return s_.tag_selector ? static_cast<std::uint32_t>(idx << 24) | tag : tag;
   }
 
   void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
-    const std::size_t idx = tag_selector_ ? tag >> 24 : static_cast<std::size_t>(in.read(sel_bits_));
+    const std::size_t idx = s_.tag_selector ? tag >> 24 : static_cast<std::size_t>(in.read(sel_bits_));
     if (idx >= members_.size()) throw corrupt_stream("bestof selector " + std::to_string(idx) + " names no member");
-    members_[idx]->decode(in, tag_selector_ ? tag & 0xFFFFFFu : tag, out, b);
+    members_[idx]->decode(in, s_.tag_selector ? tag & 0xFFFFFFu : tag, out, b);
   }
 
  private:
@@ -202,10 +199,10 @@ class BestOf final : public CodecImpl<BestOf> {
   }
 
   std::uint64_t key(std::uint32_t bits, std::size_t b) const {
-    switch (key_) {
+    switch (s_.key) {
       case Key::bits: return bits;
       case Key::mag: return mag_.charge(bits, b);
-      default: return 1024 - pow2_factor(bits, b, fmax_);
+      default: return 1024 - pow2_factor(bits, b, s_.fmax);
     }
   }
 
@@ -227,10 +224,7 @@ class BestOf final : public CodecImpl<BestOf> {
 
   const BestOfSettings s_;
   std::vector<std::unique_ptr<Codec>> members_;
-  Key key_ = Key::bits;
-  bool tag_selector_ = false;
   Policy mag_;
-  unsigned fmax_ = 4;
   unsigned sel_bits_ = 1;
 };
 

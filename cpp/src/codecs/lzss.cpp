@@ -171,7 +171,6 @@ class LZSS final : public CodecImpl<LZSS> {
     unit_ = s_.unit;
     min_match_ = s_.min_match;
     length_bits_ = s_.length_bits;
-    endian_ = s_.endian;
     max_len_ = min_match_ + (1u << length_bits_) - 1;
   }
 
@@ -208,7 +207,7 @@ class LZSS final : public CodecImpl<LZSS> {
           out.write(blk[i], 9);  // flag 0 + the byte
         } else {
           out.write(0, 1);
-          out.write(load<std::uint32_t>(blk + 4 * i, c.endian_), 32);
+          out.write(load<std::uint32_t>(blk + 4 * i, c.s_.endian), 32);
         }
       }
       void match(std::size_t dist, unsigned len) {
@@ -230,7 +229,7 @@ class LZSS final : public CodecImpl<LZSS> {
         if (unit_ == 1)
           out[i] = static_cast<std::uint8_t>(in.read(8));
         else
-          store<std::uint32_t>(out + 4 * i, static_cast<std::uint32_t>(in.read(32)), endian_);
+          store<std::uint32_t>(out + 4 * i, static_cast<std::uint32_t>(in.read(32)), s_.endian);
         ++i;
         continue;
       }
@@ -274,7 +273,6 @@ class LZSS final : public CodecImpl<LZSS> {
 
   const LzssSettings s_;
   unsigned unit_ = 1, min_match_ = 3, length_bits_ = 4, max_len_ = 18;
-  Endian endian_ = Endian::little;
 };
 
 std::unique_ptr<Codec> make_lzss(const Options& o) { return std::make_unique<LZSS>(o); }

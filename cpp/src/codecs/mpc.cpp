@@ -119,7 +119,6 @@ const OptionTable<MpcSettings>& mpc_table() {
 class MPC final : public CodecImpl<MPC> {
  public:
   explicit MPC(const Options& o) : s_(mpc_table().parse(o, "mpc")) {
-    select_ = s_.select;
     if (!s_.model.empty()) load_model(s_.model);
   }
 
@@ -257,7 +256,7 @@ class MPC final : public CodecImpl<MPC> {
 
   int choose_scalar(const std::uint8_t* blk, mpc::Rows& rows) const {
     int best = 0;
-    if (select_ == Select::rtl) {
+    if (s_.select == Select::rtl) {
       std::array<std::uint64_t, 4> best_x{};
       best = choose_rtl(blk, best_x);
       rows = mods_[static_cast<std::size_t>(best)].rows(best_x);
@@ -293,7 +292,7 @@ class MPC final : public CodecImpl<MPC> {
   }
 
   // What the kernels read (kernels/mpc.hpp).
-  MpcView simd() const { return {&mods_, forms_.get(), select_ == Select::rtl}; }
+  MpcView simd() const { return {&mods_, forms_.get(), s_.select == Select::rtl}; }
 
   const mpc::Compiled* module_of(unsigned cls) const noexcept {
     for (const auto& c : mods_)
@@ -310,8 +309,7 @@ class MPC final : public CodecImpl<MPC> {
     forms_ = make_mpc_forms(mods_);
   }
 
-  MpcSettings s_;  ///< the model normalised once loaded
-  Select select_ = Select::rtl;
+  MpcSettings s_;                          ///< the model normalised once loaded
   std::vector<mpc::Compiled> mods_;        // by class, ascending
   std::shared_ptr<const MpcForms> forms_;  // the same modules in the kernels' forms (kernels/mpc.hpp)
 };
