@@ -187,15 +187,8 @@ class E2MC final : public CodecImpl<E2MC> {
  public:
   E2MC(const Options& o, std::string family)
       : family_(std::move(family)), s_(e2mc_settings(o, family_)), slc_(family_ == "slc") {
-    sl_ = s_.sl;
     max_len_ = code_len_limit(s_);
-    positions_ = s_.per_position && sl_ <= 8 ? 32 / sl_ : 1;  // a power of two: position = index & (positions - 1)
-    pdw_ = s_.pdw;
-    mag_ = s_.mag;
-    raw_ = s_.raw;
-    flag_miss_ = s_.flag_miss;
-    heap_tree_ = s_.heap_tree;
-    cal22_sample_ = s_.cal22_sample;
+    positions_ = s_.per_position && s_.sl <= 8 ? 32 / s_.sl : 1;  // a power of two: position = index & (positions - 1)
     if (slc_) {
       variant_ = s_.variant;
       threshold_ = s_.threshold;
@@ -209,7 +202,7 @@ class E2MC final : public CodecImpl<E2MC> {
   Options options() const override { return (slc_ ? slc_table() : e2mc_table()).write(s_); }
   Capabilities capabilities() const override {
     Capabilities c;
-    c.exact = !flag_miss_;
+    c.exact = !s_.flag_miss;
     c.lossy = slc_ && threshold_ > 0;
     c.needs_model = true;
     c.has_model = !tables_.empty();
@@ -217,19 +210,19 @@ class E2MC final : public CodecImpl<E2MC> {
   }
   void check_block_bytes(std::size_t b) const override {
     memcomp::check_block_bytes(b);
-    if ((8 * b) % (std::size_t{sl_} * pdw_))
+    if ((8 * b) % (std::size_t{s_.sl} * s_.pdw))
       throw invalid_argument(family_ + ": 8B must be divisible by SL x PDW (SPEC 0.1), got B=" + std::to_string(b));
-    if (slc_ && b % mag_)
-      throw invalid_argument("slc: the MAG (" + std::to_string(mag_) + " B) must divide the block (" +
+    if (slc_ && b % s_.mag)
+      throw invalid_argument("slc: the MAG (" + std::to_string(s_.mag) + " B) must divide the block (" +
                              std::to_string(b) + " B): its budgets are whole bursts");
   }
   std::uint64_t max_compressed_bits(std::size_t b) const override {
-    if (raw_) return 8 * b;  // larger streams are stored raw
-    return (8 * b / sl_) * (max_len_ + sl_ + 1);
+    if (s_.raw) return 8 * b;  // larger streams are stored raw
+    return (8 * b / s_.sl) * (max_len_ + s_.sl + 1);
   }
   std::vector<ModeName> modes() const override {
     if (slc_) return {{kRawMode, "raw"}, {1, "lossless"}, {2, "lossy"}};
-    if (!raw_) return {{0, family_}};
+    if (!s_.raw) return {{0, family_}};
     std::vector<ModeName> m{{kRawMode, "raw"}};
     std::uint64_t most = 1;
     for (std::size_t b : {std::size_t{16}, std::size_t{32}, std::size_t{64}, std::size_t{128}, std::size_t{256}})
@@ -242,40 +235,41 @@ class E2MC final : public CodecImpl<E2MC> {
   std::string fit(const BlockView& all, int threads) const override {
     check_block_bytes(all.block_bytes);
     BlockView blocks = all;
-    if (cal22_sample_)  // the MPC authors' SC2 samples the first max(10^4, min(N/100, 10^6)) lines
+    if (s_.cal22_sample)  // the MPC authors' SC2 samples the first max(10^4, min(N/100, 10^6)) lines
       blocks.n_blocks =
           std::min(all.n_blocks, std::max<std::size_t>(10000, std::min<std::size_t>(all.n_blocks / 100, 1000000)));
     Json tables = Json::array();
-    if (sl_ >= 16 && heap_tree_) {
+    if (s_.sl >= 16 && s_.heap_tree) {
       std::vector<std::pair<std::uint64_t, std::uint64_t>> c;
-      if (sl_ == 32) {
+      if (s_.sl == 32) {
         ValueCounts32 counts;
         counts.add_words(blocks, s_.endian, threads);
         for (const auto& it : counts.items()) c.emplace_back(it.first, it.second);
       } else {
-        SymbolHistogram h(sl_, false, s_.endian);
+        SymbolHistogram h(s_.sl, false, s_.endian);
         h.add(blocks, threads);
         for (std::size_t v = 0; v < h.dense().size(); ++v)
           if (h.dense()[v]) c.emplace_back(v, h.dense()[v]);
       }
-      const huffman::Alphabet a = huffman::make_alphabet(sl_, c, s_.mfv, {true, false});
-      tables.push(huffman::CanonicalCode::from_lengths(sl_, a.leaves, huffman::heap_lengths(a.leaves)).to_json());
-    } else if (sl_ == 32) {
+      const huffman::Alphabet a = huffman::make_alphabet(s_.sl, c, s_.mfv, {true, false});
+      tables.push(huffman::CanonicalCode::from_lengths(s_.sl, a.leaves, huffman::heap_lengths(a.leaves)).to_json());
+    } else if (s_.sl == 32) {
       ValueCounts32 counts;
       counts.add_words(blocks, s_.endian, threads);
       tables.push(huffman::build_code(huffman::make_alphabet(32, counts, s_.mfv), max_len_, s_.limit).to_json());
     } else {
-      SymbolHistogram h(sl_, positions_ > 1, s_.endian);
+      SymbolHistogram h(s_.sl, positions_ > 1, s_.endian);
       h.add(blocks, threads);
-      const std::size_t v = std::size_t{1} << sl_;
+      const std::size_t v = std::size_t{1} << s_.sl;
       for (unsigned p = 0; p < positions_; ++p) {
         const std::vector<std::uint64_t> row(h.dense().begin() + static_cast<std::ptrdiff_t>(p * v),
                                              h.dense().begin() + static_cast<std::ptrdiff_t>((p + 1) * v));
-        tables.push(huffman::build_code(huffman::make_alphabet_dense(sl_, row, s_.mfv), max_len_, s_.limit).to_json());
+        tables.push(
+            huffman::build_code(huffman::make_alphabet_dense(s_.sl, row, s_.mfv), max_len_, s_.limit).to_json());
       }
     }
     Json m = new_model(model_family());
-    m.set("sl", Json::integer(sl_));
+    m.set("sl", Json::integer(s_.sl));
     m.set("positions", Json::integer(positions_));
     m.set("max_len", Json::integer(max_len_));
     m.set("tables", std::move(tables));
@@ -292,12 +286,12 @@ class E2MC final : public CodecImpl<E2MC> {
   }
 
   void decode(BitReader& in, std::uint32_t tag, std::uint8_t* out, std::size_t b) const override {
-    if (raw_ && tag == raw_tag(b)) {
+    if (s_.raw && tag == raw_tag(b)) {
       in.read_bytes(out, b);
       return;
     }
-    const std::size_t origin = in.position(), bits = in.remaining(), n = 8 * b / sl_;
-    if (raw_ && tag != bursts(bits) - 1)
+    const std::size_t origin = in.position(), bits = in.remaining(), n = 8 * b / s_.sl;
+    if (s_.raw && tag != bursts(bits) - 1)
       throw corrupt_stream(family_ + " tag " + std::to_string(tag) + " does not match a " + std::to_string(bits) +
                            "-bit stream");
     std::size_t cut = 0, cut_len = 0;  // truncated symbols [cut, cut + cut_len) of a lossy block
@@ -315,10 +309,10 @@ class E2MC final : public CodecImpl<E2MC> {
     }
     const unsigned ptr_bits = ceil_log2(b);
     std::array<std::size_t, 8> start{};
-    for (unsigned k = 1; k < pdw_; ++k) start[k] = 8 * static_cast<std::size_t>(in.read(ptr_bits));
+    for (unsigned k = 1; k < s_.pdw; ++k) start[k] = 8 * static_cast<std::size_t>(in.read(ptr_bits));
     std::memset(out, 0, b);
-    if (pdw_ > 1 && cut_len == 0 && simd_enabled()) return decode_ways(in, origin, start, out, b);
-    for (unsigned k = 0; k < pdw_; ++k) {
+    if (s_.pdw > 1 && cut_len == 0 && simd_enabled()) return decode_ways(in, origin, start, out, b);
+    for (unsigned k = 0; k < s_.pdw; ++k) {
       if (k) {
         const std::size_t pos = in.position() - origin, aligned = (pos + 7) / 8 * 8;
         if (start[k] != aligned)
@@ -327,8 +321,8 @@ class E2MC final : public CodecImpl<E2MC> {
         if (in.read(static_cast<unsigned>(aligned - pos)) != 0)
           throw corrupt_stream(family_ + " non-zero alignment pad");
       }
-      const std::size_t lo = k * n / pdw_, hi = (k + 1) * n / pdw_;
-      with_symbol_bits(sl_, [&](auto SL) {
+      const std::size_t lo = k * n / s_.pdw, hi = (k + 1) * n / s_.pdw;
+      with_symbol_bits(s_.sl, [&](auto SL) {
         for (std::size_t i = lo; i < hi; ++i)
           if (i < cut || i >= cut + cut_len)
             put_symbol<SL()>(out, i, static_cast<std::uint32_t>(table(i).decode_symbol(in)), s_.endian);
@@ -339,9 +333,9 @@ class E2MC final : public CodecImpl<E2MC> {
       // 32-bit word kept (word 0 if the run starts at or after its end, else the first whole word
       // after the run) word by word, the symbol at the same place in the word; predict="symbol"
       // copies P4's "first non-truncated symbol of the block" (symbol 0 if ss > 0, else ss + len).
-      const std::size_t per = sl_ < 32 ? 32 / sl_ : 1;  // symbols per 32-bit word
+      const std::size_t per = s_.sl < 32 ? 32 / s_.sl : 1;  // symbols per 32-bit word
       const std::size_t first = cut >= per ? 0 : (cut + cut_len + per - 1) / per * per;
-      with_symbol_bits(sl_, [&](auto SL) {
+      with_symbol_bits(s_.sl, [&](auto SL) {
         for (std::size_t i = cut; i < cut + cut_len; ++i) {
           const std::size_t src = word_predict_ ? first + i % per : (cut > 0 ? 0 : cut_len);
           put_symbol<SL()>(out, i, src < n ? symbol_at<SL()>(out, src, s_.endian) : 0u, s_.endian);
@@ -361,22 +355,24 @@ class E2MC final : public CodecImpl<E2MC> {
 
   // Bits of symbol value v at index i (SC2's kim preset: a hit costs its code, a miss 1 + SL).
   unsigned cost(std::uint32_t v, std::size_t i) const {
-    if (!lut_.empty()) return lut_[(i & (positions_ - 1)) << sl_ | v];
+    if (!lut_.empty()) return lut_[(i & (positions_ - 1)) << s_.sl | v];
     const CanonicalCode& t = table(i);
-    if (flag_miss_) {
+    if (s_.flag_miss) {
       const auto cw = t.code_of(v);
-      return cw.len ? cw.len : 1 + sl_;
+      return cw.len ? cw.len : 1 + s_.sl;
     }
     return t.symbol_bits(v);
   }
   void put(BitWriter& w, std::uint32_t v, std::size_t i) const { table(i).encode_symbol(w, v); }
 
   std::uint64_t bursts(std::uint64_t bits) const {
-    return std::max<std::uint64_t>(1, ceil_div(bits, 8 * std::uint64_t{mag_}));
+    return std::max<std::uint64_t>(1, ceil_div(bits, 8 * std::uint64_t{s_.mag}));
   }
   std::uint32_t raw_tag(std::size_t b) const { return (1u << tag_bits(b)) - 1; }
   // Bursts a compressed block can take: up to B - MAG bytes, or below B when B < 2 MAG.
-  std::uint64_t max_bursts(std::size_t b) const { return 2 * mag_ <= b ? ceil_div(b - mag_, mag_) : ceil_div(b, mag_); }
+  std::uint64_t max_bursts(std::size_t b) const {
+    return 2 * s_.mag <= b ? ceil_div(b - s_.mag, s_.mag) : ceil_div(b, s_.mag);
+  }
   // Enough bits for bursts - 1 of every compressed block plus the all-ones raw value:
   // ceil(log2(B/MAG)) for power-of-two B/MAG (P1 §III-D: 2 bits at 128/32).
   unsigned tag_bits(std::size_t b) const { return std::max(1u, ceil_log2(max_bursts(b) + 1)); }
@@ -389,9 +385,9 @@ class E2MC final : public CodecImpl<E2MC> {
   };
   Lay lay(const std::array<std::uint32_t, 8>& seg, std::size_t b, unsigned head) const {
     Lay l;
-    std::uint32_t at = head + (pdw_ - 1) * ceil_log2(b);
+    std::uint32_t at = head + (s_.pdw - 1) * ceil_log2(b);
     l.header = at;
-    for (unsigned k = 0; k < pdw_; ++k) {
+    for (unsigned k = 0; k < s_.pdw; ++k) {
       if (k) {
         const std::uint32_t aligned = (at + 7) / 8 * 8;
         l.header += aligned - at;
@@ -405,7 +401,7 @@ class E2MC final : public CodecImpl<E2MC> {
   // E2MC's raw rule (P1 §III-E): compressed iff bits <= 8(B - MAG), or < 8B when B < 2 MAG.
   bool fits_compressed(std::uint64_t bits, std::size_t b) const {
     const std::uint64_t full = 8 * std::uint64_t{b};
-    return 2 * mag_ <= b ? bits <= full - 8 * std::uint64_t{mag_} : bits < full;
+    return 2 * s_.mag <= b ? bits <= full - 8 * std::uint64_t{s_.mag} : bits < full;
   }
 
   // What encode writes for a block: raw, lossless, or lossy with symbols [cut, cut + cut_len)
@@ -428,30 +424,30 @@ class E2MC final : public CodecImpl<E2MC> {
   // Bursts E2MC takes for a block with these segments (no SLC header; B when stored raw).
   std::uint64_t e2mc_bursts(const std::array<std::uint32_t, 8>& seg, std::size_t b) const {
     const std::uint64_t bits = lay(seg, b, 0).bits();
-    return fits_compressed(bits, b) ? bursts(bits) : ceil_div(b, mag_);
+    return fits_compressed(bits, b) ? bursts(bits) : ceil_div(b, s_.mag);
   }
 
   Plan plan(const std::uint8_t* blk, std::size_t b, bool approximable) const {
     Plan p;
-    const std::size_t n = 8 * b / sl_;
+    const std::size_t n = 8 * b / s_.sl;
     std::uint8_t c[512];  // bits of every symbol (S <= 512), kept only when a block may go lossy
     const bool keep = lossy() && approximable;
     const auto bits32 = e2mc_kernels().bits32;  // the kernel table of the active tier (kernels/e2mc.hpp)
-    if (bits32 != nullptr && sl_ == 32 && positions_ == 1 && !tables_[0].empty() &&
-        (flag_miss_ || tables_[0].has_esc())) {
-      const std::uint32_t total =
-          bits32(tables_[0], s_.endian == Endian::big, blk, n, flag_miss_ ? 1 + sl_ : tables_[0].esc().len + sl_, c);
+    if (bits32 != nullptr && s_.sl == 32 && positions_ == 1 && !tables_[0].empty() &&
+        (s_.flag_miss || tables_[0].has_esc())) {
+      const std::uint32_t total = bits32(tables_[0], s_.endian == Endian::big, blk, n,
+                                         s_.flag_miss ? 1 + s_.sl : tables_[0].esc().len + s_.sl, c);
       p.seg[0] = total;  // one segment (SC2), else each segment's from c
-      for (unsigned k = 0; k < pdw_ && pdw_ > 1; ++k) {
+      for (unsigned k = 0; k < s_.pdw && s_.pdw > 1; ++k) {
         std::uint32_t sum = 0;
-        for (std::size_t i = k * n / pdw_, hi = (k + 1) * n / pdw_; i < hi; ++i) sum += c[i];
+        for (std::size_t i = k * n / s_.pdw, hi = (k + 1) * n / s_.pdw; i < hi; ++i) sum += c[i];
         p.seg[k] = sum;
       }
     } else
-      with_symbol_bits(sl_, [&](auto SL) {
+      with_symbol_bits(s_.sl, [&](auto SL) {
         // Each segment's bits: a dense table per position, or one table's lookup (no position).
         auto segments = [&](auto bits_of) {
-          const unsigned pdw = pdw_;
+          const unsigned pdw = s_.pdw;
           for (unsigned k = 0; k < pdw; ++k) {
             std::uint32_t sum = 0;
             const std::size_t lo = k * n / pdw, hi = (k + 1) * n / pdw;  // bounds hoisted: no division per symbol
@@ -465,21 +461,21 @@ class E2MC final : public CodecImpl<E2MC> {
         };
         if (!lut_.empty()) {
           if constexpr (SL() == 16) {
-            if (positions_ == 1 && n % (4 * pdw_) == 0 && simd_enabled())
+            if (positions_ == 1 && n % (4 * s_.pdw) == 0 && simd_enabled())
               return segments16(blk, n, keep ? c : nullptr, p.seg);
           }
           const std::uint8_t* lut = lut_.data();
           const std::size_t pm = positions_ - 1;
-          segments([&](std::uint32_t v, std::size_t i) -> unsigned { return lut[(i & pm) << sl_ | v]; });
-        } else if (positions_ == 1 && !flag_miss_ && tables_[0].has_esc()) {
+          segments([&](std::uint32_t v, std::size_t i) -> unsigned { return lut[(i & pm) << s_.sl | v]; });
+        } else if (positions_ == 1 && !s_.flag_miss && tables_[0].has_esc()) {
           // symbol_bits without its checks: an sl-bit value is below ESC's key, and ESC exists.
           const CanonicalCode::Lengths length_of(tables_[0]);
-          const unsigned esc_bits = tables_[0].esc().len + sl_;
+          const unsigned esc_bits = tables_[0].esc().len + s_.sl;
           segments([&](std::uint32_t v, std::size_t) {
             const unsigned len = length_of(v);
             return len ? len : esc_bits;
           });
-        } else if (positions_ == 1 && !flag_miss_) {
+        } else if (positions_ == 1 && !s_.flag_miss) {
           const CanonicalCode& t = tables_[0];
           segments([&](std::uint32_t v, std::size_t) { return t.symbol_bits(v); });
         } else {
@@ -488,9 +484,9 @@ class E2MC final : public CodecImpl<E2MC> {
       });
     p.head = head_bits(b, false);
     Lay l = lay(p.seg, b, p.head);
-    const std::uint64_t comp = l.bits(), full = 8 * std::uint64_t{b}, burst = 8 * std::uint64_t{mag_};
+    const std::uint64_t comp = l.bits(), full = 8 * std::uint64_t{b}, burst = 8 * std::uint64_t{s_.mag};
     if (slc_) p.size.mode = 1;
-    if (raw_) p.size.tag = tag_bits(b);
+    if (s_.raw) p.size.tag = tag_bits(b);
     // SLC's comp (SPEC 1.11): the lossless stream's bits, or P4 §III-C's "adding all code lengths".
     const std::uint64_t slc_comp = budget_ == Budget::codes ? l.payload : comp;
     if (keep && slc_comp <= full && slc_comp >= burst) {
@@ -501,10 +497,10 @@ class E2MC final : public CodecImpl<E2MC> {
         if (choose_cut(c, n, b, extra, budget, q) && fits_compressed(q.size.inband(), b)) return q;
       }
     }
-    if (raw_ && !fits_compressed(comp, b)) return raw_plan(p, b);
+    if (s_.raw && !fits_compressed(comp, b)) return raw_plan(p, b);
     p.size.payload = l.payload;
     p.size.header = l.header;
-    if (!slc_ && raw_) p.size.mode = static_cast<std::int16_t>(bursts(comp));
+    if (!slc_ && s_.raw) p.size.mode = static_cast<std::int16_t>(bursts(comp));
     return p;
   }
 
@@ -514,7 +510,7 @@ class E2MC final : public CodecImpl<E2MC> {
   void segments16(const std::uint8_t* blk, std::size_t n, std::uint8_t* c, std::array<std::uint32_t, 8>& seg) const {
     const std::uint8_t* lut = lut_.data();
     const bool big = s_.endian == Endian::big;
-    const unsigned pdw = pdw_;
+    const unsigned pdw = s_.pdw;
     for (unsigned k = 0; k < pdw; ++k) {
       std::uint32_t sum = 0;
       for (std::size_t i = k * n / pdw, hi = (k + 1) * n / pdw; i < hi; i += 4) {
@@ -548,8 +544,9 @@ class E2MC final : public CodecImpl<E2MC> {
       for (std::size_t ss = 0; ss + span <= n; ss += step) {
         if (prefix[ss + span] - prefix[ss] < extra) continue;
         std::array<std::uint32_t, 8> seg = p.seg;
-        for (unsigned k = 0; k < pdw_; ++k) {
-          const std::size_t lo = std::max(ss, k * n / pdw_), hi = std::min<std::size_t>(ss + span, (k + 1) * n / pdw_);
+        for (unsigned k = 0; k < s_.pdw; ++k) {
+          const std::size_t lo = std::max(ss, k * n / s_.pdw),
+                            hi = std::min<std::size_t>(ss + span, (k + 1) * n / s_.pdw);
           if (lo < hi) seg[k] -= prefix[hi] - prefix[lo];
         }
         const Lay l = lay(seg, b, head);
@@ -582,18 +579,18 @@ class E2MC final : public CodecImpl<E2MC> {
       }
     }
     const unsigned ptr_bits = ceil_log2(b);
-    std::size_t at = p.head + (pdw_ - 1) * ptr_bits + p.seg[0];
-    for (unsigned k = 1; k < pdw_; ++k) {  // P_k: byte offset of segment k
+    std::size_t at = p.head + (s_.pdw - 1) * ptr_bits + p.seg[0];
+    for (unsigned k = 1; k < s_.pdw; ++k) {  // P_k: byte offset of segment k
       at = (at + 7) / 8 * 8;
       w.write(at / 8, ptr_bits);
       at += p.seg[k];
     }
-    const std::size_t n = 8 * b / sl_, cut_end = p.cut + p.cut_len;
+    const std::size_t n = 8 * b / s_.sl, cut_end = p.cut + p.cut_len;
     const bool fields = positions_ == 1 && tables_[0].has_esc();  // one table's fields, hoisted
-    for (unsigned k = 0; k < pdw_; ++k) {
+    for (unsigned k = 0; k < s_.pdw; ++k) {
       if (k) w.write(0, static_cast<unsigned>((8 - (w.position() - origin) % 8) % 8));
-      const std::size_t lo = k * n / pdw_, hi = (k + 1) * n / pdw_;
-      with_symbol_bits(sl_, [&](auto SL) {
+      const std::size_t lo = k * n / s_.pdw, hi = (k + 1) * n / s_.pdw;
+      with_symbol_bits(s_.sl, [&](auto SL) {
         if (fields && !p.lossy) {
           const CanonicalCode::Fields field_of(tables_[0]);
           for (std::size_t i = lo; i < hi; ++i) {
@@ -606,7 +603,7 @@ class E2MC final : public CodecImpl<E2MC> {
           if (!p.lossy || i < p.cut || i >= cut_end) put(w, symbol_at<SL()>(blk, i, s_.endian), i);
       });
     }
-    return raw_ ? static_cast<std::uint32_t>(bursts(w.position() - origin) - 1) : 0u;
+    return s_.raw ? static_cast<std::uint32_t>(bursts(w.position() - origin) - 1) : 0u;
   }
 
   // The PDW segments of a block without a cut decoded side by side (P1 §III-D: the pointers
@@ -616,10 +613,10 @@ class E2MC final : public CodecImpl<E2MC> {
   // the last at the stream's end.
   void decode_ways(BitReader& in, std::size_t origin, const std::array<std::size_t, 8>& start, std::uint8_t* out,
                    std::size_t b) const {
-    const std::size_t n = 8 * b / sl_, per = n / pdw_, here = in.position() - origin, bits = in.size() - origin;
+    const std::size_t n = 8 * b / s_.sl, per = n / s_.pdw, here = in.position() - origin, bits = in.size() - origin;
     std::array<BitReader, 8> way{in, in, in, in, in, in, in, in};
-    for (unsigned k = 0; k < pdw_; ++k) {
-      const std::size_t from = k ? start[k] : here, to = k + 1 < pdw_ ? start[k + 1] : bits;
+    for (unsigned k = 0; k < s_.pdw; ++k) {
+      const std::size_t from = k ? start[k] : here, to = k + 1 < s_.pdw ? start[k + 1] : bits;
       if (from > to || to > bits || (k && from < here))
         throw corrupt_stream(family_ + " segment " + std::to_string(k + 1) + " pointer " + std::to_string(from / 8) +
                              " lies outside the block's stream or before an earlier segment");
@@ -634,11 +631,11 @@ class E2MC final : public CodecImpl<E2MC> {
     bool raw = positions_ == 1 && !tables_[0].empty();
     if (raw) {
       const CanonicalCode& t = tables_[0];
-      const std::size_t most = per * std::max<std::size_t>(t.max_len(), t.esc().len + sl_) + 64;
-      for (unsigned k = 0; k < pdw_; ++k) raw &= way[k].raw_room() >= most;
+      const std::size_t most = per * std::max<std::size_t>(t.max_len(), t.esc().len + s_.sl) + 64;
+      for (unsigned k = 0; k < s_.pdw; ++k) raw &= way[k].raw_room() >= most;
     }
     auto run = [&](auto Raw) {
-      switch (pdw_) {
+      switch (s_.pdw) {
         case 2: decode_interleaved<2, Raw()>(way.data(), per, sym); break;
         case 4: decode_interleaved<4, Raw()>(way.data(), per, sym); break;
         default: decode_interleaved<8, Raw()>(way.data(), per, sym); break;
@@ -648,17 +645,17 @@ class E2MC final : public CodecImpl<E2MC> {
       const std::array<BitReader, 8> first = way;
       try {
         run(std::true_type{});
-        for (unsigned k = 0; k < pdw_; ++k) raw &= !way[k].overran();
+        for (unsigned k = 0; k < s_.pdw; ++k) raw &= !way[k].overran();
       } catch (const corrupt_stream&) {
         raw = false;
       }
       if (!raw) way = first;
     }
     if (!raw) run(std::false_type{});
-    with_symbol_bits(sl_, [&](auto SL) {
+    with_symbol_bits(s_.sl, [&](auto SL) {
       for (std::size_t i = 0; i < n; ++i) put_symbol<SL()>(out, i, sym[i], s_.endian);
     });
-    for (unsigned k = 0; k + 1 < pdw_; ++k) {
+    for (unsigned k = 0; k + 1 < s_.pdw; ++k) {
       const std::size_t pad = way[k].remaining();
       if (pad > 7)
         throw corrupt_stream(family_ + " segment " + std::to_string(k + 2) + " pointer " +
@@ -666,8 +663,8 @@ class E2MC final : public CodecImpl<E2MC> {
                              " ends");
       if (way[k].read(static_cast<unsigned>(pad)) != 0) throw corrupt_stream(family_ + " non-zero alignment pad");
     }
-    if (way[pdw_ - 1].remaining() != 0)
-      throw corrupt_stream(std::to_string(way[pdw_ - 1].remaining()) + " trailing bits after the last field");
+    if (way[s_.pdw - 1].remaining() != 0)
+      throw corrupt_stream(std::to_string(way[s_.pdw - 1].remaining()) + " trailing bits after the last field");
     in.skip(static_cast<unsigned>(in.remaining()));
   }
 
@@ -698,7 +695,7 @@ class E2MC final : public CodecImpl<E2MC> {
     if (!lossy()) return 0;
     return 1 + (lossy_block || !compact_ ? ss_bits(b) + 4 : 0);
   }
-  unsigned ss_bits(std::size_t b) const { return ceil_log2(8 * b / sl_); }
+  unsigned ss_bits(std::size_t b) const { return ceil_log2(8 * b / s_.sl); }
   // Spans of the candidate nodes, smallest first (P4 §III-D; opt adds 6 and 12, §III-F).
   const std::vector<unsigned>& spans() const {
     static const std::vector<unsigned> tree{1, 2, 4, 8, 16}, opt{1, 2, 4, 6, 8, 12, 16};
@@ -717,8 +714,8 @@ class E2MC final : public CodecImpl<E2MC> {
 
   void load_model(const std::string& text) {
     const Json m = parse_model(text, model_family());
-    if (m["sl"].as_int() != sl_)
-      throw json_error(family_ + " model: sl " + m["sl"].dump() + " differs from symbol_bits " + std::to_string(sl_));
+    if (m["sl"].as_int() != s_.sl)
+      throw json_error(family_ + " model: sl " + m["sl"].dump() + " differs from symbol_bits " + std::to_string(s_.sl));
     if (m["positions"].as_int() != positions_)
       throw json_error(family_ + " model: positions " + m["positions"].dump() + " differs from " +
                        std::to_string(positions_));
@@ -726,32 +723,32 @@ class E2MC final : public CodecImpl<E2MC> {
     if (tables.size() != positions_)
       throw json_error(family_ + " model: expected " + std::to_string(positions_) + " tables");
     for (const Json& t : tables.elements()) {
-      CanonicalCode c = CanonicalCode::from_json(t, sl_);
+      CanonicalCode c = CanonicalCode::from_json(t, s_.sl);
       if (c.max_len() > max_len_)
         throw json_error(family_ + " model: a code of " + std::to_string(c.max_len()) + " bits exceeds max_len " +
                          std::to_string(max_len_));
-      if (sl_ <= 8 && (c.has_esc() || c.size() != (std::size_t{1} << sl_)))
+      if (s_.sl <= 8 && (c.has_esc() || c.size() != (std::size_t{1} << s_.sl)))
         throw json_error(family_ + " model: SL <= 8 tables code every value and have no ESC (SPEC 1.8)");
-      if (sl_ > 8 && !c.has_esc() && !heap_tree_)
+      if (s_.sl > 8 && !c.has_esc() && !s_.heap_tree)
         throw json_error(family_ + " model: SL >= 16 tables need an ESC codeword (tree='heap' tables have none)");
       tables_.push_back(std::move(c));
     }
     s_.model = m.dump();
-    if (sl_ <= 16) {  // dense cost table: one load per symbol in measure
-      const std::size_t v = std::size_t{1} << sl_;
+    if (s_.sl <= 16) {  // dense cost table: one load per symbol in measure
+      const std::size_t v = std::size_t{1} << s_.sl;
       lut_.resize(positions_ * v);
       for (unsigned p = 0; p < positions_; ++p)
         for (std::size_t x = 0; x < v; ++x) {
           const auto cw = tables_[p].code_of(x);
-          lut_[p * v + x] = static_cast<std::uint8_t>(cw.len ? cw.len : (flag_miss_ ? 1 : tables_[p].esc().len) + sl_);
+          lut_[p * v + x] =
+              static_cast<std::uint8_t>(cw.len ? cw.len : (s_.flag_miss ? 1 : tables_[p].esc().len) + s_.sl);
         }
     }
   }
 
   std::string family_;
   E2mcSettings s_;  ///< the model normalised once loaded
-  unsigned sl_ = 16, max_len_ = 20, positions_ = 1, pdw_ = 4, mag_ = 32;
-  bool raw_ = true, flag_miss_ = false, heap_tree_ = false, cal22_sample_ = false;
+  unsigned max_len_ = 20, positions_ = 1;
   bool slc_ = false, compact_ = false, word_predict_ = true;
   Variant variant_ = Variant::opt;
   Budget budget_ = Budget::gain;

@@ -168,10 +168,7 @@ const OptionTable<LzssSettings>& lzss_table() {
 class LZSS final : public CodecImpl<LZSS> {
  public:
   explicit LZSS(const Options& o) : s_(lzss_table().parse(o, "lzss")) {
-    unit_ = s_.unit;
-    min_match_ = s_.min_match;
-    length_bits_ = s_.length_bits;
-    max_len_ = min_match_ + (1u << length_bits_) - 1;
+    max_len_ = s_.min_match + (1u << s_.length_bits) - 1;
   }
 
   Options options() const override { return lzss_table().write(s_); }
@@ -179,7 +176,7 @@ class LZSS final : public CodecImpl<LZSS> {
   /// ceil((1 + D + length_bits) / min_match) per unit.
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     const std::size_t n = units(b);
-    return n * std::max<std::uint64_t>(1 + 8 * unit_, ceil_div(1 + log2_ceil(n) + length_bits_, min_match_));
+    return n * std::max<std::uint64_t>(1 + 8 * s_.unit, ceil_div(1 + log2_ceil(n) + s_.length_bits, s_.min_match));
   }
   std::vector<ModeName> modes() const override { return {{0, "lzss"}}; }
 
@@ -192,7 +189,7 @@ class LZSS final : public CodecImpl<LZSS> {
     parse(blk, b, count);
     SizeBreakdown s;
     s.meta = count.literals + count.matches;
-    s.payload = count.literals * 8 * unit_ + count.matches * (log2_ceil(units(b)) + length_bits_);
+    s.payload = count.literals * 8 * s_.unit + count.matches * (log2_ceil(units(b)) + s_.length_bits);
     return s;
   }
 
@@ -203,7 +200,7 @@ class LZSS final : public CodecImpl<LZSS> {
       BitWriter& out;
       unsigned dist_bits;
       void literal(std::size_t i) {
-        if (c.unit_ == 1) {
+        if (c.s_.unit == 1) {
           out.write(blk[i], 9);  // flag 0 + the byte
         } else {
           out.write(0, 1);
@@ -213,7 +210,7 @@ class LZSS final : public CodecImpl<LZSS> {
       void match(std::size_t dist, unsigned len) {
         out.write(1, 1);
         out.write(dist - 1, dist_bits);
-        out.write(len - c.min_match_, c.length_bits_);
+        out.write(len - c.s_.min_match, c.s_.length_bits);
       }
     } w{*this, blk, out, log2_ceil(units(b))};
     parse(blk, b, w);
@@ -226,7 +223,7 @@ class LZSS final : public CodecImpl<LZSS> {
     std::size_t i = 0;
     while (i < n) {
       if (in.read(1) == 0) {
-        if (unit_ == 1)
+        if (s_.unit == 1)
           out[i] = static_cast<std::uint8_t>(in.read(8));
         else
           store<std::uint32_t>(out + 4 * i, static_cast<std::uint32_t>(in.read(32)), s_.endian);
@@ -234,7 +231,7 @@ class LZSS final : public CodecImpl<LZSS> {
         continue;
       }
       const std::size_t dist = static_cast<std::size_t>(in.read(dist_bits)) + 1;
-      const std::size_t len = static_cast<std::size_t>(in.read(length_bits_)) + min_match_;
+      const std::size_t len = static_cast<std::size_t>(in.read(s_.length_bits)) + s_.min_match;
       if (dist > i)
         throw corrupt_stream("lzss match distance " + std::to_string(dist) + " at unit " + std::to_string(i) +
                              " reaches before the block start");
@@ -242,9 +239,9 @@ class LZSS final : public CodecImpl<LZSS> {
         throw corrupt_stream("lzss match of " + std::to_string(len) + " units at unit " + std::to_string(i) +
                              " runs past the block end (" + std::to_string(n) + " units)");
       // Forward copy, byte by byte: an overlapping source reads what this match just wrote.
-      std::uint8_t* dst = out + unit_ * i;
-      const std::uint8_t* src = dst - unit_ * dist;
-      for (std::size_t k = 0; k < unit_ * len; ++k) dst[k] = src[k];
+      std::uint8_t* dst = out + s_.unit * i;
+      const std::uint8_t* src = dst - s_.unit * dist;
+      for (std::size_t k = 0; k < s_.unit * len; ++k) dst[k] = src[k];
       i += len;
     }
   }
@@ -252,8 +249,8 @@ class LZSS final : public CodecImpl<LZSS> {
  private:
   template <class Sink>
   void parse(const std::uint8_t* blk, std::size_t b, Sink& sink) const {
-    if (unit_ == 1) {
-      switch (std::min(min_match_, 4u)) {
+    if (s_.unit == 1) {
+      switch (std::min(s_.min_match, 4u)) {
         case 1: return run<std::uint8_t, 1>(blk, b, sink);
         case 2: return run<std::uint8_t, 2>(blk, b, sink);
         case 3: return run<std::uint8_t, 3>(blk, b, sink);
@@ -266,13 +263,13 @@ class LZSS final : public CodecImpl<LZSS> {
   }
   template <class U, unsigned KeyUnits, class Sink>
   void run(const U* u, std::size_t n, Sink& sink) const {
-    Parser<U, KeyUnits> p(u, n, min_match_, max_len_);
+    Parser<U, KeyUnits> p(u, n, s_.min_match, max_len_);
     p.run(sink);
   }
-  std::size_t units(std::size_t b) const { return unit_ == 1 ? b : b / 4; }
+  std::size_t units(std::size_t b) const { return s_.unit == 1 ? b : b / 4; }
 
   const LzssSettings s_;
-  unsigned unit_ = 1, min_match_ = 3, length_bits_ = 4, max_len_ = 18;
+  unsigned max_len_ = 18;
 };
 
 std::unique_ptr<Codec> make_lzss(const Options& o) { return std::make_unique<LZSS>(o); }
