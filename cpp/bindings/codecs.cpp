@@ -140,6 +140,36 @@ void register_codecs(py::module_& m) {
           },
           py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
           "A copy of the codec fitted on the blocks (hybrids fit their data-driven members).")
+      .def_property_readonly("fits_counts", [](const Codec& c) { return c.capabilities().fits_counts; })
+      .def(
+          "fit_counts",
+          [](const Codec& c, unsigned symbol_bits, const py::object& dense, const py::object& values,
+             const py::object& counts, std::uint64_t uncounted) {
+            SymbolCounts sc;
+            sc.symbol_bits = symbol_bits;
+            sc.uncounted = uncounted;
+            if (!dense.is_none()) {
+              const auto a = dense.cast<py::array>();
+              if (a.ndim() != 2) throw py::value_error("dense counts must be a (positions, 2^SL) array");
+              sc.positions = static_cast<std::size_t>(a.shape(0));
+              const std::size_t n = sc.positions * static_cast<std::size_t>(a.shape(1));
+              const std::uint64_t* p = column<std::uint64_t>(a.attr("reshape")(-1).cast<py::array>(), "dense", n);
+              sc.dense.assign(p, p + n);
+            }
+            if (!values.is_none()) {
+              const auto v = values.cast<py::array>();
+              const auto n = static_cast<std::size_t>(v.shape(0));
+              const std::uint64_t* pv = column<std::uint64_t>(v, "values", n);
+              const std::uint64_t* pc = column<std::uint64_t>(counts.cast<py::array>(), "counts", n);
+              for (std::size_t i = 0; i < n; ++i) sc.values.emplace_back(pv[i], pc[i]);
+            }
+            py::gil_scoped_release nogil;
+            return c.fit_counts(sc);
+          },
+          py::arg("symbol_bits"), py::arg("dense") = py::none(), py::arg("values") = py::none(),
+          py::arg("counts") = py::none(), py::arg("uncounted") = 0,
+          "The model fitted from symbol counts (dense: SL <= 16, one row per position; values/counts: SL 32, "
+          "with `uncounted` symbols not listed), as JSON text.")
       .def("options", [](const Codec& c) { return from_options(c.options()); })
       .def("modes",
            [](const Codec& c) {

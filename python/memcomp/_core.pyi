@@ -23,6 +23,10 @@ class Codec:
         """
         Fits a model on the blocks; returns it as JSON text (the 'model' option).
         """
+    def fit_counts(self, symbol_bits: typing.SupportsInt | typing.SupportsIndex, dense: typing.Any = None, values: typing.Any = None, counts: typing.Any = None, uncounted: typing.SupportsInt | typing.SupportsIndex = 0) -> str:
+        """
+        The model fitted from symbol counts (dense: SL <= 16, one row per position; values/counts: SL 32, with `uncounted` symbols not listed), as JSON text.
+        """
     def fitted(self, blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None) -> Codec:
         """
         A copy of the codec fitted on the blocks (hybrids fit their data-driven members).
@@ -37,6 +41,9 @@ class Codec:
         ...
     @property
     def exact(self) -> bool:
+        ...
+    @property
+    def fits_counts(self) -> bool:
         ...
     @property
     def family(self) -> str:

@@ -29,6 +29,7 @@ from ._common import (
     check_int,
     check_path,
     check_threads,
+    chunks,
     has_buffer,
     in_memory,
     parse_json,
@@ -473,19 +474,27 @@ class Codec:
             cfg = self.get_config()
             cfg["model"] = _mpc_train.train(blocks, threads=threads).data
             return Codec.from_config(cfg)
-        if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray):
-            blocks = in_memory(blocks)  # a Dump's blocks read from its file, never from its map
-        blocks = _block_array(blocks)
-        if blocks.ndim == 2 and blocks.shape[0] == 0:
-            raise ValueError(f"cannot fit {self.name} on 0 blocks: give it sample blocks of the data it will compress")
-        if self.codec_id == "mpc":  # MPC's training (P3 §3), orchestrated in Python below this module
-            from . import _mpc_train
+        streamed = not isinstance(blocks, np.ndarray) and hasattr(blocks, "chunks")
+        if streamed and self._c.fits_counts and self._counts_stream():
+            fitted, sha, nbytes, n = self._fit_from_counts(blocks, threads)
+        else:
+            if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray):
+                blocks = in_memory(blocks)  # a Dump's blocks read from its file, never from its map
+            blocks = _block_array(blocks)
+            if blocks.ndim == 2 and blocks.shape[0] == 0:
+                raise ValueError(
+                    f"cannot fit {self.name} on 0 blocks: give it sample blocks of the data it will compress"
+                )
+            if self.codec_id == "mpc":  # MPC's training (P3 §3), orchestrated in Python below this module
+                from . import _mpc_train
 
-            cfg = self.get_config()
-            cfg["model"] = _mpc_train.train(blocks, threads=threads).data
-            return Codec.from_config(cfg)
-        with self._named_errors():
-            fitted = Codec(self._c.fitted(blocks, threads))
+                cfg = self.get_config()
+                cfg["model"] = _mpc_train.train(blocks, threads=threads).data
+                return Codec.from_config(cfg)
+            with self._named_errors():
+                fitted = Codec(self._c.fitted(blocks, threads))
+            sha = hashlib.sha256(np.ascontiguousarray(blocks).data)
+            nbytes, n = int(blocks.nbytes), int(blocks.shape[0])
         if fitted._model is not None:
             options = {k: v for k, v in self._options.items() if k != "model"}
             fitted._model = fitted._model.with_provenance(
@@ -493,12 +502,57 @@ class Codec:
                     "memcomp.Codec.fit",
                     {"preset": self.preset, **options},
                     [source],
-                    sha256=hashlib.sha256(np.ascontiguousarray(blocks).data).hexdigest(),
-                    nbytes=int(blocks.nbytes),
-                    blocks=int(blocks.shape[0]),
+                    sha256=sha.hexdigest(),
+                    nbytes=nbytes,
+                    blocks=n,
                 )
             )
         return fitted
+
+    def _counts_stream(self) -> bool:
+        """True when a stream's symbol counts give this codec's model exactly: not for the MPC
+        authors' sample of the first lines (it needs the count of blocks first) or a 32-bit heap
+        tree (its ties go to the larger value, which the counts' summary does not keep)."""
+        o = self._options
+        return o.get("sample") != "cal22" and not (o.get("symbol_bits") == 32 and o.get("tree") == "heap")
+
+    def _fit_from_counts(self, dump: Any, threads: Optional[int]) -> Tuple["Codec", Any, int, int]:
+        """fit() over a Dump or stream a chunk at a time, in bounded memory: the symbol counts the
+        core fits from (dense histograms added up; SL 32's exact counts, spilled to disk past a
+        bound, and their most frequent values). The model equals fit() over the whole array.
+        Returns the fitted codec, the SHA-256 of the bytes, their size and their block count."""
+        from ._counts import SparseCounts
+
+        o = self._options
+        sl, endian = int(o["symbol_bits"]), str(o["endian"])
+        per_position = bool(o["per_position"]) and sl <= 8 and o.get("tree") != "heap"
+        sha, nbytes, n = hashlib.sha256(), 0, 0
+        dense: Optional[np.ndarray] = None
+        sparse = SparseCounts()
+        with self._named_errors():
+            for chunk in chunks(dump, 1 << 16):
+                self._c.check_block_bytes(int(chunk.shape[1]))
+                sha.update(chunk.data)
+                nbytes, n = nbytes + int(chunk.nbytes), n + int(chunk.shape[0])
+                h = _core.symbol_histogram(chunk, sl, per_position, endian, threads)
+                if sl == 32:
+                    sparse = sparse + SparseCounts(h["values"], h["counts"])
+                else:
+                    dense = h["counts"] if dense is None else dense + h["counts"]
+            if n == 0:
+                raise ValueError(
+                    f"cannot fit {self.name} on 0 blocks: give it sample blocks of the data it will compress"
+                )
+            if sl == 32:
+                top = sparse.summary(int(o["mfv"]))
+                values, counts = top.top_values.astype(np.uint64), top.top_counts.astype(np.uint64)
+                model = self._c.fit_counts(32, None, values, counts, int(top.total) - int(counts.sum()))
+            else:
+                model = self._c.fit_counts(sl, np.ascontiguousarray(dense, dtype=np.uint64))
+            opts = dict(self._c.options())
+            opts["model"] = model
+            fitted = Codec(_core.make_codec(self.preset, opts))
+        return fitted, sha, nbytes, n
 
     @property
     def modes(self) -> Dict[int, str]:

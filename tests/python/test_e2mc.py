@@ -225,3 +225,78 @@ def test_model_roundtrip_and_errors(tmp_path):
     bad["tables"][0]["lengths"][0] = 40
     with pytest.raises(ValueError):
         memcomp.get_codec("e2mc", model=bad)
+
+
+_STREAM_FITS = [
+    ("e2mc.paper", {}),
+    ("e2mc", {"symbol_bits": 4}),
+    ("e2mc", {"symbol_bits": 8, "per_position": False}),
+    ("e2mc", {"symbol_bits": 16, "tree": "heap", "miss": "flag", "max_len": 0}),
+    ("sc2.paper", {}),
+    ("sc2.kim", {"mfv": 64}),
+    ("slc", {}),
+    ("sc2.cal22", {}),  # the MPC authors' sample: fitted on the blocks read whole
+    ("sc2.paper", {"tree": "heap", "miss": "flag", "max_len": 0}),  # 32-bit heap tree: likewise
+]
+
+
+@pytest.fixture(scope="module")
+def stream_fit_dump(tmp_path_factory):
+    x = memcomp.workloads.sample_dump(3 << 20, seed=6)
+    path = tmp_path_factory.mktemp("fit") / "d.bin"
+    memcomp.save_dump(path, x)
+    return x, path
+
+
+@pytest.mark.parametrize("preset,options", _STREAM_FITS)
+@pytest.mark.parametrize("block_bytes", [32, 128])
+def test_fit_on_a_dump_streams_counts_to_the_same_model(preset, options, block_bytes, stream_fit_dump, monkeypatch):
+    """Codec.fit on a Dump counts symbols a chunk at a time (two chunks at 32 B), SL 32's counts
+    spilled to disk past a bound (set low here) and summarised to their most frequent values, and
+    fits the model from the counts: the same model, and the same provenance, as fit() on the array."""
+    import memcomp._counts as counts
+
+    monkeypatch.setattr(counts, "RUN_ENTRIES", 5000)
+    x, path = stream_fit_dump
+    codec = memcomp.get_codec(preset, **options)
+    whole = codec.fit(memcomp.as_blocks(x, block_bytes))
+    dump = memcomp.open_dump(path, block_bytes)
+    streamed = codec.fit(dump)
+    assert streamed.model.data == whole.model.data
+    for k in ("sha256", "bytes", "blocks"):
+        assert streamed.model.provenance[k] == whole.model.provenance[k], k
+    b = memcomp.as_blocks(x, block_bytes)
+    assert np.array_equal(streamed.measure(b).size_bits, whole.measure(b).size_bits)
+
+
+def test_fit_counts_checks_its_counts():
+    c = memcomp.get_codec("e2mc.paper")._c
+    assert c.fits_counts and not memcomp.get_codec("bdi")._c.fits_counts
+    with pytest.raises(ValueError, match="counts of 8-bit symbols for SL 16"):
+        c.fit_counts(8, np.zeros((1, 256), np.uint64))
+    with pytest.raises(ValueError, match="rows of 65536 values"):
+        c.fit_counts(16, np.zeros((1, 256), np.uint64))
+    with pytest.raises(ValueError, match="does not fit its model from symbol counts"):
+        memcomp.get_codec("fvc")._c.fit_counts(32)
+    # the ESC leaf weighs the symbols not listed: more of them, a shorter ESC code
+    sc2 = memcomp.get_codec("sc2.paper")._c
+    v, n = np.arange(1, 5, dtype=np.uint64), np.array([40, 30, 20, 10], np.uint64)
+    few, many = (memcomp.Model(sc2.fit_counts(32, None, v, n, u)) for u in (1, 1000))
+    esc = lambda m: m.data["tables"][0]  # noqa: E731
+    assert esc(few) != esc(many)
+
+
+def test_bound_gap_on_a_dump_equals_the_array(stream_fit_dump):
+    """bound_gap reads a Dump a chunk at a time (bounds, fits from counts, sizes): the same table
+    as over the array, and its bounds are the entropy table's."""
+    import pandas as pd
+
+    x, path = stream_fit_dump
+    arr = memcomp.as_blocks(x, 32)
+    ref = memcomp.e2mc.bound_gap(arr, symbol_bits=(8, 16, 32))
+    pd.testing.assert_frame_equal(memcomp.e2mc.bound_gap(memcomp.open_dump(path, 32), symbol_bits=(8, 16, 32)), ref)
+    t = E.table(arr, (8, 16, 32)).set_index("symbol_bits")
+    assert list(ref["cr_bound"]) == [t.loc[8, "cr_per_position"], t.loc[16, "cr_bound"], t.loc[32, "cr_bound"]]
+    assert list(ref["cr_mfv_bound"][1:]) == [t.loc[16, "cr_mfv"], t.loc[32, "cr_mfv"]]
+    one = memcomp.get_codec("e2mc", symbol_bits=16).fit(arr).measure(arr)
+    assert ref["cr"][1] == one.cr("none")

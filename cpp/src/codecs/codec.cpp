@@ -94,6 +94,10 @@ std::string Codec::fit(const BlockView&, int) const {
   throw invalid_argument(preset_ + " is not data-driven: it has no model to fit");
 }
 
+std::string Codec::fit_counts(const SymbolCounts&) const {
+  throw invalid_argument(preset_ + " does not fit its model from symbol counts: fit it on blocks");
+}
+
 std::unique_ptr<Codec> Codec::fitted(const BlockView& blocks, int threads) const {
   Options o = options();
   o["model"] = fit(blocks, threads);

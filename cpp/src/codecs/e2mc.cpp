@@ -206,8 +206,11 @@ class E2MC final : public CodecImpl<E2MC> {
     c.lossy = slc_ && threshold_ > 0;
     c.needs_model = true;
     c.has_model = !tables_.empty();
+    c.fits_counts = true;
     return c;
   }
+  /// Rows of the histogram a fit counts: a table per position, or one (heap trees: one).
+  std::size_t count_positions() const { return s_.heap_tree ? 1 : positions_; }
   void check_block_bytes(std::size_t b) const override {
     memcomp::check_block_bytes(b);
     if ((8 * b) % (std::size_t{s_.sl} * s_.pdw))
@@ -238,32 +241,48 @@ class E2MC final : public CodecImpl<E2MC> {
     if (s_.cal22_sample)  // the MPC authors' SC2 samples the first max(10^4, min(N/100, 10^6)) lines
       blocks.n_blocks =
           std::min(all.n_blocks, std::max<std::size_t>(10000, std::min<std::size_t>(all.n_blocks / 100, 1000000)));
-    Json tables = Json::array();
-    if (s_.sl >= 16 && s_.heap_tree) {
-      std::vector<std::pair<std::uint64_t, std::uint64_t>> c;
-      if (s_.sl == 32) {
-        ValueCounts32 counts;
-        counts.add_words(blocks, s_.endian, threads);
-        for (const auto& it : counts.items()) c.emplace_back(it.first, it.second);
-      } else {
-        SymbolHistogram h(s_.sl, false, s_.endian);
-        h.add(blocks, threads);
-        for (std::size_t v = 0; v < h.dense().size(); ++v)
-          if (h.dense()[v]) c.emplace_back(v, h.dense()[v]);
-      }
-      const huffman::Alphabet a = huffman::make_alphabet(s_.sl, c, s_.mfv, {true, false});
-      tables.push(huffman::CanonicalCode::from_lengths(s_.sl, a.leaves, huffman::heap_lengths(a.leaves)).to_json());
-    } else if (s_.sl == 32) {
+    SymbolCounts c;
+    c.symbol_bits = s_.sl;
+    if (s_.sl == 32) {
       ValueCounts32 counts;
       counts.add_words(blocks, s_.endian, threads);
-      tables.push(huffman::build_code(huffman::make_alphabet(32, counts, s_.mfv), max_len_, s_.limit).to_json());
+      const std::vector<ValueCounts32::Item> items = counts.items();
+      c.values.assign(items.begin(), items.end());
     } else {
-      SymbolHistogram h(s_.sl, positions_ > 1, s_.endian);
+      SymbolHistogram h(s_.sl, count_positions() > 1, s_.endian);
       h.add(blocks, threads);
-      const std::size_t v = std::size_t{1} << s_.sl;
-      for (unsigned p = 0; p < positions_; ++p) {
-        const std::vector<std::uint64_t> row(h.dense().begin() + static_cast<std::ptrdiff_t>(p * v),
-                                             h.dense().begin() + static_cast<std::ptrdiff_t>((p + 1) * v));
+      c.positions = count_positions();
+      c.dense = h.dense();
+    }
+    return fit_counts(c);
+  }
+
+  /// The tables from the counts fit() gathers: SL 32 (value, count) pairs, else a histogram per
+  /// position (count_positions rows).
+  std::string fit_counts(const SymbolCounts& c) const override {
+    if (c.symbol_bits != s_.sl)
+      throw invalid_argument(family_ + ": counts of " + std::to_string(c.symbol_bits) + "-bit symbols for SL " +
+                             std::to_string(s_.sl));
+    const std::size_t v = std::size_t{1} << (s_.sl == 32 ? 0 : s_.sl);
+    if (s_.sl < 32 && (c.positions != count_positions() || c.dense.size() != c.positions * v))
+      throw invalid_argument(family_ + ": SL " + std::to_string(s_.sl) + " counts need " +
+                             std::to_string(count_positions()) + " rows of " + std::to_string(v) + " values");
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> nonzero;  // SL 16 heap trees: the dense row's
+    if (s_.sl == 16 && s_.heap_tree)
+      for (std::size_t x = 0; x < v; ++x)
+        if (c.dense[x]) nonzero.emplace_back(x, c.dense[x]);
+    Json tables = Json::array();
+    if (s_.sl >= 16 && s_.heap_tree) {
+      const huffman::Alphabet a =
+          huffman::make_alphabet(s_.sl, s_.sl == 32 ? c.values : nonzero, s_.mfv, {true, false}, c.uncounted);
+      tables.push(huffman::CanonicalCode::from_lengths(s_.sl, a.leaves, huffman::heap_lengths(a.leaves)).to_json());
+    } else if (s_.sl == 32) {
+      tables.push(huffman::build_code(huffman::make_alphabet(32, c.values, s_.mfv, {}, c.uncounted), max_len_, s_.limit)
+                      .to_json());
+    } else {
+      for (std::size_t p = 0; p < c.positions; ++p) {
+        const std::vector<std::uint64_t> row(c.dense.begin() + static_cast<std::ptrdiff_t>(p * v),
+                                             c.dense.begin() + static_cast<std::ptrdiff_t>((p + 1) * v));
         tables.push(
             huffman::build_code(huffman::make_alphabet_dense(s_.sl, row, s_.mfv), max_len_, s_.limit).to_json());
       }

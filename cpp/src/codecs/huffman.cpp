@@ -239,7 +239,7 @@ void check_entries(unsigned sl, const std::vector<CanonicalCode::Entry>& entries
 // Alphabet
 
 Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& counts, std::size_t k,
-                       TopK rule) {
+                       TopK rule, std::uint64_t uncounted) {
   check_sl(sl, "huffman alphabet");
   const std::uint64_t limit = std::uint64_t{1} << sl;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> c(counts);
@@ -259,7 +259,7 @@ Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, s
     for (const auto& [v, n] : c) a.leaves[v].weight = saturate(u128{n} + 1);
     return a;
   }
-  u128 total = 0;
+  u128 total = uncounted;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> nz;
   for (const auto& vc : c) {
     total += vc.second;

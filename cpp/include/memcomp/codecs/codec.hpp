@@ -59,6 +59,19 @@ struct EncodedView {
 
 class Codec;
 
+/// Symbol counts gathered apart from a codec (chunk by chunk over a stream, merged, spilled to
+/// disk), which a data-driven codec fits its model from (Codec::fit_counts) as it would from the
+/// blocks themselves.
+struct SymbolCounts {
+  unsigned symbol_bits = 0;
+  std::size_t positions = 1;         ///< rows of `dense`
+  std::vector<std::uint64_t> dense;  ///< SL <= 16: positions x 2^SL counts, row-major
+  /// SL 32: (value, count) pairs, distinct; with `uncounted`, the symbols counted but not listed
+  /// (a summary's values beyond its most frequent ones).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> values;
+  std::uint64_t uncounted = 0;
+};
+
 /// What a codec is, fixed when it is built (one record instead of a virtual per flag).
 struct Capabilities {
   bool exact = true;         ///< a decodable format; false for accounting-only presets (SPEC 0.7)
@@ -66,6 +79,9 @@ struct Capabilities {
   bool stateful = false;     ///< state carried from block to block in array order (SPEC 0.1; a Session holds it)
   bool needs_model = false;  ///< data-driven (SPEC 0.7 item 5): the "model" option holds a fitted model
   bool has_model = true;     ///< false for a data-driven codec until it is given a model
+  /// fit_counts fits the model from SymbolCounts (so a stream fits chunk by chunk); 0: it needs
+  /// the blocks. The symbol length, positions and byte order are the codec's options.
+  bool fits_counts = false;
 };
 
 /// A stateful codec's per-stream state (SPEC 0.1: the persistent C-Pack dictionary), made by
@@ -143,6 +159,9 @@ class Codec {
 
   /// Fits a model on the blocks and returns it as JSON text for the "model" option.
   virtual std::string fit(const BlockView& blocks, int threads) const;
+  /// The model fitted from symbol counts (Capabilities::fits_counts), as JSON text; equal to
+  /// fit() over the blocks the counts come from.
+  virtual std::string fit_counts(const SymbolCounts& counts) const;
   /// A copy of this codec fitted on the blocks (hybrids fit their data-driven members).
   virtual std::unique_ptr<Codec> fitted(const BlockView& blocks, int threads) const;
 

@@ -67,9 +67,11 @@ struct TopK {
 ///            to the smaller value (rule.ties_to_larger: the larger), weight = count; then ESC
 ///            (key 2^sl) with weight max(1, total count of all other values) (saturating at
 ///            2^64 - 1), unless rule.esc is false.
+/// `uncounted` symbols were counted without being listed (a summary's values beyond its top K):
+/// they add to the total only, so to ESC's weight.
 /// Throws invalid_argument for sl outside 1..32, a value >= 2^sl, or a repeated value.
 Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& counts, std::size_t k,
-                       TopK rule = {});
+                       TopK rule = {}, std::uint64_t uncounted = 0);
 /// The same from a dense histogram: histogram[v] is the count of v; size must be 2^sl (sl <= 24).
 Alphabet make_alphabet_dense(unsigned sl, const std::vector<std::uint64_t>& histogram, std::size_t k);
 /// The same from exact value counts (every counted value must be < 2^sl).
