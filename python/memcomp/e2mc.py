@@ -26,7 +26,7 @@ from ._common import (
     n_blocks_of,
     refuse_masked,
 )
-from .analysis.run import draw
+from .analysis.run import again, draw
 from .codecs import Codec, get_codec
 from .metrics import SizeStats
 
@@ -117,6 +117,25 @@ def online(
     return OnlineResult(fitted, w, stats)
 
 
+def _stats(codec: Codec, source: Any, threads: Optional[int]) -> SizeStats:
+    """The codec's size statistics over an array, or a Dump or stream (from its start) a chunk
+    at a time."""
+    return functools.reduce(
+        operator.add, (codec.measure(chunk, threads=threads).stats() for chunk in chunks(again(source), 1 << 18))
+    )
+
+
+def _n_blocks(source: Any) -> int:
+    """Blocks in an array or a Dump; a stream not read yet is read once to count them."""
+    if isinstance(source, np.ndarray):
+        return int(source.shape[0])
+    if source.n_blocks is None:
+        source = again(source)
+        for _ in chunks(source, 1 << 18):
+            pass
+    return int(source.n_blocks)
+
+
 def sampling_study(
     blocks,
     mfv: Sequence[int] = (64, 256, 1024, 4096),
@@ -129,21 +148,25 @@ def sampling_study(
     """P1 Fig. 4 on your data: CR (raw and at MAG) against the MFV table size (``mfv``: positive
     integers; offline fit on the whole dump) and against the online sampling length (``windows``:
     fractions of the blocks in (0, 1], at least one block each), each also relative to its first
-    entry as P1 plots it. TypeError / ValueError name the argument for anything else."""
+    entry as P1 plots it. ``blocks`` is an array, or a Dump or compressed stream read a chunk at a
+    time in bounded memory (fits from symbol counts, the online runs streamed; a stream is read
+    once per pass).
+    TypeError / ValueError name the argument for anything else."""
     import pandas as pd
 
-    arr = _blocks(blocks)
+    source = _blocks(blocks) if isinstance(blocks, np.ndarray) else blocks
     mfv = _numbers("mfv", mfv, lambda name, k: check_int(name, k, 1))
     windows = _numbers("windows", windows, lambda name, f: check_float(name, f, 0.0, 1.0, lo_open=True))
     mag = check_int("mag", mag, 1, 4096)
     rows = []
     for k in mfv:
-        c = get_codec("e2mc", symbol_bits=symbol_bits, mfv=k, **options).fit(arr, threads=threads)
-        st = c.measure(arr, threads=threads).stats()
-        rows.append({"study": "mfv", "mfv": k, "window": arr.shape[0], "cr": st.cr("none"), "cr_mag": st.cr_mag(mag)})
+        c = get_codec("e2mc", symbol_bits=symbol_bits, mfv=k, **options).fit(again(source), threads=threads)
+        st = _stats(c, source, threads)
+        rows.append({"study": "mfv", "mfv": k, "window": st.n_blocks, "cr": st.cr("none"), "cr_mag": st.cr_mag(mag)})
+    n = rows[0]["window"] if rows else _n_blocks(source)
     for f in windows:
-        w = max(1, int(round(f * arr.shape[0])))
-        r = online(arr, "e2mc", window=w, threads=threads, symbol_bits=symbol_bits, **options)
+        w = max(1, int(round(f * n)))
+        r = online(again(source), "e2mc", window=w, threads=threads, symbol_bits=symbol_bits, **options)
         rows.append(
             {"study": "online", "mfv": r.codec.options["mfv"], "window": w, "cr": r.cr(), "cr_mag": r.cr_mag(mag)}
         )
@@ -165,7 +188,7 @@ def bound_gap(
     """E2MC's achieved CR next to the entropy bounds at each symbol length (P1 §V-A: 1.97 achieved
     vs 2.61 bound at SL 16): the order-0 bound CR_H, the MFV bound CR_K, and E2MC offline with
     ``pdw`` ways (raw CR and CR at MAG). The gap is bound / achieved. ``blocks`` is an array, or a
-    Dump or stream read a chunk at a time in bounded memory: the bounds in one pass
+    Dump or compressed stream read a chunk at a time in bounded memory: the bounds in one pass
     (:func:`memcomp.entropy.table`), then per SL the fit from symbol counts and the sizes."""
     import pandas as pd
 
@@ -173,14 +196,12 @@ def bound_gap(
     sls = (
         [symbol_bits] if isinstance(symbol_bits, (int, np.integer)) else _numbers("symbol_bits", symbol_bits, check_int)
     )
-    bounds = entropy.table(source, sls, mfv=mfv, threads=threads).set_index("symbol_bits")
+    bounds = entropy.table(again(source), sls, mfv=mfv, threads=threads).set_index("symbol_bits")
     rows = []
     for sl in sls:
         b = bounds.loc[sl]
-        c = get_codec("e2mc", symbol_bits=sl, mfv=mfv, pdw=pdw, mag=mag).fit(source, threads=threads)
-        got = functools.reduce(
-            operator.add, (c.measure(chunk, threads=threads).stats() for chunk in chunks(source, 1 << 18))
-        )
+        c = get_codec("e2mc", symbol_bits=sl, mfv=mfv, pdw=pdw, mag=mag).fit(again(source), threads=threads)
+        got = _stats(c, source, threads)
         bound = float(b["cr_per_position"] if sl <= 8 else b["cr_bound"])
         rows.append(
             {

@@ -300,3 +300,24 @@ def test_bound_gap_on_a_dump_equals_the_array(stream_fit_dump):
     assert list(ref["cr_mfv_bound"][1:]) == [t.loc[16, "cr_mfv"], t.loc[32, "cr_mfv"]]
     one = memcomp.get_codec("e2mc", symbol_bits=16).fit(arr).measure(arr)
     assert ref["cr"][1] == one.cr("none")
+
+
+def test_sampling_study_and_bound_gap_stream_a_dump_and_a_compressed_stream(tmp_path):
+    """Both read a Dump, or a compressed stream once per pass, a chunk at a time: the same tables
+    as over the array."""
+    import gzip
+
+    import pandas as pd
+
+    blocks = realistic(128, 1 << 17)
+    (tmp_path / "d.bin").write_bytes(blocks.tobytes())
+    (tmp_path / "d.bin.gz").write_bytes(gzip.compress(blocks.tobytes(), compresslevel=1))
+    kw = dict(mfv=(16, 256), windows=(0.05, 0.5))
+    study, gap = memcomp.e2mc.sampling_study(blocks, **kw), memcomp.e2mc.bound_gap(blocks, symbol_bits=(8, 32))
+    for name in ("d.bin", "d.bin.gz"):
+        pd.testing.assert_frame_equal(memcomp.e2mc.sampling_study(memcomp.open_dump(tmp_path / name, 128), **kw), study)
+        got = memcomp.e2mc.bound_gap(memcomp.open_dump(tmp_path / name, 128), symbol_bits=(8, 32))
+        pd.testing.assert_frame_equal(got, gap)
+    # windows only: a stream is read once for its length first
+    only = memcomp.e2mc.sampling_study(memcomp.open_dump(tmp_path / "d.bin.gz", 128), mfv=(), windows=(0.5,))
+    assert list(only["window"]) == [blocks.shape[0] // 2]
