@@ -518,14 +518,16 @@ class Codec:
 
     def _fit_from_counts(self, dump: Any, threads: Optional[int]) -> Tuple["Codec", Any, int, int]:
         """fit() over a Dump or stream a chunk at a time, in bounded memory: the symbol counts the
-        core fits from (dense histograms added up; SL 32's exact counts, spilled to disk past a
+        core fits from (dense histograms added up; 32-bit exact counts, spilled to disk past a
         bound, and their most frequent values). The model equals fit() over the whole array.
         Returns the fitted codec, the SHA-256 of the bytes, their size and their block count."""
         from ._counts import SparseCounts
 
         o = self._options
-        sl, endian = int(o["symbol_bits"]), str(o["endian"])
-        per_position = bool(o["per_position"]) and sl <= 8 and o.get("tree") != "heap"
+        # E2MC/SC2/SLC count SL-bit symbols (per position at SL 4/8) for an MFV table; FVC counts
+        # 32-bit words for a table of `entries`
+        sl, endian, k = int(o.get("symbol_bits", 32)), str(o["endian"]), int(o.get("mfv", o.get("entries", 0)))
+        per_position = bool(o.get("per_position", False)) and sl <= 8 and o.get("tree") != "heap"
         sha, nbytes, n = hashlib.sha256(), 0, 0
         dense: Optional[np.ndarray] = None
         sparse = SparseCounts()
@@ -544,7 +546,7 @@ class Codec:
                     f"cannot fit {self.name} on 0 blocks: give it sample blocks of the data it will compress"
                 )
             if sl == 32:
-                top = sparse.summary(int(o["mfv"]))
+                top = sparse.summary(k)
                 values, counts = top.top_values.astype(np.uint64), top.top_counts.astype(np.uint64)
                 model = self._c.fit_counts(32, None, values, counts, int(top.total) - int(counts.sum()))
             else:

@@ -235,7 +235,10 @@ _STREAM_FITS = [
     ("sc2.paper", {}),
     ("sc2.kim", {"mfv": 64}),
     ("slc", {}),
+    ("fvc", {}),
+    ("fvc", {"entries": 255, "code_bits": 8}),
     ("sc2.cal22", {}),  # the MPC authors' sample: fitted on the blocks read whole
+    ("fvc.gem5", {}),  # gem5's sampled table: likewise
     ("sc2.paper", {"tree": "heap", "miss": "flag", "max_len": 0}),  # 32-bit heap tree: likewise
 ]
 
@@ -277,7 +280,9 @@ def test_fit_counts_checks_its_counts():
     with pytest.raises(ValueError, match="rows of 65536 values"):
         c.fit_counts(16, np.zeros((1, 256), np.uint64))
     with pytest.raises(ValueError, match="does not fit its model from symbol counts"):
-        memcomp.get_codec("fvc")._c.fit_counts(32)
+        memcomp.get_codec("bdi")._c.fit_counts(32)
+    with pytest.raises(ValueError, match="samples the blocks themselves"):
+        memcomp.get_codec("fvc.gem5")._c.fit_counts(32)
     # the ESC leaf weighs the symbols not listed: more of them, a shorter ESC code
     sc2 = memcomp.get_codec("sc2.paper")._c
     v, n = np.arange(1, 5, dtype=np.uint64), np.array([40, 30, 20, 10], np.uint64)

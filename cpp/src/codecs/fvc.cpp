@@ -87,6 +87,7 @@ class FVC final : public CodecImpl<FVC> {
     c.exact = (std::uint64_t{1} << s_.code_bits) > s_.entries;
     c.needs_model = true;
     c.has_model = !s_.model.empty();
+    c.fits_counts = !s_.gem5_table;
     return c;
   }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
@@ -95,14 +96,35 @@ class FVC final : public CodecImpl<FVC> {
 
   std::string fit(const BlockView& blocks, int threads) const override {
     check_block_bytes(blocks.block_bytes);
+    if (s_.gem5_table) return model_of(gem5_table(blocks));
+    ValueCounts32 counts;
+    counts.add_words(blocks, s_.endian, threads);
+    std::vector<std::uint32_t> top;
+    for (const auto& [v, n] : counts.top(s_.entries)) top.push_back(v);
+    return model_of(top);
+  }
+
+  /// The table from 32-bit word counts (the most frequent values, count descending, ties to the
+  /// smaller value: ValueCounts32::top's rule); gem5's table samples the blocks themselves.
+  std::string fit_counts(const SymbolCounts& c) const override {
+    if (s_.gem5_table) throw invalid_argument("fvc: table='gem5' samples the blocks themselves: fit it on blocks");
+    if (c.symbol_bits != 32)
+      throw invalid_argument("fvc: counts of " + std::to_string(c.symbol_bits) + "-bit symbols for 32-bit words");
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> items;
+    for (const auto& vc : c.values)
+      if (vc.second) items.push_back(vc);
+    const std::size_t k = std::min<std::size_t>(s_.entries, items.size());
+    std::partial_sort(
+        items.begin(), items.begin() + static_cast<std::ptrdiff_t>(k), items.end(),
+        [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    std::vector<std::uint32_t> top;
+    for (std::size_t i = 0; i < k; ++i) top.push_back(static_cast<std::uint32_t>(items[i].first));
+    return model_of(top);
+  }
+
+  static std::string model_of(const std::vector<std::uint32_t>& table) {
     Json values = Json::array();
-    if (s_.gem5_table) {
-      for (std::uint32_t v : gem5_table(blocks)) values.push(Json::integer(v));
-    } else {
-      ValueCounts32 counts;
-      counts.add_words(blocks, s_.endian, threads);
-      for (const auto& [v, n] : counts.top(s_.entries)) values.push(Json::integer(v));
-    }
+    for (std::uint32_t v : table) values.push(Json::integer(v));
     Json m = new_model("fvc");
     m.set("values", std::move(values));
     return m.dump();
