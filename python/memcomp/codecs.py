@@ -526,7 +526,7 @@ class Codec:
         o = self._options
         # E2MC/SC2/SLC count SL-bit symbols (per position at SL 4/8) for an MFV table; FVC counts
         # 32-bit words for a table of `entries`
-        sl, endian, k = int(o.get("symbol_bits", 32)), str(o["endian"]), int(o.get("mfv", o.get("entries", 0)))
+        sl, endian, k = int(o.get("symbol_bits", 32)), str(o["endian"]), int(o.get("mfv") or o.get("entries") or 0)
         per_position = bool(o.get("per_position", False)) and sl <= 8 and o.get("tree") != "heap"
         sha, nbytes, n = hashlib.sha256(), 0, 0
         dense: Optional[np.ndarray] = None
