@@ -734,6 +734,10 @@ class Codec:
             )
 
 
+def _describe(x: Any) -> str:
+    return f"{x.dtype} array of shape {x.shape}" if isinstance(x, np.ndarray) else type(x).__name__
+
+
 class Session:
     """A stream of batches through one codec, owned by the caller (as zstd keeps a per-stream
     context beside a shareable dictionary): where a stateful codec's state stands between
@@ -749,8 +753,10 @@ class Session:
         self.codec = codec
         self._s = _core.Session(codec._c)
         if state is not None:
+            if not isinstance(state, np.ndarray) or state.dtype != np.uint8 or state.ndim != 1:
+                raise TypeError(f"a session's state is a 1-D uint8 array (Session.state), got {_describe(state)}")
             with codec._named_errors():
-                self._s.load(np.ascontiguousarray(state, dtype=np.uint8))
+                self._s.load(np.ascontiguousarray(state))
 
     @property
     def state(self) -> Optional[np.ndarray]:

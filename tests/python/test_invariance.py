@@ -679,6 +679,9 @@ def test_session_errors(name, x128):
     else:  # bytes no state serialises to
         with pytest.raises(ValueError, match="entry state"):
             memcomp.Session(c, np.zeros(3, np.uint8))
+    for bad in ([0] * 66, np.zeros(66, np.int16), np.zeros((2, 33), np.uint8)):  # no silent cast
+        with pytest.raises(TypeError, match="1-D uint8 array"):
+            memcomp.Session(c, bad)
 
 
 @pytest.mark.parametrize("name", STATEFUL)
