@@ -438,6 +438,11 @@ class Codec:
                 raise TypeError(f"session must be a Session (codec.session()), got {type(session).__name__}")
             if resume:
                 raise ValueError("pass session or resume=True, not both: a session already continues its stream")
+            if session.codec is not self:  # stateless codecs too: a session belongs to its codec
+                raise ValueError(
+                    f"this session was made for another codec ({session.codec.name}): a session runs batches of "
+                    "the codec object that made it, never another's"
+                )
             return session._s
         if not self._c.stateful:
             return None

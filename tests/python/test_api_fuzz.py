@@ -290,6 +290,30 @@ def test_codec_keywords(name, resume, mask, data):
     )
 
 
+@FUZZ
+@given(name=st.sampled_from(NAMES), kind=st.sampled_from(["none", "own", "other", "foreign", "str", "codec"]))
+def test_codec_session_keyword(name, kind):
+    """session: None or the codec's own session works (and continues its stream); another codec
+    object's session (an equal one's too), a string or a codec is refused naming the session."""
+    c = memcomp.get_codec(name)
+    assume(c.supports(32))
+    c = fitted(name, 32)
+    x = realistic(32, 32 * 64)
+    s = {
+        "none": None,
+        "own": c.session(),
+        "other": memcomp.Codec.from_config(c.get_config()).session(),
+        "foreign": memcomp.get_codec("bdi").session(),
+        "str": "session",
+        "codec": c,
+    }[kind]
+    r = attempt(lambda: c.measure(x, session=s), names=("session",))
+    assert (r is not None) == (kind in ("none", "own")), (name, kind)
+    if kind == "own":  # the session moved with the batch: the next one continues the stream
+        again = c.measure(x, session=s).size_bits
+        assert np.array_equal(again, c.measure(np.concatenate([x, x])).size_bits[x.shape[0] :])
+
+
 # -------------------------------------------------------------------------------- codec options
 def _bad_values(d):
     """Values outside an option's domain or of the wrong type."""

@@ -661,9 +661,11 @@ def test_sessions_share_one_codec(name, x128):
 @pytest.mark.parametrize("name", [*STATEFUL, "bdi.paper"])
 def test_session_errors(name, x128):
     c, x = memcomp.get_codec(name), x128[:64]
-    if c.stateful:  # an equal codec is another object: its sessions are its own
-        with pytest.raises(ValueError, match="another codec"):
-            c.measure(x, session=memcomp.get_codec(name).session())
+    # an equal codec is another object: its sessions are its own (a stateless codec's too)
+    with pytest.raises(ValueError, match="another codec"):
+        c.measure(x, session=memcomp.get_codec(name).session())
+    with pytest.raises(ValueError, match="another codec"):
+        toggles.energy_control(x, c, session=memcomp.get_codec("fpc").session())
     with pytest.raises(ValueError, match="not both"):
         c.measure(x, session=c.session(), resume=True)
     with pytest.raises(TypeError, match="Session"):
