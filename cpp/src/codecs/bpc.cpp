@@ -373,7 +373,9 @@ class BPC final : public CodecImpl<BPC> {
   }
 
   Options options() const override { return bpc_table().write(s_); }
-  Capabilities capabilities() const override { return {!s_.fixed7 && !s_.fixed32}; }
+  Capabilities capabilities() const override { return {decodable()}; }
+  /// Exact formats only (fixed7 and fixed32 are accounting-only); read per block.
+  bool decodable() const { return !s_.fixed7 && !s_.fixed32; }
   std::uint64_t max_compressed_bits(std::size_t b) const override {
     // A plane costs at most max(1 + W, 5 + pos bits) (at W = 3 a position symbol is longer than
     // a raw plane); a zero plane costs less.
@@ -406,7 +408,7 @@ class BPC final : public CodecImpl<BPC> {
 
  public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {
-    if (!exact()) not_decodable();
+    if (!decodable()) not_decodable();
     const std::size_t n = b / 4, m = n - 1;
     int mode = 0;
     if (s_.alt != Alt::none) {
@@ -449,7 +451,7 @@ class BPC final : public CodecImpl<BPC> {
     std::size_t i = begin;
 #if defined(MEMCOMP_X86_SIMD)
     const std::size_t b = enc.block_bytes;
-    if (s_.alt == Alt::none && exact() && !s_.unsigned_words && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
+    if (s_.alt == Alt::none && decodable() && !s_.unsigned_words && (b == 32 || b == 64 || b == 128) && simd_avx2()) {
       for (; i + 2 <= end; i += 2) {
         bool ok = false;
         try {
@@ -468,7 +470,7 @@ class BPC final : public CodecImpl<BPC> {
 
   // Accepts exactly the streams encode() writes: every other stream throws corrupt_stream.
   void decode(BitReader& in, std::uint32_t, std::uint8_t* out, std::size_t b) const override {
-    if (!exact()) not_decodable();
+    if (!decodable()) not_decodable();
     const bool alt = s_.alt != Alt::none && in.read_bit();
     decode_mode(in, alt, out, b);
     if (s_.alt != Alt::none && measure(out, b).mode != (alt ? 1 : 0))

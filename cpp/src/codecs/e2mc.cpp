@@ -203,12 +203,14 @@ class E2MC final : public CodecImpl<E2MC> {
   Capabilities capabilities() const override {
     Capabilities c;
     c.exact = !s_.flag_miss;
-    c.lossy = slc_ && threshold_ > 0;
+    c.lossy = approximates();
     c.needs_model = true;
     c.has_model = !tables_.empty();
     c.fits_counts = true;
     return c;
   }
+  /// SLC with a threshold approximates blocks (Capabilities::lossy; read per block, so not through the record).
+  bool approximates() const { return slc_ && threshold_ > 0; }
   /// Rows of the histogram a fit counts: a table per position, or one (heap trees: one).
   std::size_t count_positions() const { return s_.heap_tree ? 1 : positions_; }
   void check_block_bytes(std::size_t b) const override {
@@ -450,7 +452,7 @@ class E2MC final : public CodecImpl<E2MC> {
     Plan p;
     const std::size_t n = 8 * b / s_.sl;
     std::uint8_t c[512];  // bits of every symbol (S <= 512), kept only when a block may go lossy
-    const bool keep = lossy() && approximable;
+    const bool keep = approximates() && approximable;
     const auto bits32 = e2mc_kernels().bits32;  // the kernel table of the active tier (kernels/e2mc.hpp)
     if (bits32 != nullptr && s_.sl == 32 && positions_ == 1 && !tables_[0].empty() &&
         (s_.flag_miss || tables_[0].has_esc())) {
@@ -711,7 +713,7 @@ class E2MC final : public CodecImpl<E2MC> {
 
   // SLC header bits in front of the pointers (0 for E2MC, SC2 and threshold 0).
   unsigned head_bits(std::size_t b, bool lossy_block) const {
-    if (!lossy()) return 0;
+    if (!approximates()) return 0;
     return 1 + (lossy_block || !compact_ ? ss_bits(b) + 4 : 0);
   }
   unsigned ss_bits(std::size_t b) const { return ceil_log2(8 * b / s_.sl); }
