@@ -11,6 +11,7 @@
 #include "analysis/kernels/bus.hpp"
 #include "analysis/kernels/ec_run.hpp"
 #include "codecs/kernels/bdi.hpp"
+#include "codecs/kernels/bpc.hpp"
 #include "codecs/kernels/cpack.hpp"
 #include "codecs/kernels/e2mc.hpp"
 #include "codecs/kernels/fibonacci.hpp"
@@ -191,6 +192,20 @@ TEST(KernelTables, Bdi) {
   expect_tiers_equal("bdi.paper", {{"endian", std::string("big")}, {"encoding", std::string("inband")}});
   expect_tiers_equal("bdi.paper", {{"delta_fit", std::string("symmetric")}});
   expect_tiers_equal("bdi.paper", {{"immediates", std::string("zero")}, {"repeat4", true}});
+}
+
+TEST(KernelTables, Bpc) {
+  expect_table(
+      [] {
+        const BpcKernels& k = bpc_kernels();
+        return std::vector<bool>{k.measure_block != nullptr, k.measure_range != nullptr, k.transpose33 != nullptr,
+                                 k.encode_planes != nullptr, k.decode_one != nullptr,    k.decode_pair != nullptr};
+      },
+      SimdTier::avx2);
+  for (const char* preset : {"bpc.isca16", "bpc.liu", "bpc.nap64", "bpc.skku", "bpc.cal22"}) expect_tiers_equal(preset);
+  expect_tiers_equal("bpc.isca16", {{"endian", std::string("big")}, {"code_map", std::string("kim")}});
+  expect_tiers_equal("bpc.isca16", {{"delta_bits", std::int64_t{32}}, {"alt_mode", std::string("planes")}});
+  expect_tiers_equal("bpc.liu", {{"endian", std::string("big")}, {"precedence", std::string("kim")}});
 }
 
 TEST(KernelTables, Cpack) {

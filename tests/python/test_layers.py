@@ -233,3 +233,22 @@ def test_mpc_split_keeps_the_public_api():
     assert models["runner"] == trained and models["from_stats"].model.data == trained.model.data
     if mpc.mpc_codec_available():
         assert memcomp.get_codec("mpc").fit(blocks) == trained.codec()  # Codec.fit trains below the codecs
+
+
+#: What marks ISA code in a C++ source: intrinsics, the tiers' target attributes, a tier query.
+_ISA = re.compile(r"#\s*include\s+<immintrin\.h>|\bMEMCOMP_AVX(?:2|512)(?:_INLINE)?\b|\bsimd_avx(?:2|512)\s*\(")
+
+
+def test_isa_code_lives_in_kernel_files():
+    """Item 4: each codec's and analysis's ISA kernels live in files of their own (a ``kernels/``
+    folder) behind one table chosen by pick_kernels; no other source under cpp/src uses an
+    intrinsic, a target attribute or asks for the tier itself (core/simd.cpp, the switch, aside)."""
+    src = ROOT / "cpp" / "src"
+    offenders = sorted(
+        str(p.relative_to(src))
+        for p in src.rglob("*.[ch]pp")
+        if "kernels" not in p.parts and p.relative_to(src).as_posix() != "core/simd.cpp" and _ISA.search(p.read_text())
+    )
+    assert offenders == []
+    # the rule is live: a kernel file matches it
+    assert _ISA.search((src / "codecs" / "kernels" / "bpc_avx2.cpp").read_text())
