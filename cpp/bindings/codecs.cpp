@@ -140,7 +140,16 @@ void register_codecs(py::module_& m) {
           },
           py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
           "A copy of the codec fitted on the blocks (hybrids fit their data-driven members).")
-      .def_property_readonly("fits_counts", [](const Codec& c) { return c.capabilities().fits_counts; })
+      .def_property_readonly(
+          "count_plan",
+          [](const Codec& c) -> py::object {
+            const CountPlan p = c.capabilities().counts;
+            if (p.symbol_bits == 0) return py::none();
+            return py::dict(py::arg("symbol_bits") = p.symbol_bits, py::arg("per_position") = p.per_position,
+                            py::arg("endian") = p.endian == Endian::big ? "big" : "little", py::arg("top") = p.top);
+          },
+          "The symbol counts fit_counts fits the model from (symbol_bits, per_position, endian, top: SL 32's "
+          "most frequent values), or None where the fit needs the blocks.")
       .def(
           "fit_counts",
           [](const Codec& c, unsigned symbol_bits, const py::object& dense, const py::object& values,

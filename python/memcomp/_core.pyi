@@ -43,7 +43,7 @@ class Codec:
     def exact(self) -> bool:
         ...
     @property
-    def fits_counts(self) -> bool:
+    def count_plan(self) -> dict[str, typing.Any] | None:
         ...
     @property
     def family(self) -> str:

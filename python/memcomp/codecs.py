@@ -480,8 +480,9 @@ class Codec:
             cfg["model"] = _mpc_train.train(blocks, threads=threads).data
             return Codec.from_config(cfg)
         streamed = not isinstance(blocks, np.ndarray) and hasattr(blocks, "chunks")
-        if streamed and self._c.fits_counts and self._counts_stream():
-            fitted, sha, nbytes, n = self._fit_from_counts(blocks, threads)
+        plan = self._c.count_plan
+        if streamed and plan is not None:
+            fitted, sha, nbytes, n = self._fit_from_counts(blocks, plan, threads)
         else:
             if hasattr(blocks, "blocks") and not isinstance(blocks, np.ndarray):
                 blocks = in_memory(blocks)  # a Dump's blocks read from its file, never from its map
@@ -514,25 +515,17 @@ class Codec:
             )
         return fitted
 
-    def _counts_stream(self) -> bool:
-        """True when a stream's symbol counts give this codec's model exactly: not for the MPC
-        authors' sample of the first lines (it needs the count of blocks first) or a 32-bit heap
-        tree (its ties go to the larger value, which the counts' summary does not keep)."""
-        o = self._options
-        return o.get("sample") != "cal22" and not (o.get("symbol_bits") == 32 and o.get("tree") == "heap")
-
-    def _fit_from_counts(self, dump: Any, threads: Optional[int]) -> Tuple["Codec", Any, int, int]:
+    def _fit_from_counts(
+        self, dump: Any, plan: Mapping[str, Any], threads: Optional[int]
+    ) -> Tuple["Codec", Any, int, int]:
         """fit() over a Dump or stream a chunk at a time, in bounded memory: the symbol counts the
-        core fits from (dense histograms added up; 32-bit exact counts, spilled to disk past a
-        bound, and their most frequent values). The model equals fit() over the whole array.
-        Returns the fitted codec, the SHA-256 of the bytes, their size and their block count."""
+        core's ``count_plan`` names (dense histograms added up; 32-bit exact counts, spilled to
+        disk past a bound, and their ``top`` most frequent values). The model equals fit() over the
+        whole array. Returns the fitted codec, the SHA-256 of the bytes, their size and their
+        block count."""
         from ._counts import SparseCounts
 
-        o = self._options
-        # E2MC/SC2/SLC count SL-bit symbols (per position at SL 4/8) for an MFV table; FVC counts
-        # 32-bit words for a table of `entries`
-        sl, endian, k = int(o.get("symbol_bits", 32)), str(o["endian"]), int(o.get("mfv") or o.get("entries") or 0)
-        per_position = bool(o.get("per_position", False)) and sl <= 8 and o.get("tree") != "heap"
+        sl, per_position, endian, k = plan["symbol_bits"], plan["per_position"], plan["endian"], plan["top"]
         sha, nbytes, n = hashlib.sha256(), 0, 0
         dense: Optional[np.ndarray] = None
         sparse = SparseCounts()

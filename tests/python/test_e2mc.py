@@ -274,7 +274,7 @@ def test_fit_on_a_dump_streams_counts_to_the_same_model(preset, options, block_b
 
 def test_fit_counts_checks_its_counts():
     c = memcomp.get_codec("e2mc.paper")._c
-    assert c.fits_counts and not memcomp.get_codec("bdi")._c.fits_counts
+    assert memcomp.get_codec("bdi")._c.count_plan is None
     with pytest.raises(ValueError, match="counts of 8-bit symbols for SL 16"):
         c.fit_counts(8, np.zeros((1, 256), np.uint64))
     with pytest.raises(ValueError, match="rows of 65536 values"):
@@ -289,6 +289,31 @@ def test_fit_counts_checks_its_counts():
     few, many = (memcomp.Model(sc2.fit_counts(32, None, v, n, u)) for u in (1, 1000))
     esc = lambda m: m.data["tables"][0]  # noqa: E731
     assert esc(few) != esc(many)
+
+
+def test_count_plans_name_the_counts_each_fit_reads():
+    """The core says which counts a streamed fit gathers (Capabilities::counts): SL and rows per
+    position from the options, SL 32's top values from mfv (E2MC, SC2) or entries (FVC), and
+    none where the fit needs the blocks (the cal22 sample, 32-bit heap trees, gem5's table)."""
+
+    def plan(name, **o):
+        return memcomp.get_codec(name, **o)._c.count_plan
+
+    def want(sl, per_position=False, endian="little", top=0):
+        return {"symbol_bits": sl, "per_position": per_position, "endian": endian, "top": top}
+
+    assert plan("e2mc.paper") == want(16)
+    assert plan("e2mc.paper", symbol_bits=8, per_position=True) == want(8, True)
+    assert plan("e2mc.paper", symbol_bits=8, per_position=False, endian="big") == want(8, endian="big")
+    assert plan("e2mc.paper", symbol_bits=32, mfv=77) == want(32, top=77)
+    assert plan("sc2.paper") == want(32, top=1024)
+    assert plan("slc.opt") == want(16)
+    assert plan("fvc.paper", endian="big") == want(32, endian="big", top=7)
+    assert plan("fvc.paper", entries=3) == want(32, top=3)
+    heap = {"tree": "heap", "miss": "flag", "max_len": 0}
+    assert plan("e2mc.paper", symbol_bits=16, **heap) == want(16)
+    for name, o in [("sc2.cal22", {}), ("fvc.gem5", {}), ("e2mc.paper", {"symbol_bits": 32, **heap})]:
+        assert plan(name, **o) is None, name
 
 
 def test_bound_gap_on_a_dump_equals_the_array(stream_fit_dump):

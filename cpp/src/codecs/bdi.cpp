@@ -98,7 +98,7 @@ class BDI final : public CodecImpl<BDI> {
   Options options() const override { return bdi_table().write(c_); }
 
   Capabilities capabilities() const override {
-    return {c_.encoding != EncBits::none && c_.mask && c_.bases == 1 && c_.delta_fit != Fit::magnitude};
+    return exact_only(c_.encoding != EncBits::none && c_.mask && c_.bases == 1 && c_.delta_fit != Fit::magnitude);
   }
 
   std::uint64_t max_compressed_bits(std::size_t b) const override {
@@ -406,7 +406,7 @@ class BdiCal22 final : public CodecImpl<BdiCal22> {
  public:
   explicit BdiCal22(const Options& o) { no_options().parse(o, "bdi"); }
   Options options() const override { return no_options().write({}); }
-  Capabilities capabilities() const override { return {false}; }
+  Capabilities capabilities() const override { return exact_only(false); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return 8 * b + 4; }
   std::vector<ModeName> modes() const override {
     return {{0, "zeros"}, {1, "rep8"}, {2, "b8d1"}, {3, "b8d2"}, {4, "b8d4"},

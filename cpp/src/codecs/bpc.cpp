@@ -130,7 +130,7 @@ class BPC final : public CodecImpl<BPC> {
   }
 
   Options options() const override { return bpc_table().write(s_); }
-  Capabilities capabilities() const override { return {decodable()}; }
+  Capabilities capabilities() const override { return exact_only(decodable()); }
   /// Exact formats only (fixed7 and fixed32 are accounting-only); read per block.
   bool decodable() const { return !s_.fixed7 && !s_.fixed32; }
   std::uint64_t max_compressed_bits(std::size_t b) const override {

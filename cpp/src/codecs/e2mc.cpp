@@ -206,7 +206,10 @@ class E2MC final : public CodecImpl<E2MC> {
     c.lossy = approximates();
     c.needs_model = true;
     c.has_model = !tables_.empty();
-    c.fits_counts = true;
+    // The MPC authors' sample of the first lines needs the block count first; a 32-bit heap tree
+    // breaks ties to the larger value, which a summary of the most frequent values does not keep.
+    if (!s_.cal22_sample && !(s_.sl == 32 && s_.heap_tree))
+      c.counts = {s_.sl, count_positions() > 1, s_.endian, s_.sl == 32 ? s_.mfv : 0};
     return c;
   }
   /// SLC with a threshold approximates blocks (Capabilities::lossy; read per block, so not through the record).

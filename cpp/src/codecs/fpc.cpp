@@ -106,7 +106,7 @@ class FPC final : public CodecImpl<FPC> {
   explicit FPC(const Options& o) : s_(fpc_table().parse(o, "fpc")) {}
 
   Options options() const override { return fpc_table().write(s_); }
-  Capabilities capabilities() const override { return {!s_.unbounded && !s_.cmu}; }
+  Capabilities capabilities() const override { return exact_only(!s_.unbounded && !s_.cmu); }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }
   std::uint64_t max_compressed_bits(std::size_t b) const override { return kFpcMaxToken * (b / 4); }
   std::vector<ModeName> modes() const override { return {{0, "fpc"}}; }

@@ -87,7 +87,7 @@ class FVC final : public CodecImpl<FVC> {
     c.exact = (std::uint64_t{1} << s_.code_bits) > s_.entries;
     c.needs_model = true;
     c.has_model = !s_.model.empty();
-    c.fits_counts = !s_.gem5_table;
+    if (!s_.gem5_table) c.counts = {32, false, s_.endian, s_.entries};  // gem5's table samples blocks
     return c;
   }
   void check_block_bytes(std::size_t b) const override { memcomp::check_block_bytes(b); }

@@ -72,6 +72,16 @@ struct SymbolCounts {
   std::uint64_t uncounted = 0;
 };
 
+/// The symbol counts a data-driven codec's model is fitted from (Codec::fit_counts), so that a
+/// stream fits chunk by chunk; symbol_bits 0: the fit needs the blocks themselves.
+struct CountPlan {
+  unsigned symbol_bits = 0;        ///< SL of the counted symbols (0: no plan)
+  bool per_position = false;       ///< one histogram row per symbol position in the block (SL <= 8)
+  Endian endian = Endian::little;  ///< the byte order symbols are read in
+  /// SL 32: the most frequent values the fit reads; the other symbols weigh as `uncounted`.
+  std::size_t top = 0;
+};
+
 /// What a codec is, fixed when it is built (one record instead of a virtual per flag).
 struct Capabilities {
   bool exact = true;         ///< a decodable format; false for accounting-only presets (SPEC 0.7)
@@ -79,10 +89,16 @@ struct Capabilities {
   bool stateful = false;     ///< state carried from block to block in array order (SPEC 0.1; a Session holds it)
   bool needs_model = false;  ///< data-driven (SPEC 0.7 item 5): the "model" option holds a fitted model
   bool has_model = true;     ///< false for a data-driven codec until it is given a model
-  /// fit_counts fits the model from SymbolCounts (so a stream fits chunk by chunk); 0: it needs
-  /// the blocks. The symbol length, positions and byte order are the codec's options.
-  bool fits_counts = false;
+  /// The counts fit_counts fits the model from, exactly as fit() over the blocks would; none
+  /// (symbol_bits 0) where the fit needs the blocks.
+  CountPlan counts;
 };
+/// The capabilities of a model-free, stateless, lossless codec: only `exact` given.
+inline Capabilities exact_only(bool exact) {
+  Capabilities c;
+  c.exact = exact;
+  return c;
+}
 
 /// A stateful codec's per-stream state (SPEC 0.1: the persistent C-Pack dictionary), made by
 /// Codec::initial_state and owned by a Session (or by a batch without one).
@@ -159,7 +175,7 @@ class Codec {
 
   /// Fits a model on the blocks and returns it as JSON text for the "model" option.
   virtual std::string fit(const BlockView& blocks, int threads) const;
-  /// The model fitted from symbol counts (Capabilities::fits_counts), as JSON text; equal to
+  /// The model fitted from symbol counts (Capabilities::counts), as JSON text; equal to
   /// fit() over the blocks the counts come from.
   virtual std::string fit_counts(const SymbolCounts& counts) const;
   /// A copy of this codec fitted on the blocks (hybrids fit their data-driven members).
