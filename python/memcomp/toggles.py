@@ -44,7 +44,9 @@ from . import _core
 from ._common import (
     check_bool,
     check_float,
+    check_chunk_blocks,
     check_int,
+    chunks,
     in_memory,
     n_blocks_of,
     provenance,
@@ -941,6 +943,8 @@ def scatter(
     bus: Optional[Bus] = None,
     threads: Optional[int] = None,
     energy: Union[None, str, Dict[str, Any], EnergyModel] = None,
+    every: int = 1,
+    chunk_blocks: int = 1 << 16,
     **keywords: Any,
 ) -> "pandas.DataFrame":
     """Per-block compression ratio against the EC metric, toggles and energy, for P2's scatter
@@ -954,55 +958,75 @@ def scatter(
     under ``energy``, as in :func:`compare`) and energy_ratio. A ratio is NaN where its raw
     value is 0. (The column t_ratio was called toggle_ratio before, although on DRAM it is a
     zeros or ones ratio.) The bus is ``bus`` (a :class:`Bus`) or the bus keywords, as in
-    :func:`compare` (channel ``"dram"`` by default)."""
+    :func:`compare` (channel ``"dram"`` by default).
+
+    The blocks (an array, a Dump or a stream) are read ``chunk_blocks`` at a time, a stateful
+    codec continuing one session across chunks, so the rows equal the whole array's. ``every``
+    keeps the rows of every ``every``-th block (block index divisible by it): the table of a large
+    dump, which has a row per block and codec, stays as small as the plot needs."""
     import pandas as pd
 
+    every = check_int("every", every, 1)
+    step = check_chunk_blocks(chunk_blocks)
     b = _bus_of(bus, keywords, "dram")
     opts = b.to_dict()
     model = default_model(opts["channel"], opts["idle"]) if energy is None else energy_model(energy)
     model.check_bus(opts["channel"], opts["idle"])
     metric = metric_name(**opts)
     cs = _codecs_for_energy(blocks, codecs, threads)
-    arr = in_memory(blocks)
-    B = int(arr.shape[1])
-    raw = count(arr, bus=b)
-    e_raw = np.asarray(raw.energy_pj(model), dtype=np.float64)
-    frames = []
+    sessions = [c.session() for c in cs]  # a stateful codec given keeps its own stream
+    frames: List[List["pandas.DataFrame"]] = [[] for _ in cs]
 
     def ratio(x: np.ndarray, of: np.ndarray) -> np.ndarray:
         x, of = x.astype(np.float64), of.astype(np.float64)
         return np.where(of > 0, x / np.where(of > 0, of, 1.0), np.nan)
 
-    for c in cs:
-        enc = c.encode(arr, threads=threads, session=c.session())  # a stateful codec given keeps its own stream
-        comp = count(enc, bus=b)
-        bits = enc.bit_lengths.astype(np.float64)
-        units = comp.columns["units"].astype(np.float64)
-        e = np.asarray(comp.energy_pj(model), dtype=np.float64)
-        with np.errstate(divide="ignore"):
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "codec": c.name,
-                        "block": np.arange(arr.shape[0]),
-                        "bits": enc.bit_lengths,
-                        "cr": np.where(bits > 0, 8.0 * B / bits, np.inf),
-                        "cr_units": np.where(units > 0, raw.columns["units"] / units, np.inf),
-                        "metric": metric,
-                        "t_raw": raw.columns["energy"],
-                        "t": comp.columns["energy"],
-                        "t_ratio": ratio(comp.columns["energy"], raw.columns["energy"]),
-                        "toggles_raw": raw.columns["toggles"],
-                        "toggles": comp.columns["toggles"],
-                        "toggles_ratio": ratio(comp.columns["toggles"], raw.columns["toggles"]),
-                        "energy_model": model.name,
-                        "energy_pj_raw": e_raw,
-                        "energy_pj": e,
-                        "energy_ratio": ratio(e, e_raw),
-                    }
+    first, raw_state = 0, None
+    wires: List[Optional[WireState]] = [None] * len(cs)  # each stream's bus state, chunk to chunk
+    for arr, last in _lookahead(chunks(blocks, step)):
+        if arr.ndim != 2 or arr.dtype != np.uint8:
+            in_memory(arr)  # the array's own error
+        B = int(arr.shape[1])
+        index = np.arange(first, first + arr.shape[0])
+        keep = index % every == 0
+        first += arr.shape[0]
+        raw = count(arr, bus=b, state=raw_state, close=last)
+        raw_state = raw.state
+        raw_units, t_raw, tog_raw = (raw.columns[k][keep] for k in ("units", "energy", "toggles"))
+        e_raw = np.asarray(raw.energy_pj(model), dtype=np.float64)[keep]
+        for k, (c, session, out) in enumerate(zip(cs, sessions, frames)):
+            enc = c.encode(arr, threads=threads, session=session)
+            comp = count(enc, bus=b, state=wires[k], close=last)
+            wires[k] = comp.state
+            bits = enc.bit_lengths[keep].astype(np.float64)
+            units = comp.columns["units"][keep].astype(np.float64)
+            t, toggles = comp.columns["energy"][keep], comp.columns["toggles"][keep]
+            e = np.asarray(comp.energy_pj(model), dtype=np.float64)[keep]
+            with np.errstate(divide="ignore"):
+                out.append(
+                    pd.DataFrame(
+                        {
+                            "codec": c.name,
+                            "block": index[keep],
+                            "bits": enc.bit_lengths[keep],
+                            "cr": np.where(bits > 0, 8.0 * B / bits, np.inf),
+                            "cr_units": np.where(units > 0, raw_units / units, np.inf),
+                            "metric": metric,
+                            "t_raw": t_raw,
+                            "t": t,
+                            "t_ratio": ratio(t, t_raw),
+                            "toggles_raw": tog_raw,
+                            "toggles": toggles,
+                            "toggles_ratio": ratio(toggles, tog_raw),
+                            "energy_model": model.name,
+                            "energy_pj_raw": e_raw,
+                            "energy_pj": e,
+                            "energy_ratio": ratio(e, e_raw),
+                        }
+                    )
                 )
-            )
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    every_frame = [f for out in frames for f in out]
+    return pd.concat(every_frame, ignore_index=True) if every_frame else pd.DataFrame()
 
 
 __all__ = [

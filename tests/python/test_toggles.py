@@ -7,6 +7,7 @@ import json
 import pathlib
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -349,6 +350,31 @@ def test_scatter(blocks):
     assert np.allclose(f["energy_ratio"][e_raw > 0], (f["energy_pj"] / f["energy_pj_raw"])[e_raw > 0])
     assert np.isnan(f["energy_ratio"][e_raw == 0]).all() and (e_raw == 0).any()
     assert "toggle_ratio" not in df.columns
+
+
+def test_scatter_streams_chunks_and_keeps_every_kth_block(blocks, tmp_path):
+    """A Dump read a few blocks at a time gives the array's rows, a stateful codec (cpack.cal22)
+    continuing its session across chunks; every=k keeps exactly the rows of blocks k*i."""
+    names = ["fpc", "cpack.cal22", "sc2"]  # sc2 fitted on the dump, streamed
+    whole = T.scatter(blocks, names)
+    assert len(whole) == 3 * blocks.shape[0]
+    path = tmp_path / "d.bin"
+    blocks.tofile(path)
+    with memcomp.open_dump(path, blocks.shape[1]) as d:
+        pd.testing.assert_frame_equal(T.scatter(d, names, chunk_blocks=7), whole)
+        kept = T.scatter(d, names, chunk_blocks=5, every=3)
+    want = whole[whole.block % 3 == 0].reset_index(drop=True)
+    pd.testing.assert_frame_equal(kept, want)
+    # the session matters: cpack.cal22 restarted per chunk would differ
+    restarted = np.concatenate(
+        [memcomp.get_codec("cpack.cal22").encode(blocks[i : i + 7]).bit_lengths for i in range(0, len(blocks), 7)]
+    )
+    assert not np.array_equal(restarted, whole[whole.codec == "cpack.cal22"]["bits"].to_numpy())
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="every"):
+            T.scatter(blocks, ["fpc"], every=bad)
+    with pytest.raises(ValueError, match="chunk_blocks"):
+        T.scatter(blocks, ["fpc"], chunk_blocks=0)
 
 
 # ---- Metadata Consolidation -----------------------------------------------------------------------
