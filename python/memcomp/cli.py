@@ -829,6 +829,29 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
     r.add_argument("-o", "--output", required=True, help="the HTML file to write")
 
+    from .papers import PAPERS
+
+    rp = command(
+        "reproduce",
+        help="every figure of a paper from your dumps: PDF and PNG, and table.csv beside the paper's numbers",
+        description="Draws every figure and table of PAPER that memory data gives (as the paper draws it: "
+        "its series, block size, MAG and symbol lengths) into DIR as PDF and PNG, with DIR/table.csv: one row "
+        "per figure, series, quantity and dataset, memcomp's value beside the one the paper prints (and where). "
+        "Figures that need a simulator list the paper's numbers with a note. With no DUMP the datasets are the "
+        "bundled workloads, one each. Needs matplotlib: pip install memcomp[plot].",
+    )
+    rp.add_argument("paper", choices=sorted(PAPERS) + ["all"], help="the paper, or all of them")
+    rp.add_argument(
+        "dumps",
+        nargs="*",
+        metavar="DUMP",
+        help="dump files (raw, .npy, compressed, weights; a dataset each, named by file; default: the bundled "
+        "workloads)",
+    )
+    rp.add_argument("-o", "--output", required=True, metavar="DIR", help="the directory to write the figures to")
+    rp.add_argument("--quick", action="store_true", help="the first 2048 blocks of each dataset (a minute or less)")
+    rp.add_argument("--threads", type=_int_at_least(1), default=None, help="threads per analysis (default: all)")
+
     i = command("info", help="what the dumps hold: datasets, sizes, zero blocks, byte entropy; the SIMD tier")
     data(i)
     output(i)
@@ -1000,7 +1023,25 @@ def _cmd_analysis(args, out: TextIO) -> int:
     return 0
 
 
+def _cmd_reproduce(args, out: TextIO) -> int:
+    from .papers import reproduce
+
+    for path in args.dumps:
+        if not os.path.isfile(path):
+            raise UsageError(f"{path}: not a file; reproduce takes dump files, one dataset each")
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise UsageError(f"-o {args.output}: not a directory")
+    try:
+        table = reproduce(args.paper, args.dumps or None, args.output, quick=args.quick, threads=args.threads)
+    except ImportError as e:
+        raise UsageError(f"{e}: reproduce draws with matplotlib, pip install memcomp[plot]") from e
+    drawn = len({f for f in table["figure"][table["memcomp_value"].notna()]})
+    out.write(f"wrote {drawn} figures and {os.path.join(args.output, 'table.csv')} ({len(table)} rows)\n")
+    return 0
+
+
 _COMMANDS = {
+    "reproduce": _cmd_reproduce,
     "report": _cmd_report,
     "info": _cmd_info,
     "codecs": _cmd_codecs,

@@ -43,8 +43,8 @@ import numpy as np
 from . import _core
 from ._common import (
     check_bool,
-    check_float,
     check_chunk_blocks,
+    check_float,
     check_int,
     chunks,
     in_memory,

@@ -1,0 +1,249 @@
+"""memcomp.papers.reproduce and ``memcomp reproduce`` (issue 37): every figure of a paper from the
+datasets, its table beside the paper's numbers. The table's values are checked against the public
+API computed here independently, the geometric means against NumPy, the paper's numbers against
+the paper's text (section and figure cited), and every drawn figure for labelled axes and for
+drawing exactly the table's values."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+import memcomp  # noqa: E402
+from memcomp import papers  # noqa: E402
+from memcomp.papers import e2mc as p1  # noqa: E402
+from memcomp.papers._base import TABLE_COLUMNS, Context  # noqa: E402
+
+#: Two small datasets of different character (a zero-heavy one and FP activations), 256 blocks each.
+N_BYTES = 256 * 128
+
+
+@pytest.fixture(scope="module")
+def sources():
+    return {
+        "acts": memcomp.workloads.generate("fp32_activations", N_BYTES),
+        "zeros": memcomp.workloads.generate("zero_pages", N_BYTES),
+    }
+
+
+@pytest.fixture(scope="module")
+def run(sources, tmp_path_factory):
+    out = tmp_path_factory.mktemp("p1")
+    table = papers.reproduce("e2mc", sources, out)
+    return table, out
+
+
+def rows(table, figure, quantity, dataset=None):
+    t = table[(table["figure"] == f"e2mc {figure}") & (table["quantity"] == quantity)]
+    if dataset is not None:
+        t = t[t["dataset"] == dataset]
+    return t.set_index("series")["memcomp_value"]
+
+
+def blocks_of(sources, name):
+    return memcomp.as_blocks(sources[name], 128)
+
+
+def test_table_has_its_columns_and_a_row_per_figure(run):
+    table, out = run
+    assert tuple(table.columns) == TABLE_COLUMNS
+    assert list(pd.read_csv(out / "table.csv").columns) == list(TABLE_COLUMNS)
+    assert set(table["figure"]) == {f"e2mc {f.key}" for f in p1.FIGURES}
+    for f in p1.FIGURES:
+        t = table[table["figure"] == f"e2mc {f.key}"]
+        if f.compute is None:  # a simulator's figure: the paper's numbers and a note, no memcomp value
+            assert t["memcomp_value"].isna().all() and (t["note"] == f.note).all() and f.note
+        else:
+            assert t["memcomp_value"].notna().all(), f.key
+            assert {"acts", "zeros"} <= set(t["dataset"]) or f.key == "table2"
+
+
+def test_fig9_values_are_compares(run, sources):
+    table, _ = run
+    codecs = [
+        memcomp.get_codec("bdi.paper"),
+        memcomp.get_codec("fpc.paper"),
+        *(memcomp.get_codec("e2mc", symbol_bits=sl, pdw=1, mag=32) for sl in (4, 8, 16, 32)),
+    ]
+    names = ["BDI", "FPC", "E2MC4", "E2MC8", "E2MC16", "E2MC32"]
+    for d in ("acts", "zeros"):
+        want = memcomp.compare(blocks_of(sources, d), codecs, mag=32, oracle=False)
+        for fig, q in (("fig9a", "cr"), ("fig9b", "cr_mag")):
+            got = rows(table, fig, q, d)
+            assert np.allclose(got[names].to_numpy(), want[q].to_numpy(), rtol=1e-12), (fig, d)
+        got = rows(table, "fig3", "cr", d)
+        assert list(got.index) == names[2:] and np.allclose(got.to_numpy(), want["cr"].to_numpy()[2:])
+    # the geometric mean over the datasets, as P1 averages (NumPy's)
+    for fig, q in (("fig9a", "cr"), ("fig9b", "cr_mag"), ("fig10a", "cr_rel_pdw1"), ("fig11a", "cr")):
+        per = [rows(table, fig, q, d) for d in ("acts", "zeros")]
+        gm = rows(table, fig, q, "geomean")
+        assert np.allclose(gm.to_numpy(), np.exp((np.log(per[0]) + np.log(per[1])) / 2).to_numpy()), fig
+
+
+def test_pdw_online_bound_and_mfv_values_are_the_apis(run, sources):
+    table, _ = run
+    b = blocks_of(sources, "acts")
+    cr = {
+        k: memcomp.get_codec("e2mc", symbol_bits=16, pdw=k, mag=32).fit(b).measure(b).stats().cr("none") for k in (1, 4)
+    }
+    got = rows(table, "fig10a", "cr", "acts")
+    assert got["1 PDW"] == pytest.approx(cr[1], rel=1e-12) and got["4 PDWs"] == pytest.approx(cr[4], rel=1e-12)
+    assert rows(table, "fig10a", "cr_rel_pdw1", "acts")["4 PDWs"] == pytest.approx(cr[4] / cr[1], rel=1e-12)
+    on = memcomp.e2mc.online(b, memcomp.get_codec("e2mc", symbol_bits=16, pdw=1, mag=32))
+    assert rows(table, "fig11a", "cr", "acts")["E2MC16 online"] == pytest.approx(on.cr(), rel=1e-12)
+    assert rows(table, "fig11b", "cr_mag", "acts")["E2MC16 online"] == pytest.approx(on.cr_mag(32), rel=1e-12)
+    g = memcomp.e2mc.bound_gap(b, (4, 8, 16, 32), pdw=1, mag=32).set_index("symbol_bits")
+    got = rows(table, "bound", "cr_bound", "acts")
+    assert [got[f"E2MC{sl}"] for sl in (4, 8, 16, 32)] == pytest.approx(list(g["cr_bound"]), rel=1e-12)
+    s = memcomp.e2mc.sampling_study(b, mfv=(1024, 4096), windows=(), symbol_bits=16, pdw=1).set_index("mfv")
+    assert rows(table, "fig4a", "cr_rel_1k", "acts")["4096 MFVs"] == pytest.approx(
+        s.loc[4096, "cr"] / s.loc[1024, "cr"], rel=1e-12
+    )
+
+
+def test_table2_bands_fetch_what_p1_says(run):
+    table, _ = run
+    got = rows(table, "table2", "bytes_fetched", "(rule)")
+    assert dict(got) == {"CR 1.00-1.33": 128, "CR 1.33-1.99": 96, "CR 2.00-3.99": 64, "CR >= 4.00": 32}
+    shares = table[(table["figure"] == "e2mc table2") & table["quantity"].str.startswith("share_")]
+    for d, g in shares.groupby("dataset"):
+        assert g["memcomp_value"].sum() == pytest.approx(1.0), d  # every block fetches one of the four
+
+
+#: P1's printed numbers (IPDPS'17 text), by (figure, series, quantity): the value, the section and
+#: the figure or table it is printed for ("": the text alone).
+P1_PRINTED = {
+    ("fig9a", "BDI", "cr"): (1.44, "§V-A", "Fig. 9a"),
+    ("fig9a", "FPC", "cr"): (1.53, "§V-A", "Fig. 9a"),
+    ("fig9a", "E2MC4", "cr"): (1.55, "§V-A", "Fig. 9a"),
+    ("fig9a", "E2MC8", "cr"): (1.80, "§V-A", "Fig. 9a"),
+    ("fig9a", "E2MC16", "cr"): (1.97, "§V-A", "Fig. 9a"),
+    ("fig9a", "E2MC32", "cr"): (1.76, "§V-A", "Fig. 9a"),
+    ("fig9b", "BDI", "cr_mag"): (1.24, "§V-A", "Fig. 9b"),
+    ("fig9b", "FPC", "cr_mag"): (1.34, "§V-A", "Fig. 9b"),
+    ("fig9b", "E2MC4", "cr_mag"): (1.36, "§V-A", "Fig. 9b"),
+    ("fig9b", "E2MC8", "cr_mag"): (1.53, "§V-A", "Fig. 9b"),
+    ("fig9b", "E2MC16", "cr_mag"): (1.62, "§V-A", "Fig. 9b"),
+    ("fig9b", "E2MC32", "cr_mag"): (1.45, "§V-A", "Fig. 9b"),
+    ("bound", "E2MC16", "cr_bound"): (2.61, "§V-A", ""),
+    ("fig4a", "4096 MFVs", "cr_rel_1k"): (1.01, "§III-B2b", "Fig. 4a"),
+    ("fig10a", "4 PDWs", "cr_rel_pdw1"): (0.91, "§V-A1", "Fig. 10a"),
+    ("fig10b", "4 PDWs", "cr_mag_rel_pdw1"): (0.96, "§V-A1", "Fig. 10b"),
+    ("fig11a", "E2MC16 online", "cr"): (1.79, "§V-B", "Fig. 11a"),
+    ("fig11a", "E2MC16 online", "cr_rel_offline"): (0.82, "§V-B", "Fig. 11a"),
+    ("fig11b", "E2MC16 online", "cr_mag"): (1.52, "§V-B", "Fig. 11b"),
+    ("fig11b", "E2MC16 online", "cr_mag_rel_offline"): (0.90, "§V-B", "Fig. 11b"),
+    ("fig5", "decompression latency 0", "speedup"): (1.09, "§III-B3", "Fig. 5b"),
+    ("fig5", "compression latency 0", "speedup"): (1.01, "§III-B3", "Fig. 5a"),
+    ("fig12", "E2MC16 4 PDWs offline", "speedup"): (1.20, "§V-C", ""),
+    ("fig12", "E2MC16 4 PDWs online", "speedup"): (1.17, "§V-C", ""),
+    ("fig13", "E-OFF", "energy_reduction"): (0.13, "§V-E", "Fig. 13"),
+    ("fig13", "EDP-OFF", "edp_reduction"): (0.27, "§V-E", "Fig. 13"),
+    ("table2", "CR 1.00-1.33", "bytes_fetched"): (128, "§III-C", "Table II"),
+    ("table2", "CR 1.33-1.99", "bytes_fetched"): (96, "§III-C", "Table II"),
+    ("table2", "CR 2.00-3.99", "bytes_fetched"): (64, "§III-C", "Table II"),
+    ("table2", "CR >= 4.00", "bytes_fetched"): (32, "§III-C", "Table II"),
+}
+
+
+def test_paper_values_are_p1s_with_their_sections(run):
+    table, _ = run
+    printed = table[table["paper_value"].notna()]
+    got = {
+        (f.split()[1], s, q): (v, src)
+        for f, s, q, v, src in printed[["figure", "series", "quantity", "paper_value", "paper_source"]].itertuples(
+            index=False
+        )
+    }
+    assert set(got) == set(P1_PRINTED)
+    for key, (value, section, where) in P1_PRINTED.items():
+        v, src = got[key]
+        assert v == value and src.startswith(section) and where in src, (key, v, src)
+    # a paper value sits on the summary row (geomean), or on a simulator figure's row with no dataset
+    assert set(printed["dataset"]) <= {"geomean", "(rule)", ""}
+
+
+def test_every_figure_is_drawn_with_labelled_axes_and_the_tables_values(run, sources):
+    table, out = run
+    ctx = Context(dict(sources))
+    for f in p1.FIGURES:
+        if f.compute is None:
+            assert not (out / f"e2mc_{f.key}.png").exists()
+            continue
+        for ext in ("pdf", "png"):
+            assert (out / f"e2mc_{f.key}.{ext}").stat().st_size > 1000, (f.key, ext)
+        pdf = (out / f"e2mc_{f.key}.pdf").read_bytes()
+        assert b"/CIDFontType2" in pdf and b"/Type3" not in pdf, f.key  # TrueType (Type 42), embedded
+        df = f.compute(ctx)
+        fig = plt.figure()
+        try:
+            f.draw(df, fig)
+            (ax,) = fig.axes
+            assert ax.get_xlabel() and ax.get_ylabel(), f.key
+            drawn = [p.get_height() for p in ax.patches] + [y for line in ax.lines for y in line.get_ydata()[:]]
+            values = set(np.round(table[table["figure"] == f"e2mc {f.key}"]["memcomp_value"].dropna(), 9))
+            heights = {round(float(h), 9) for h in drawn if np.isfinite(h)} - {1.0}  # 1.0: the baseline
+            assert heights and heights <= values, (f.key, heights - values)
+        finally:
+            plt.close(fig)
+
+
+def test_quick_reads_the_first_blocks(sources):
+    ctx = Context(dict(sources), quick=True, quick_blocks=10)
+    got = ctx.blocks(128)
+    assert {k: v.shape for k, v in got.items()} == {"acts": (10, 128), "zeros": (10, 128)}
+    assert np.array_equal(got["acts"], blocks_of(sources, "acts")[:10])
+
+
+def test_dump_files_are_datasets_named_by_file(sources, tmp_path):
+    path = tmp_path / "acts.bin"
+    sources["acts"].tofile(path)
+    from memcomp.cli import main
+
+    out = tmp_path / "figs"
+    log = io.StringIO()
+    assert main(["reproduce", "e2mc", str(path), "--quick", "-o", str(out)], out=log) == 0
+    t = pd.read_csv(out / "table.csv")
+    drawn = sum(f.compute is not None for f in memcomp.papers.e2mc.FIGURES)
+    assert log.getvalue() == f"wrote {drawn} figures and {out / 'table.csv'} ({len(t)} rows)\n"
+    assert set(t["dataset"].dropna()) == {"acts.bin", "geomean", "(rule)"}
+    want = memcomp.compare(blocks_of(sources, "acts"), [memcomp.get_codec("bdi.paper")], mag=32, oracle=False)
+    bdi = t[(t["figure"] == "e2mc fig9a") & (t["series"] == "BDI") & (t["dataset"] == "acts.bin")]
+    assert float(bdi["memcomp_value"].iloc[0]) == pytest.approx(float(want["cr"].iloc[0]), rel=1e-9)
+    assert (out / "e2mc_fig9a.pdf").exists() and (out / "e2mc_fig9a.png").exists()
+
+
+def test_bad_arguments_say_what_to_change(tmp_path):
+    with pytest.raises(ValueError, match="paper must be one of"):
+        papers.reproduce("p9")
+    with pytest.raises(TypeError, match="paper must be a name"):
+        papers.reproduce(3)
+    with pytest.raises(TypeError, match="dumps must be a sequence"):
+        papers.reproduce("e2mc", "dump.bin")
+    with pytest.raises(ValueError, match="dumps is empty"):
+        papers.reproduce("e2mc", [])
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        papers.reproduce("e2mc", [str(tmp_path / "missing.bin")])
+    with pytest.raises(TypeError, match="quick"):
+        papers.reproduce("e2mc", {"a": np.zeros(4096, np.uint8)}, quick="yes")
+    from memcomp.cli import main
+
+    assert main(["reproduce", "e2mc", str(tmp_path / "missing.bin"), "-o", str(tmp_path / "o")]) == 2
+    (tmp_path / "file").write_text("x")
+    assert main(["reproduce", "e2mc", "-o", str(tmp_path / "file")]) == 2
+
+
+def test_geomean_is_nan_for_a_non_positive_value():
+    from memcomp.papers._base import geomean
+
+    assert geomean([1.0, 4.0]) == pytest.approx(2.0)
+    assert math.isnan(geomean([1.0, 0.0])) and math.isnan(geomean([]))
