@@ -42,8 +42,15 @@ def run(sources, tmp_path_factory):
     return table, out
 
 
-def rows(table, figure, quantity, dataset=None):
-    t = table[(table["figure"] == f"e2mc {figure}") & (table["quantity"] == quantity)]
+@pytest.fixture(scope="module")
+def run_slc(sources, tmp_path_factory):
+    out = tmp_path_factory.mktemp("p4")
+    table = papers.reproduce("slc", sources, out)
+    return table, out
+
+
+def rows(table, figure, quantity, dataset=None, paper="e2mc"):
+    t = table[(table["figure"] == f"{paper} {figure}") & (table["quantity"] == quantity)]
     if dataset is not None:
         t = t[t["dataset"] == dataset]
     return t.set_index("series")["memcomp_value"]
@@ -172,27 +179,35 @@ def test_paper_values_are_p1s_with_their_sections(run):
     assert set(printed["dataset"]) <= {"geomean", "(rule)", ""}
 
 
-def test_every_figure_is_drawn_with_labelled_axes_and_the_tables_values(run, sources):
-    table, out = run
+def drawn_values(ax):
+    """Every value an Axes draws: bar heights, line points, image cells."""
+    out = [p.get_height() for p in ax.patches] + [y for line in ax.lines for y in line.get_ydata()]
+    for im in ax.images:
+        out += list(np.asarray(im.get_array()).ravel())
+    return {round(float(v), 9) for v in out if np.isfinite(v)}
+
+
+@pytest.mark.parametrize("paper", ["e2mc", "slc"])
+def test_every_figure_is_drawn_with_labelled_axes_and_the_tables_values(paper, request, sources):
+    table, out = request.getfixturevalue("run" if paper == "e2mc" else "run_slc")
     ctx = Context(dict(sources))
-    for f in p1.FIGURES:
+    for f in papers.PAPERS[paper]:
         if f.compute is None:
-            assert not (out / f"e2mc_{f.key}.png").exists()
+            assert not (out / f"{paper}_{f.key}.png").exists()
             continue
         for ext in ("pdf", "png"):
-            assert (out / f"e2mc_{f.key}.{ext}").stat().st_size > 1000, (f.key, ext)
-        pdf = (out / f"e2mc_{f.key}.pdf").read_bytes()
+            assert (out / f"{paper}_{f.key}.{ext}").stat().st_size > 1000, (f.key, ext)
+        pdf = (out / f"{paper}_{f.key}.pdf").read_bytes()
         assert b"/CIDFontType2" in pdf and b"/Type3" not in pdf, f.key  # TrueType (Type 42), embedded
         df = f.compute(ctx)
         fig = plt.figure()
         try:
             f.draw(df, fig)
-            (ax,) = fig.axes
+            ax = fig.axes[0]  # (a heatmap's colour bar is the second)
             assert ax.get_xlabel() and ax.get_ylabel(), f.key
-            drawn = [p.get_height() for p in ax.patches] + [y for line in ax.lines for y in line.get_ydata()[:]]
-            values = set(np.round(table[table["figure"] == f"e2mc {f.key}"]["memcomp_value"].dropna(), 9))
-            heights = {round(float(h), 9) for h in drawn if np.isfinite(h)} - {1.0}  # 1.0: the baseline
-            assert heights and heights <= values, (f.key, heights - values)
+            values = set(np.round(table[table["figure"] == f"{paper} {f.key}"]["memcomp_value"].dropna(), 9))
+            shown = drawn_values(ax) - {1.0}  # 1.0: the no-compression baseline
+            assert shown and shown <= values, (f.key, shown - values)
         finally:
             plt.close(fig)
 
@@ -242,8 +257,105 @@ def test_bad_arguments_say_what_to_change(tmp_path):
     assert main(["reproduce", "e2mc", "-o", str(tmp_path / "file")]) == 2
 
 
-def test_geomean_is_nan_for_a_non_positive_value():
+def test_geomean_is_zero_with_a_zero_and_nan_for_a_negative_value():
     from memcomp.papers._base import geomean
 
     assert geomean([1.0, 4.0]) == pytest.approx(2.0)
-    assert math.isnan(geomean([1.0, 0.0])) and math.isnan(geomean([]))
+    assert geomean([1.0, 0.0]) == 0.0  # the limit: an error of 0 where nothing was approximated
+    assert math.isnan(geomean([1.0, -1.0])) and math.isnan(geomean([])) and math.isnan(geomean([np.inf]))
+
+
+# ---- P4 (SLC) -------------------------------------------------------------------------------------
+
+
+def test_slc_fig1_and_fig2_are_mag_studys(run_slc, sources):
+    table, _ = run_slc
+    codecs = [
+        memcomp.get_codec("bdi.paper"),
+        memcomp.get_codec("fpc.paper"),
+        memcomp.get_codec("cpack.paper"),
+        memcomp.get_codec("e2mc", symbol_bits=16, pdw=4, mag=32),
+    ]
+    names = ["BDI", "FPC", "C-PACK", "E2MC"]
+    gm = {}
+    for d in ("acts", "zeros"):
+        t, above = memcomp.mag_study(blocks_of(sources, d), codecs, mags=(32,), block_sizes=(128,))
+        for q in ("cr", "cr_mag"):
+            got = rows(table, "fig1", q, d, "slc")[names].to_numpy()
+            assert np.allclose(got, t[q].to_numpy(), rtol=1e-12), (d, q)
+            gm.setdefault(q, []).append(t[q].to_numpy())
+        e = above[above["codec"] == above["codec"].iloc[-1]].groupby("paper_bin")["share"].sum()
+        got = rows(table, "fig2", "share_19B_above", d, "slc")["E2MC"]
+        assert got == pytest.approx(float(e.get(19, 0.0)), abs=1e-12)
+        shares = table[(table["figure"] == "slc fig2") & (table["dataset"] == d)]["memcomp_value"]
+        assert len(shares) == 33 and shares.sum() == pytest.approx(1.0)
+    g = {q: np.exp(np.log(np.vstack(v)).mean(axis=0)) for q, v in gm.items()}
+    loss = rows(table, "fig1", "gm_loss", "geomean", "slc")[names].to_numpy()
+    assert np.allclose(loss, 1 - g["cr_mag"] / g["cr"], rtol=1e-12)  # P4: 1 - GM(CR at MAG) / GM(raw CR)
+
+
+@pytest.mark.filterwarnings("ignore::memcomp.slc.MetricWarning")  # about mre, which the table does not show
+def test_slc_bandwidth_and_mag_rows_are_sweeps(run_slc, sources):
+    table, _ = run_slc
+    saved = {}
+    for d in ("acts", "zeros"):
+        s = memcomp.slc.sweep(blocks_of(sources, d), thresholds=(16,), mags=(32,), training="online", pdw=4)
+        s = s.set_index("variant")
+        for v, name in (("simp", "TSLC-SIMP"), ("pred", "TSLC-PRED"), ("opt", "TSLC-OPT")):
+            assert rows(table, "fig8", "bandwidth_saved", d, "slc")[name] == pytest.approx(
+                s.loc[v, "bandwidth_saved"], abs=1e-12
+            )
+            assert rows(table, "fig8", "mre_floored", d, "slc")[name] == pytest.approx(
+                s.loc[v, "mre_floored"], abs=1e-12
+            )
+        saved[d] = s.loc["opt", "bandwidth_saved"]
+        h = memcomp.slc.sweep(
+            blocks_of(sources, d), thresholds="half", mags=(16, 32, 64), variants=("opt",), training="online", pdw=4
+        )
+        for r in h.itertuples():
+            got = rows(table, "sec5c", "cr_mag_e2mc", d, "slc")[f"MAG {r.mag} B"]
+            assert got == pytest.approx(r.cr_mag_e2mc, rel=1e-12)
+            assert rows(table, "fig9", "bandwidth_saved", d, "slc")[f"MAG {r.mag} B"] == pytest.approx(
+                r.bandwidth_saved, abs=1e-12
+            )
+    # the geomean of what P4 normalises, SLC's bytes over E2MC's: saved = 1 - GM(1 - saved)
+    want = 1 - math.sqrt((1 - saved["acts"]) * (1 - saved["zeros"]))
+    assert rows(table, "fig8", "bandwidth_saved", "geomean", "slc")["TSLC-OPT"] == pytest.approx(want, rel=1e-12)
+
+
+#: P4's printed numbers (DATE'19 text), as P1_PRINTED.
+P4_PRINTED = {
+    ("fig1", "BDI", "gm_loss"): (0.22, "§I", "Fig. 1"),
+    ("fig1", "FPC", "gm_loss"): (0.19, "§I", "Fig. 1"),
+    ("fig1", "C-PACK", "gm_loss"): (0.18, "§I", "Fig. 1"),
+    ("fig1", "E2MC", "gm_loss"): (0.23, "§I", "Fig. 1"),
+    ("fig7a", "TSLC-SIMP", "speedup"): (1.09, "§V-A", "Fig. 7a"),
+    ("fig7a", "TSLC-PRED", "speedup"): (1.098, "§V-A", "Fig. 7a"),
+    ("fig7a", "TSLC-OPT", "speedup"): (1.097, "§V-A", "Fig. 7a"),
+    ("fig8", "TSLC-SIMP", "bandwidth_saved"): (0.14, "§V-B", "Fig. 8"),
+    ("fig8", "TSLC-PRED", "bandwidth_saved"): (0.14, "§V-B", "Fig. 8"),
+    ("fig8", "TSLC-OPT", "bandwidth_saved"): (0.14, "§V-B", "Fig. 8"),
+    ("fig8-energy", "TSLC", "energy_reduction"): (0.083, "§V-B", "Fig. 8"),
+    ("fig8-energy", "TSLC", "edp_reduction"): (0.175, "§V-B", "Fig. 8"),
+    ("sec5c", "MAG 16 B", "cr_mag_e2mc"): (1.41, "§V-C", ""),
+    ("sec5c", "MAG 32 B", "cr_mag_e2mc"): (1.31, "§V-C", ""),
+    ("sec5c", "MAG 64 B", "cr_mag_e2mc"): (1.16, "§V-C", ""),
+    ("sec5c", "MAG 16 B", "cr_e2mc"): (1.54, "§V-C", ""),
+    ("sec5c", "MAG 32 B", "cr_e2mc"): (1.54, "§V-C", ""),
+    ("sec5c", "MAG 64 B", "cr_e2mc"): (1.54, "§V-C", ""),
+}
+
+
+def test_slc_paper_values_are_p4s_with_their_sections(run_slc):
+    table, _ = run_slc
+    printed = table[table["paper_value"].notna()]
+    got = {
+        (f.split()[1], s, q): (v, src)
+        for f, s, q, v, src in printed[["figure", "series", "quantity", "paper_value", "paper_source"]].itertuples(
+            index=False
+        )
+    }
+    assert set(got) == set(P4_PRINTED)
+    for key, (value, section, where) in P4_PRINTED.items():
+        v, src = got[key]
+        assert v == value and src.startswith(section) and where in src, (key, v, src)

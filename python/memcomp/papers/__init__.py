@@ -14,14 +14,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import e2mc
+from . import e2mc, slc
 from ._base import GEOMEAN, TABLE_COLUMNS, Context, Figure, PaperValue, check_reproduce_args, table_rows
 
 if TYPE_CHECKING:
     import pandas
 
 #: The papers reproduce knows, by the name the command line takes, and their figures in order.
-PAPERS: Dict[str, Tuple[Figure, ...]] = {"e2mc": e2mc.FIGURES}
+PAPERS: Dict[str, Tuple[Figure, ...]] = {"e2mc": e2mc.FIGURES, "slc": slc.FIGURES}
 #: Bytes of each bundled workload: a full run, and quick mode's.
 SAMPLE_BYTES = 2 << 20
 QUICK_SAMPLE_BYTES = 256 << 10
@@ -102,7 +102,7 @@ def reproduce(
     threads: Optional[int] = None,
     formats: Sequence[str] = ("pdf", "png"),
 ) -> "pandas.DataFrame":
-    """Every figure of ``paper`` ("e2mc" or "all") on ``dumps`` (None: the bundled workloads),
+    """Every figure of ``paper`` (a key of :data:`PAPERS`, or "all") on ``dumps`` (None: the bundled workloads),
     and the table of memcomp's numbers beside the paper's (returned; with ``out``, also written
     as ``out/table.csv`` beside ``out/<paper>_<figure>.pdf`` and ``.png``). ``quick`` reads
     the first 2048 blocks of each dataset (the bundled workloads at 256 KiB each)."""

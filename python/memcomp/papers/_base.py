@@ -120,10 +120,13 @@ class Context:
 
 
 def geomean(values: Sequence[float]) -> float:
-    """The geometric mean of positive values (NaN if any is not)."""
+    """The geometric mean of non-negative values: 0 if one is 0 (its limit; an error of 0 on a
+    dataset with nothing approximated), NaN if one is negative or not finite, or for none."""
     v = np.asarray(values, dtype=float)
-    if v.size == 0 or not np.all(np.isfinite(v)) or np.any(v <= 0):
+    if v.size == 0 or not np.all(np.isfinite(v)) or np.any(v < 0):
         return math.nan
+    if np.any(v == 0):
+        return 0.0
     return float(np.exp(np.log(v).mean()))
 
 
