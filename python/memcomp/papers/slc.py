@@ -226,9 +226,9 @@ FIGURES = (
                 s,
                 "gm_loss",
                 v,
-                f"§I, Fig. 1: 'The geometric mean (GM) of the effective compression "
-                f"ratio of BDI, FPC, C-PACK and E2MC is 22%, 19%, 18%, and 23% less "
-                f"than the GM of the raw compression ratio'",
+                "§I, Fig. 1: 'The geometric mean (GM) of the effective compression "
+                "ratio of BDI, FPC, C-PACK and E2MC is 22%, 19%, 18%, and 23% less "
+                "than the GM of the raw compression ratio'",
             )
             for s, v in (("BDI", 0.22), ("FPC", 0.19), ("C-PACK", 0.18), ("E2MC", 0.23))
         ),
