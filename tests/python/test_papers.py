@@ -57,6 +57,13 @@ def run_mpc(sources4, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def run_toggle(sources, tmp_path_factory):
+    out = tmp_path_factory.mktemp("p2")
+    table = papers.reproduce("toggle", sources, out)
+    return table, out
+
+
+@pytest.fixture(scope="module")
 def run_slc(sources, tmp_path_factory):
     out = tmp_path_factory.mktemp("p4")
     table = papers.reproduce("slc", sources, out)
@@ -198,12 +205,15 @@ def drawn_values(ax):
     out = [p.get_height() for p in ax.patches] + [y for line in ax.lines for y in line.get_ydata()]
     for im in ax.images:
         out += list(np.asarray(im.get_array()).ravel())
+    for c in ax.collections:  # scatter points: both coordinates
+        out += list(np.asarray(c.get_offsets()).ravel())
     return {round(float(v), 9) for v in out if np.isfinite(v)}
 
 
-@pytest.mark.parametrize("paper", ["e2mc", "mpc", "slc"])
+@pytest.mark.parametrize("paper", ["e2mc", "toggle", "mpc", "slc"])
 def test_every_figure_is_drawn_with_labelled_axes_and_the_tables_values(paper, request):
-    table, out = request.getfixturevalue({"e2mc": "run", "mpc": "run_mpc", "slc": "run_slc"}[paper])
+    fixture = {"e2mc": "run", "toggle": "run_toggle", "mpc": "run_mpc", "slc": "run_slc"}[paper]
+    table, out = request.getfixturevalue(fixture)
     ctx = Context(dict(request.getfixturevalue("sources4" if paper == "mpc" else "sources")))
     for f in papers.PAPERS[paper]:
         if f.compute is None:
@@ -217,10 +227,11 @@ def test_every_figure_is_drawn_with_labelled_axes_and_the_tables_values(paper, r
         fig = plt.figure()
         try:
             f.draw(df, fig)
-            ax = fig.axes[0]  # (a heatmap's colour bar is the second)
-            assert ax.get_xlabel() and ax.get_ylabel(), f.key
+            axes = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]  # (a heatmap's colour bar aside)
+            assert axes and all(ax.get_ylabel() for ax in axes), f.key
+            assert any(ax.get_xlabel() for ax in axes), f.key  # (panels sharing an x axis label it once)
             values = set(np.round(table[table["figure"] == f"{paper} {f.key}"]["memcomp_value"].dropna(), 9))
-            shown = drawn_values(ax) - {1.0}  # 1.0: the no-compression baseline
+            shown = set().union(*(drawn_values(ax) for ax in axes)) - {1.0}  # 1.0: the no-compression baseline
             assert shown and shown <= values, (f.key, shown - values)
         finally:
             plt.close(fig)
@@ -447,5 +458,75 @@ def test_mpc_paper_values_are_p3s_with_their_sections(run_mpc):
     }
     assert set(got) == set(P3_PRINTED)
     for key, (value, section, where) in P3_PRINTED.items():
+        v, src = got[key]
+        assert v == value and src.startswith(section) and where in src, (key, v, src)
+
+
+# ---- P2 (toggle-aware compression) ----------------------------------------------------------------
+
+P2_CODECS = ["fpc.paper", "bdi.paper", "bestof.bdi_fpc", "lzss.block", "fib.ours", "cpack.paper", "fpc.mc", "cpack.mc"]
+P2_NAMES = ["FPC", "BDI", "BDI+FPC", "LZSS", "Fibonacci", "C-Pack", "FPC+MC", "C-Pack+MC"]
+
+
+def test_toggle_rows_are_toggles_compare_without_zero_lines(run_toggle, sources):
+    table, _ = run_toggle
+    for d in ("acts", "zeros"):
+        b = blocks_of(sources, d)
+        b = np.ascontiguousarray(b[b.any(axis=1)])  # P2 leaves zero cache lines out
+        for ch, bus in (("dram", {"channel": "dram", "dbi": "dc"}), ("noc", {"channel": "noc", "flit_bytes": 32})):
+            for ec, suffix in (("helps", ""), ("ec2", " EC2")):
+                want = memcomp.toggles.compare(b, P2_CODECS, ec=ec, **bus)
+                want = want[want["ec"] == ec].set_index("preset")
+                fig = "fig2" if ec == "helps" else ("fig10-11" if ch == "dram" else "fig16-17")
+                got = rows(table, fig, f"{ch}_t_ratio", d, "toggle")
+                checked = 0
+                for preset, name in zip(P2_CODECS[:6], P2_NAMES[:6]):
+                    if name + suffix in got.index:
+                        assert got[name + suffix] == pytest.approx(want.loc[preset, "t_ratio"], rel=1e-12), (
+                            ch,
+                            ec,
+                            name,
+                        )
+                        checked += 1
+                assert checked >= 5, (ch, ec)
+        cr = rows(table, "fig1", "dram_cr_units", d, "toggle")
+        want = memcomp.toggles.compare(b, P2_CODECS[:6], ec="helps", channel="dram", dbi="dc")
+        want = want[want["ec"] == "helps"]
+        assert np.allclose(cr[P2_NAMES[:6]].to_numpy(), want["cr_units"].to_numpy(), rtol=1e-12)
+    gm = rows(table, "fig20", "dram_t_ratio", "geomean", "toggle")
+    assert rows(table, "fig20", "dram_mc_over_ec2", "geomean", "toggle")["FPC"] == pytest.approx(
+        1 - gm["FPC+MC EC2"] / gm["FPC EC2"], rel=1e-12
+    )
+
+
+#: P2's printed numbers (HPCA'16 text), as P1_PRINTED.
+P2_PRINTED = {
+    ("fig1", "Fibonacci", "dram_cr_units"): (1.72, "§3", "Fig. 1"),
+    ("fig1", "BDI+FPC", "dram_cr_units"): (1.72, "§3", "Fig. 1"),
+    ("fig2", "C-Pack", "dram_t_ratio"): (2.2, "§1.1", "Fig. 2"),
+    ("fig14-15", "C-Pack EC1/EC2", "dram_energy_reduction"): (0.083, "§7.1.3", "Fig. 15"),
+    ("fig14-15", "C-Pack EC1/EC2", "system_energy_reduction"): (0.021, "§7.1.3", ""),
+    ("fig16-17", "C-Pack", "noc_t_ratio"): (1.6, "§7.2.1", "Fig. 16"),
+    ("fig16-17", "C-Pack EC2", "noc_t_ratio"): (0.9, "§7.2.1", "Fig. 16"),
+    ("fig16-17", "C-Pack", "noc_energy_ratio"): (2.1, "§7.2.2", "Fig. 19"),
+    ("fig16-17", "C-Pack EC2", "noc_energy_ratio"): (1.1, "§7.2.2", "Fig. 19"),
+    ("fig20", "FPC", "dram_t_ratio"): (1.93, "§7.3", "Fig. 20"),
+    ("fig20", "FPC+MC", "dram_t_ratio"): (1.66, "§7.3", "Fig. 20"),
+    ("fig20", "FPC", "dram_mc_over_ec2"): (0.032, "§7.3", ""),
+    ("fig20", "C-Pack", "dram_mc_over_ec2"): (0.029, "§7.3", ""),
+}
+
+
+def test_toggle_paper_values_are_p2s_with_their_sections(run_toggle):
+    table, _ = run_toggle
+    printed = table[table["paper_value"].notna()]
+    got = {
+        (f.split()[1], s, q): (v, src)
+        for f, s, q, v, src in printed[["figure", "series", "quantity", "paper_value", "paper_source"]].itertuples(
+            index=False
+        )
+    }
+    assert set(got) == set(P2_PRINTED)
+    for key, (value, section, where) in P2_PRINTED.items():
         v, src = got[key]
         assert v == value and src.startswith(section) and where in src, (key, v, src)

@@ -14,14 +14,19 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import e2mc, mpc, slc
+from . import e2mc, mpc, slc, toggle
 from ._base import GEOMEAN, TABLE_COLUMNS, Context, Figure, PaperValue, check_reproduce_args, table_rows
 
 if TYPE_CHECKING:
     import pandas
 
 #: The papers reproduce knows, by the name the command line takes, and their figures in order.
-PAPERS: Dict[str, Tuple[Figure, ...]] = {"e2mc": e2mc.FIGURES, "mpc": mpc.FIGURES, "slc": slc.FIGURES}
+PAPERS: Dict[str, Tuple[Figure, ...]] = {
+    "e2mc": e2mc.FIGURES,
+    "toggle": toggle.FIGURES,
+    "mpc": mpc.FIGURES,
+    "slc": slc.FIGURES,
+}
 #: Bytes of each bundled workload: a full run, and quick mode's.
 SAMPLE_BYTES = 2 << 20
 QUICK_SAMPLE_BYTES = 256 << 10
