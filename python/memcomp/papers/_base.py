@@ -175,6 +175,41 @@ def table_rows(fig: Figure, df: Optional["pandas.DataFrame"]) -> List[dict]:
     return rows
 
 
+def dataset_bars(quantity: str, ylabel: str, series: Optional[Sequence[str]] = None) -> Callable[..., None]:
+    """A figure's draw: one group of bars per dataset (the geometric mean last, its values
+    printed), one bar per series (all, or ``series``), for ``quantity``; a line at 1."""
+
+    def draw(df: "pandas.DataFrame", fig: Any) -> None:
+        from ..plot import grouped_bars
+
+        d = df[df["quantity"] == quantity]
+        if series is not None:
+            d = d[d["series"].isin(list(series))]
+        grouped_bars(
+            d, "dataset", "series", "value", fig.gca(), ylabel=ylabel, xlabel="dataset", labels=[GEOMEAN], baseline=1.0
+        )
+
+    return draw
+
+
+def summary_bars(
+    what: Mapping[str, str], xlabel: str, ylabel: str, x: Callable[[str], str] = str, dataset: str = GEOMEAN
+) -> Callable[..., None]:
+    """A figure's draw: the rows of ``dataset`` (the geometric mean), one group per series
+    (labelled ``x(series)``), one bar per quantity named in ``what`` (labelled by it), values printed."""
+
+    def draw(df: "pandas.DataFrame", fig: Any) -> None:
+        from ..plot import grouped_bars
+
+        d = df[(df["dataset"] == dataset) & df["quantity"].isin(list(what))]
+        d = d.assign(group=d["series"].map(x), bar=d["quantity"].map(dict(what)))
+        grouped_bars(
+            d, "group", "bar", "value", fig.gca(), ylabel=ylabel, xlabel=xlabel, labels=list(d["group"]), baseline=1.0
+        )
+
+    return draw
+
+
 def check_reproduce_args(quick: Any, threads: Any) -> Tuple[bool, Optional[int]]:
     quick = check_bool("quick", quick)
     if threads is not None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, List
 
 import numpy as np
 
-from ._base import GEOMEAN, Context, Figure, PaperValue, with_geomean
+from ._base import GEOMEAN, Context, Figure, PaperValue, dataset_bars, summary_bars, with_geomean
 
 if TYPE_CHECKING:
     import pandas
@@ -250,28 +250,6 @@ def table2(ctx: Context) -> "pandas.DataFrame":
 # ---------------------------------------------------------------------------------------- drawing
 
 
-def _bars(q: str, ylabel: str, series=None, baseline: float = 1.0):
-    def draw(df: "pandas.DataFrame", fig) -> None:
-        from ..plot import grouped_bars
-
-        d = df[df["quantity"] == q]
-        if series is not None:
-            d = d[d["series"].isin(series)]
-        grouped_bars(
-            d,
-            "dataset",
-            "series",
-            "value",
-            fig.gca(),
-            ylabel=ylabel,
-            xlabel="dataset",
-            labels=[GEOMEAN],
-            baseline=baseline,
-        )
-
-    return draw
-
-
 def _lines(q: str, x: str, xlabel: str, ylabel: str):
     def draw(df: "pandas.DataFrame", fig) -> None:
         ax = fig.gca()
@@ -298,25 +276,6 @@ def _lines(q: str, x: str, xlabel: str, ylabel: str):
     return draw
 
 
-def _draw_bound(df: "pandas.DataFrame", fig) -> None:
-    from ..plot import grouped_bars
-
-    d = df[df["dataset"] == GEOMEAN]
-    what = {"cr": "E2MC, raw CR", "cr_bound": "Shannon bound (SL / H)"}
-    d = d.assign(sl=d["series"].str.replace("E2MC", "SL "), what=d["quantity"].map(what))
-    grouped_bars(
-        d,
-        "sl",
-        "what",
-        "value",
-        fig.gca(),
-        ylabel="CR, geometric mean over the datasets",
-        xlabel="symbol length (bits)",
-        labels=list(d["sl"]),
-        baseline=1.0,
-    )
-
-
 def _draw_table2(df: "pandas.DataFrame", fig) -> None:
     from ..plot import grouped_bars
 
@@ -339,7 +298,7 @@ FIGURES = (
         "fig3",
         "Raw CR of E2MC per symbol length (offline probability)",
         fig3,
-        _bars("cr", RAW_LABEL),
+        dataset_bars("cr", RAW_LABEL),
         note="§III-B1: SL 16 the highest on average, SL 8 for TP, MUM, SPMV",
     ),
     Figure(
@@ -382,7 +341,7 @@ FIGURES = (
         "fig9a",
         "Raw CR of BDI, FPC and E2MC (offline probability)",
         fig9a,
-        _bars("cr", RAW_LABEL),
+        dataset_bars("cr", RAW_LABEL),
         tuple(
             PaperValue(s, "cr", v, f"§V-A, Fig. 9a: {_AVG}")
             for s, v in (
@@ -400,7 +359,7 @@ FIGURES = (
         "fig9b",
         f"CR at MAG {MAG} B of BDI, FPC and E2MC (offline probability)",
         fig9b,
-        _bars("cr_mag", MAG_LABEL),
+        dataset_bars("cr_mag", MAG_LABEL),
         tuple(
             PaperValue(s, "cr_mag", v, f"§V-A, Fig. 9b: {_AVG}")
             for s, v in (
@@ -418,7 +377,12 @@ FIGURES = (
         "bound",
         "E2MC's raw CR beside Shannon's bound per symbol length",
         bound,
-        _draw_bound,
+        summary_bars(
+            {"cr_bound": "Shannon bound (SL / H)", "cr": "E2MC, raw CR"},
+            "symbol length (bits)",
+            "CR, geometric mean over the datasets",
+            lambda series: series.replace("E2MC", "SL "),
+        ),
         (
             PaperValue(
                 "E2MC16",
@@ -434,7 +398,7 @@ FIGURES = (
         "fig10a",
         "Raw CR of E2MC16 with 1-8 parallel decoding ways",
         fig10a,
-        _bars("cr", RAW_LABEL),
+        dataset_bars("cr", RAW_LABEL),
         (PaperValue("4 PDWs", "cr_rel_pdw1", 0.91, "§V-A1, Fig. 10a: 'there is 9% loss in raw CR with 4 PDWs'"),),
     ),
     Figure(
@@ -442,7 +406,7 @@ FIGURES = (
         "fig10b",
         f"CR at MAG {MAG} B of E2MC16 with 1-8 parallel decoding ways",
         fig10b,
-        _bars("cr_mag", MAG_LABEL),
+        dataset_bars("cr_mag", MAG_LABEL),
         (PaperValue("4 PDWs", "cr_mag_rel_pdw1", 0.96, "§V-A1, Fig. 10b: 'while at MAG it is only 4%'"),),
     ),
     Figure(
@@ -450,7 +414,7 @@ FIGURES = (
         "fig11a",
         "Raw CR with online sampling (E2MC16 fitted on the first 10 % of the blocks)",
         fig11a,
-        _bars("cr", RAW_LABEL),
+        dataset_bars("cr", RAW_LABEL),
         (
             PaperValue("E2MC16 online", "cr", 1.79, "§V-B, Fig. 11a: 'The CR of E2MC16 is 1.79x'"),
             PaperValue(
@@ -467,7 +431,7 @@ FIGURES = (
         "fig11b",
         f"CR at MAG {MAG} B with online sampling",
         fig11b,
-        _bars("cr_mag", MAG_LABEL),
+        dataset_bars("cr_mag", MAG_LABEL),
         (
             PaperValue("E2MC16 online", "cr_mag", 1.52, "§V-B, Fig. 11b: 'The CR of E2MC16 at MAG is 1.52x'"),
             PaperValue(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
-from ._base import Context, Figure, PaperValue
+from ._base import Context, Figure, PaperValue, summary_bars
 
 if TYPE_CHECKING:
     import pandas
@@ -175,26 +175,6 @@ def _draw_fig3(df: "pandas.DataFrame", fig) -> None:
     ax.set_ylabel("module (block group)")
 
 
-def _draw_fig5(df: "pandas.DataFrame", fig) -> None:
-    from ..plot import grouped_bars
-
-    d = df[(df["dataset"] == ALL) & df["quantity"].isin(["cr_seen", "cr_unseen", "cr_overall"])]
-    d = d.assign(
-        set=d["quantity"].map({"cr_seen": "seen test set", "cr_unseen": "unseen test set", "cr_overall": "overall"})
-    )
-    grouped_bars(
-        d,
-        "series",
-        "set",
-        "value",
-        fig.gca(),
-        ylabel="raw CR, 32 B blocks",
-        xlabel="codec",
-        labels=list(d["series"]),
-        baseline=1.0,
-    )
-
-
 _TOOL_SRC = "§4, Fig. 5 (the authors' implementations, i.e. their tool)"
 
 FIGURES = (
@@ -221,7 +201,12 @@ FIGURES = (
         "fig5",
         "Raw CR on 32 B blocks under P3's train/test protocol",
         fig5,
-        _draw_fig5,
+        summary_bars(
+            {"cr_seen": "seen test set", "cr_unseen": "unseen test set", "cr_overall": "overall"},
+            "codec",
+            "raw CR, 32 B blocks",
+            dataset=ALL,
+        ),
         tuple(
             PaperValue(s + TOOL, "cr_overall", v, f"{_TOOL_SRC}: '{q}'", ALL)
             for s, v, q in (

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, List
 
 import numpy as np
 
-from ._base import GEOMEAN, Context, Figure, PaperValue, geomean, with_geomean
+from ._base import GEOMEAN, Context, Figure, PaperValue, dataset_bars, geomean, summary_bars, with_geomean
 
 if TYPE_CHECKING:
     import pandas
@@ -167,24 +167,6 @@ def sec5c(ctx: Context) -> "pandas.DataFrame":
 # ---------------------------------------------------------------------------------------- drawing
 
 
-def _draw_fig1(df: "pandas.DataFrame", fig) -> None:
-    from ..plot import grouped_bars
-
-    d = df[(df["dataset"] == GEOMEAN) & df["quantity"].isin(["cr", "cr_mag"])]
-    d = d.assign(what=d["quantity"].map({"cr": "raw CR", "cr_mag": f"CR at MAG {MAG} B"}))
-    grouped_bars(
-        d,
-        "series",
-        "what",
-        "value",
-        fig.gca(),
-        ylabel="CR, geometric mean over the datasets",
-        xlabel="codec",
-        labels=list(d["series"]),
-        baseline=1.0,
-    )
-
-
 def _draw_fig2(df: "pandas.DataFrame", fig) -> None:
     from ..plot import above_mag_heatmap
 
@@ -192,24 +174,6 @@ def _draw_fig2(df: "pandas.DataFrame", fig) -> None:
     ax = above_mag_heatmap(d, fig.gca(), row="dataset")
     ax.grid(False)
     ax.set_xlabel(f"bytes above a multiple of MAG {MAG} B (0: a multiple or under one burst; raw: uncompressed)")
-
-
-def _bars(q: str, ylabel: str):
-    def draw(df: "pandas.DataFrame", fig) -> None:
-        from ..plot import grouped_bars
-
-        grouped_bars(
-            df[df["quantity"] == q],
-            "dataset",
-            "series",
-            "value",
-            fig.gca(),
-            ylabel=ylabel,
-            xlabel="dataset",
-            labels=[GEOMEAN],
-        )
-
-    return draw
 
 
 _GM = "geometric mean over the paper's benchmarks"
@@ -220,7 +184,7 @@ FIGURES = (
         "fig1",
         f"Raw CR and CR at MAG {MAG} B of BDI, FPC, C-PACK and E2MC",
         fig1,
-        _draw_fig1,
+        summary_bars({"cr": "raw CR", "cr_mag": f"CR at MAG {MAG} B"}, "codec", "CR, geometric mean over the datasets"),
         tuple(
             PaperValue(
                 s,
@@ -251,7 +215,7 @@ FIGURES = (
         "fig8",
         "Bandwidth saved against E2MC per TSLC variant (threshold 16 B, MAG 32 B)",
         fig8,
-        _bars("bandwidth_saved", f"bandwidth saved against E2MC\n(bytes at MAG {MAG} B)"),
+        dataset_bars("bandwidth_saved", f"bandwidth saved against E2MC\n(bytes at MAG {MAG} B)"),
         tuple(
             PaperValue(
                 s,
@@ -280,7 +244,7 @@ FIGURES = (
         "fig9",
         "TSLC-OPT with the threshold at half the MAG: bandwidth saved per MAG",
         fig9,
-        _bars("bandwidth_saved", "bandwidth saved against E2MC\n(bytes at each MAG)"),
+        dataset_bars("bandwidth_saved", "bandwidth saved against E2MC\n(bytes at each MAG)"),
         note="the paper plots speedup and error (GM speedup 5 %, 9.7 %, 9 % at MAG 16, 32, 64 B: a simulator's)",
     ),
     Figure(
@@ -288,7 +252,7 @@ FIGURES = (
         "sec5c",
         "E2MC's raw CR and CR at MAG 16, 32 and 64 B",
         sec5c,
-        _bars("cr_mag_e2mc", "E2MC's CR at MAG\n(uncompressed / fetched bytes)"),
+        dataset_bars("cr_mag_e2mc", "E2MC's CR at MAG\n(uncompressed / fetched bytes)"),
         tuple(
             PaperValue(
                 f"MAG {m} B",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
 import numpy as np
 
-from ._base import GEOMEAN, Context, Figure, PaperValue, with_geomean
+from ._base import GEOMEAN, Context, Figure, PaperValue, dataset_bars, with_geomean
 
 if TYPE_CHECKING:
     import pandas
@@ -162,28 +162,6 @@ def _label(q: str) -> str:
     }[what]
 
 
-def _bars(q: str, series=None):
-    def draw(df: "pandas.DataFrame", fig) -> None:
-        from ..plot import grouped_bars
-
-        d = df[df["quantity"] == q]
-        if series is not None:
-            d = d[d["series"].isin(series)]
-        grouped_bars(
-            d,
-            "dataset",
-            "series",
-            "value",
-            fig.gca(),
-            ylabel=_label(q),
-            xlabel="dataset",
-            labels=[GEOMEAN],
-            baseline=1.0,
-        )
-
-    return draw
-
-
 def _draw_fig2(df: "pandas.DataFrame", fig) -> None:
     from ..plot import grouped_bars
 
@@ -279,7 +257,7 @@ FIGURES = (
         "fig1",
         "Effective bandwidth compression ratio per algorithm (DRAM bus)",
         fig1,
-        _bars("dram_cr_units"),
+        dataset_bars("dram_cr_units", _label("dram_cr_units")),
         tuple(
             PaperValue(
                 s,
