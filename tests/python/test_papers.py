@@ -183,23 +183,6 @@ P1_PRINTED = {
 }
 
 
-def test_paper_values_are_p1s_with_their_sections(run):
-    table, _ = run
-    printed = table[table["paper_value"].notna()]
-    got = {
-        (f.split()[1], s, q): (v, src)
-        for f, s, q, v, src in printed[["figure", "series", "quantity", "paper_value", "paper_source"]].itertuples(
-            index=False
-        )
-    }
-    assert set(got) == set(P1_PRINTED)
-    for key, (value, section, where) in P1_PRINTED.items():
-        v, src = got[key]
-        assert v == value and src.startswith(section) and where in src, (key, v, src)
-    # a paper value sits on the summary row (geomean), or on a simulator figure's row with no dataset
-    assert set(printed["dataset"]) <= {"geomean", "(rule)", ""}
-
-
 def drawn_values(ax):
     """Every value an Axes draws: bar heights, line points, image cells."""
     out = [p.get_height() for p in ax.patches] + [y for line in ax.lines for y in line.get_ydata()]
@@ -212,8 +195,7 @@ def drawn_values(ax):
 
 @pytest.mark.parametrize("paper", ["e2mc", "toggle", "mpc", "slc"])
 def test_every_figure_is_drawn_with_labelled_axes_and_the_tables_values(paper, request):
-    fixture = {"e2mc": "run", "toggle": "run_toggle", "mpc": "run_mpc", "slc": "run_slc"}[paper]
-    table, out = request.getfixturevalue(fixture)
+    table, out = request.getfixturevalue(FIXTURES[paper])
     ctx = Context(dict(request.getfixturevalue("sources4" if paper == "mpc" else "sources")))
     for f in papers.PAPERS[paper]:
         if f.compute is None:
@@ -371,21 +353,6 @@ P4_PRINTED = {
 }
 
 
-def test_slc_paper_values_are_p4s_with_their_sections(run_slc):
-    table, _ = run_slc
-    printed = table[table["paper_value"].notna()]
-    got = {
-        (f.split()[1], s, q): (v, src)
-        for f, s, q, v, src in printed[["figure", "series", "quantity", "paper_value", "paper_source"]].itertuples(
-            index=False
-        )
-    }
-    assert set(got) == set(P4_PRINTED)
-    for key, (value, section, where) in P4_PRINTED.items():
-        v, src = got[key]
-        assert v == value and src.startswith(section) and where in src, (key, v, src)
-
-
 # ---- P3 (MPC) -------------------------------------------------------------------------------------
 
 P3_PRESETS = ["bpc.isca16", "bpc.cal22", "fpc.paper", "fpc.cal22", "sc2.paper", "sc2.cal22", "bdi.paper", "bdi.cal22"]
@@ -447,21 +414,6 @@ P3_PRINTED = {
 }
 
 
-def test_mpc_paper_values_are_p3s_with_their_sections(run_mpc):
-    table, _ = run_mpc
-    printed = table[table["paper_value"].notna()]
-    got = {
-        (f.split()[1], s, q): (v, src)
-        for f, s, q, v, src in printed[["figure", "series", "quantity", "paper_value", "paper_source"]].itertuples(
-            index=False
-        )
-    }
-    assert set(got) == set(P3_PRINTED)
-    for key, (value, section, where) in P3_PRINTED.items():
-        v, src = got[key]
-        assert v == value and src.startswith(section) and where in src, (key, v, src)
-
-
 # ---- P2 (toggle-aware compression) ----------------------------------------------------------------
 
 P2_CODECS = ["fpc.paper", "bdi.paper", "bestof.bdi_fpc", "lzss.block", "fib.ours", "cpack.paper", "fpc.mc", "cpack.mc"]
@@ -517,8 +469,16 @@ P2_PRINTED = {
 }
 
 
-def test_toggle_paper_values_are_p2s_with_their_sections(run_toggle):
-    table, _ = run_toggle
+FIXTURES = {"e2mc": "run", "toggle": "run_toggle", "mpc": "run_mpc", "slc": "run_slc"}
+PRINTED = {"e2mc": P1_PRINTED, "toggle": P2_PRINTED, "mpc": P3_PRINTED, "slc": P4_PRINTED}
+
+
+@pytest.mark.parametrize("paper", list(FIXTURES))
+def test_paper_values_are_the_papers_with_their_sections(paper, request):
+    """Every number the table says a paper prints is the paper's, cites its section and the figure
+    or table it belongs to, and sits on a summary row (the geometric mean, P3's totals, P1's rule)
+    or on a simulator figure's row, which has no dataset."""
+    table, _ = request.getfixturevalue(FIXTURES[paper])
     printed = table[table["paper_value"].notna()]
     got = {
         (f.split()[1], s, q): (v, src)
@@ -526,7 +486,8 @@ def test_toggle_paper_values_are_p2s_with_their_sections(run_toggle):
             index=False
         )
     }
-    assert set(got) == set(P2_PRINTED)
-    for key, (value, section, where) in P2_PRINTED.items():
+    assert set(got) == set(PRINTED[paper])
+    for key, (value, section, where) in PRINTED[paper].items():
         v, src = got[key]
         assert v == value and src.startswith(section) and where in src, (key, v, src)
+    assert set(printed["dataset"]) <= {"geomean", "all", "(rule)", ""}
