@@ -852,6 +852,30 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--quick", action="store_true", help="the first 2048 blocks of each dataset (a minute or less)")
     rp.add_argument("--threads", type=_int_at_least(1), default=None, help="threads per analysis (default: all)")
 
+    from .plot import KINDS
+
+    pl = command(
+        "plot",
+        help="draw a figure from a saved table (CSV or Parquet, e.g. from --csv -o): no Python needed",
+        description="Draws KIND (a memcomp.plot function) from TABLE, a table a command wrote with --csv or "
+        "--format parquet, into -o FIG (.pdf, .png or .svg) in the papers' style (memcomp.plot.paper_style). "
+        "--set passes a keyword of the function (memcomp.plot.KIND's docstring lists them). Needs matplotlib: "
+        "pip install memcomp[plot].",
+    )
+    pl.add_argument("kind", choices=sorted(KINDS), help="the figure: a memcomp.plot function")
+    pl.add_argument("table", help="the table: a .csv or .parquet file")
+    pl.add_argument("-o", "--output", required=True, metavar="FIG", help="the figure to write (.pdf, .png or .svg)")
+    pl.add_argument("--width", choices=["single", "double"], default="double", help="a column or the page")
+    pl.add_argument("--col", default=None, metavar="COLUMN", help="one panel per value of COLUMN (dataset, codec, ...)")
+    pl.add_argument(
+        "--set",
+        dest="keywords",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a keyword of the plot function, e.g. y=toggles_ratio or density=true (repeatable)",
+    )
+
     i = command("info", help="what the dumps hold: datasets, sizes, zero blocks, byte entropy; the SIMD tier")
     data(i)
     output(i)
@@ -1040,7 +1064,71 @@ def _cmd_reproduce(args, out: TextIO) -> int:
     return 0
 
 
+def _keyword_value(text: str) -> Any:
+    """A --set value: an int, a float, true/false, none, else the text itself."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    if re.fullmatch(r"[+-]?\d+", text.strip()):
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _cmd_plot(args, out: TextIO) -> int:
+    import inspect
+
+    from .plot import KINDS, WIDTHS, facet, paper_style
+
+    ext = os.path.splitext(args.output)[1].lower()
+    if ext not in (".pdf", ".png", ".svg"):
+        raise UsageError(f"-o {args.output}: write a .pdf, .png or .svg figure")
+    fn = KINDS[args.kind]
+    accepted = [p for p in inspect.signature(fn).parameters if p not in ("df", "ax")]
+    keywords = {}
+    for item in args.keywords:
+        key, sep, value = item.partition("=")
+        if not sep or key not in accepted:
+            raise UsageError(f"--set {item}: {args.kind} takes KEY=VALUE with KEY one of {', '.join(accepted)}")
+        keywords[key] = _keyword_value(value)
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import pandas as pd
+    except ImportError as e:
+        raise UsageError(f"{e}: memcomp plot draws with matplotlib, pip install memcomp[plot]") from e
+    table_ext = os.path.splitext(args.table)[1].lower()
+    if table_ext not in (".csv", ".parquet"):
+        raise UsageError(f"{args.table}: give a .csv or .parquet table (memcomp COMMAND --csv -o table.csv)")
+    try:
+        df = pd.read_csv(args.table) if table_ext == ".csv" else pd.read_parquet(args.table)
+    except ImportError as e:
+        raise UsageError(f"{args.table}: reading Parquet needs pyarrow, pip install memcomp[parquet]") from e
+    if args.col is not None and args.col not in df.columns:
+        raise UsageError(f"--col {args.col}: not a column of {args.table} ({', '.join(map(str, df.columns))})")
+    with paper_style(args.width):
+        try:
+            if args.col is None:
+                fig = plt.figure(figsize=(WIDTHS[args.width], WIDTHS[args.width] * 0.6), constrained_layout=True)
+                fn(df, ax=fig.gca(), **keywords)
+            else:
+                fig = facet(df, fn, args.col, panel_width=WIDTHS["single"], **keywords)
+            with _writing(args.output):
+                fig.savefig(args.output)
+        finally:
+            plt.close("all")
+    out.write(f"wrote {args.output}\n")
+    return 0
+
+
 _COMMANDS = {
+    "plot": _cmd_plot,
     "reproduce": _cmd_reproduce,
     "report": _cmd_report,
     "info": _cmd_info,

@@ -34,16 +34,18 @@ from __future__ import annotations
 
 import contextlib
 import textwrap
-from typing import Any, Dict, Iterator, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence
 
 import numpy as np
 
 __all__ = [
     "HATCHES",
+    "KINDS",
     "MARKERS",
     "PALETTE",
     "above_mag_heatmap",
     "cr_bars",
+    "facet",
     "grouped_bars",
     "paper_style",
     "ratio_entropy_heatmap",
@@ -256,6 +258,9 @@ def ratio_toggle_scatter(
     alpha: float = 0.3,
     max_points: int = 20000,
     seed: int = 0,
+    density: bool = False,
+    jitter: float = 0.0,
+    codec: Optional[str] = None,
 ):
     """Compression ratio (``x``) against what the bus spends (``y``), P2's central figure; each
     axis says what it plots, from the table's ``metric`` and ``energy_model`` columns.
@@ -269,7 +274,17 @@ def ratio_toggle_scatter(
     Per-block input (``toggles.scatter``) draws one point cloud per codec (at most
     ``max_points`` per codec, sampled reproducibly). Per-codec input (``toggles.compare``) draws
     one marker per codec and EC setting, an arrow from the plain row to its EC row, so EC's and
-    MC's effects read as moves."""
+    MC's effects read as moves.
+
+    Per block, ``codec`` keeps one codec's rows; ``density=True`` draws one codec's blocks (every
+    one, not a sample) as a hexagonal 2-D histogram with a log colour scale, which shows where
+    millions of blocks lie where points would pile up; ``jitter`` moves each point by up to that
+    share of each axis's span (seeded), so identical blocks stacked on one spot show their number.
+    Per-codec input takes neither. :func:`facet` draws one panel per dataset, channel or codec."""
+    if not isinstance(density, (bool, np.bool_)):
+        raise TypeError(f"density must be True or False, got {density!r}")
+    if not (isinstance(jitter, (int, float)) and 0 <= jitter <= 0.5):
+        raise ValueError(f"jitter must be a share of the axis span in [0, 0.5], got {jitter!r}")
     ys = ("t_ratio", "toggles_ratio", "energy_ratio", "energy_pj_per_block")
     if y not in ys or x not in ("cr", "cr_units", "cr_mag"):
         raise ValueError(
@@ -282,13 +297,46 @@ def ratio_toggle_scatter(
     ylabel, xlabel = toggle_label(df, y), toggle_label(df, x)
     if "ec" not in cols:
         _need(df, ["codec", x, y], "ratio_toggle_scatter (per block)")
+        if codec is not None:
+            if codec not in set(df["codec"]):
+                raise ValueError(f"codec {codec!r} is not in the table (it holds {sorted(set(df['codec']))})")
+            df = df[df["codec"] == codec]
         rng = np.random.default_rng(seed)
-        for codec, g in df.groupby("codec", sort=False):
-            g = g[np.isfinite(g[x]) & np.isfinite(g[y])]
-            if len(g) > max_points:
-                g = g.iloc[np.sort(rng.choice(len(g), max_points, replace=False))]
-            ax.scatter(g[x], g[y], s=6, alpha=alpha, label=str(codec), rasterized=True)
+        xs = df[x].to_numpy(dtype=float)
+        xs = xs[np.isfinite(xs) & (xs > 0)]
+        logx = bool(xs.size) and xs.max() > 20 * xs.min()  # CRs spanning decades (a zero block's 64x)
+        if density:
+            if df["codec"].nunique() != 1:
+                raise ValueError(
+                    f"density draws one codec's blocks: pass codec= one of {sorted(set(df['codec']))}, or facet by codec"
+                )
+            g = df[np.isfinite(df[x]) & np.isfinite(df[y])]
+            hb = ax.hexbin(
+                g[x],
+                g[y],
+                gridsize=40,
+                bins="log",
+                mincnt=1,
+                cmap="viridis",
+                xscale="log" if logx else "linear",
+                rasterized=True,
+            )
+            ax.figure.colorbar(hb, ax=ax, label=f"blocks per cell ({df['codec'].iloc[0]}, log scale)")
+        else:
+            for name, g in df.groupby("codec", sort=False):
+                g = g[np.isfinite(g[x]) & np.isfinite(g[y])]
+                if len(g) > max_points:
+                    g = g.iloc[np.sort(rng.choice(len(g), max_points, replace=False))]
+                gx, gy = g[x].to_numpy(dtype=float), g[y].to_numpy(dtype=float)
+                if jitter and len(g):
+                    gx = gx + rng.uniform(-jitter, jitter, len(g)) * (np.ptp(gx) or 1.0)
+                    gy = gy + rng.uniform(-jitter, jitter, len(g)) * (np.ptp(gy) or 1.0)
+                ax.scatter(gx, gy, s=6, alpha=alpha, label=str(name), rasterized=True)
+            if logx:
+                ax.set_xscale("log")
     else:
+        if density or jitter or codec is not None:
+            raise ValueError("density, jitter and codec apply to per-block tables (toggles.scatter)")
         _need(df, ["codec", "ec", x, y], "ratio_toggle_scatter (per codec)")
         for codec, g in df.groupby("codec", sort=False):
             plain = g[g["ec"] == "none"]
@@ -314,8 +362,32 @@ def ratio_toggle_scatter(
         ax.axhline(1.0, color="gray", lw=0.8, ls="--")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize="small", frameon=False)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small", frameon=False)
     return ax
+
+
+def facet(df, fn, col: str, *, ncols: int = 4, panel_width: float = 3.5, panel_height: float = 2.6, **keywords):
+    """One panel per value of ``col`` (a dataset, channel or codec column of a long-form table),
+    each drawn by ``fn`` (a function of this module) with ``keywords``, titled by its value, in a
+    grid of at most ``ncols`` columns. Returns the Figure."""
+    import matplotlib.pyplot as plt
+
+    _need(df, [col], "facet")
+    values = list(dict.fromkeys(df[col]))
+    if not values:
+        raise ValueError(f"facet: the table has no rows to split by {col!r}")
+    cols = min(int(ncols), len(values))
+    rows = -(-len(values) // cols)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(panel_width * cols, panel_height * rows), squeeze=False, constrained_layout=True
+    )
+    for ax, v in zip(axes.ravel(), values):
+        fn(df[df[col] == v], ax=ax, **keywords)
+        ax.set_title(f"{col} = {v}", fontsize="small")
+    for ax in axes.ravel()[len(values) :]:
+        ax.set_visible(False)
+    return fig
 
 
 def cr_bars(df, ax=None, *, bound=None, symbol_bits: Optional[Sequence[int]] = None, mag: bool = True):
@@ -502,3 +574,14 @@ def slc_tradeoff(
     _slc_axis(df, y, ax.set_ylabel, ax.set_yscale, logy)
     ax.legend(fontsize="small", frameon=False)
     return ax
+
+
+#: The figures ``memcomp plot KIND TABLE`` draws from a saved table, by name.
+KINDS: Dict[str, Callable[..., Any]] = {
+    "above_mag_heatmap": above_mag_heatmap,
+    "cr_bars": cr_bars,
+    "grouped_bars": grouped_bars,
+    "ratio_toggle_scatter": ratio_toggle_scatter,
+    "sampling_study": sampling_study,
+    "slc_tradeoff": slc_tradeoff,
+}

@@ -1,6 +1,8 @@
 """memcomp.plot renders every figure from the analyses' own tables (Agg backend) and draws what the
 tables say: points at the table's values, bars of its heights, cells of its shares, labels."""
 
+import io
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -195,3 +197,91 @@ def test_sampling_study_and_slc_tradeoff(blocks):
     assert np.allclose(line.get_xdata(), g["bandwidth_saved"]) and np.allclose(line.get_ydata(), g["nrmse"])
     with pytest.raises(ValueError, match="columns"):
         plot.slc_tradeoff(ss)
+
+
+# ---- memcomp plot, density, jitter and facets (issue 37 part 2) -----------------------------------
+
+
+def _scatter_table():
+    from memcomp import toggles
+
+    b = memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 18), 64)
+    return toggles.scatter(b, ["fpc", "bdi"])
+
+
+def test_density_draws_every_block_of_one_codec():
+    df = _scatter_table()
+    fpc = df[df["codec"] == "fpc.paper"]
+    fig, ax = plt.subplots()
+    try:
+        plot.ratio_toggle_scatter(df, ax, density=True, codec="fpc.paper")
+        (hb,) = ax.collections
+        assert hb.get_array().sum() == len(fpc)  # every block counted once, none sampled away
+        assert ax.get_xscale() == "log" and "blocks per cell" in fig.axes[1].get_ylabel()
+    finally:
+        plt.close(fig)
+    with pytest.raises(ValueError, match="density draws one codec"):
+        plot.ratio_toggle_scatter(df, density=True)
+    with pytest.raises(ValueError, match="not in the table"):
+        plot.ratio_toggle_scatter(df, codec="lz4")
+    with pytest.raises(ValueError, match="jitter"):
+        plot.ratio_toggle_scatter(df, jitter=2)
+    plt.close("all")
+
+
+def test_jitter_moves_points_by_at_most_its_share_of_the_span():
+    df = _scatter_table()
+    g = df[df["codec"] == "bdi.paper"]
+    fig, ax = plt.subplots()
+    try:
+        plot.ratio_toggle_scatter(df, ax, codec="bdi.paper", jitter=0.01)
+        pts = ax.collections[0].get_offsets()
+        x, y = g["cr"].to_numpy(float), g["t_ratio"].to_numpy(float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        dx, dy = np.abs(pts[:, 0] - x[ok]), np.abs(pts[:, 1] - y[ok])
+        assert dx.max() <= 0.01 * np.ptp(x[ok]) + 1e-12 and dy.max() <= 0.01 * np.ptp(y[ok]) + 1e-12
+        assert dx.max() > 0  # moved
+    finally:
+        plt.close(fig)
+
+
+def test_facet_draws_a_panel_per_value():
+    df = _scatter_table()
+    fig = plot.facet(df, plot.ratio_toggle_scatter, "codec", density=True)
+    try:
+        panels = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+        assert [ax.get_title() for ax in panels] == ["codec = fpc.paper", "codec = bdi.paper"]
+        counts = [ax.collections[0].get_array().sum() for ax in panels]
+        assert counts == [int((df["codec"] == c).sum()) for c in ("fpc.paper", "bdi.paper")]
+    finally:
+        plt.close(fig)
+
+
+def test_plot_command_draws_a_saved_table(tmp_path):
+    from memcomp.cli import main
+
+    t = tmp_path / "cmp.csv"
+    assert main(["compare", "--codecs", "bdi,fpc", "--sample-bytes", "65536", "--csv", "-o", str(t)]) == 0
+    for fig in ("a.pdf", "a.png", "a.svg"):
+        assert main(["plot", "cr_bars", str(t), "-o", str(tmp_path / fig)], out=io.StringIO()) == 0
+        assert (tmp_path / fig).stat().st_size > 1000
+    assert b"/Type3" not in (tmp_path / "a.pdf").read_bytes()  # fonts embedded as TrueType
+    sc = tmp_path / "sc.parquet"
+    _scatter_table().to_parquet(sc)
+    args = ["plot", "ratio_toggle_scatter", str(sc), "-o", str(tmp_path / "d.png"), "--col", "codec"]
+    assert main([*args, "--set", "density=true"], out=io.StringIO()) == 0
+    assert (
+        main(["plot", "ratio_toggle_scatter", str(sc), "-o", str(tmp_path / "e.png"), "--set", "y=toggles_ratio"]) == 0
+    )
+    # errors name what to change, exit 2
+    assert main(["plot", "cr_bars", str(t), "-o", str(tmp_path / "x.txt")]) == 2
+    assert main(["plot", "cr_bars", str(t), "-o", str(tmp_path / "x.png"), "--set", "colour=red"]) == 2
+    assert main(["plot", "cr_bars", str(tmp_path / "x.json"), "-o", str(tmp_path / "x.png")]) == 2
+    assert main([*args[:5], "--col", "dataset"]) == 2
+
+
+def test_keyword_values_parse_as_types():
+    from memcomp.cli import _keyword_value
+
+    assert _keyword_value("true") is True and _keyword_value("False") is False and _keyword_value("none") is None
+    assert _keyword_value("3") == 3 and _keyword_value("0.5") == 0.5 and _keyword_value("t_ratio") == "t_ratio"
