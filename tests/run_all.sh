@@ -16,7 +16,7 @@ PY=${PYTHON:-python3}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # Debian packages the C++ suites need.
-DEB_PACKAGES=(libgtest-dev clang libclang-rt-14-dev clang-format-14 clang-tidy-14)
+DEB_PACKAGES=(libgtest-dev clang libclang-rt-14-dev clang-format-14 clang-tidy-14 chromium)
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -20,11 +20,9 @@ output went away (a closed pipe).
 from __future__ import annotations
 
 import argparse
-import base64
 import contextlib
 import dataclasses
 import functools
-import html
 import io
 import json
 import os
@@ -593,93 +591,98 @@ def _cmd_codecs(args, out: TextIO) -> int:
     return 0
 
 
-def _figure_html(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return f'<img alt="figure" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">'
-
-
 def _cmd_report(args, out: TextIO) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from . import entropy, plot, toggles
+    from . import entropy, plot, report_page, toggles
     from .report import mag_study
 
-    if not args.output or not args.output.lower().endswith((".html", ".htm")):
-        raise UsageError("-o: report writes one HTML page; give -o FILE.html")
-    _datasets(args)  # input errors before codec warnings
+    ext = os.path.splitext(args.output or "")[1].lower()
+    if ext not in (".html", ".htm", ".pdf"):
+        raise UsageError("-o: report writes one HTML page or one PDF; give -o FILE.html or -o FILE.pdf")
+    pdf = ext == ".pdf"
+    datasets = _datasets(args)  # input errors before codec warnings
     codecs = _codecs(args, args.block)
-    css = (
-        "body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;"
-        "font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}h2{margin-top:2em}"
-    )
-    parts = [
-        f"<!doctype html><html><head><meta charset='utf-8'><title>memcomp report</title><style>{css}</style>"
-        f"</head><body><h1>memcomp report</h1><p>memcomp {html.escape(__version__)}; blocks of {args.block} B, "
-        f"MAG {args.mag} B</p>"
-    ]
-    for d in _datasets(args):
-        parts.append(
-            f"<h2>{html.escape(d.name)}</h2><p>{html.escape(json.dumps(d.provenance()))}; {d.n_blocks} blocks</p>"
-        )
-        cmp_df = compare(d, codecs, mag=args.mag, threads=args.threads, progress=_progress(args, d.nbytes))
-        ent = entropy.table(d, threads=args.threads, chunk_blocks=args.chunk_blocks)
-        fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
-        plot.cr_bars(cmp_df, ax=ax, bound=ent)
-        parts.append("<h3>Compression ratio and CR at MAG</h3>" + _figure_html(fig))
-        head = {
-            "exact": "decodable",
-            "model": "model",
-            "policy": "storage policy",
-            "cr": "raw CR (raw bits / charged bits)",
-            "cr_mag": f"CR at MAG {args.mag} B (raw bytes / bytes in accesses)",
-            "oracle_wins": "blocks it is the smallest for",
-            "note": "note",
-        }
-        head |= {c: f"share of blocks in {c[6:-1]} B" for c in cmp_df.columns if c.startswith("share_")}
-        cols = ["codec"] + [c for c in head if c in cmp_df.columns and (c != "note" or cmp_df[c].notna().any())]
-        parts.append(cmp_df[cols].rename(columns=head).to_html(index=False, float_format=lambda v: f"{v:.4f}"))
-        head = {
-            "symbol_bits": "symbol length SL (bits)",
-            "entropy": "order-0 entropy H (bits per symbol)",
-            "cr_bound": "SL / H",
-            "mfv": "K (table entries)",
-            "cr_mfv": "SL / H_K (K most frequent values + escape)",
-            "cr_length_limited": "SL / L* (E2MC's length-limited code)",
-        }
-        parts.append(
-            "<h3>Order-0 entropy of the dump's SL-bit symbols (bounds one code for the whole dump, "
-            "not per-block codecs)</h3>" + ent[list(head)].rename(columns=head).to_html(index=False)
-        )
-        _, above = mag_study(d, [c for c in codecs if c.supports(args.block)], mags=(args.mag,), threads=args.threads)
-        if len(above):
-            fig, ax = plt.subplots(figsize=(8, 0.6 + 0.35 * above["codec"].nunique()), constrained_layout=True)
-            plot.above_mag_heatmap(above, ax=ax)
-            parts.append("<h3>Bytes above a multiple of MAG</h3>" + _figure_html(fig))
-        exact = [c for c in codecs if c.exact and not c.lossy and c.supports(args.block)][:6]
-        if exact:
-            tg = toggles.compare(d, exact, channel="dram", dbi="dc", ec="ec2", mag=args.mag, threads=args.threads)
-            fig, axs = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
-            plot.ratio_toggle_scatter(tg, ax=axs[0], y="energy_pj_per_block")
-            plot.ratio_toggle_scatter(tg, ax=axs[1], y="t_ratio")
-            model = html.escape(str(tg["energy_model"].iloc[0]))
-            parts.append(
-                f"<h3>Compression against DRAM bus energy in pJ ({model}, DBI dc, Energy Control ec2)</h3>"
-                + _figure_html(fig)
+    compare_head = {
+        "exact": "decodable",
+        "model": "model",
+        "policy": "storage policy",
+        "cr": "raw CR (raw bits / charged bits)",
+        "cr_mag": f"CR at MAG {args.mag} B (raw bytes / bytes in accesses)",
+        "oracle_wins": "blocks it is the smallest for",
+        "note": "note",
+    }
+    entropy_head = {
+        "symbol_bits": "symbol length SL (bits)",
+        "entropy": "order-0 entropy H (bits per symbol)",
+        "cr_bound": "SL / H",
+        "mfv": "K (table entries)",
+        "cr_mfv": "SL / H_K (K most frequent values + escape)",
+        "cr_length_limited": "SL / L* (E2MC's length-limited code)",
+    }
+    sections: list = []
+    items: dict = {}
+    energy_model = "-"
+    with plot.paper_style("double"):
+        for d in datasets:
+            cmp_df = compare(d, codecs, mag=args.mag, threads=args.threads, progress=_progress(args, d.nbytes))
+            ent = entropy.table(d, threads=args.threads, chunk_blocks=args.chunk_blocks)
+            _, above = mag_study(
+                d, [c for c in codecs if c.supports(args.block)], mags=(args.mag,), threads=args.threads
             )
-            cols = ["codec", "ec", "cr", "fraction_compressed", "t_ratio", "toggles_ratio"]
-            cols += ["energy_pj_per_block", "energy_ratio"]
-            head = {c: plot.toggle_label(tg, c) for c in cols} | {"ec": "Energy Control"}
-            parts.append(tg[cols].rename(columns=head).to_html(index=False, float_format=lambda v: f"{v:.4f}"))
-    parts.append("</body></html>")
-    with _writing(args.output), open(args.output, "w", encoding="utf-8") as f:
-        f.write("\n".join(parts))
+            exact = [c for c in codecs if c.exact and not c.lossy and c.supports(args.block)][:6]
+            tg = None
+            if exact:
+                tg = toggles.compare(d, exact, channel="dram", dbi="dc", ec="ec2", mag=args.mag, threads=args.threads)
+                energy_model = str(tg["energy_model"].iloc[0])
+            sections.append(
+                report_page.DatasetSection(d.name, int(d.n_blocks or 0), d.provenance(), cmp_df, ent, above, tg)
+            )
+            its: list = []  # ("table" | "figure", caption, HTML or Figure), in page order
+            head = compare_head | {
+                c: f"share of blocks in {c[6:-1]} B" for c in cmp_df.columns if c.startswith("share_")
+            }
+            cols = ["codec"] + [c for c in head if c in cmp_df.columns and (c != "note" or cmp_df[c].notna().any())]
+            its.append(("table", "Compression ratio and CR at MAG", report_page._table(cmp_df[cols], head)))
+            fig, ax = plt.subplots(figsize=(7.0, 3.2), constrained_layout=True)
+            plot.cr_bars(cmp_df, ax=ax, bound=ent)
+            its.append(("figure", "Compression ratio and CR at MAG, with the dataset's order-0 entropy bounds", fig))
+            its.append(
+                (
+                    "table",
+                    "Order-0 entropy of the dump's SL-bit symbols (bounds one code for the whole dump, "
+                    "not per-block codecs)",
+                    report_page._table(ent[list(entropy_head)], entropy_head),
+                )
+            )
+            if len(above):
+                fig, ax = plt.subplots(figsize=(7.0, 0.8 + 0.3 * above["codec"].nunique()), constrained_layout=True)
+                plot.above_mag_heatmap(above, ax=ax)
+                ax.grid(False)
+                its.append(("figure", "Bytes above a multiple of MAG", fig))
+            if tg is not None:
+                title = f"Compression against DRAM bus energy in pJ ({energy_model}, DBI dc, Energy Control ec2)"
+                cols = ["codec", "ec", "cr", "fraction_compressed", "t_ratio", "toggles_ratio"]
+                cols += ["energy_pj_per_block", "energy_ratio"]
+                head = {c: plot.toggle_label(tg, c) for c in cols} | {"ec": "Energy Control"}
+                its.append(("table", title, report_page._table(tg[cols], head)))
+                fig, axs = plt.subplots(1, 2, figsize=(7.0, 3.0), constrained_layout=True)
+                plot.ratio_toggle_scatter(tg, ax=axs[0], y="energy_pj_per_block")
+                plot.ratio_toggle_scatter(tg, ax=axs[1], y="t_ratio")
+                its.append(("figure", title, fig))
+            items[d.name] = [(k, c, report_page.svg(x) if k == "figure" and not pdf else x) for k, c, x in its]
+    argv = getattr(args, "argv", None) or sys.argv[1:]
+    prov = report_page.provenance(argv, codecs, energy_model, {"block bytes": args.block, "MAG": args.mag})
+    with _writing(args.output):
+        if pdf:
+            report_page.pdf_document(args.output, sections, items, prov)
+        else:
+            page = report_page.html_page(sections, items, prov, args.mag, args.block)
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(page)
     out.write(f"wrote {args.output}\n")
     return 0
 
@@ -820,14 +823,16 @@ def _parser() -> argparse.ArgumentParser:
 
     r = command(
         "report",
-        help="one self-contained HTML page of tables and figures",
-        description="Writes one HTML page per run: per dataset the comparison table and CR bars with "
-        "the entropy bounds, the bytes-above-MAG heatmap and CR against bus energy.",
+        help="one self-contained HTML page (or PDF) of tables and figures",
+        description="Writes one HTML page (figures as inline SVG) or, with -o FILE.pdf, one PDF per run: a "
+        "summary across datasets (best codec, CR, CR at MAG, entropy gap, DRAM energy) with what each column "
+        "holds, then per dataset the comparison table and CR bars with the entropy bounds, the bytes-above-MAG "
+        "heatmap and CR against bus energy, and the run's provenance.",
     )
     data(r)
     codecs_arg(r, "bdi,fpc,cpack,bpc,e2mc")
     r.add_argument("--mag", type=_int_at_least(1), default=32, help="memory access granularity in bytes")
-    r.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    r.add_argument("-o", "--output", required=True, help="the file to write: FILE.html, or FILE.pdf")
 
     from .papers import PAPERS
 
@@ -1164,6 +1169,7 @@ def _main(argv: Optional[List[str]], out: Optional[TextIO]) -> int:
     to_stdout = out is None or out is sys.stdout
     try:
         args = _parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # as given, for a report's provenance
         try:
             if to_stdout:
                 out = _stdout_writer(args)

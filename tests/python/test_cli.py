@@ -3,6 +3,7 @@ formats, and bad input (exit code 2 with one line naming the flag)."""
 
 import io
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -12,6 +13,7 @@ import pandas as pd
 import pytest
 
 import memcomp
+from memcomp import report_page
 from memcomp.cli import main
 
 SMALL = ["--sample-bytes", str(1 << 18)]
@@ -133,8 +135,15 @@ def test_report_is_one_self_contained_page(tmp_path):
     out = tmp_path / "r.html"
     rc, _ = run("report", *SMALL, "--codecs", "bdi,fpc,e2mc", "-o", str(out))
     page = out.read_text()
-    assert rc == 0 and page.startswith("<!doctype html>") and page.count("<img") == 3
-    assert "data:image/png;base64," in page and 'src="http' not in page
+    assert rc == 0 and page.startswith("<!doctype html>") and page.count("<svg") == 3  # figures inline, as SVG
+    assert "<img" not in page and 'src="http' not in page and "<script" not in page
+    summary = page[page.index("<h2 id='summary'>") : page.index("<dl id='columns'>")]
+    assert re.findall(r"<th>(.*?)</th>", summary) == list(report_page.SUMMARY_COLUMNS)
+    assert all(f"<dt>{k}</dt>" in page for k in report_page.SUMMARY_COLUMNS)  # what each column holds
+    prov = page[page.index("<details id='provenance'>") :]
+    for key in ("command", "date", "memcomp", "machine", "energy model", "codecs"):
+        assert f"<th scope='row'>{key}</th>" in prov, key
+    assert "memcomp report" in prov and "bdi.paper" in prov
     assert "bdi.paper" in page and "Entropy bounds" not in page  # not a bound on per-block codecs (item 11)
     for header in (
         "raw CR (raw bits / charged bits)",

@@ -131,7 +131,7 @@ def test_report_energy_section_plots_and_names_pj(tmp_path, monkeypatch):
     ]
     tg = drawn[0][3]
     assert (tg["metric"] == "zeros_total").all() and (tg["energy_model"] == "gddr5").all()
-    section = page[page.index("DRAM bus energy") :]
+    section = page[page.index("<h3>Compression against DRAM bus energy") :]
     assert "in pJ (gddr5, DBI dc" in section
     headers = re.findall(r"<th>(.*?)</th>", section)
     assert headers == [

@@ -53,7 +53,8 @@ def execute(path, first=""):
     ]
     out = []
     for cell, probe in zip(nb.cells[1::2], nb.cells[2::2]):
-        (line,) = [ln for o in probe.outputs for ln in o.get("text", "").splitlines() if ln.startswith("#figures")]
+        text = "".join(o.get("text", "") for o in probe.outputs)  # (a stream may arrive in several parts)
+        (line,) = [ln for ln in text.splitlines() if ln.startswith("#figures")]
         out.append((cell.outputs, json.loads(line.split(" ", 1)[1])))
     return out
 
