@@ -255,6 +255,8 @@ def test_bad_arguments_say_what_to_change(tmp_path):
         papers.reproduce("e2mc", [])
     with pytest.raises(FileNotFoundError, match="does not exist"):
         papers.reproduce("e2mc", [str(tmp_path / "missing.bin")])
+    with pytest.raises(TypeError, match="not contiguous"):
+        papers.reproduce("e2mc", {"a": np.zeros((64, 256), np.uint8)[:, ::2]})
     with pytest.raises(TypeError, match="quick"):
         papers.reproduce("e2mc", {"a": np.zeros(4096, np.uint8)}, quick="yes")
     from memcomp.cli import main

@@ -94,7 +94,9 @@ class Context:
         for name, src in self.sources.items():
             data: Any
             if isinstance(src, np.ndarray):
-                flat = np.ascontiguousarray(src).reshape(-1).view(np.uint8)
+                if not src.flags.c_contiguous:
+                    raise TypeError(f"dataset {name!r}: its array is not contiguous; pass np.ascontiguousarray(x)")
+                flat = src.reshape(-1).view(np.uint8)
                 whole = flat.size - flat.size % block_bytes
                 data = as_blocks(flat[:whole], block_bytes)
             elif isinstance(src, (str, os.PathLike)):
