@@ -33,8 +33,11 @@ fonts embedded in PDF as TrueType (Type 42), vector output, and a colour-blind-s
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import textwrap
-from typing import Any, Callable, Dict, Iterator, Optional, Sequence
+import threading
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, TypeVar
 
 import numpy as np
 
@@ -51,6 +54,7 @@ __all__ = [
     "ratio_entropy_heatmap",
     "ratio_toggle_scatter",
     "sampling_study",
+    "save",
     "slc_tradeoff",
     "toggle_label",
 ]
@@ -105,9 +109,60 @@ def paper_style(width: str = "single") -> Iterator[dict]:
         "hatch.linewidth": 0.5,
     }
     with mpl.rc_context(rc):  # type: ignore[arg-type]  # (matplotlib types the keys as literals)
-        yield rc
+        _active.depth = getattr(_active, "depth", 0) + 1
+        try:
+            yield rc
+        finally:
+            _active.depth -= 1
 
 
+#: How many paper_style contexts the calling thread is inside (a figure drawn in one keeps it).
+_active = threading.local()
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _styled(fn: _F) -> _F:
+    """Give a figure function the keywords ``paper`` and ``width``: with ``paper`` (default) it
+    draws under :func:`paper_style` (``width``; None: the enclosing paper_style's, else
+    "single"), so a figure looks the same from a notebook, the command line and ``reproduce``;
+    ``paper=False`` draws under the caller's matplotlib settings."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, paper: bool = True, width: Optional[str] = None, **keywords: Any) -> Any:
+        if not isinstance(paper, (bool, np.bool_)):
+            raise TypeError(f"paper must be True or False, got {paper!r}")
+        nested = getattr(_active, "drawing", 0)  # a figure function called by another keeps its style
+        _active.drawing = nested + 1
+        try:
+            if not paper or (width is None and (nested or getattr(_active, "depth", 0))):
+                return fn(*args, **keywords)
+            with paper_style("single" if width is None else width):
+                return fn(*args, **keywords)
+        finally:
+            _active.drawing = nested
+
+    params = list(inspect.signature(fn).parameters.values())
+    extra = [
+        inspect.Parameter("paper", inspect.Parameter.KEYWORD_ONLY, default=True),
+        inspect.Parameter("width", inspect.Parameter.KEYWORD_ONLY, default=None),
+    ]
+    var = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
+    params = [p for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD] + extra + var
+    wrapper.__signature__ = inspect.signature(fn).replace(parameters=params)  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+def save(fig, path, **keywords) -> None:
+    """``fig.savefig(path)`` (a Figure, or an Axes' figure) under :func:`paper_style`'s output
+    settings, so a PDF embeds its fonts as TrueType (Type 42) however matplotlib is set up."""
+    import matplotlib as mpl
+
+    fig = getattr(fig, "figure", fig)
+    with mpl.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none", "savefig.bbox": "tight"}):
+        fig.savefig(path, **keywords)
+
+
+@_styled
 def grouped_bars(
     df,
     x: str,
@@ -168,12 +223,10 @@ def grouped_bars(
         ax.axhline(baseline, color="0.3", lw=0.6, zorder=0)
     if log:
         ax.set_yscale("log")
-    ax.set_xticks(np.arange(len(groups)))
-    slanted = len(groups) > 4
-    ax.set_xticklabels([str(g) for g in groups], rotation=30 if slanted else 0, ha="right" if slanted else "center")
+    _xticklabels(ax, [str(g) for g in groups])
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.set_xlabel(xlabel if xlabel is not None else x)
-    ax.set_ylabel(ylabel if ylabel is not None else y)
+    _set_ylabel(ax, ylabel if ylabel is not None else y)
     top = positive.max() if positive.size else 1.0
     if log:
         from matplotlib.ticker import FuncFormatter
@@ -182,16 +235,43 @@ def grouped_bars(
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # 1, 10, 100, not 10^0
     else:
         ax.set_ylim(0, top * (1.2 if labels else 1.05))
-    ax.legend(ncol=min(len(names), 4), loc="lower left", bbox_to_anchor=(0, 1.0), fontsize="x-small")
+    _legend_above(ax, len(names))
     return ax
 
 
-def _axes(ax, figsize=(6.0, 4.0)):
+def _xticklabels(ax, labels: Sequence[str]) -> None:
+    ax.set_xticks(np.arange(len(labels)))
+    slanted = len(labels) > 4
+    ax.set_xticklabels(labels, rotation=30 if slanted else 0, ha="right" if slanted else "center")
+
+
+def _legend_above(ax, n: int) -> None:
+    """The legend in a band above the axes, in as many columns (up to 4) as fit the figure's width."""
+    from matplotlib.font_manager import FontProperties
+
+    labels = ax.get_legend_handles_labels()[1]
+    points = FontProperties(size="x-small").get_size_in_points()
+    inches = [0.45 + 0.55 * points * len(t) / 72 for t in labels]  # handle and gap, then the text
+    room = ax.figure.get_figwidth() * 0.95
+    ncol = max(k for k in range(1, min(n, 4) + 1) if sum(sorted(inches)[-k:]) <= room or k == 1)
+    ax.legend(ncol=ncol, loc="lower left", bbox_to_anchor=(0, 1.0), fontsize="x-small")
+
+
+def _set_ylabel(ax, text: str) -> None:
+    """``text`` as the y label, wrapped to the figure's height (a column-wide figure is short)."""
+    size = ax.yaxis.label.get_fontsize()
+    width = max(16, int(0.8 * ax.figure.get_figheight() * 72 / (0.55 * size)))
+    ax.set_ylabel(textwrap.fill(text, width, break_on_hyphens=False))
+
+
+def _axes(ax, aspect: Optional[float] = None):
+    """``ax``, or the axes of a new figure of the style's size (``aspect``: height / width)."""
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
 
-    _, ax = plt.subplots(figsize=figsize, constrained_layout=True)
+    w, h = plt.rcParams["figure.figsize"]
+    _, ax = plt.subplots(figsize=(w, w * aspect if aspect else h), constrained_layout=True)
     return ax
 
 
@@ -249,6 +329,7 @@ def toggle_label(df, column: str) -> str:
     return column
 
 
+@_styled
 def ratio_toggle_scatter(
     df,
     ax=None,
@@ -261,6 +342,8 @@ def ratio_toggle_scatter(
     density: bool = False,
     jitter: float = 0.0,
     codec: Optional[str] = None,
+    hue: str = "codec",
+    style: Optional[str] = None,
 ):
     """Compression ratio (``x``) against what the bus spends (``y``), P2's central figure; each
     axis says what it plots, from the table's ``metric`` and ``energy_model`` columns.
@@ -280,7 +363,9 @@ def ratio_toggle_scatter(
     one, not a sample) as a hexagonal 2-D histogram with a log colour scale, which shows where
     millions of blocks lie where points would pile up; ``jitter`` moves each point by up to that
     share of each axis's span (seeded), so identical blocks stacked on one spot show their number.
-    Per-codec input takes neither. :func:`facet` draws one panel per dataset, channel or codec."""
+    ``hue`` names the column whose values get a colour each (the codec; or a dataset column of
+    tables concatenated), ``style`` one whose values get a marker each, as in seaborn. Per-codec
+    input takes none of these. :func:`facet` draws one panel per dataset, channel or codec."""
     if not isinstance(density, (bool, np.bool_)):
         raise TypeError(f"density must be True or False, got {density!r}")
     if not (isinstance(jitter, (int, float)) and 0 <= jitter <= 0.5):
@@ -296,7 +381,8 @@ def ratio_toggle_scatter(
     ax = _axes(ax)
     ylabel, xlabel = toggle_label(df, y), toggle_label(df, x)
     if "ec" not in cols:
-        _need(df, ["codec", x, y], "ratio_toggle_scatter (per block)")
+        keys = [hue] + ([style] if style is not None else [])
+        _need(df, list(dict.fromkeys(["codec", x, y, *keys])), "ratio_toggle_scatter (per block)")
         if codec is not None:
             if codec not in set(df["codec"]):
                 raise ValueError(f"codec {codec!r} is not in the table (it holds {sorted(set(df['codec']))})")
@@ -323,7 +409,10 @@ def ratio_toggle_scatter(
             )
             ax.figure.colorbar(hb, ax=ax, label=f"blocks per cell ({df['codec'].iloc[0]}, log scale)")
         else:
-            for name, g in df.groupby("codec", sort=False):
+            hues = list(dict.fromkeys(df[hue]))
+            styles = list(dict.fromkeys(df[style])) if style is not None else []
+            for key, g in df.groupby(keys, sort=False):
+                key = key if isinstance(key, tuple) else (key,)
                 g = g[np.isfinite(g[x]) & np.isfinite(g[y])]
                 if len(g) > max_points:
                     g = g.iloc[np.sort(rng.choice(len(g), max_points, replace=False))]
@@ -331,12 +420,24 @@ def ratio_toggle_scatter(
                 if jitter and len(g):
                     gx = gx + rng.uniform(-jitter, jitter, len(g)) * (np.ptp(gx) or 1.0)
                     gy = gy + rng.uniform(-jitter, jitter, len(g)) * (np.ptp(gy) or 1.0)
-                ax.scatter(gx, gy, s=6, alpha=alpha, label=str(name), rasterized=True)
+                ax.scatter(
+                    gx,
+                    gy,
+                    s=6,
+                    alpha=alpha,
+                    label=", ".join(map(str, key)),
+                    color=PALETTE[hues.index(key[0]) % len(PALETTE)],
+                    marker=MARKERS[styles.index(key[1]) % len(MARKERS)] if styles else "o",
+                    rasterized=True,
+                )
             if logx:
                 ax.set_xscale("log")
     else:
-        if density or jitter or codec is not None:
-            raise ValueError("density, jitter and codec apply to per-block tables (toggles.scatter)")
+        if density or jitter or codec is not None or hue != "codec" or style is not None:
+            raise ValueError(
+                "density, jitter, codec, hue and style apply to per-block tables (toggles.scatter); "
+                "a per-codec table gets a colour per codec (facet draws a panel per dataset)"
+            )
         _need(df, ["codec", "ec", x, y], "ratio_toggle_scatter (per codec)")
         for codec, g in df.groupby("codec", sort=False):
             plain = g[g["ec"] == "none"]
@@ -361,12 +462,13 @@ def ratio_toggle_scatter(
     else:
         ax.axhline(1.0, color="gray", lw=0.8, ls="--")
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    _set_ylabel(ax, ylabel)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small", frameon=False)
     return ax
 
 
+@_styled
 def facet(df, fn, col: str, *, ncols: int = 4, panel_width: float = 3.5, panel_height: float = 2.6, **keywords):
     """One panel per value of ``col`` (a dataset, channel or codec column of a long-form table),
     each drawn by ``fn`` (a function of this module) with ``keywords``, titled by its value, in a
@@ -390,44 +492,84 @@ def facet(df, fn, col: str, *, ncols: int = 4, panel_width: float = 3.5, panel_h
     return fig
 
 
-def cr_bars(df, ax=None, *, bound=None, symbol_bits: Optional[Sequence[int]] = None, mag: bool = True):
+@_styled
+def cr_bars(
+    df,
+    ax=None,
+    *,
+    bound=None,
+    symbol_bits: Optional[Sequence[int]] = None,
+    mag: bool = True,
+    values: bool = True,
+    log: Optional[bool] = None,
+):
     """Raw CR per codec, with CR at MAG beside it (``compare`` rows, each under the table's
-    ``policy``; the oracle row too; a skipped preset keeps its tick, marked, with no bar), and
-    with ``bound`` (``entropy.table``) a dashed line per symbol length SL at ``cr_bound`` = SL / H,
-    H the order-0 entropy of SL-bit symbols over the whole dump. That bounds one fixed
-    symbol-by-symbol code for the dump (E2MC, SC2), not per-block codecs such as BDI or BPC, which
-    can beat it (SPEC 3); ``symbol_bits`` picks the lengths drawn."""
+    ``policy``; the oracle row too; a skipped preset keeps its tick, marked, with no bar), each
+    bar's value printed on it (``values``), on a log axis where the CRs span more than a factor
+    of 20 (``log`` None; True/False force it), and with ``bound`` (``entropy.table``) a dashed
+    line per symbol length SL at ``cr_bound`` = SL / H, H the order-0 entropy of SL-bit symbols
+    over the whole dump. That bounds one fixed symbol-by-symbol code for the dump (E2MC, SC2), not
+    per-block codecs such as BDI or BPC, which can beat it (SPEC 3); ``symbol_bits`` picks the
+    lengths drawn."""
+    import pandas as pd
+
     _need(df, ["codec", "cr"] + (["cr_mag"] if mag else []), "cr_bars")
-    ax = _axes(ax)
-    x = np.arange(len(df))
-    w = 0.4 if mag else 0.8
-    ax.bar(x - (w / 2 if mag else 0), df["cr"], width=w, label="raw CR")
-    if mag:
-        label = f"CR at MAG {int(df['mag'].iloc[0])} B" if "mag" in df.columns else "CR at MAG"
-        ax.bar(x + w / 2, df["cr_mag"], width=w, label=label)
-    if bound is not None:
-        _need(bound, ["symbol_bits", "cr_bound"], "cr_bars bound")
-        drawn = 0
-        for _, r in bound.iterrows():
-            if symbol_bits is None or int(r["symbol_bits"]) in symbol_bits:
-                name = None if drawn else "order-0 entropy of the dump, SL / H (not a per-block bound)"
-                ax.axhline(r["cr_bound"], ls="--", lw=1, color="k", alpha=0.6, label=name)
-                sl = int(r["symbol_bits"])
-                ax.text(len(df) - 0.5, r["cr_bound"], f" SL {sl}", va="bottom", ha="right", fontsize="x-small")
-                drawn += 1
-    ax.axhline(1.0, color="gray", lw=0.8)
-    ax.set_xticks(x)
     notes = df["note"] if "note" in df.columns else [None] * len(df)
     ticks = [f"{c} (skipped)" if isinstance(n, str) and n else str(c) for c, n in zip(df["codec"], notes)]
-    ax.set_xticklabels(ticks, rotation=45, ha="right", fontsize="small")
-    ax.set_xlabel("codec")
-    ax.set_ylabel("compression ratio (raw bits / charged bits)")
-    tops = [ax.get_ylim()[1]] + ([float(bound["cr_bound"].max())] if bound is not None and len(bound) else [])
-    ax.set_ylim(top=1.25 * max(t for t in tops if np.isfinite(t)))  # room for the legend above bars and lines
-    ax.legend(fontsize="small", frameon=False, loc="upper left")
+    series = [("cr", "raw CR")]
+    if mag:
+        series.append(("cr_mag", f"CR at MAG {int(df['mag'].iloc[0])} B" if "mag" in df.columns else "CR at MAG"))
+    long = pd.DataFrame(  # groups by row position: a codec may be listed twice
+        [(i, name, float(v)) for col, name in series for i, v in enumerate(df[col])],
+        columns=["row", "series", "cr"],
+    )
+    lines = []
+    if bound is not None:
+        _need(bound, ["symbol_bits", "cr_bound"], "cr_bars bound")
+        lines = [
+            (int(r["symbol_bits"]), float(r["cr_bound"]))
+            for _, r in bound.iterrows()
+            if symbol_bits is None or int(r["symbol_bits"]) in symbol_bits
+        ]
+    if log is None:  # decide on bars and lines together, so every line lands inside the axes
+        v = np.concatenate([long["cr"].to_numpy(dtype=float), [c for _, c in lines]])
+        v = v[np.isfinite(v) & (v > 0)]
+        log = bool(v.size) and v.max() > 20 * v.min()
+    ax = grouped_bars(
+        long,
+        "row",
+        "series",
+        "cr",
+        ax,
+        ylabel="compression ratio (raw bits / charged bits)",
+        xlabel="codec",
+        labels=range(len(ticks)) if values else (),
+        log=log,
+        baseline=1.0,
+    )
+    _xticklabels(ax, ticks)
+    for k, (sl, c) in enumerate(lines):
+        name = None if k else "order-0 entropy of the dump, SL / H (not a per-block bound)"
+        ax.axhline(c, ls="--", lw=0.8, color="k", alpha=0.6, label=name)
+        ax.annotate(
+            f"SL {sl}",
+            (1.0, c),
+            xycoords=("axes fraction", "data"),
+            xytext=(2, 0),
+            textcoords="offset points",
+            va="center",
+            ha="left",
+            fontsize="x-small",
+        )
+    if lines:
+        lo, hi = ax.get_ylim()
+        top = max(c for _, c in lines if np.isfinite(c)) if any(np.isfinite(c) for _, c in lines) else hi
+        ax.set_ylim(lo, max(hi, top * (1.5 if log else 1.1)))
+        _legend_above(ax, len(series) + 1)
     return ax
 
 
+@_styled
 def above_mag_heatmap(df, ax=None, *, row: str = "codec", cmap: str = "viridis"):
     """Share of blocks per bytes above a MAG multiple (x: P4 Fig. 2's bins, 0 = a multiple or under
     one burst, MAG = stored uncompressed), one row per ``row`` value (codec or dataset)."""
@@ -436,7 +578,7 @@ def above_mag_heatmap(df, ax=None, *, row: str = "codec", cmap: str = "viridis")
     if len(mags) != 1:
         raise ValueError(f"above_mag_heatmap draws one MAG; filter the table first (it holds MAGs {sorted(mags)})")
     m = int(mags[0])
-    ax = _axes(ax, figsize=(7.0, 0.5 + 0.35 * df[row].nunique()))
+    ax = _axes(ax, aspect=(0.5 + 0.35 * df[row].nunique()) / 7.0)
     table = df.pivot_table(index=row, columns="paper_bin", values="share", aggfunc="sum", sort=False)
     table = table.reindex(columns=range(m + 1), fill_value=0.0).fillna(0.0)
     im = ax.imshow(table.to_numpy(), aspect="auto", cmap=cmap, interpolation="nearest", vmin=0.0)
@@ -451,6 +593,7 @@ def above_mag_heatmap(df, ax=None, *, row: str = "codec", cmap: str = "viridis")
     return ax
 
 
+@_styled
 def ratio_entropy_heatmap(re, ax=None, *, module: Optional[dict] = None, cmap: str = "magma_r"):
     """The ratio-entropy matrix (a :class:`memcomp.mpc.RatioEntropy` or an (n, n) array; row =
     target, column = base; low = correlated) and, given an MPC ``module`` (a dict with root and
@@ -461,7 +604,7 @@ def ratio_entropy_heatmap(re, ax=None, *, module: Optional[dict] = None, cmap: s
     unit = "byte" if eb == 1 else f"element ({eb} B)"
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
         raise ValueError(f"ratio_entropy_heatmap needs a square matrix, got shape {m.shape}")
-    ax = _axes(ax, figsize=(5.5, 4.8))
+    ax = _axes(ax, aspect=0.87)
     im = ax.imshow(m, cmap=cmap, interpolation="nearest")
     ax.figure.colorbar(im, ax=ax, label="ratio entropy (bits)")
     if module is not None:
@@ -475,6 +618,7 @@ def ratio_entropy_heatmap(re, ax=None, *, module: Optional[dict] = None, cmap: s
     return ax
 
 
+@_styled
 def sampling_study(df, ax=None, *, relative: bool = True):
     """P1 Fig. 4: CR (raw and at MAG) against the MFV table size and against the online sampling
     length (``e2mc.sampling_study``); ``relative`` plots them against their first entry."""
@@ -497,8 +641,8 @@ def sampling_study(df, ax=None, *, relative: bool = True):
     ax.set_xscale("log")
     ax.set_xlabel("MFV table entries / blocks sampled")
     relative = ycols[0].endswith("rel")
-    ax.set_ylabel(
-        "CR relative to each line's first point" if relative else "compression ratio (raw bits / charged bits)"
+    _set_ylabel(
+        ax, "CR relative to each line's first point" if relative else "compression ratio (raw bits / charged bits)"
     )
     ax.legend(fontsize="small", frameon=False)
     return ax
@@ -543,6 +687,7 @@ def _slc_axis(df, col: str, set_label, set_scale, log: Optional[bool]) -> None:
         set_scale("symlog", linthresh=float(pos.min()) if pos.size else 1.0)
 
 
+@_styled
 def slc_tradeoff(
     df,
     ax=None,

@@ -117,7 +117,7 @@ def test_report_energy_section_plots_and_names_pj(tmp_path, monkeypatch):
 
     def spy(df, ax=None, **kw):
         ax = real(df, ax=ax, **kw)
-        drawn.append((kw.get("y", "t_ratio"), ax.get_xlabel(), ax.get_ylabel(), df))
+        drawn.append((kw.get("y", "t_ratio"), ax.get_xlabel(), ax.get_ylabel().replace("\n", " "), df))
         return ax
 
     monkeypatch.setattr(plot, "ratio_toggle_scatter", spy)

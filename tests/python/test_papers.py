@@ -244,6 +244,47 @@ def test_dump_files_are_datasets_named_by_file(sources, tmp_path):
     assert (out / "e2mc_fig9a.pdf").exists() and (out / "e2mc_fig9a.png").exists()
 
 
+def test_reproduce_all_on_dump_files_writes_every_figure(tmp_path):
+    """``memcomp reproduce all DUMP DUMP --quick``: every computable figure of the four papers as
+    PDF and PNG, every figure and every printed value in the table (a simulator's figure by its
+    note), the datasets named by file, each quick dataset read to 2048 blocks."""
+    from memcomp.cli import main
+
+    paths = []
+    for name in ("acts", "csr"):
+        kind = {"acts": "fp32_activations", "csr": "int32_csr"}[name]
+        paths.append(tmp_path / f"{name}.bin")
+        memcomp.workloads.generate(kind, 4096 * 128).tofile(paths[-1])
+    out = tmp_path / "all"
+    log = io.StringIO()
+    assert main(["reproduce", "all", *map(str, paths), "--quick", "-o", str(out)], out=log) == 0
+    t = pd.read_csv(out / "table.csv")
+    figs = papers.figures("all")
+    drawn = [f for f in figs if f.compute is not None and f.draw is not None]
+    assert log.getvalue() == f"wrote {len(drawn)} figures and {out / 'table.csv'} ({len(t)} rows)\n"
+    assert set(t["paper"]) == set(papers.PAPERS)
+    assert set(t["figure"]) == {f"{f.paper} {f.key}" for f in figs}
+    for f in drawn:
+        for ext in ("pdf", "png"):
+            assert (out / f"{f.paper}_{f.key}.{ext}").stat().st_size > 1000, (f.key, ext)
+    for f in figs:
+        mine = t[t["figure"] == f"{f.paper} {f.key}"]
+        if f.compute is None:
+            assert mine["memcomp_value"].isna().all() and (mine["note"] == f.note).all(), f.key
+            assert not (out / f"{f.paper}_{f.key}.png").exists()
+        else:
+            assert mine["memcomp_value"].notna().any(), f.key
+        for p in f.paper_values:
+            hit = mine[(mine["series"] == p.series) & (mine["quantity"] == p.quantity)]
+            assert (hit["paper_value"] == p.value).any(), (f.key, p)
+    assert {"acts.bin", "csr.bin"} <= set(t["dataset"].dropna())
+    # quick mode read 2048 of the 4096 blocks: the E2MC figure's BDI value is the API's on those
+    head = memcomp.as_blocks(np.fromfile(paths[0], np.uint8), 128)[:2048]
+    want = memcomp.compare(head, [memcomp.get_codec("bdi.paper")], mag=32, oracle=False)["cr"].item()
+    bdi = t[(t["figure"] == "e2mc fig9a") & (t["series"] == "BDI") & (t["dataset"] == "acts.bin")]
+    assert float(bdi["memcomp_value"].iloc[0]) == pytest.approx(want, rel=1e-9)
+
+
 def test_bad_arguments_say_what_to_change(tmp_path):
     with pytest.raises(ValueError, match="paper must be one of"):
         papers.reproduce("p9")

@@ -39,7 +39,7 @@ def test_ratio_toggle_scatter_per_codec_and_ec(blocks):
     # DRAM with DBI DC: EC's metric is the zeros sent (issue 33 item 1), not toggles
     assert (df["metric"] == "zeros_total").all()
     assert ax.get_xlabel() == "compression ratio (raw bits / bits sent)"
-    assert ax.get_ylabel() == "zeros sent / zeros raw (data + DBI pins)"
+    assert ax.get_ylabel().replace("\n", " ") == "zeros sent / zeros raw (data + DBI pins)"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels[:3] == ["bdi.paper", "fpc.paper", "fpc.mc"] and "with ec2" in labels
     assert len([c for c in ax.get_children() if isinstance(c, matplotlib.text.Annotation)]) == 3  # one arrow each
@@ -74,12 +74,18 @@ def test_cr_bars_with_bounds(blocks):
     centres = lambda bars: [p.get_x() + p.get_width() / 2 for p in bars]  # noqa: E731
     assert np.allclose(centres(raw), np.arange(n) - 0.2) and np.allclose(centres(at_mag), np.arange(n) + 0.2)
     assert [t.get_text() for t in ax.get_xticklabels()] == list(df["codec"])
-    assert ax.get_xlabel() == "codec" and ax.get_ylabel() == "compression ratio (raw bits / charged bits)"
+    assert (
+        ax.get_xlabel() == "codec"
+        and ax.get_ylabel().replace("\n", " ") == "compression ratio (raw bits / charged bits)"
+    )
     dashed = [line.get_ydata()[0] for line in ax.get_lines() if line.get_linestyle() == "--"]
     assert dashed == bound.loc[bound.symbol_bits.isin([8, 16]), "cr_bound"].tolist()
-    assert [t.get_text().strip() for t in ax.texts] == ["SL 8", "SL 16"]
+    texts = [t.get_text() for t in ax.texts]
+    # every bar's value on it, raw CRs then CRs at MAG, then the lines' symbol lengths
+    assert texts == [f"{v:.2f}" for v in [*df["cr"], *df["cr_mag"]]] + ["SL 8", "SL 16"]
     name = "order-0 entropy of the dump, SL / H (not a per-block bound)"
-    assert legend(ax) == [name, "raw CR", "CR at MAG 32 B"]
+    assert sorted(legend(ax)) == sorted([name, "raw CR", "CR at MAG 32 B"])
+    assert ax.get_yscale() == "linear" and ax.get_ylim()[1] >= dashed[-1]
     assert not any("bound SL" in t.get_text() or "H bound" in t.get_text() for t in ax.texts)
     # what the line is not: BPC, a per-block codec, beats SL 16's on the bundled sample (1.67 > 1.54)
     sample = memcomp.as_blocks(memcomp.workloads.sample_dump(), 128)
@@ -88,6 +94,59 @@ def test_cr_bars_with_bounds(blocks):
     ax = plot.cr_bars(df, mag=False)
     assert [p.get_height() for p in ax.patches] == df["cr"].tolist() and legend(ax) == ["raw CR"]
     assert np.allclose(centres(ax.patches), np.arange(n))
+
+
+def test_cr_bars_log_axis_where_crs_span_decades():
+    """A zero page's CR (64 at 128 B under BDI) beside dense data's (~1): a linear axis would flatten
+    every other bar, so the axis turns log (None) unless told; the bound lines stay inside it."""
+    x = realistic(128, 1 << 15)
+    x[:64] = 0
+    df = memcomp.compare(x[:64], ["bdi", "fpc"], oracle=False)
+    df = __import__("pandas").concat([df, memcomp.compare(x[64:], ["bpc"], oracle=False)], ignore_index=True)
+    assert df["cr"].max() > 20 * df["cr"].min()
+    assert plot.cr_bars(df).get_yscale() == "log"
+    assert plot.cr_bars(df, log=False).get_yscale() == "linear"
+    flat = memcomp.compare(x[64:], ["bdi", "fpc"], oracle=False)
+    assert plot.cr_bars(flat).get_yscale() == "linear" and plot.cr_bars(flat, log=True).get_yscale() == "log"
+    ax = plot.cr_bars(flat, values=False, bound=memcomp.entropy.table(x, [32]))
+    assert [t.get_text() for t in ax.texts] == ["SL 32"]
+    assert ax.get_ylim()[1] > memcomp.entropy.table(x, [32])["cr_bound"].item()
+
+
+def test_every_figure_draws_in_the_paper_style(blocks):
+    """Each function draws under paper_style by default: a new figure is a column wide (3.5 in; 7 in
+    with width="double") with 8 pt labels; paper=False keeps the caller's settings; inside a
+    paper_style block a figure takes that block's width."""
+    df = memcomp.compare(blocks[:256], ["bdi", "fpc"])
+    with matplotlib.rc_context({"font.size": 13, "figure.figsize": (9.0, 5.0)}):
+        ax = plot.cr_bars(df)
+        assert ax.figure.get_figwidth() == 3.5 and ax.xaxis.label.get_fontsize() == 8
+        assert plot.cr_bars(df, width="double").figure.get_figwidth() == 7.0
+        ax = plot.cr_bars(df, paper=False)
+        assert ax.figure.get_figwidth() == 9.0 and ax.xaxis.label.get_fontsize() == 13
+        with plot.paper_style("double"):
+            assert plot.cr_bars(df).figure.get_figwidth() == 7.0
+    with pytest.raises(TypeError, match="paper must be True or False"):
+        plot.cr_bars(df, paper="yes")
+    with pytest.raises(ValueError, match="width must be one of"):
+        plot.cr_bars(df, width="wide")
+    import inspect
+
+    for name, fn in plot.KINDS.items():
+        params = inspect.signature(fn).parameters
+        assert params["paper"].default is True and params["width"].default is None, name
+
+
+def test_save_embeds_truetype_fonts(tmp_path):
+    """plot.save writes a PDF whose fonts are TrueType (Type 42: /FontFile2), not Type 3, even
+    where matplotlib's own setting is Type 3."""
+    ax = plot.cr_bars(memcomp.compare(realistic(128, 1 << 13), ["bdi"], oracle=False))
+    with matplotlib.rc_context({"pdf.fonttype": 3}):
+        plot.save(ax, tmp_path / "a.pdf")
+        ax.figure.savefig(tmp_path / "b.pdf")
+    a, b = (tmp_path / "a.pdf").read_bytes(), (tmp_path / "b.pdf").read_bytes()
+    assert b"/FontFile2" in a and b"/Type3" not in a
+    assert b"/Type3" in b  # the control: matplotlib's setting alone gives Type 3
 
 
 def test_cr_bars_marks_a_skipped_preset():
@@ -117,11 +176,14 @@ def test_above_mag_heatmap():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["bdi.paper", "fpc.paper"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "4", "8", "12", "16", "20", "24", "28", "raw"]
     assert [t for t in ax.get_xticks()] == [0, 4, 8, 12, 16, 20, 24, 28, 32]
-    assert ax.get_xlabel() == "bytes above a multiple of MAG (32 B)" and ax.get_ylabel() == "codec"
+    assert ax.get_xlabel() == "bytes above a multiple of MAG (32 B)" and ax.get_ylabel().replace("\n", " ") == "codec"
     assert ax.figure.axes[-1].get_ylabel() == "share of blocks"  # the colour bar
     by_set = sel.assign(dataset=np.where(sel.codec == "bdi.paper", "a", "b"))
     ax = plot.above_mag_heatmap(by_set, row="dataset")
-    assert ax.get_ylabel() == "dataset" and [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
+    assert ax.get_ylabel().replace("\n", " ") == "dataset" and [t.get_text() for t in ax.get_yticklabels()] == [
+        "a",
+        "b",
+    ]
 
 
 def test_ratio_entropy_heatmap_and_tree(blocks):
@@ -134,7 +196,7 @@ def test_ratio_entropy_heatmap_and_tree(blocks):
     assert len(edges) == 31 and tuple(root[0]) == (module["root"], module["root"])
     # x is the base j (a column), y the target i (a row): the edge of target j sits at (base[j], j)
     assert {(int(x), int(y)) for x, y in edges} == {(module["base"][j], j) for j in range(32) if j != module["root"]}
-    assert ax.get_xlabel() == "base byte j" and ax.get_ylabel() == "target byte i"
+    assert ax.get_xlabel() == "base byte j" and ax.get_ylabel().replace("\n", " ") == "target byte i"
     assert legend(ax) == ["MST edge", "root"]
     assert ax.figure.axes[-1].get_ylabel() == "ratio entropy (bits)"
     with pytest.raises(ValueError, match="square"):
@@ -151,7 +213,7 @@ def test_ratio_entropy_heatmap_draws_rows_as_targets():
     re2 = memcomp.mpc.ratio_entropy(memcomp.sectorize(realistic(128, 1 << 14), 32), elem_bytes=2)
     ax = plot.ratio_entropy_heatmap(re2)
     assert ax.images[0].get_array().shape == (16, 16)
-    assert ax.get_xlabel() == "base element (2 B) j" and ax.get_ylabel() == "target element (2 B) i"
+    assert ax.get_xlabel() == "base element (2 B) j" and ax.get_ylabel().replace("\n", " ") == "target element (2 B) i"
 
 
 def test_sampling_study_lines_are_the_table(blocks):
@@ -175,7 +237,7 @@ def test_sampling_study_lines_are_the_table(blocks):
         assert list(line.get_xdata()) == x.tolist() and list(line.get_ydata()) == y.tolist()
     assert [line.get_linestyle() for line in lines] == ["-", "--", "-", "--"]
     assert ax.get_xscale() == "log" and ax.get_xlabel() == "MFV table entries / blocks sampled"
-    assert ax.get_ylabel() == "CR relative to each line's first point"
+    assert ax.get_ylabel().replace("\n", " ") == "CR relative to each line's first point"
     ax = plot.sampling_study(ss, relative=False)
     assert [list(line.get_ydata()) for line in ax.get_lines()] == [
         mfv.cr.tolist(),
@@ -183,7 +245,7 @@ def test_sampling_study_lines_are_the_table(blocks):
         online.cr.tolist(),
         online.cr_mag.tolist(),
     ]
-    assert ax.get_ylabel() == "compression ratio (raw bits / charged bits)"
+    assert ax.get_ylabel().replace("\n", " ") == "compression ratio (raw bits / charged bits)"
 
 
 @pytest.mark.filterwarnings("ignore::memcomp.slc.MetricWarning")  # the bundled mix read as float32: MRE on tiny values
@@ -243,6 +305,34 @@ def test_jitter_moves_points_by_at_most_its_share_of_the_span():
         assert dx.max() > 0  # moved
     finally:
         plt.close(fig)
+
+
+def test_hue_and_style_colour_and_mark_by_column():
+    """hue: a colour per value of a column (PALETTE order), style: a marker per value of another,
+    one cloud per pair, as seaborn does; a per-codec table takes neither."""
+    import pandas as pd
+    from matplotlib.colors import to_rgba
+
+    a, b = _scatter_table(), _scatter_table().iloc[::2]
+    df = pd.concat([a.assign(dataset="a"), b.assign(dataset="b")], ignore_index=True)
+    ax = plot.ratio_toggle_scatter(df, hue="dataset", style="codec", alpha=1.0)
+    assert legend(ax) == ["a, fpc.paper", "a, bdi.paper", "b, fpc.paper", "b, bdi.paper"]
+    colours = [tuple(c.get_facecolor()[0]) for c in ax.collections]
+    assert colours == [to_rgba(plot.PALETTE[i]) for i in (0, 0, 1, 1)]
+    shapes = [c.get_paths()[0].vertices.round(6).tobytes() for c in ax.collections]
+    assert shapes[0] == shapes[2] != shapes[1] == shapes[3]  # a marker per codec
+    sizes = [len(c.get_offsets()) for c in ax.collections]
+    want = [
+        len(d[(d.codec == c) & np.isfinite(d.cr) & np.isfinite(d.t_ratio)])
+        for d in (a, b)
+        for c in ("fpc.paper", "bdi.paper")
+    ]
+    assert sizes == want
+    with pytest.raises(ValueError, match="missing"):
+        plot.ratio_toggle_scatter(a, hue="dataset")
+    per_codec = toggles.compare(memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 15), 64), ["bdi"])
+    with pytest.raises(ValueError, match="per-block tables"):
+        plot.ratio_toggle_scatter(per_codec, style="codec")
 
 
 def test_facet_draws_a_panel_per_value():
