@@ -795,11 +795,11 @@ class Sizes:
     def total_bits(self) -> int:
         return int(self.size_bits.sum(dtype=np.uint64))
 
-    def stats(self) -> "SizeStats":
+    def stats(self, threads: Optional[int] = None) -> "SizeStats":
         """A mergeable partial result (histograms and sums) of these sizes."""
         from .metrics import SizeStats
 
-        return SizeStats.from_sizes(self)
+        return SizeStats.from_sizes(self, threads)
 
     def cr(self, policy: Optional[str] = None, count_tag: bool = False) -> float:
         """Raw compression ratio, sum(8B) / sum(charged bits), under ``policy`` (default: the

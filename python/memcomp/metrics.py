@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 import numpy as np
 
 from . import _core
-from ._common import check_bool, check_int
+from ._common import check_bool, check_int, check_threads
 
 if TYPE_CHECKING:
     import pandas
@@ -82,6 +82,10 @@ def charge(bits: np.ndarray, block_bytes: int, policy: str = "none") -> np.ndarr
     return _core.charge(bits, check_int("block_bytes", block_bytes, 1, 1 << 30), policy)
 
 
+#: The columns of a measure (:class:`memcomp.codecs.Sizes`) that statistics reduce.
+_SIZE_COLUMNS = ("size_bits", "payload_bits", "meta_bits", "header_bits", "tag_bits", "mode")
+
+
 @dataclass
 class SizeStats:
     """Mergeable size statistics of one codec on blocks of one size.
@@ -104,21 +108,14 @@ class SizeStats:
         return cls(codec.name, int(block_bytes), codec.policy, np.zeros(n, dtype=np.int64))
 
     @classmethod
-    def from_sizes(cls, sizes) -> "SizeStats":
+    def from_sizes(cls, sizes, threads: Optional[int] = None) -> "SizeStats":
+        """The statistics of a measure's :class:`~memcomp.codecs.Sizes`, reduced in one pass in
+        the core (on ``threads``)."""
         st = cls.empty(sizes.codec, sizes.block_bytes)
-        n = st.hist.shape[0]
-        counts = np.bincount(sizes.size_bits, minlength=n)
-        if counts.shape[0] > n:
-            raise AssertionError("a block exceeds the codec's max_compressed_bits")
-        st.hist += counts
-        st.tag_bits = int(sizes.tag_bits.sum(dtype=np.uint64))
-        modes, inv = np.unique(sizes.mode, return_inverse=True)
-        cols = [np.bincount(inv, minlength=len(modes))]
-        cols += [
-            np.bincount(inv, weights=f, minlength=len(modes))
-            for f in (sizes.payload_bits, sizes.meta_bits, sizes.header_bits, sizes.tag_bits)
-        ]
-        st.modes = {int(m): [int(round(c[i])) for c in cols] for i, m in enumerate(modes)}
+        cols = {k: getattr(sizes, k) for k in _SIZE_COLUMNS}
+        hist, modes, tag_bits = _core.size_totals(cols, st.hist.shape[0], check_threads(threads))
+        st.hist, st.tag_bits = hist, int(tag_bits)
+        st.modes = {int(r[0]): [int(v) for v in r[1:]] for r in modes.tolist()}
         return st
 
     def __add__(self, other: "SizeStats") -> "SizeStats":

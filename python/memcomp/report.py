@@ -31,6 +31,7 @@ from typing import (
 
 import numpy as np
 
+from . import _core
 from ._common import (
     Progress,
     ProgressArg,
@@ -38,6 +39,7 @@ from ._common import (
     check_chunk_blocks,
     check_int,
     check_progress,
+    check_threads,
     n_blocks_of,
     provenance,
 )
@@ -310,14 +312,13 @@ class Compare(Analysis):
         sizes = [s.codec.measure(chunk, threads=threads, session=s) for s in carry]
         if chunk.shape[0] and members.any():
             idx_of = np.flatnonzero(members)
-            bits = np.stack([sizes[i].size_bits for i in idx_of])
-            best = idx_of[bits.argmin(axis=0)]  # first minimum: ties go to the earlier codec
-            wins += np.bincount(best, minlength=len(cs))
-            oracle.hist += np.bincount(bits.min(axis=0), minlength=max_bits + 1)
-            idx, counts = np.unique(best, return_counts=True)
-            for i, n in zip(idx, counts):
-                oracle.modes.setdefault(int(i), [0, 0, 0, 0, 0])[0] += int(n)
-        return CompareStats(tuple(s.stats() for s in sizes), oracle, wins), carry
+            hist, won = _core.oracle_totals(
+                [sizes[i].size_bits for i in idx_of], chunk.shape[0], max_bits + 1, check_threads(threads)
+            )  # the first smallest: ties go to the earlier codec
+            oracle.hist += hist
+            wins[idx_of] += won
+            oracle.modes = {int(i): [int(n), 0, 0, 0, 0] for i, n in zip(idx_of, won) if n}
+        return CompareStats(tuple(s.stats(threads) for s in sizes), oracle, wins), carry
 
     def finish(self, total: CompareStats, source: Dict[str, Any]) -> "pandas.DataFrame":
         over = self["oracle"]

@@ -365,3 +365,81 @@ def test_progress_true_draws_a_bar_and_callables_still_work(name, capsys):
     assert capsys.readouterr().err == ""
     with pytest.raises(TypeError, match="progress must be True"):
         call("yes")
+
+
+# ---- the core's reductions of size columns (issue 38: compare's totals in one pass) ------------
+
+
+def _columns(rng, n, max_bits, modes):
+    return {
+        "size_bits": rng.integers(0, max_bits + 1, n).astype(np.uint32),
+        "payload_bits": rng.integers(0, 1 << 12, n).astype(np.uint32),
+        "meta_bits": rng.integers(0, 1 << 8, n).astype(np.uint32),
+        "header_bits": rng.integers(0, 1 << 4, n).astype(np.uint32),
+        "tag_bits": rng.integers(0, 1 << 3, n).astype(np.uint32),
+        "mode": rng.choice(np.array(modes, np.int16), n),
+    }
+
+
+@given(
+    n=st.integers(0, 300_000),
+    modes=st.lists(st.integers(-(1 << 15), (1 << 15) - 1), min_size=1, max_size=6),
+    threads=st.sampled_from([1, 2, 3]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_size_totals_is_numpys_unique_and_bincount(n, modes, threads, seed):
+    """hist = bincount(size_bits); per mode present, in increasing order: blocks and each field's
+    sum (modes past the dense table's 0..255, negative ones too); the tag bits' total."""
+    from memcomp import _core
+
+    cols = _columns(np.random.default_rng(seed), n, 1100, modes)
+    hist, rows, tag = _core.size_totals(cols, 1101, threads)
+    assert hist.dtype == np.int64 and np.array_equal(hist, np.bincount(cols["size_bits"], minlength=1101))
+    present, inv = np.unique(cols["mode"], return_inverse=True)
+    want = np.column_stack(
+        [present, np.bincount(inv, minlength=len(present))]
+        + [
+            np.bincount(inv, weights=cols[f], minlength=len(present))
+            for f in ("payload_bits", "meta_bits", "header_bits", "tag_bits")
+        ]
+    ).astype(np.int64)
+    assert np.array_equal(rows, want.reshape(-1, 6))
+    assert tag == int(cols["tag_bits"].sum(dtype=np.uint64))
+
+
+@given(
+    n=st.integers(0, 200_000),
+    k=st.integers(1, 6),
+    spread=st.sampled_from([2, 50, 1100]),
+    threads=st.sampled_from([1, 2, 3]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_oracle_totals_is_numpys_argmin(n, k, spread, threads, seed):
+    """The histogram of each block's smallest size, and the blocks each codec is the first
+    smallest for (ties, frequent with a small spread, go to the earlier codec, as argmin's)."""
+    from memcomp import _core
+
+    rng = np.random.default_rng(seed)
+    sizes = [rng.integers(0, spread, n).astype(np.uint32) for _ in range(k)]
+    hist, wins = _core.oracle_totals(sizes, n, 1100, threads)
+    bits = np.stack(sizes) if n else np.zeros((k, 0), np.uint32)
+    assert np.array_equal(hist, np.bincount(bits.min(axis=0), minlength=1100) if n else np.zeros(1100))
+    assert np.array_equal(wins, np.bincount(bits.argmin(axis=0), minlength=k) if n else np.zeros(k))
+
+
+def test_size_reductions_refuse_what_they_cannot_count():
+    from memcomp import _core
+
+    cols = _columns(np.random.default_rng(0), 1000, 100, [0, 1])
+    with pytest.raises(ValueError, match="exceeds the codec's max_compressed_bits"):
+        _core.size_totals(cols, 100, 1)  # a block of 100 bits, 100 bins
+    with pytest.raises(ValueError, match="exceeds the codec's max_compressed_bits"):
+        _core.oracle_totals([cols["size_bits"]], 1000, 100, 1)
+    with pytest.raises(TypeError, match="dtype int16"):
+        _core.size_totals({**cols, "mode": cols["mode"].astype(np.int32)}, 101, 1)
+    with pytest.raises(ValueError, match="must have 1000 entries"):
+        _core.size_totals({**cols, "meta_bits": cols["meta_bits"][:999]}, 101, 1)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _core.oracle_totals([cols["size_bits"][::2].copy(), cols["size_bits"][::2]], 500, 101, 1)
+    with pytest.raises(KeyError):
+        _core.size_totals({k: v for k, v in cols.items() if k != "tag_bits"}, 101, 1)
