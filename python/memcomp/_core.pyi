@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'charge', 'ec_decide', 'ec_k', 'ec_option_space', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'charge', 'ec_decide', 'ec_k', 'ec_option_space', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'oracle_totals', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'size_totals', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -209,6 +209,10 @@ def option_space(name: str) -> dict:
     """
     Every option the preset's codec reads, with its kind, default, accepted values and help, from the codec's option table.
     """
+def oracle_totals(sizes: collections.abc.Sequence[numpy.ndarray[typing.Any, numpy.dtype[typing.Any]]], n: typing.SupportsInt | typing.SupportsIndex, hist_len: typing.SupportsInt | typing.SupportsIndex, threads: typing.Any = None) -> tuple[numpy.typing.NDArray[numpy.int64], numpy.typing.NDArray[numpy.int64]]:
+    """
+    The per-block smallest of several codecs' size_bits (uint32, n each): (hist of the minimum, hist_len bins; blocks each codec is the first smallest for).
+    """
 def policy_extra_tag_bits(spec: str) -> int:
     ...
 def policy_str(spec: str) -> str:
@@ -266,6 +270,10 @@ def simd_tier() -> str:
 def simd_tier_supported() -> str:
     """
     The highest SIMD tier this CPU has: 'scalar', 'avx2' or 'avx512'.
+    """
+def size_totals(columns: dict, hist_len: typing.SupportsInt | typing.SupportsIndex, threads: typing.Any = None) -> tuple[numpy.typing.NDArray[numpy.int64], numpy.typing.NDArray[numpy.int64], int]:
+    """
+    A measure's columns (size_bits, payload_bits, meta_bits, header_bits, tag_bits: uint32; mode: int16) reduced in one pass: (hist of in-band bits with hist_len bins, rows of (mode, blocks, payload, meta, header, tag bits) per mode present, tag bits).
     """
 def symbol_histogram(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], symbol_bits: typing.SupportsInt | typing.SupportsIndex, per_position: bool = False, endian: str = 'little', threads: typing.Any = None) -> dict:
     """
