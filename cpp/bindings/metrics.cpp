@@ -48,7 +48,8 @@ void register_metrics(py::module_& m) {
         py::array_t<std::int64_t> modes({static_cast<py::ssize_t>(s.modes.size()), py::ssize_t{6}});
         auto rows = modes.mutable_unchecked<2>();
         for (std::size_t i = 0; i < s.modes.size(); ++i)
-          for (std::size_t f = 0; f < 6; ++f) rows(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(f)) = s.modes[i][f];
+          for (std::size_t f = 0; f < 6; ++f)
+            rows(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(f)) = s.modes[i][f];
         return py::make_tuple(to_numpy(std::move(s.hist)), modes, s.tag_bits);
       },
       py::arg("columns"), py::arg("hist_len"), py::arg("threads") = py::none(),
@@ -59,6 +60,7 @@ void register_metrics(py::module_& m) {
       "oracle_totals",
       [](const std::vector<py::array>& sizes, std::size_t n, std::size_t hist_len, const py::object& threads) {
         std::vector<const std::uint32_t*> cols;
+        cols.reserve(sizes.size());
         for (const auto& a : sizes) cols.push_back(column<std::uint32_t>(a, "size_bits", n));
         const int t = thread_count(threads);
         OracleTotals o;

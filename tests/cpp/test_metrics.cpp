@@ -1,8 +1,9 @@
-// Report policies (SPEC 0.6) and worked examples W2, W3, W16.
+// Report policies (SPEC 0.6) and worked examples W2, W3, W16; size columns to report totals.
 #include <gtest/gtest.h>
 
 #include "memcomp/core/error.hpp"
 #include "memcomp/stats/policy.hpp"
+#include "memcomp/stats/size_totals.hpp"
 
 using namespace memcomp;
 
@@ -57,4 +58,35 @@ TEST(Policy, FallbacksThenRounding) {
   EXPECT_EQ(Policy::parse("cap+bytes").charge(260, 32), 256u);
   EXPECT_EQ(Policy::parse("cap").extra_tag_bits(), 1u);
   EXPECT_EQ(Policy::parse("threshold(0.9)").extra_tag_bits(), 0u);
+}
+
+// Size columns to report totals (size_totals.hpp): a hand-counted example, thread counts agree.
+TEST(SizeTotals, HistogramModesAndTagBits) {
+  const std::vector<std::uint32_t> bits{3, 0, 3, 7}, payload{1, 2, 3, 4}, meta{10, 20, 30, 40}, header{0, 1, 0, 1},
+      tag{2, 2, 2, 2};
+  const std::vector<std::int16_t> mode{5, -3, 5, 300};
+  for (int threads : {1, 2, 4}) {
+    const SizeTotals s = size_totals(bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data(),
+                                     bits.size(), 8, threads);
+    EXPECT_EQ(s.hist, (std::vector<std::int64_t>{1, 0, 0, 2, 0, 0, 0, 1}));
+    ASSERT_EQ(s.modes.size(), 3u);  // increasing mode order, one row each
+    EXPECT_EQ(s.modes[0], (std::array<std::int64_t, 6>{-3, 1, 2, 20, 1, 2}));
+    EXPECT_EQ(s.modes[1], (std::array<std::int64_t, 6>{5, 2, 4, 40, 0, 4}));
+    EXPECT_EQ(s.modes[2], (std::array<std::int64_t, 6>{300, 1, 4, 40, 1, 2}));
+    EXPECT_EQ(s.tag_bits, 8u);
+  }
+  EXPECT_THROW(
+      size_totals(bits.data(), payload.data(), meta.data(), header.data(), tag.data(), mode.data(), bits.size(), 7, 1),
+      memcomp::invalid_argument);
+}
+
+TEST(SizeTotals, OracleTiesGoToTheEarlierCodec) {
+  const std::vector<std::uint32_t> a{4, 2, 9, 1}, b{4, 1, 3, 1}, c{5, 1, 2, 0};
+  for (int threads : {1, 2}) {
+    const OracleTotals o = oracle_totals({a.data(), b.data(), c.data()}, a.size(), 6, threads);
+    EXPECT_EQ(o.hist, (std::vector<std::int64_t>{1, 1, 1, 0, 1, 0}));
+    EXPECT_EQ(o.wins, (std::vector<std::int64_t>{1, 1, 2}));  // block 0: a (tie with b); 1: b (tie with c)
+  }
+  EXPECT_THROW(oracle_totals({a.data()}, a.size(), 9, 1), memcomp::invalid_argument);
+  EXPECT_EQ(oracle_totals({}, 0, 3, 1).hist, (std::vector<std::int64_t>{0, 0, 0}));
 }

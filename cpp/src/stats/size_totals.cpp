@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "memcomp/core/error.hpp"
 #include "memcomp/core/parallel.hpp"
 
 namespace memcomp {
@@ -17,15 +18,16 @@ constexpr std::size_t kMinChunk = 1 << 16;  // blocks per thread, at least: belo
 constexpr int kDenseModes = 256;            // modes 0..255 in a flat table, others in a map
 
 [[noreturn]] void too_large(std::uint32_t b, std::size_t hist_len) {
-  throw std::invalid_argument("a block of " + std::to_string(b) + " bits exceeds the codec's max_compressed_bits (" +
-                          std::to_string(hist_len - 1) + ")");
+  throw memcomp::invalid_argument("a block of " + std::to_string(b) +
+                                  " bits exceeds the codec's max_compressed_bits (" + std::to_string(hist_len - 1) +
+                                  ")");
 }
 
 }  // namespace
 
 SizeTotals size_totals(const std::uint32_t* bits, const std::uint32_t* payload, const std::uint32_t* meta,
-                       const std::uint32_t* header, const std::uint32_t* tag, const std::int16_t* mode,
-                       std::size_t n, std::size_t hist_len, int threads) {
+                       const std::uint32_t* header, const std::uint32_t* tag, const std::int16_t* mode, std::size_t n,
+                       std::size_t hist_len, int threads) {
   using Row = std::array<std::int64_t, 5>;
   SizeTotals out;
   out.hist.assign(hist_len, 0);

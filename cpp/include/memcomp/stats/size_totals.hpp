@@ -20,14 +20,14 @@ struct SizeTotals {
 };
 
 /// Reduces n blocks' columns (bits, payload, meta, header, tag, mode) into `hist_len` histogram
-/// bins. Throws std::invalid_argument (ValueError) if a block has hist_len bits or more.
+/// bins. Throws memcomp::invalid_argument (ValueError) if a block has hist_len bits or more.
 SizeTotals size_totals(const std::uint32_t* bits, const std::uint32_t* payload, const std::uint32_t* meta,
-                       const std::uint32_t* header, const std::uint32_t* tag, const std::int16_t* mode,
-                       std::size_t n, std::size_t hist_len, int threads);
+                       const std::uint32_t* header, const std::uint32_t* tag, const std::int16_t* mode, std::size_t n,
+                       std::size_t hist_len, int threads);
 
 /// The per-block best of `k` codecs' in-band bits (`bits[j]` has n entries): `hist[b]` counts
 /// blocks whose smallest size is b bits, `wins[j]` the blocks codec j is the first smallest for
-/// (ties go to the earlier codec). Throws std::invalid_argument (ValueError) if a minimum is hist_len or more.
+/// (ties go to the earlier codec). Throws memcomp::invalid_argument (ValueError) if a minimum is hist_len or more.
 struct OracleTotals {
   std::vector<std::int64_t> hist;
   std::vector<std::int64_t> wins;
