@@ -238,50 +238,79 @@ void check_entries(unsigned sl, const std::vector<CanonicalCode::Entry>& entries
 // ---------------------------------------------------------------------------------------------
 // Alphabet
 
-Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& counts, std::size_t k,
-                       TopK rule, std::uint64_t uncounted) {
-  check_sl(sl, "huffman alphabet");
+namespace {
+
+/// The alphabet of (value, count) items sorted by value, each value once and < 2^sl: every
+/// value at SL <= 8; else the k most frequent (count descending, ties by `rule`), chosen in one
+/// pass with a bounded heap (its top the worst kept, so most items cost one comparison), then
+/// ESC weighted by what the rest and `uncounted` add up to.
+template <class Items>
+Alphabet alphabet_of_sorted(unsigned sl, const Items& items, std::size_t k, TopK rule, std::uint64_t uncounted) {
   const std::uint64_t limit = std::uint64_t{1} << sl;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> c(counts);
-  std::sort(c.begin(), c.end());
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    if (c[i].first >= limit)
-      throw invalid_argument("huffman alphabet: value " + std::to_string(c[i].first) + " is out of range for SL " +
-                             std::to_string(sl));
-    if (i > 0 && c[i].first == c[i - 1].first)
-      throw invalid_argument("huffman alphabet: value " + std::to_string(c[i].first) + " is counted twice");
-  }
   Alphabet a;
   a.sl = sl;
   if (sl <= 8) {  // every value, weight count + 1, no ESC
     a.leaves.resize(limit);
     for (std::uint64_t v = 0; v < limit; ++v) a.leaves[v] = Leaf{v, 1};
-    for (const auto& [v, n] : c) a.leaves[v].weight = saturate(u128{n} + 1);
+    for (const auto& [v, n] : items) a.leaves[v].weight = saturate(u128{n} + 1);
     return a;
   }
-  u128 total = uncounted;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> nz;
-  for (const auto& vc : c) {
-    total += vc.second;
-    if (vc.second > 0) nz.push_back(vc);
-  }
-  auto better = [&](const auto& x, const auto& y) {
+  using VC = std::pair<std::uint64_t, std::uint64_t>;
+  auto better = [&](const VC& x, const VC& y) {
     return x.second != y.second ? x.second > y.second : rule.ties_to_larger ? x.first > y.first : x.first < y.first;
   };
-  const std::size_t keep = std::min(k, nz.size());
-  std::partial_sort(nz.begin(), nz.begin() + static_cast<std::ptrdiff_t>(keep), nz.end(), better);
-  u128 kept = 0;
-  for (std::size_t i = 0; i < keep; ++i) {
-    a.leaves.push_back(Leaf{nz[i].first, nz[i].second});
-    kept += nz[i].second;
+  u128 total = uncounted;
+  std::vector<VC> kept;  // a heap under `better`: front() is the worst kept
+  kept.reserve(std::min<std::size_t>(k, items.size()) + 1);
+  for (const auto& [v, n] : items) {
+    total += n;
+    if (n == 0 || k == 0) continue;
+    const VC item{v, n};
+    if (kept.size() < k) {
+      kept.push_back(item);
+      std::push_heap(kept.begin(), kept.end(), better);
+    } else if (better(item, kept.front())) {
+      std::pop_heap(kept.begin(), kept.end(), better);
+      kept.back() = item;
+      std::push_heap(kept.begin(), kept.end(), better);
+    }
+  }
+  std::sort(kept.begin(), kept.end(), better);
+  u128 sum = 0;
+  for (const auto& [v, n] : kept) {
+    a.leaves.push_back(Leaf{v, n});
+    sum += n;
   }
   if (!rule.esc) {
     if (a.leaves.empty()) throw invalid_argument("huffman alphabet: no value was counted");
     return a;
   }
-  a.leaves.push_back(Leaf{limit, std::max<std::uint64_t>(1, saturate(total - kept))});
+  a.leaves.push_back(Leaf{limit, std::max<std::uint64_t>(1, saturate(total - sum))});
   a.has_esc = true;
   return a;
+}
+
+}  // namespace
+
+Alphabet make_alphabet(unsigned sl, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& counts, std::size_t k,
+                       TopK rule, std::uint64_t uncounted) {
+  check_sl(sl, "huffman alphabet");
+  const std::uint64_t limit = std::uint64_t{1} << sl;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sorted;
+  const auto* c = &counts;
+  if (!std::is_sorted(counts.begin(), counts.end())) {  // exact counts come sorted: no copy then
+    sorted = counts;
+    std::sort(sorted.begin(), sorted.end());
+    c = &sorted;
+  }
+  for (std::size_t i = 0; i < c->size(); ++i) {
+    if ((*c)[i].first >= limit)
+      throw invalid_argument("huffman alphabet: value " + std::to_string((*c)[i].first) + " is out of range for SL " +
+                             std::to_string(sl));
+    if (i > 0 && (*c)[i].first == (*c)[i - 1].first)
+      throw invalid_argument("huffman alphabet: value " + std::to_string((*c)[i].first) + " is counted twice");
+  }
+  return alphabet_of_sorted(sl, *c, k, rule, uncounted);
 }
 
 Alphabet make_alphabet_dense(unsigned sl, const std::vector<std::uint64_t>& histogram, std::size_t k) {
@@ -297,9 +326,12 @@ Alphabet make_alphabet_dense(unsigned sl, const std::vector<std::uint64_t>& hist
 }
 
 Alphabet make_alphabet(unsigned sl, const ValueCounts32& counts, std::size_t k, TopK rule) {
-  const std::vector<ValueCounts32::Item> items = counts.items();
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> c(items.begin(), items.end());
-  return make_alphabet(sl, c, k, rule);
+  check_sl(sl, "huffman alphabet");
+  const ValueCounts32::Table& items = counts.view();  // sorted by value, each once: no copy
+  if (!items.empty() && sl < 32 && items.back().first >> sl != 0)
+    throw invalid_argument("huffman alphabet: value " + std::to_string(items.back().first) +
+                           " is out of range for SL " + std::to_string(sl));
+  return alphabet_of_sorted(sl, items, k, rule, 0);
 }
 
 // ---------------------------------------------------------------------------------------------
