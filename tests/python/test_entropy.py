@@ -74,6 +74,11 @@ def test_nibble_order_and_positions_golden():
 
 @pytest.mark.parametrize("sl", E.SYMBOL_BITS)
 def test_block_entropy_and_block_bound(sl):
+    for size in (16, 256):  # the core's tables sized by the block (512 symbols at SL 4, 256 B)
+        other = np.concatenate([adversarial(size)[:50], realistic(size, 1 << 14)])
+        for endian in ("little", "big"):
+            want = [oracle_entropy(symbols(b[None, :], sl, endian)) for b in other]
+            assert np.allclose(E.block_entropy(other, sl, endian=endian, threads=2), want, atol=1e-9), (size, endian)
     blocks = np.concatenate([adversarial(64)[:50], realistic(64, 1 << 14)])
     h = E.block_entropy(blocks, sl)
     want = [oracle_entropy(symbols(b[None, :], sl)) for b in blocks]
