@@ -91,6 +91,47 @@ void register_entropy(py::module_& m) {
       py::arg("threads") = py::none());
 
   m.def(
+      "shard_partition",
+      [](const py::array& values, const py::array& counts, unsigned shard_bits) {
+        const auto n = static_cast<std::size_t>(values.ndim() == 1 ? values.shape(0) : 0);
+        const auto* v = column<std::uint32_t>(values, "values", n);
+        const auto* c = column<std::uint64_t>(counts, "counts", n);
+        if (shard_bits < 1 || shard_bits > 16) throw py::value_error("shard_bits must be in [1, 16]");
+        py::array_t<std::uint32_t> ov(static_cast<py::ssize_t>(n));
+        py::array_t<std::uint64_t> oc(static_cast<py::ssize_t>(n));
+        py::array_t<std::int64_t> off(static_cast<py::ssize_t>((std::size_t{1} << shard_bits) + 1));
+        std::uint32_t* pv = ov.mutable_data();
+        std::uint64_t* pc = oc.mutable_data();
+        std::int64_t* po = off.mutable_data();
+        {
+          py::gil_scoped_release nogil;
+          shard_partition(v, c, n, shard_bits, pv, pc, po);
+        }
+        return py::make_tuple(ov, oc, off);
+      },
+      py::arg("values").noconvert(), py::arg("counts").noconvert(), py::arg("shard_bits"),
+      "(values, counts) sorted by value, reordered by shard (values ascending inside each), and where each "
+      "shard starts.");
+  m.def(
+      "merge_count_runs",
+      [](const std::vector<std::pair<py::array, py::array>>& runs) {
+        std::vector<CountRunView> views;
+        views.reserve(runs.size());
+        for (const auto& [values, counts] : runs) {
+          const auto n = static_cast<std::size_t>(values.ndim() == 1 ? values.shape(0) : 0);
+          views.push_back({column<std::uint32_t>(values, "values", n), column<std::uint64_t>(counts, "counts", n), n});
+        }
+        CountRun r;
+        {
+          py::gil_scoped_release nogil;
+          r = merge_count_runs(views);
+        }
+        return py::make_tuple(to_numpy(std::move(r.values)), to_numpy(std::move(r.counts)));
+      },
+      py::arg("runs"),
+      "Runs of (values: uint32, counts: uint64) merged into one sorted by value with each value once, the "
+      "counts of equal values added (runs sorted with each value once merge in linear passes).");
+  m.def(
       "length_limited_bits",
       [](const py::array& values, const py::array& counts, unsigned sl, std::size_t k, unsigned max_len,
          std::uint64_t escaped) {

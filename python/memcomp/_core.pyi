@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'charge', 'ec_decide', 'ec_k', 'ec_option_space', 'ec_gain', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'oracle_totals', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'size_totals', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'ec_k', 'ec_option_space', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'merge_count_runs', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'oracle_totals', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'shard_partition', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'size_totals', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -175,6 +175,10 @@ def list_presets() -> list:
     ...
 def make_codec(name: str, options: dict = {}) -> Codec:
     ...
+def merge_count_runs(runs: collections.abc.Sequence[tuple[numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], numpy.ndarray[typing.Any, numpy.dtype[typing.Any]]]]) -> tuple[numpy.typing.NDArray[numpy.uint32], numpy.typing.NDArray[numpy.uint64]]:
+    """
+    Runs of (values: uint32, counts: uint64) merged into one sorted by value with each value once, the counts of equal values added (runs sorted with each value once merge in linear passes).
+    """
 def mpc_cell_zeros(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], root: typing.SupportsInt | typing.SupportsIndex, base: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], shift: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], threads: typing.Any = None) -> tuple[numpy.typing.NDArray[numpy.uint64], numpy.typing.NDArray[numpy.uint64]]:
     """
     (zeros[256], co_zeros[256, 256]) of the XORed cells 32p + c; add to merge.
@@ -250,6 +254,10 @@ def set_simd_avx512(enabled: bool) -> None:
 def set_simd_tier(tier: str) -> None:
     """
     Runs the kernels of a SIMD tier, 'scalar', 'avx2' or 'avx512' (every tier gives the same bits), and turns the fast paths on; ValueError for a tier above simd_tier_supported(). 'scalar' keeps the portable shortcuts; set_simd(False) is the whole scalar reference.
+    """
+def shard_partition(values: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], counts: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], shard_bits: typing.SupportsInt | typing.SupportsIndex) -> tuple[numpy.typing.NDArray[numpy.uint32], numpy.typing.NDArray[numpy.uint64], numpy.typing.NDArray[numpy.int64]]:
+    """
+    (values, counts) sorted by value, reordered by shard (values ascending inside each), and where each shard starts.
     """
 def simd_avx2() -> bool:
     """

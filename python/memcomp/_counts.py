@@ -24,6 +24,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import _core
 from ._common import ExactSum
 
 __all__ = ["CountSummary", "SparseCounts", "RUN_ENTRIES", "SHARDS"]
@@ -46,19 +47,15 @@ def shard_of(values: np.ndarray) -> np.ndarray:
 
 
 def merge_runs(parts: Sequence[Tuple[np.ndarray, np.ndarray]]) -> Tuple[np.ndarray, np.ndarray]:
-    """The sum of sorted (values, counts) runs, sorted with each value once."""
+    """The sum of (values, counts) runs, sorted with each value once (runs sorted by value merge in
+    linear passes; a run read across shards, sorted only inside each, is sorted first)."""
     parts = [p for p in parts if p[0].size]
     if not parts:
         return np.empty(0, _V), np.empty(0, _C)
     if len(parts) == 1:
         return parts[0]
-    values = np.concatenate([p[0] for p in parts])
-    order = np.argsort(values, kind="stable")  # sorted runs: the merge sort merges them
-    values = values[order]
-    counts = np.concatenate([p[1] for p in parts])[order]
-    del order
-    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-    return values[starts], np.add.reduceat(counts, starts).astype(_C, copy=False)
+    runs = [(np.ascontiguousarray(v, _V), np.ascontiguousarray(c, _C)) for v, c in parts]
+    return _core.merge_count_runs(runs)  # linear merges, pairwise
 
 
 def _tmpdir() -> str:
@@ -72,15 +69,15 @@ class _Run:
     __slots__ = ("path", "offsets", "__weakref__")
 
     def __init__(self, values: np.ndarray, counts: np.ndarray) -> None:
-        keys = shard_of(values)
-        order = np.argsort(keys, kind="stable")  # values stay sorted inside a shard
-        self.offsets = np.zeros(SHARDS + 1, np.int64)
-        np.cumsum(np.bincount(keys, minlength=SHARDS), out=self.offsets[1:])
+        # values stay sorted inside a shard (a counting sort by shard_of, in the core)
+        values, counts, self.offsets = _core.shard_partition(
+            np.ascontiguousarray(values, _V), np.ascontiguousarray(counts, _C), SHARD_BITS
+        )
         fd, self.path = tempfile.mkstemp(prefix="memcomp-counts-", suffix=".bin", dir=_tmpdir())
         weakref.finalize(self, _remove, self.path)
         with os.fdopen(fd, "wb") as f:
-            np.ascontiguousarray(values[order], _V).tofile(f)
-            np.ascontiguousarray(counts[order], _C).tofile(f)
+            values.tofile(f)
+            counts.tofile(f)
 
     @property
     def entries(self) -> int:

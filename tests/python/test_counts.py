@@ -169,3 +169,53 @@ def test_table_counts_spilled_or_not_give_the_same_rows(monkeypatch, tmp_path):
     with pytest.raises(ValueError, match="most frequent"):
         summary.pooled()
     assert isinstance(summary.sparse, CountSummary) and summary.distinct == h.distinct
+
+
+@given(
+    runs=st.lists(
+        st.tuples(st.lists(st.integers(0, 2**32 - 1), max_size=300), st.booleans(), st.integers(0, 2**32 - 1)),
+        max_size=7,
+    ),
+    small=st.booleans(),
+)
+def test_core_merge_and_shard_partition_are_numpys(runs, small):
+    """merge_count_runs: the sum of any runs (sorted with each value once, or not: a run read
+    across shards), sorted with each value once, as np.unique adds them up; shard_partition: a
+    stable counting sort by shard_of, with each shard's start."""
+    parts, every_v, every_c = [], [], []
+    for values, keep_sorted, seed in runs:
+        v = np.array(values, np.uint64)
+        if small:
+            v %= 50  # many equal values across runs
+        v = v.astype(np.uint32)
+        if keep_sorted:
+            v = np.unique(v)
+        c = np.random.default_rng(seed).integers(1, 1 << 40, v.size).astype(np.uint64)
+        parts.append((v, c))
+        every_v.append(v)
+        every_c.append(c)
+    mv, mc = _core.merge_count_runs(parts)
+    allv = np.concatenate(every_v) if every_v else np.empty(0, np.uint32)
+    allc = np.concatenate(every_c) if every_c else np.empty(0, np.uint64)
+    want_v, inv = np.unique(allv, return_inverse=True)
+    want_c = np.zeros(want_v.size, np.uint64)
+    np.add.at(want_c, inv, allc)
+    assert mv.dtype == np.uint32 and mc.dtype == np.uint64
+    assert np.array_equal(mv, want_v) and np.array_equal(mc, want_c)
+    sv, sc, off = _core.shard_partition(mv, mc, 8)
+    keys = _counts.shard_of(mv)
+    order = np.argsort(keys, kind="stable")
+    assert np.array_equal(sv, mv[order]) and np.array_equal(sc, mc[order])
+    assert np.array_equal(off, np.concatenate(([0], np.cumsum(np.bincount(keys, minlength=SHARDS)))))
+
+
+def test_core_count_helpers_refuse_bad_arrays():
+    v, c = np.arange(5, dtype=np.uint32), np.ones(5, np.uint64)
+    with pytest.raises(TypeError, match="dtype uint32"):
+        _core.merge_count_runs([(v.astype(np.int64), c)])
+    with pytest.raises(ValueError, match="must have 5 entries"):
+        _core.merge_count_runs([(v, c[:4])])
+    with pytest.raises(ValueError, match="shard_bits"):
+        _core.shard_partition(v, c, 0)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _core.shard_partition(np.arange(10, dtype=np.uint32)[::2], c, 8)

@@ -652,4 +652,109 @@ std::vector<ValueCounts32::Item> ValueCounts32::top(std::size_t k) const {
   return out;
 }
 
+// --- shards and merges of count runs (the runs memcomp/_counts.py keeps on disk) ----------------
+
+void shard_partition(const std::uint32_t* values, const std::uint64_t* counts, std::size_t n, unsigned shard_bits,
+                     std::uint32_t* out_values, std::uint64_t* out_counts, std::int64_t* offsets) {
+  if (shard_bits < 1 || shard_bits > 16) throw invalid_argument("shard_bits must be in [1, 16]");
+  const std::size_t shards = std::size_t{1} << shard_bits;
+  std::vector<std::size_t> at(shards + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++at[shard_of(values[i], shard_bits) + 1];
+  for (std::size_t s = 0; s < shards; ++s) at[s + 1] += at[s];
+  for (std::size_t s = 0; s <= shards; ++s) offsets[s] = static_cast<std::int64_t>(at[s]);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t j = at[shard_of(values[i], shard_bits)]++;
+    out_values[j] = values[i];
+    out_counts[j] = counts[i];
+  }
+}
+
+namespace {
+
+CountRun merge_two(const CountRunView& a, const CountRunView& b) {
+  CountRun out;
+  out.values.resize(a.n + b.n);
+  out.counts.resize(a.n + b.n);
+  std::size_t i = 0, j = 0, k = 0;
+  while (i < a.n && j < b.n) {
+    const std::uint32_t va = a.values[i], vb = b.values[j];
+    if (va < vb) {
+      out.values[k] = va;
+      out.counts[k++] = a.counts[i++];
+    } else if (vb < va) {
+      out.values[k] = vb;
+      out.counts[k++] = b.counts[j++];
+    } else {
+      out.values[k] = va;
+      out.counts[k++] = a.counts[i++] + b.counts[j++];
+    }
+  }
+  for (; i < a.n; ++i, ++k) out.values[k] = a.values[i], out.counts[k] = a.counts[i];
+  for (; j < b.n; ++j, ++k) out.values[k] = b.values[j], out.counts[k] = b.counts[j];
+  out.values.resize(k);
+  out.counts.resize(k);
+  return out;
+}
+
+CountRunView view_of(const CountRun& r) { return {r.values.data(), r.counts.data(), r.values.size()}; }
+
+}  // namespace
+
+namespace {
+
+/// `r` sorted by value with equal values' counts added (a run read across shards is sorted only
+/// inside each shard).
+CountRun sorted_run(const CountRunView& r) {
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> items(r.n);
+  for (std::size_t i = 0; i < r.n; ++i) items[i] = {r.values[i], r.counts[i]};
+  std::sort(items.begin(), items.end());
+  CountRun out;
+  for (const auto& [v, c] : items) {
+    if (!out.values.empty() && out.values.back() == v) {
+      out.counts.back() += c;
+    } else {
+      out.values.push_back(v);
+      out.counts.push_back(c);
+    }
+  }
+  return out;
+}
+
+bool strictly_increasing(const CountRunView& r) {
+  for (std::size_t i = 1; i < r.n; ++i)
+    if (r.values[i] <= r.values[i - 1]) return false;
+  return true;
+}
+
+}  // namespace
+
+CountRun merge_count_runs(const std::vector<CountRunView>& in) {
+  std::vector<CountRun> owned;  // the runs that had to be sorted first
+  owned.reserve(in.size());
+  std::vector<CountRunView> runs;
+  runs.reserve(in.size());
+  for (const CountRunView& r : in) {
+    if (strictly_increasing(r)) {
+      runs.push_back(r);
+    } else {
+      owned.push_back(sorted_run(r));
+      runs.push_back(view_of(owned.back()));
+    }
+  }
+  return merge_sorted_runs(runs);
+}
+
+CountRun merge_sorted_runs(const std::vector<CountRunView>& runs) {
+  if (runs.empty()) return {};
+  if (runs.size() == 1) {
+    const CountRunView& r = runs[0];
+    return {{r.values, r.values + r.n}, {r.counts, r.counts + r.n}};
+  }
+  if (runs.size() == 2) return merge_two(runs[0], runs[1]);
+  const std::size_t half = runs.size() / 2;
+  const CountRun left = merge_sorted_runs({runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(half)});
+  const CountRun right = merge_sorted_runs({runs.begin() + static_cast<std::ptrdiff_t>(half), runs.end()});
+  return merge_two(view_of(left), view_of(right));
+}
+
 }  // namespace memcomp

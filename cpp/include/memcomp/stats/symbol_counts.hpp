@@ -87,4 +87,32 @@ class ValueCounts32 {
 /// Appends the (value, count) runs of `values` by ascending value (values is left as it was).
 void count_runs(std::vector<std::uint32_t>& values, std::vector<ValueCounts32::Item>& out);
 
+/// Counts on disk are kept by shard, so that bounded memory merges them a shard at a time
+/// (memcomp/_counts.py): the shard of v is the top `shard_bits` bits of v * 0x9E3779B1 mod 2^32.
+inline std::uint32_t shard_of(std::uint32_t v, unsigned shard_bits) noexcept {
+  return static_cast<std::uint32_t>(v * 0x9E3779B1u) >> (32 - shard_bits);
+}
+
+/// Reorders n (value, count) pairs, sorted by value, by shard (a stable counting sort: values stay
+/// ascending inside each shard) into out_values / out_counts; offsets (2^shard_bits + 1 entries)
+/// gets where each shard starts. shard_bits in [1, 16].
+void shard_partition(const std::uint32_t* values, const std::uint64_t* counts, std::size_t n, unsigned shard_bits,
+                     std::uint32_t* out_values, std::uint64_t* out_counts, std::int64_t* offsets);
+
+/// Merges runs of (value, count) into one run sorted by value with each value once, the counts
+/// of equal values added: runs sorted by value with each value once (the common case) pairwise,
+/// in a balanced tree of linear merges; any other run is sorted first.
+struct CountRun {
+  std::vector<std::uint32_t> values;
+  std::vector<std::uint64_t> counts;
+};
+struct CountRunView {
+  const std::uint32_t* values;
+  const std::uint64_t* counts;
+  std::size_t n;
+};
+CountRun merge_count_runs(const std::vector<CountRunView>& runs);
+/// The same for runs all sorted by value with each value once (unchecked).
+CountRun merge_sorted_runs(const std::vector<CountRunView>& runs);
+
 }  // namespace memcomp
