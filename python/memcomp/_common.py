@@ -16,7 +16,7 @@ import struct
 import zipfile
 import zlib
 from fractions import Fraction
-from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -70,6 +70,24 @@ def has_buffer(obj: Any) -> bool:
 def check_threads(threads: Any) -> Optional[int]:
     """Worker threads: None (every core) or an integer in [1, 4096]."""
     return None if threads is None else check_int("threads", threads, 1, 4096)
+
+
+def each_on_threads(fn: Callable[[Any, Optional[int]], Any], items: Sequence[Any], threads: Optional[int]) -> List[Any]:
+    """``[fn(item, inner) for item in items]``, the items side by side on up to ``threads``
+    workers (None: every core), each call given ``inner`` threads of its own: the cores each
+    worker has (``threads`` when the items run one after the other: one item, or one core).
+    For independent jobs with serial parts (a bus's wire states run block after block) the jobs
+    overlap instead of each one's serial part leaving the other cores idle. The results come in
+    the items' order, whatever the schedule."""
+    cores = threads if threads is not None else (os.cpu_count() or 1)
+    workers = min(len(items), cores)
+    if workers <= 1:
+        return [fn(item, threads) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    inner = max(1, cores // workers)
+    with ThreadPoolExecutor(workers, thread_name_prefix="memcomp-job") as ex:
+        return list(ex.map(lambda item: fn(item, inner), items))
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:

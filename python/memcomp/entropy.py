@@ -40,6 +40,7 @@ from ._common import (
     check_choice,
     check_int,
     chunks,
+    each_on_threads,
     provenance,
     refuse_masked,
 )
@@ -452,17 +453,23 @@ class EntropyTable(Analysis):
 
     def partial(self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]) -> Tuple["TableStats", Any]:
         sls, endian = self["symbol_bits"], self["endian"]
-        stats, block_h = [], []
-        for sl in sls:
-            h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, threads)
+
+        def counts(sl: int, inner: Optional[int]) -> SymbolStats:
+            h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, inner)
             if sl == 32:  # bounded memory: runs spilled to disk, read back a shard at a time
-                stats.append(
-                    SymbolStats(sl, False, endian, int(h["total"]), None, None, SparseCounts(h["values"], h["counts"]))
+                return SymbolStats(
+                    sl, False, endian, int(h["total"]), None, None, SparseCounts(h["values"], h["counts"])
                 )
-            else:
-                stats.append(SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"]))
-            block_h.append(ExactSum(block_entropy(chunk, sl, endian=endian, threads=threads)))
-        return TableStats(sls, endian, int(chunk.shape[1]), int(chunk.shape[0]), tuple(stats), tuple(block_h)), carry
+            return SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"])
+
+        def block_h(sl: int, inner: Optional[int]) -> ExactSum:
+            return ExactSum(block_entropy(chunk, sl, endian=endian, threads=inner))
+
+        # each symbol length's counts and block entropies: independent jobs, side by side
+        jobs = [(counts, sl) for sl in sls] + [(block_h, sl) for sl in sls]
+        done = each_on_threads(lambda job, inner: job[0](job[1], inner), jobs, threads)
+        stats, sums = tuple(done[: len(sls)]), tuple(done[len(sls) :])
+        return TableStats(sls, endian, int(chunk.shape[1]), int(chunk.shape[0]), stats, sums), carry
 
     #: On Dask, SL-32 counts are merged and summarised in this many ranges of shards.
     shards = 16

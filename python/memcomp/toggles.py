@@ -47,6 +47,7 @@ from ._common import (
     check_float,
     check_int,
     chunks,
+    each_on_threads,
     in_memory,
     n_blocks_of,
     provenance,
@@ -824,17 +825,23 @@ class Toggles(Analysis):
         return self._sums(empty, carry, 0, None, True)[0]
 
     def _sums(self, chunk: np.ndarray, carry: BusCarry, first: int, threads: Optional[int], closing: bool) -> tuple:
+        """The chunk's totals: the raw transfers, then each codec's (encoded, counted, and with
+        Energy Control): independent jobs, each on a thread of its own (each_on_threads), each
+        from and to its own wire states."""
         setup, b, ec = self.setup, self.setup.bus, self.setup.ec
         B, n = int(chunk.shape[1]), int(chunk.shape[0])
-        states = list(carry.states)
-        r = count(chunk, state=states[0], close=closing, per_block=False, bus=b)
-        raw, states[0] = r.stats, r.state
-        acc: List[Dict[str, Any]] = []
-        for i, stream in enumerate(carry.sessions):
+        states = carry.states
+
+        def raw(_: Any, inner: Optional[int]) -> Tuple[BusStats, Any]:
+            r = count(chunk, state=states[0], close=closing, per_block=False, bus=b)
+            return r.stats, r.state
+
+        def codec(i: int, inner: Optional[int]) -> Tuple[Dict[str, Any], Any, Any]:
+            stream = carry.sessions[i]
             a: Dict[str, Any] = {}
-            enc = stream.codec.encode(chunk, threads=threads, session=stream)
+            enc = stream.codec.encode(chunk, threads=inner, session=stream)
             p = count(enc, state=states[1 + 2 * i], close=closing, per_block=False, bus=b)
-            a["plain"], states[1 + 2 * i] = p.stats, p.state
+            a["plain"], plain_state, ec_state = p.stats, p.state, states[2 + 2 * i]
             a["plain_bits"] = int(enc.bit_lengths.sum(dtype=np.uint64))
             a["plain_charged"] = _charged_at_mag(enc.bit_lengths, setup.mag, setup.u_min)
             a.update(ec=BusStats.empty(), ec_bits=0, ec_charged=0, ec_comp=0, ec_units=0)
@@ -846,21 +853,29 @@ class Toggles(Analysis):
                     ec,
                     bu_chunk,
                     setup.alpha,
-                    state=states[2 + 2 * i],
+                    state=ec_state,
                     close=closing,
                     per_block=False,
                     ratio=setup.ec_ratio,
                     bus=b,
                 )
-                states[2 + 2 * i] = e.state
+                ec_state = e.state
                 a["ec"] = BusStats({f: int(e.totals["sent"][f]) for f in FIELDS}, n)
                 a["ec_comp"] = int(e.totals["compressed"])
                 a["ec_bits"] = int(e.totals["sent_bits"])
                 a["ec_units"] = int(e.totals["sent_units"])
                 sent_bits = np.where(e.columns["compressed"], enc.bit_lengths, np.uint32(8 * B))
                 a["ec_charged"] = _charged_at_mag(sent_bits, setup.mag, setup.u_min)
-            acc.append(a)
-        return BusSums(n, B, raw, tuple(acc)), BusCarry(tuple(states), carry.sessions)
+            return a, plain_state, ec_state
+
+        jobs: List[Any] = [None, *range(len(carry.sessions))]
+        done = each_on_threads(lambda j, inner: raw(j, inner) if j is None else codec(j, inner), jobs, threads)
+        (raw_stats, raw_state), per_codec = done[0], done[1:]
+        new_states = [raw_state]
+        for _, plain_state, ec_state in per_codec:
+            new_states += [plain_state, ec_state]
+        acc = [a for a, _, _ in per_codec]
+        return BusSums(n, B, raw_stats, tuple(acc)), BusCarry(tuple(new_states), carry.sessions)
 
     def finish(self, total: BusSums, source: Dict[str, Any]) -> "pandas.DataFrame":
         return totals_frame(total, self._codecs(), self.setup, source)
