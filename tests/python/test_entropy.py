@@ -222,3 +222,25 @@ def test_table_columns_are_documented_and_per_position_is_what_it_says():
         assert t.loc[sl, "cr_bound"] == pytest.approx(sl / oracle_entropy(sym))
     assert np.isnan(t.loc[16, "cr_per_position"]) and np.isnan(t.loc[32, "cr_per_position"])
     assert "NaN at SL 16 and 32" in E.table.__doc__
+
+
+@given(
+    n=st.integers(0, 3000),
+    block=st.sampled_from([16, 32, 64, 128, 256]),
+    sl=st.sampled_from([4, 8]),
+    endian=st.sampled_from(["little", "big"]),
+    per_position=st.booleans(),
+    threads=st.sampled_from([1, 2, 3]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_nibble_and_byte_histograms_are_numpys(n, block, sl, endian, per_position, threads, seed):
+    """SL 4 and 8 histograms (from the bytes' counts per position in a word) equal a bincount of
+    SPEC 0.2's symbols, per position (symbol index mod 32 / SL) or pooled, at every split."""
+    rng = np.random.default_rng(seed)
+    x = (rng.integers(0, 256, (n, block)) & rng.choice([0x0F, 0xF0, 0xFF], (n, block))).astype(np.uint8)
+    got = E.histogram(x, sl, per_position=per_position, endian=endian, threads=threads)
+    s = symbols(x, sl, endian)
+    per = 32 // sl if per_position else 1
+    want = np.zeros((per, 1 << sl), np.int64)
+    np.add.at(want, (np.arange(s.size) % per, s), 1)
+    assert got.total == s.size and np.array_equal(np.asarray(got.counts).reshape(per, -1), want)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,43 +15,58 @@
 namespace memcomp {
 namespace {
 
-// Dense counts of one byte range into a local table (positions x 2^SL).
+// Counts of each byte value at each byte position in a 32-bit word (t[k][v]: byte j with
+// j % 4 == k; n < 2^32), loaded 8 bytes at a time into four tables, which also breaks the
+// store-to-load chains of repeated bytes.
+void byte_counts(const std::uint8_t* p, std::size_t n, std::array<std::array<std::uint32_t, 256>, 4>& t) {
+  for (auto& row : t) row.fill(0u);
+  std::size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const std::uint64_t w = load<std::uint64_t>(p + j, Endian::little);  // byte j + i in bits 8i
+    ++t[0][w & 0xFF];
+    ++t[1][(w >> 8) & 0xFF];
+    ++t[2][(w >> 16) & 0xFF];
+    ++t[3][(w >> 24) & 0xFF];
+    ++t[0][(w >> 32) & 0xFF];
+    ++t[1][(w >> 40) & 0xFF];
+    ++t[2][(w >> 48) & 0xFF];
+    ++t[3][w >> 56];
+  }
+  for (; j < n; ++j) ++t[j % 4][p[j]];
+}
+
+// Dense counts of one byte range (starting on a word boundary) into `out` (positions x 2^SL).
+// SL 4 and 8 come from the bytes' counts by position: nibble 2k + h of a word is the low or the
+// high nibble of byte k (h = 0: the low one, little-endian; the high one, big-endian).
 template <unsigned SL>
 void count_dense(const std::uint8_t* p, std::size_t n, Endian e, bool per_pos, std::uint64_t* out) {
   constexpr std::size_t V = std::size_t{1} << SL;
   constexpr std::size_t kStep = std::size_t{1} << 28;  // bytes per uint32 round (no overflow)
-  std::vector<std::uint32_t> local(per_pos ? (32 / SL) * V : V);
-  for (std::size_t base = 0; base < n; base += kStep) {
-    const std::size_t len = std::min(kStep, n - base);
-    std::fill(local.begin(), local.end(), 0u);
-    if (per_pos) {
-      for_each_symbol<SL>(p + base, len, e, [&](std::uint32_t s, unsigned pos) { ++local[pos * V + s]; });
-    } else if constexpr (SL == 8) {
-      // Four interleaved tables break the store-to-load chains of repeated bytes; words are
-      // loaded 8 bytes at a time.
-      std::array<std::vector<std::uint32_t>, 3> more;
-      for (auto& m : more) m.assign(V, 0u);
-      std::uint32_t* t[4] = {local.data(), more[0].data(), more[1].data(), more[2].data()};
-      std::size_t j = 0;
-      for (; j + 8 <= len; j += 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p + base + j, 8);
-        ++t[0][w & 0xFF];
-        ++t[1][(w >> 8) & 0xFF];
-        ++t[2][(w >> 16) & 0xFF];
-        ++t[3][(w >> 24) & 0xFF];
-        ++t[0][(w >> 32) & 0xFF];
-        ++t[1][(w >> 40) & 0xFF];
-        ++t[2][(w >> 48) & 0xFF];
-        ++t[3][w >> 56];
-      }
-      for (; j < len; ++j) ++local[p[base + j]];
-      for (auto& m : more)
-        for (std::size_t v = 0; v < V; ++v) local[v] += m[v];
-    } else {
-      for_each_symbol<SL>(p + base, len, e, [&](std::uint32_t s, unsigned) { ++local[s]; });
+  if constexpr (SL <= 8) {
+    auto t = std::make_unique<std::array<std::array<std::uint32_t, 256>, 4>>();
+    for (std::size_t base = 0; base < n; base += kStep) {
+      byte_counts(p + base, std::min(kStep, n - base), *t);
+      for (unsigned k = 0; k < 4; ++k)
+        for (unsigned v = 0; v < 256; ++v) {
+          const std::uint64_t c = (*t)[k][v];
+          if (SL == 8) {
+            out[(per_pos ? k * V : 0) + v] += c;
+          } else {
+            const unsigned first = e == Endian::little ? v & 0xFu : v >> 4,
+                           second = e == Endian::little ? v >> 4 : v & 0xFu;
+            out[(per_pos ? (2 * k) * V : 0) + first] += c;
+            out[(per_pos ? (2 * k + 1) * V : 0) + second] += c;
+          }
+        }
     }
-    for (std::size_t i = 0; i < local.size(); ++i) out[i] += local[i];
+  } else {
+    std::vector<std::uint32_t> local(V);
+    for (std::size_t base = 0; base < n; base += kStep) {
+      const std::size_t len = std::min(kStep, n - base);
+      std::fill(local.begin(), local.end(), 0u);
+      for_each_symbol<SL>(p + base, len, e, [&](std::uint32_t s, unsigned) { ++local[s]; });
+      for (std::size_t i = 0; i < local.size(); ++i) out[i] += local[i];
+    }
   }
 }
 
