@@ -30,14 +30,36 @@ void block_entropy(const BlockView& blocks, unsigned sl, Endian endian, double* 
   const std::size_t b = blocks.block_bytes, n_sym = 8 * b / sl;
   // entropy_bits over each block's counts, its terms c log2 c from a table (a block's counts are
   // at most n_sym) and log2 N computed once: no log2 per distinct symbol. The terms are summed in
-  // value order, but at SL 16 in order of first appearance (no sort; a sum in another order can
-  // differ in the last bit).
+  // value order, but at SL 16 and 32 in order of first appearance (no sort; a sum in another order
+  // can differ in the last bit).
+  constexpr std::size_t kPairwise = 64;  // SL-32 symbols per block counted by all-pairs compares
   std::vector<double> clog(n_sym + 1, 0.0);
   for (std::size_t c = 1; c <= n_sym; ++c) clog[c] = static_cast<double>(c) * std::log2(static_cast<double>(c));
   const double nn = static_cast<double>(n_sym), log_n = std::log2(nn);
   auto finish = [&](double sum) { return std::max(0.0, log_n - sum / nn); };
   parallel_for(blocks.n_blocks, threads, 2048, [&](std::size_t lo, std::size_t hi) {
-    if (sl <= 8) {  // a dense count per value; the values present, in order, from a bitmap
+    if (sl == 4) {  // both nibbles of each byte (their order is irrelevant to counts) into four tables in turn
+      for (std::size_t i = lo; i < hi; ++i) {
+        std::uint32_t t[4][16] = {};
+        const std::uint8_t* p = blocks.block(i);
+        std::size_t j = 0;
+        for (; j + 2 <= b; j += 2) {
+          ++t[0][p[j] & 0xFu];
+          ++t[1][p[j] >> 4];
+          ++t[2][p[j + 1] & 0xFu];
+          ++t[3][p[j + 1] >> 4];
+        }
+        for (; j < b; ++j) {
+          ++t[0][p[j] & 0xFu];
+          ++t[1][p[j] >> 4];
+        }
+        double sum = 0.0;
+        for (unsigned v = 0; v < 16; ++v) sum += clog[t[0][v] + t[1][v] + t[2][v] + t[3][v]];  // clog[0] = 0
+        out[i] = n_sym ? finish(sum) : 0.0;
+      }
+      return;
+    }
+    if (sl == 8) {  // a dense count per value; the values present, in order, from a bitmap
       std::vector<std::uint32_t> dense(std::size_t{1} << sl, 0);
       for (std::size_t i = lo; i < hi; ++i) {
         std::uint64_t seen[4] = {0, 0, 0, 0};
@@ -45,10 +67,7 @@ void block_entropy(const BlockView& blocks, unsigned sl, Endian endian, double* 
           ++dense[v];
           seen[v >> 6] |= std::uint64_t{1} << (v & 63);
         };
-        if (sl == 4)
-          for_each_symbol<4>(blocks.block(i), b, endian, put);
-        else
-          for_each_symbol<8>(blocks.block(i), b, endian, put);
+        for_each_symbol<8>(blocks.block(i), b, endian, put);
         double sum = 0.0;
         for (unsigned w = 0; w < 4; ++w)
           for (std::uint64_t bits = seen[w]; bits != 0; bits &= bits - 1) {
@@ -81,13 +100,23 @@ void block_entropy(const BlockView& blocks, unsigned sl, Endian endian, double* 
     for (std::size_t i = lo; i < hi; ++i) {
       std::size_t k = 0;
       for_each_symbol<32>(blocks.block(i), b, endian, [&](std::uint32_t v, unsigned) { syms[k++] = v; });
-      std::sort(syms.begin(), syms.end());
       double sum = 0.0;
-      for (std::size_t j = 0; j < n_sym;) {
-        std::size_t r = j + 1;
-        while (r < n_sym && syms[r] == syms[j]) ++r;
-        sum += clog[r - j];
-        j = r;
+      if (n_sym <= kPairwise) {  // each value's count where it first appears: branch-free compares
+        const std::uint32_t* y = syms.data();
+        for (std::size_t j = 0; j < n_sym; ++j) {
+          unsigned before = 0, after = 0;
+          for (std::size_t m = 0; m < j; ++m) before += y[m] == y[j];
+          for (std::size_t m = j; m < n_sym; ++m) after += y[m] == y[j];
+          if (before == 0) sum += clog[after];
+        }
+      } else {  // sorted: runs in value order
+        std::sort(syms.begin(), syms.end());
+        for (std::size_t j = 0; j < n_sym;) {
+          std::size_t r = j + 1;
+          while (r < n_sym && syms[r] == syms[j]) ++r;
+          sum += clog[r - j];
+          j = r;
+        }
       }
       out[i] = n_sym ? finish(sum) : 0.0;
     }
