@@ -91,6 +91,22 @@ void register_entropy(py::module_& m) {
       py::arg("threads") = py::none());
 
   m.def(
+      "byte_position_counts",
+      [](const py::array& blocks, const py::object& threads) {
+        const BlockView v = block_view(blocks);
+        const int t = thread_count(threads);
+        py::array_t<std::uint64_t> out({static_cast<py::ssize_t>(v.block_bytes), py::ssize_t{256}});
+        std::uint64_t* dst = out.mutable_data();
+        std::fill(dst, dst + v.block_bytes * 256, std::uint64_t{0});
+        {
+          py::gil_scoped_release nogil;
+          byte_position_counts(v, dst, t);
+        }
+        return out;
+      },
+      py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
+      "(B, 256) uint64: the blocks whose byte j is v, per position j and value v.");
+  m.def(
       "shard_partition",
       [](const py::array& values, const py::array& counts, unsigned shard_bits) {
         const auto n = static_cast<std::size_t>(values.ndim() == 1 ? values.shape(0) : 0);

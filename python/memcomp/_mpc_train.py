@@ -299,11 +299,9 @@ def scan(
     return [c // 32 for c in order], [c % 32 for c in order]
 
 
-def _byte_hist(blocks: np.ndarray) -> np.ndarray:
+def _byte_hist(blocks: np.ndarray, threads: Optional[int] = None) -> np.ndarray:
     """(B, 256) uint64 counts of each byte value at each position."""
-    n, B = blocks.shape
-    flat = (np.arange(B, dtype=np.int64) * 256 + blocks).ravel()
-    return np.bincount(flat, minlength=B * 256).astype(np.uint64).reshape(B, 256)
+    return _core.byte_position_counts(blocks, threads)
 
 
 def _hist_entropy(hist: np.ndarray) -> np.ndarray:
@@ -344,7 +342,7 @@ def module_stats(
     blocks: np.ndarray, *, zeros: str = "buckets", quantiser: str = "floor", threads: Optional[int] = None
 ) -> ModuleStats:
     b = _blocks32(blocks)
-    return ModuleStats(ratio_entropy(b, zeros=zeros, quantiser=quantiser, threads=threads), _byte_hist(b))
+    return ModuleStats(ratio_entropy(b, zeros=zeros, quantiser=quantiser, threads=threads), _byte_hist(b, threads))
 
 
 def scan_counts(blocks: np.ndarray, predictor: Mapping[str, Any], *, threads: Optional[int] = None) -> np.ndarray:

@@ -219,3 +219,21 @@ def test_core_count_helpers_refuse_bad_arrays():
         _core.shard_partition(v, c, 0)
     with pytest.raises(ValueError, match="C-contiguous"):
         _core.shard_partition(np.arange(10, dtype=np.uint32)[::2], c, 8)
+
+
+@given(
+    n=st.integers(0, 5000),
+    block=st.sampled_from([16, 32, 64, 128]),
+    threads=st.sampled_from([1, 2, 3]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_byte_position_counts_are_numpys(n, block, threads, seed):
+    """MPC's per-position byte histogram (P3 §3's byte entropies): a bincount of position * 256 +
+    byte, whatever the thread count; a non-contiguous array is refused, not copied."""
+    rng = np.random.default_rng(seed)
+    x = (rng.integers(0, 256, (n, block)) & rng.choice([0x03, 0xFF], (n, block))).astype(np.uint8)
+    want = np.bincount((np.arange(block) * 256 + x).ravel(), minlength=block * 256).reshape(block, 256)
+    got = _core.byte_position_counts(x, threads)
+    assert got.dtype == np.uint64 and np.array_equal(got, want)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _core.byte_position_counts(np.zeros((4, 64), np.uint8)[:, ::2], 1)

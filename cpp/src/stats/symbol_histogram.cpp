@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,25 @@ void count_dense(const std::uint8_t* p, std::size_t n, Endian e, bool per_pos, s
 }
 
 }  // namespace
+
+void byte_position_counts(const BlockView& blocks, std::uint64_t* out, int threads) {
+  const std::size_t b = blocks.block_bytes, cells = b * 256;
+  std::mutex merge;
+  parallel_for(blocks.n_blocks, threads, 1 << 14, [&](std::size_t lo, std::size_t hi) {
+    std::vector<std::uint32_t> local(cells, 0);
+    constexpr std::size_t kRound = std::size_t{1} << 31;  // blocks per uint32 round (no overflow)
+    for (std::size_t r = lo; r < hi; r += kRound) {
+      const std::size_t end = std::min(hi, r + kRound);
+      for (std::size_t i = r; i < end; ++i) {
+        const std::uint8_t* p = blocks.block(i);
+        for (std::size_t j = 0; j < b; ++j) ++local[j * 256 + p[j]];  // a row per position: no chains
+      }
+      const std::lock_guard<std::mutex> lock(merge);
+      for (std::size_t k = 0; k < cells; ++k) out[k] += local[k];
+      std::fill(local.begin(), local.end(), 0u);
+    }
+  });
+}
 
 void check_symbol_bits(unsigned sl, std::size_t block_bytes) {
   if (sl != 4 && sl != 8 && sl != 16 && sl != 32)

@@ -21,6 +21,10 @@ namespace memcomp {
 /// Throws invalid_argument unless symbol_bits is 4, 8, 16 or 32 and divides the block's bits.
 void check_symbol_bits(unsigned symbol_bits, std::size_t block_bytes = 0);
 
+/// Counts of each byte value at each byte position of the blocks: out[j * 256 + v] += the blocks
+/// whose byte j is v (out has block_bytes * 256 entries; MPC's per-byte entropies, P3 §3).
+void byte_position_counts(const BlockView& blocks, std::uint64_t* out, int threads = 1);
+
 /// Exact counts of SL-bit symbols, optionally one histogram per position (SL 4 and 8 only).
 class SymbolHistogram {
  public:
