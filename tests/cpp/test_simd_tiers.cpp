@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/kernels/bus.hpp"
+#include "analysis/kernels/cell_zeros.hpp"
 #include "analysis/kernels/ec_run.hpp"
 #include "codecs/kernels/bdi.hpp"
 #include "codecs/kernels/bpc.hpp"
@@ -314,6 +315,29 @@ TEST(KernelTables, EnergyControlRuns) {
         EXPECT_EQ(t1, t0) << simd_tier_name(t) << " " << len << " " << u;
         EXPECT_EQ(o1, o0) << simd_tier_name(t) << " " << len << " " << u;
       }
+  }
+}
+
+TEST(KernelTables, CellZeros) {
+  const RestoreTier restore;
+  const CellZeroKernels* table[] = {nullptr, &kCellZeroAvx2, &kCellZeroAvx512};
+  std::mt19937_64 rng(9);
+  for (const SimdTier t : supported()) {
+    set_simd_tier(t);
+    const auto k = static_cast<std::size_t>(t);
+    if (table[k] != nullptr) {
+      EXPECT_EQ(cell_zero_kernels().co_zero, table[k]->co_zero) << simd_tier_name(t);
+    }
+    // The portable sums at every tile width (a tail of 1..7 words past the eight-word steps).
+    for (std::size_t w : {1u, 3u, 7u, 8u, 9u, 15u, 16u, 63u, 64u}) {
+      std::vector<std::uint64_t> z(256 * w);
+      for (auto& v : z) v = rng() & rng();  // about a quarter of the bits set
+      std::vector<std::uint64_t> want(256 * 256, 1), got(256 * 256, 1);
+      detail::cell_zeros::co_zero(z.data(), w, want.data(), detail::cell_zeros::pop_generic);
+      cell_zero_kernels().co_zero(z.data(), w, got.data());
+      EXPECT_EQ(got, want) << simd_tier_name(t) << " w=" << w;
+      EXPECT_EQ(got[1 * 256 + 0], 1u);  // below the diagonal: untouched
+    }
   }
 }
 

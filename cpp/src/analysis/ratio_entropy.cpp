@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 
+#include "kernels/cell_zeros.hpp"
 #include "memcomp/analysis/entropy.hpp"
 #include "memcomp/core/bits.hpp"
 #include "memcomp/core/error.hpp"
@@ -514,48 +515,19 @@ std::array<std::uint64_t, 4> mpc_xor_planes(const std::uint8_t* b, const MpcPred
 }
 
 namespace {
-unsigned popcount64_generic(std::uint64_t x) noexcept {
-  x = x - ((x >> 1) & 0x5555555555555555ULL);
-  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-  return static_cast<unsigned>((x * 0x0101010101010101ULL) >> 56);
-}
 
-// co[c1 * 256 + c2] += popcount(z[c1] & z[c2]) over w words, c1 <= c2.
-template <class Pop>
-void co_zero_tile(const std::uint64_t* z, std::size_t w, std::uint64_t* co, Pop pop) {
-  for (std::size_t c1 = 0; c1 < 256; ++c1) {
-    const std::uint64_t* a = z + c1 * w;
-    for (std::size_t c2 = c1; c2 < 256; ++c2) {
-      const std::uint64_t* b = z + c2 * w;
-      std::uint64_t s = 0;
-      for (std::size_t k = 0; k < w; ++k) s += pop(a[k] & b[k]);
-      co[c1 * 256 + c2] += s;
+/// Transposes a 64 x 64 bit matrix in place: bit j of a[i] becomes bit i of a[j] (bit 0 the
+/// lowest), by swapping ever smaller blocks (Hacker's Delight 7-3).
+void transpose64(std::uint64_t* a) {
+  std::uint64_t mask = 0x00000000FFFFFFFFULL;
+  for (unsigned j = 32; j != 0; j >>= 1, mask ^= mask << j)
+    for (unsigned k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+      const std::uint64_t t = ((a[k] >> j) ^ a[k | j]) & mask;
+      a[k] ^= t << j;
+      a[k | j] ^= t;
     }
-  }
 }
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-__attribute__((target("popcnt"))) void co_zero_tile_popcnt(const std::uint64_t* z, std::size_t w, std::uint64_t* co) {
-  for (std::size_t c1 = 0; c1 < 256; ++c1) {
-    const std::uint64_t* a = z + c1 * w;
-    for (std::size_t c2 = c1; c2 < 256; ++c2) {
-      const std::uint64_t* b = z + c2 * w;
-      std::uint64_t s = 0;
-      for (std::size_t k = 0; k < w; ++k) s += static_cast<std::uint64_t>(__builtin_popcountll(a[k] & b[k]));
-      co[c1 * 256 + c2] += s;
-    }
-  }
-}
-bool have_popcnt() { return cpu_has_popcnt(); }
-#endif
-
-void co_zero(const std::uint64_t* z, std::size_t w, std::uint64_t* co) {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  if (have_popcnt()) return co_zero_tile_popcnt(z, w, co);
-#endif
-  co_zero_tile(z, w, co, popcount64_generic);
-}
 }  // namespace
 
 void CellZeroStats::add(const BlockView& v, const MpcPredictor& m, int threads) {
@@ -572,16 +544,25 @@ void CellZeroStats::add(const BlockView& v, const MpcPredictor& m, int threads) 
     std::vector<std::uint64_t> z(256 * kWords), co(256 * 256, 0), zeros(256, 0);
     for (std::size_t t0 = b0; t0 < b1; t0 += 64 * kWords) {
       const std::size_t t1 = std::min(b1, t0 + 64 * kWords), nb = t1 - t0, w = (nb + 63) / 64;
-      std::fill(z.begin(), z.end(), 0);
-      for (std::size_t b = t0; b < t1; ++b) {
-        const auto x = mpc_xor_planes(v.block(b), m);
-        const std::size_t k = (b - t0) / 64;
-        const unsigned bit = static_cast<unsigned>((b - t0) % 64);
-        for (std::size_t c = 0; c < 256; ++c) z[c * w + k] |= ((~x[c / 64] >> (c % 64)) & 1u) << bit;
+      for (std::size_t k = 0; k < w; ++k) {  // 64 blocks: their zero cells, as rows of cells
+        std::uint64_t rows[4][64];           // rows[q][r]: cells 64q.. of block 64k + r zero
+        const std::size_t first = t0 + 64 * k, count = std::min<std::size_t>(64, t1 - first);
+        for (std::size_t r = 0; r < 64; ++r) {
+          if (r < count) {
+            const auto x = mpc_xor_planes(v.block(first + r), m);
+            for (std::size_t q = 0; q < 4; ++q) rows[q][r] = ~x[q];
+          } else {
+            for (std::size_t q = 0; q < 4; ++q) rows[q][r] = 0;  // no block: no zero
+          }
+        }
+        for (std::size_t q = 0; q < 4; ++q) {
+          transpose64(rows[q]);  // rows[q][c]: bit r set if block 64k + r has cell 64q + c zero
+          for (std::size_t c = 0; c < 64; ++c) z[(64 * q + c) * w + k] = rows[q][c];
+        }
       }
       for (std::size_t c = 0; c < 256; ++c)
-        for (std::size_t k = 0; k < w; ++k) zeros[c] += popcount64_generic(z[c * w + k]);
-      co_zero(z.data(), w, co.data());
+        for (std::size_t k = 0; k < w; ++k) zeros[c] += detail::cell_zeros::pop_generic(z[c * w + k]);
+      cell_zero_kernels().co_zero(z.data(), w, co.data());
     }
     std::lock_guard<std::mutex> lock(mu);
     for (std::size_t i = 0; i < 256; ++i) zeros_[i] += zeros[i];
