@@ -33,8 +33,10 @@ SHARD_BITS = 8
 #: Shards a run is partitioned into (by the top bits of a multiplicative hash of the value).
 SHARDS = 1 << SHARD_BITS
 ALL = (1 << SHARDS) - 1
-#: Entries (12 bytes each) a partial result keeps in memory before it writes them to a run file.
-RUN_ENTRIES = 1 << 21
+#: Entries (12 bytes each) a partial result keeps in memory before it writes them to a run file:
+#: about one chunk's distinct values, so a chunk's run is written once instead of merged into
+#: a larger one in memory chunk after chunk (memcomp entropy on 1 GiB: 13.1 s at 2^21, 11.8 s here).
+RUN_ENTRIES = 1 << 20
 _V, _C = np.dtype("<u4"), np.dtype("<u8")
 
 
