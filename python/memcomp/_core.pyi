@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'charge', 'ec_decide', 'ec_gain', 'ec_k', 'ec_option_space', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'merge_count_runs', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'oracle_totals', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'shard_partition', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'size_totals', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'byte_position_counts', 'charge', 'ec_decide', 'ec_gain', 'ec_k', 'ec_option_space', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'merge_count_runs', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'oracle_totals', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'shard_partition', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'size_totals', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -123,6 +123,10 @@ class WireState:
         ...
 def block_entropy(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], symbol_bits: typing.SupportsInt | typing.SupportsIndex, endian: str = 'little', threads: typing.Any = None) -> numpy.typing.NDArray[numpy.float64]:
     ...
+def byte_position_counts(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], threads: typing.Any = None) -> numpy.typing.NDArray[numpy.uint64]:
+    """
+    (B, 256) uint64: the blocks whose byte j is v, per position j and value v.
+    """
 def bus_count_raw(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], bus: dict, state: typing.Any = None, close: bool = True, per_block: bool = True) -> tuple:
     """
     Counts raw blocks: (per-block columns, totals, state); per_block=False leaves the columns empty.
