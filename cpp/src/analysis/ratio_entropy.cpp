@@ -552,7 +552,7 @@ void CellZeroStats::add(const BlockView& v, const MpcPredictor& m, int threads) 
             const auto x = mpc_xor_planes(v.block(first + r), m);
             for (std::size_t q = 0; q < 4; ++q) rows[q][r] = ~x[q];
           } else {
-            for (std::size_t q = 0; q < 4; ++q) rows[q][r] = 0;  // no block: no zero
+            for (auto& row : rows) row[r] = 0;  // no block: no zero
           }
         }
         for (std::size_t q = 0; q < 4; ++q) {
