@@ -381,7 +381,7 @@ def ratio_toggle_scatter(
     ax = _axes(ax)
     ylabel, xlabel = toggle_label(df, y), toggle_label(df, x)
     if "ec" not in cols:
-        keys = [hue] + ([style] if style is not None else [])
+        keys = [hue] + ([style] if style is not None and style != hue else [])
         _need(df, list(dict.fromkeys(["codec", x, y, *keys])), "ratio_toggle_scatter (per block)")
         if codec is not None:
             if codec not in set(df["codec"]):
@@ -427,7 +427,7 @@ def ratio_toggle_scatter(
                     alpha=alpha,
                     label=", ".join(map(str, key)),
                     color=PALETTE[hues.index(key[0]) % len(PALETTE)],
-                    marker=MARKERS[styles.index(key[1]) % len(MARKERS)] if styles else "o",
+                    marker=MARKERS[styles.index(key[-1]) % len(MARKERS)] if styles else "o",
                     rasterized=True,
                 )
             if logx:

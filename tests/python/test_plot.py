@@ -328,6 +328,10 @@ def test_hue_and_style_colour_and_mark_by_column():
         for c in ("fpc.paper", "bdi.paper")
     ]
     assert sizes == want
+    ax = plot.ratio_toggle_scatter(a, style="codec")  # the hue's own column: a colour and a marker per codec
+    assert legend(ax) == ["fpc.paper", "bdi.paper"]
+    shapes = [c.get_paths()[0].vertices.round(6).tobytes() for c in ax.collections]
+    assert shapes[0] != shapes[1]
     with pytest.raises(ValueError, match="missing"):
         plot.ratio_toggle_scatter(a, hue="dataset")
     per_codec = toggles.compare(memcomp.as_blocks(memcomp.workloads.sample_dump(1 << 15), 64), ["bdi"])
