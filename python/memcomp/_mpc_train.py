@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import weakref
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union, cast
 
@@ -683,6 +684,34 @@ def _check_labels_option(name: str, labels: Any) -> Optional[np.ndarray]:
     return check_labels(labels, None)
 
 
+class _KeptLabels:
+    """Pass 1's labels of each chunk (by first block and count), kept in this process for pass 2
+    of the same run, so pass 2 does not classify every sector again: at most :data:`LABELS_KEPT`
+    bytes (2 per sector: 8 GiB of sectors); beyond that, or where the passes run in other
+    processes (Dask), pass 2 classifies again, with the same result."""
+
+    def __init__(self) -> None:
+        self.chunks: Dict[Tuple[int, int], Tuple[np.ndarray, np.ndarray]] = {}
+        self.nbytes = 0
+
+    def keep(self, first: int, group: np.ndarray, keep: np.ndarray) -> None:
+        size = int(group.nbytes + keep.nbytes)
+        if self.nbytes + size <= LABELS_KEPT:
+            self.chunks[(first, int(keep.shape[0]))] = (group, keep)
+            self.nbytes += size
+
+    def take(self, first: int, n: int) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        got = self.chunks.pop((first, n), None)
+        if got is not None:
+            self.nbytes -= int(got[0].nbytes + got[1].nbytes)
+        return got
+
+
+#: Bytes of pass-1 labels kept for pass 2 (:class:`_KeptLabels`).
+LABELS_KEPT = 512 << 20
+_KEPT: "weakref.WeakKeyDictionary[TrainMPC, _KeptLabels]" = weakref.WeakKeyDictionary()
+
+
 class TrainMPC(Analysis):
     """MPC's training (P3 §3), pass 1: per group (:data:`GROUPS`, from ``labels`` or
     :func:`guess_dtype`) the ratio buckets and byte values (:class:`TrainStats`), or with
@@ -717,6 +746,7 @@ class TrainMPC(Analysis):
         return not self["sha256"]
 
     def start(self) -> Any:
+        _KEPT[self] = _KeptLabels()  # a new run: no labels of an earlier one
         return hashlib.sha256() if self["sha256"] else None
 
     def _opts(self) -> tuple:
@@ -735,6 +765,8 @@ class TrainMPC(Analysis):
         if carry is not None:
             carry.update(np.ascontiguousarray(chunk))
         group, keep = self._groups(chunk, first, threads)
+        if self["max_blocks"] is None and self in _KEPT:  # (a bottom-k sample has no pass 2)
+            _KEPT[self].keep(first, group, keep)
         return _stats_of(chunk, group, keep, first, self._opts(), threads), carry
 
     def close(self, carry: Any) -> Optional[TrainStats]:
@@ -770,7 +802,9 @@ class TrainScans(Analysis):
         self.pass1, self.stats, self.predictors = pass1, stats, predictors
 
     def partial(self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]) -> Tuple[np.ndarray, Any]:
-        group, keep = self.pass1._groups(chunk, first, threads)
+        kept = _KEPT.get(self.pass1)
+        labels = kept.take(first, int(chunk.shape[0])) if kept is not None else None
+        group, keep = labels if labels is not None else self.pass1._groups(chunk, first, threads)
         out = np.zeros((_NGROUPS + 1, 257, 256), np.uint64)
         for g, pred in enumerate(self.predictors):
             if pred is not None:

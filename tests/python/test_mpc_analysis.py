@@ -487,6 +487,30 @@ def test_train_deterministic_and_valid(sample_blocks):
     assert a.info["dropped_special"] == int((mpc.special_class(sample_blocks) >= 0).sum())
 
 
+def test_pass_two_reuses_pass_ones_labels(sample_blocks, monkeypatch):
+    """Pass 2 takes each chunk's labels from pass 1 (no second classification) and trains the
+    same model as classifying again; past the kept bytes it classifies again, the same model."""
+    from memcomp import _core, _mpc_train
+
+    calls = []
+    classify = _core.mpc_classify
+
+    def counted(b, threads):
+        calls.append(int(b.shape[0]))
+        return classify(b, threads)
+
+    monkeypatch.setattr(_core, "mpc_classify", counted)
+    kept = mpc.train(sample_blocks, seed=3, chunk_blocks=5000)
+    assert sum(calls) == len(sample_blocks)  # once, in pass 1
+    calls.clear()
+    monkeypatch.setattr(_mpc_train, "LABELS_KEPT", 2 * 5000 * 2)  # two chunks kept, the rest classified again
+    partly = mpc.train(sample_blocks, seed=3, chunk_blocks=5000)
+    assert sum(calls) == 2 * len(sample_blocks) - 2 * 5000
+    monkeypatch.setattr(_mpc_train, "LABELS_KEPT", 0)
+    again = mpc.train(sample_blocks, seed=3, chunk_blocks=5000)
+    assert kept.to_json() == partly.to_json() == again.to_json()
+
+
 def test_train_module_is_the_pipeline(sample_blocks):
     keep = sample_blocks[mpc.special_class(sample_blocks) < 0]
     g = mpc.guess_dtype(keep)
