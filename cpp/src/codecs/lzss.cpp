@@ -68,6 +68,7 @@ class Parser {
   void run(Sink& sink) {
     std::size_t i = 0, inserted = 0;
     const std::size_t keyed = n_ >= KeyUnits ? n_ - KeyUnits + 1 : 0;  // positions with a full key
+    for (std::size_t p = 0; p < keyed; ++p) hashes_[p] = static_cast<std::uint16_t>(hash(key(p)));  // once each
     while (i < n_) {
       for (const std::size_t stop = std::min(i, keyed); inserted < stop; ++inserted) insert(inserted);
       unsigned best = 0;
@@ -101,7 +102,7 @@ class Parser {
     return static_cast<unsigned>((v * 0x9E3779B1u) >> (32 - kHashBits));
   }
   void insert(std::size_t p) {
-    const unsigned h = hash(key(p));
+    const unsigned h = hashes_[p];
     prev_[p] = head_[h];
     head_[h] = static_cast<std::uint16_t>(p + 1);
   }
@@ -110,7 +111,7 @@ class Parser {
   void find(std::size_t i, unsigned& best, std::size_t& best_dist) const {
     const std::size_t lim = std::min<std::size_t>(max_len_, n_ - i);
     std::size_t len_best = mm_ - 1;  // a candidate must beat this
-    std::uint16_t c = head_[hash(key(i))];
+    std::uint16_t c = head_[hashes_[i]];
     while (c != 0) {
       const std::size_t j = c - 1u;
       c = prev_[j];
@@ -144,6 +145,7 @@ class Parser {
   unsigned mm_, max_len_;
   std::uint16_t head_[1u << kHashBits];  // position + 1 of the newest entry per hash, 0 = none
   std::uint16_t prev_[kMaxUnits];
+  std::uint16_t hashes_[kMaxUnits];  // hash of the key at each keyed position
 };
 
 struct LzssSettings {
