@@ -25,6 +25,36 @@ TEST(BestOf, PicksTheSmallestMemberPlusSelector) {
   }
 }
 
+// measure_batch runs each member's batch path a piece of 2048 blocks at a time: the same sizes as
+// measure() block by block, for every key and selector, across piece boundaries.
+TEST(BestOf, BatchEqualsBlockByBlock) {
+  const std::vector<Options> configs = {
+      {},
+      {{"members", std::string("zca.paper,bdi.paper,fpc.paper")}, {"selector", std::string("tag")}},
+      {{"members", std::string("fpc.paper,bdi.paper,cpack.paper")}, {"key", std::string("mag")}},
+      {{"members", std::string("bdi.paper,fpc.paper")}, {"key", std::string("pow2")}}};
+  for (const Options& o : configs) {
+    const auto c = make_codec("bestof", o);
+    for (std::size_t B : valid_block_sizes) {
+      const auto one = test::adversarial_blocks(B, 400);
+      std::vector<std::uint8_t> data;
+      while (data.size() / B < 4500) data.insert(data.end(), one.begin(), one.end());
+      const std::size_t n = data.size() / B;
+      test::Columns got(n);
+      c->measure_batch({data.data(), n, B}, got.view(), 2);
+      for (std::size_t i = 0; i < n; ++i) {
+        const SizeBreakdown s = c->measure(data.data() + i * B, B);
+        ASSERT_EQ(got.bits[i], s.inband()) << i;
+        ASSERT_EQ(got.payload[i], s.payload) << i;
+        ASSERT_EQ(got.meta[i], s.meta) << i;
+        ASSERT_EQ(got.header[i], s.header) << i;
+        ASSERT_EQ(got.tag[i], s.tag) << i;
+        ASSERT_EQ(got.mode[i], s.mode) << i;
+      }
+    }
+  }
+}
+
 TEST(BestOf, SelectorInTagsAndMagKey) {
   const auto c = make_codec("bestof", {{"members", std::string("zca.paper,bdi.paper,fpc.paper")},
                                        {"selector", std::string("tag")},

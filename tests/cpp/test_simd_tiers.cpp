@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "codecs/kernels/e2mc.hpp"
 #include "codecs/kernels/fibonacci.hpp"
 #include "codecs/kernels/fpc.hpp"
+#include "codecs/kernels/lzss.hpp"
 #include "codecs/kernels/mpc.hpp"
 #include "memcomp/codecs/registry.hpp"
 #include "memcomp/core/error.hpp"
@@ -284,6 +286,53 @@ TEST(KernelTables, Fibonacci) {
       SimdTier::avx2);
   expect_tiers_equal("fib.ours");
   expect_tiers_equal("fib.ours", {{"endian", std::string("big")}});
+}
+
+// LZSS's tiers parse over equality masks where the scalar code walks hash chains: the same tokens
+// for every option, on adversarial blocks and on blocks of 1 to 4 distinct units (long matches,
+// many sources of equal length: the nearest must win).
+TEST(KernelTables, Lzss) {
+  expect_table([] { return std::vector<bool>{lzss_kernels().rows != nullptr}; }, SimdTier::avx2);
+  const std::vector<Options> configs = {
+      {},
+      {{"min_match", std::int64_t{1}}},
+      {{"min_match", std::int64_t{2}}, {"length_bits", std::int64_t{1}}},
+      {{"min_match", std::int64_t{5}}, {"length_bits", std::int64_t{8}}},
+      {{"min_match", std::int64_t{16}}, {"length_bits", std::int64_t{2}}},
+      {{"token_bytes", std::int64_t{4}}},
+      {{"token_bytes", std::int64_t{4}}, {"min_match", std::int64_t{3}}, {"length_bits", std::int64_t{8}}},
+      {{"token_bytes", std::int64_t{4}}, {"endian", std::string("big")}, {"length_bits", std::int64_t{1}}}};
+  std::mt19937_64 rng(7);
+  for (const Options& o : configs) {
+    expect_tiers_equal("lzss.block", o);
+    const RestoreTier restore;
+    const auto c = make_codec("lzss.block", o);
+    for (const std::size_t B : {16u, 32u, 64u, 128u, 256u}) {
+      std::vector<std::uint8_t> x(B * 400);
+      for (std::size_t i = 0; i < x.size(); i += 4) {
+        const unsigned alphabet = 1 + static_cast<unsigned>(i / B % 4);  // 1 to 4 distinct units per block
+        const std::uint32_t word = static_cast<std::uint32_t>(rng() % alphabet) * 0x01010101u;
+        for (unsigned k = 0; k < 4; ++k) x[i + k] = static_cast<std::uint8_t>(i / B % 8 < 4 ? word : rng() % alphabet);
+      }
+      const Outcome ref = run_at(*c, x, B, SimdTier::scalar, true);
+      EXPECT_EQ(ref.decoded, x);
+      for (const SimdTier t : supported()) {
+        const Outcome got = run_at(*c, x, B, t, false);
+        EXPECT_TRUE(got.sizes == ref.sizes) << B << " " << simd_tier_name(t);
+        EXPECT_EQ(got.stream, ref.stream) << B << " " << simd_tier_name(t);
+      }
+    }
+  }
+#if defined(MEMCOMP_X86_SIMD) && defined(__x86_64__)
+  const LzssKernels* own[] = {nullptr, &kLzssAvx2, &kLzssAvx512};
+  for (const SimdTier t : supported()) {
+    set_simd_tier(t);
+    if (own[static_cast<int>(t)] != nullptr) {
+      EXPECT_EQ(&lzss_kernels(), own[static_cast<int>(t)]);
+    }
+  }
+  set_simd_tier(simd_tier_supported());
+#endif
 }
 
 #if defined(MEMCOMP_X86_SIMD) && defined(__x86_64__)

@@ -248,23 +248,28 @@ class E2MC final : public CodecImpl<E2MC> {
           std::min(all.n_blocks, std::max<std::size_t>(10000, std::min<std::size_t>(all.n_blocks / 100, 1000000)));
     SymbolCounts c;
     c.symbol_bits = s_.sl;
-    if (s_.sl == 32) {
+    if (s_.sl == 32) {  // the alphabet straight from the exact counts: no copy of millions of values
       ValueCounts32 counts;
       counts.add_words(blocks, s_.endian, threads);
-      const std::vector<ValueCounts32::Item> items = counts.items();
-      c.values.assign(items.begin(), items.end());
-    } else {
-      SymbolHistogram h(s_.sl, count_positions() > 1, s_.endian);
-      h.add(blocks, threads);
-      c.positions = count_positions();
-      c.dense = h.dense();
+      return model_of(c, &counts);
     }
+    SymbolHistogram h(s_.sl, count_positions() > 1, s_.endian);
+    h.add(blocks, threads);
+    c.positions = count_positions();
+    c.dense = h.dense();
     return fit_counts(c);
   }
 
   /// The tables from the counts fit() gathers: SL 32 (value, count) pairs, else a histogram per
   /// position (count_positions rows).
-  std::string fit_counts(const SymbolCounts& c) const override {
+  std::string fit_counts(const SymbolCounts& c) const override { return model_of(c, nullptr); }
+
+  // fit_counts, the SL 32 values taken from `exact` where given (fit's own counts), else from c.
+  std::string model_of(const SymbolCounts& c, const ValueCounts32* exact) const {
+    const auto alphabet32 = [&](huffman::TopK rule) {
+      return exact ? huffman::make_alphabet(32, *exact, s_.mfv, rule)
+                   : huffman::make_alphabet(32, c.values, s_.mfv, rule, c.uncounted);
+    };
     if (c.symbol_bits != s_.sl)
       throw invalid_argument(family_ + ": counts of " + std::to_string(c.symbol_bits) + "-bit symbols for SL " +
                              std::to_string(s_.sl));
@@ -278,12 +283,12 @@ class E2MC final : public CodecImpl<E2MC> {
         if (c.dense[x]) nonzero.emplace_back(x, c.dense[x]);
     Json tables = Json::array();
     if (s_.sl >= 16 && s_.heap_tree) {
-      const huffman::Alphabet a =
-          huffman::make_alphabet(s_.sl, s_.sl == 32 ? c.values : nonzero, s_.mfv, {true, false}, c.uncounted);
+      const huffman::Alphabet a = s_.sl == 32
+                                      ? alphabet32({true, false})
+                                      : huffman::make_alphabet(s_.sl, nonzero, s_.mfv, {true, false}, c.uncounted);
       tables.push(huffman::CanonicalCode::from_lengths(s_.sl, a.leaves, huffman::heap_lengths(a.leaves)).to_json());
     } else if (s_.sl == 32) {
-      tables.push(huffman::build_code(huffman::make_alphabet(32, c.values, s_.mfv, {}, c.uncounted), max_len_, s_.limit)
-                      .to_json());
+      tables.push(huffman::build_code(alphabet32({}), max_len_, s_.limit).to_json());
     } else {
       for (std::size_t p = 0; p < c.positions; ++p) {
         const std::vector<std::uint64_t> row(c.dense.begin() + static_cast<std::ptrdiff_t>(p * v),

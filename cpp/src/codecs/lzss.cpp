@@ -16,21 +16,23 @@
 //
 // Greedy parse: at each position take the longest match of min_match..max units (overlap
 // allowed: the source may run into the match itself); ties go to the smallest distance; no
-// match of min_match units gives a literal. Candidates come from hash chains over the first
-// min(min_match, 4) bytes (or the first word), rebuilt per block; a chain lists every earlier
-// position in decreasing order, so the first candidate reaching a length is the nearest.
+// match of min_match units gives a literal. The scalar reference finds candidates in hash chains
+// over the first min(min_match, 4) bytes (or the first word), rebuilt per block; a chain lists
+// every earlier position in decreasing order, so the first candidate reaching a length is the
+// nearest. The SIMD tiers parse the same way over equality masks (kernels/lzss.hpp).
 // Stream: the tokens in order. A distance reaching before the block start or a match running
 // past its end is corrupt.
 #include <algorithm>
 #include <cstring>
 
 #include "codec_impl.hpp"
+#include "kernels/lzss.hpp"
 #include "memcomp/codecs/families.hpp"
 
 namespace memcomp {
 namespace {
 
-constexpr std::size_t kMaxUnits = 256;
+using lzss::kMaxUnits;
 
 /// ceil(log2 n) for n >= 1, without a loop.
 inline unsigned log2_ceil(std::size_t n) {
@@ -251,6 +253,7 @@ class LZSS final : public CodecImpl<LZSS> {
  private:
   template <class Sink>
   void parse(const std::uint8_t* blk, std::size_t b, Sink& sink) const {
+    if (const auto rows = lzss_kernels().rows) return parse_rows(rows, blk, b, sink);
     if (s_.unit == 1) {
       switch (std::min(s_.min_match, 4u)) {
         case 1: return run<std::uint8_t, 1>(blk, b, sink);
@@ -262,6 +265,21 @@ class LZSS final : public CodecImpl<LZSS> {
     std::uint32_t words[kMaxUnits / 4];
     std::memcpy(words, blk, b);  // equality only: the host byte order is irrelevant
     run<std::uint32_t, 1>(words, b / 4, sink);
+  }
+  // The SIMD tiers: the block's mask rows and starts from the kernel, then lzss::parse_rows.
+  template <class Sink>
+  void parse_rows(decltype(LzssKernels::rows) rows, const std::uint8_t* blk, std::size_t b, Sink& sink) const {
+    const std::size_t n = units(b), pad = lzss::pad_units(n) * s_.unit;
+    std::uint8_t padded[lzss::pad_units(kMaxUnits) + kMaxUnits];
+    std::uint64_t mask[kMaxUnits * lzss::mask_words(kMaxUnits) + lzss::kRowTail], starts[kMaxUnits / 64];
+    std::memset(padded, 0, pad);
+    std::memcpy(padded + pad, blk, b);
+    rows(padded, n, s_.unit, s_.min_match, mask, starts);
+    switch (s_.unit == 4 ? 1 : lzss::mask_words(n)) {
+      case 1: return lzss::parse_rows<1>(mask, starts, n, s_.min_match, max_len_, sink);
+      case 2: return lzss::parse_rows<2>(mask, starts, n, s_.min_match, max_len_, sink);
+      default: return lzss::parse_rows<4>(mask, starts, n, s_.min_match, max_len_, sink);
+    }
   }
   template <class U, unsigned KeyUnits, class Sink>
   void run(const U* u, std::size_t n, Sink& sink) const {
