@@ -1,5 +1,6 @@
 // memcomp bindings: codecs and the preset registry.
 #include "memcomp/codecs/registry.hpp"
+#include "memcomp/pipelines/compare_totals.hpp"
 
 #include "common.hpp"
 
@@ -214,6 +215,28 @@ void register_codecs(py::module_& m) {
           },
           py::arg("state").noconvert(), "Sets the state from bytes that .state returned.");
 
+  m.def(
+      "compare_totals",
+      [](const std::vector<const Codec*>& codecs, const std::vector<Session*>& sessions, const py::array& blocks,
+         const std::vector<std::size_t>& hist_lens, const std::vector<std::size_t>& oracle_members,
+         std::size_t oracle_hist_len, const py::object& threads) {
+        const BlockView v = block_view(blocks);
+        const int t = thread_count(threads);
+        CompareTotals c;
+        {
+          py::gil_scoped_release nogil;
+          c = compare_totals(codecs, sessions, v, hist_lens, oracle_members, oracle_hist_len, t);
+        }
+        py::list per_codec;
+        for (SizeTotals& s : c.codecs) per_codec.append(totals_tuple(std::move(s)));
+        return py::make_tuple(per_codec,
+                              py::make_tuple(to_numpy(std::move(c.oracle.hist)), to_numpy(std::move(c.oracle.wins))));
+      },
+      py::arg("codecs"), py::arg("sessions"), py::arg("blocks").noconvert(), py::arg("hist_lens"),
+      py::arg("oracle_members"), py::arg("oracle_hist_len"), py::arg("threads") = py::none(),
+      "Compare's one pass: every codec measures each cache-sized piece of blocks in turn, the sizes reduced to "
+      "totals as they come: ([size_totals' (hist, modes, tag bits) per codec], (oracle hist, wins per member)). "
+      "sessions: one per codec (None: none); oracle_members: indices of the codecs the per-block best takes.");
   m.def(
       "make_codec",
       [](const std::string& name, const py::dict& options) {

@@ -11,6 +11,7 @@
 #include "memcomp/core/blocks.hpp"
 #include "memcomp/core/memory.hpp"
 #include "memcomp/core/options.hpp"
+#include "memcomp/stats/size_totals.hpp"
 
 namespace memcomp::bindings {
 
@@ -74,5 +75,8 @@ py::dict option_space_dict(const OptionSpace& space);
 
 /// threads: None -> all hardware threads (0), else a positive int.
 int thread_count(const py::object& threads);
+
+/// SizeTotals as (hist, rows of (mode, blocks, payload, meta, header, tag bits), tag bits).
+py::tuple totals_tuple(SizeTotals&& s);
 
 }  // namespace memcomp::bindings

@@ -6,6 +6,14 @@
 
 namespace memcomp::bindings {
 
+py::tuple totals_tuple(SizeTotals&& s) {
+  py::array_t<std::int64_t> modes({static_cast<py::ssize_t>(s.modes.size()), py::ssize_t{6}});
+  auto rows = modes.mutable_unchecked<2>();
+  for (std::size_t i = 0; i < s.modes.size(); ++i)
+    for (std::size_t f = 0; f < 6; ++f) rows(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(f)) = s.modes[i][f];
+  return py::make_tuple(to_numpy(std::move(s.hist)), modes, s.tag_bits);
+}
+
 void register_metrics(py::module_& m) {
   m.def(
       "policy_str", [](const std::string& spec) { return Policy::parse(spec).str(); }, py::arg("spec"),
@@ -45,12 +53,7 @@ void register_metrics(py::module_& m) {
           py::gil_scoped_release nogil;
           s = size_totals(b, payload, meta, header, tag, mode, n, hist_len, t);
         }
-        py::array_t<std::int64_t> modes({static_cast<py::ssize_t>(s.modes.size()), py::ssize_t{6}});
-        auto rows = modes.mutable_unchecked<2>();
-        for (std::size_t i = 0; i < s.modes.size(); ++i)
-          for (std::size_t f = 0; f < 6; ++f)
-            rows(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(f)) = s.modes[i][f];
-        return py::make_tuple(to_numpy(std::move(s.hist)), modes, s.tag_bits);
+        return totals_tuple(std::move(s));
       },
       py::arg("columns"), py::arg("hist_len"), py::arg("threads") = py::none(),
       "A measure's columns (size_bits, payload_bits, meta_bits, header_bits, tag_bits: uint32; mode: int16) "

@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'byte_position_counts', 'charge', 'ec_decide', 'ec_gain', 'ec_k', 'ec_option_space', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'merge_count_runs', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'oracle_totals', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'shard_partition', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'size_totals', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'byte_position_counts', 'charge', 'compare_totals', 'ec_decide', 'ec_gain', 'ec_k', 'ec_option_space', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'merge_count_runs', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'oracle_totals', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'shard_partition', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'size_totals', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -150,6 +150,10 @@ def bus_options(bus: dict) -> dict:
 def charge(bits: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], block_bytes: typing.SupportsInt | typing.SupportsIndex, policy: str) -> numpy.typing.NDArray[numpy.uint64]:
     """
     Bits charged per block under a policy (in-band bits in, tags excluded).
+    """
+def compare_totals(codecs: collections.abc.Sequence[Codec], sessions: collections.abc.Sequence[Session | None], blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], hist_lens: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], oracle_members: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], oracle_hist_len: typing.SupportsInt | typing.SupportsIndex, threads: typing.Any = None) -> tuple[list, tuple[numpy.typing.NDArray[numpy.int64], numpy.typing.NDArray[numpy.int64]]]:
+    """
+    Compare's one pass: every codec measures each cache-sized piece of blocks in turn, the sizes reduced to totals as they come: ([size_totals' (hist, modes, tag bits) per codec], (oracle hist, wins per member)). sessions: one per codec (None: none); oracle_members: indices of the codecs the per-block best takes.
     """
 def ec_decide(t0: typing.SupportsFloat | typing.SupportsIndex, t1: typing.SupportsFloat | typing.SupportsIndex, cr: typing.SupportsFloat | typing.SupportsIndex, g: typing.SupportsFloat | typing.SupportsIndex = 1.0, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> bool:
     ...

@@ -19,7 +19,7 @@ import os
 import re
 import struct
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -328,6 +328,20 @@ def _member_names(members: Any) -> List[str]:
     return [get_codec(m).name if isinstance(m, str) else Codec.from_config(m).name for m in members]
 
 
+@contextlib.contextmanager
+def named_errors(codecs: Sequence["Codec"]):
+    """A core ValueError naming the preset of one of ``codecs`` that has a name of its own (its
+    own options or members: ``bestof(e2mc.paper,bdi.paper)``) says that name instead."""
+    try:
+        yield
+    except ValueError as e:
+        for c in codecs:
+            name = c.name
+            if name != c.preset and c.preset in str(e):
+                raise type(e)(str(e).replace(c.preset, name)) from None
+        raise
+
+
 def _block_array(blocks: Any) -> np.ndarray:
     """``blocks`` if it is an ndarray (the core checks dtype, shape and layout), else TypeError."""
     if not isinstance(blocks, np.ndarray):
@@ -593,17 +607,10 @@ class Codec:
         return f"get_codec({self.preset!r}{', ' + opts if opts else ''})"
 
     # --- work --------------------------------------------------------------------------------
-    @contextlib.contextmanager
     def _named_errors(self):
         """The core's errors name the preset; a codec with its own options or members is named
         as tables name it (``bestof(e2mc.paper,bdi.paper)``), so its errors say that name."""
-        try:
-            yield
-        except ValueError as e:
-            name = self.name
-            if name == self.preset or self.preset not in str(e):
-                raise
-            raise type(e)(str(e).replace(self.preset, name)) from None
+        return named_errors([self])
 
     def supports(self, block_bytes: int) -> bool:
         """True if the codec is defined for ``block_bytes`` blocks (MPC: 32 B sectors only)."""

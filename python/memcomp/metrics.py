@@ -111,10 +111,16 @@ class SizeStats:
     def from_sizes(cls, sizes, threads: Optional[int] = None) -> "SizeStats":
         """The statistics of a measure's :class:`~memcomp.codecs.Sizes`, reduced in one pass in
         the core (on ``threads``)."""
-        st = cls.empty(sizes.codec, sizes.block_bytes)
         cols = {k: getattr(sizes, k) for k in _SIZE_COLUMNS}
-        hist, modes, tag_bits = _core.size_totals(cols, st.hist.shape[0], check_threads(threads))
-        st.hist, st.tag_bits = hist, int(tag_bits)
+        n_bins = sizes.codec.max_compressed_bits(sizes.block_bytes) + 1
+        return cls.from_totals(sizes.codec, sizes.block_bytes, _core.size_totals(cols, n_bins, check_threads(threads)))
+
+    @classmethod
+    def from_totals(cls, codec, block_bytes: int, totals: tuple) -> "SizeStats":
+        """The statistics from the core's ``(hist, mode rows, tag bits)`` of ``codec`` on
+        ``block_bytes`` blocks (``_core.size_totals``, ``_core.compare_totals``)."""
+        hist, modes, tag_bits = totals
+        st = cls(codec.name, int(block_bytes), codec.policy, hist, int(tag_bits))
         st.modes = {int(r[0]): [int(v) for v in r[1:]] for r in modes.tolist()}
         return st
 

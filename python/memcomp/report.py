@@ -48,7 +48,7 @@ from .analysis.run import fold, run
 from .codec_list import CODECS, CodecsArg, fit_missing, resolve_codecs
 from .codec_list import CodecList as CodecList  # these were memcomp.report's before memcomp.codec_list
 from .codec_list import SkippedCodecWarning as SkippedCodecWarning
-from .codecs import Codec, Session, get_codec
+from .codecs import Codec, Session, _block_array, get_codec, named_errors
 from .metrics import SizeStats, mag_policy, parse_policy, storage_policy
 
 if TYPE_CHECKING:
@@ -309,16 +309,24 @@ class Compare(Analysis):
         max_bits = max([c.max_compressed_bits(B) for c, m in zip(cs, members) if m] or [0])
         oracle = SizeStats(ORACLE, B, "none", np.zeros(max_bits + 1, dtype=np.int64))
         wins = np.zeros(len(cs), dtype=np.int64)
-        sizes = [s.codec.measure(chunk, threads=threads, session=s) for s in carry]
-        if chunk.shape[0] and members.any():
-            idx_of = np.flatnonzero(members)
-            hist, won = _core.oracle_totals(
-                [sizes[i].size_bits for i in idx_of], chunk.shape[0], max_bits + 1, check_threads(threads)
-            )  # the first smallest: ties go to the earlier codec
+        idx_of = np.flatnonzero(members)
+        chunk = _block_array(chunk)
+        with named_errors(cs):  # one pass: every codec on each cache-sized piece, reduced as it goes
+            totals, (hist, won) = _core.compare_totals(
+                [c._c for c in cs],
+                [s._s for s in carry],
+                chunk,
+                [c.max_compressed_bits(B) + 1 for c in cs],
+                [int(i) for i in idx_of],
+                max_bits + 1,
+                check_threads(threads),
+            )  # the oracle's first smallest: ties go to the earlier codec
+        if chunk.shape[0] and idx_of.size:
             oracle.hist += hist
             wins[idx_of] += won
             oracle.modes = {int(i): [int(n), 0, 0, 0, 0] for i, n in zip(idx_of, won) if n}
-        return CompareStats(tuple(s.stats(threads) for s in sizes), oracle, wins), carry
+        stats = tuple(SizeStats.from_totals(c, B, t) for c, t in zip(cs, totals))
+        return CompareStats(stats, oracle, wins), carry
 
     def finish(self, total: CompareStats, source: Dict[str, Any]) -> "pandas.DataFrame":
         over = self["oracle"]
