@@ -19,6 +19,7 @@
 // precedes the base and the deltas), so BDI takes no `layout` option and has no mc preset.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "codec_impl.hpp"
 #include "kernels/bdi.hpp"
@@ -402,6 +403,28 @@ std::unique_ptr<Codec> make_bdi(const Options& o) { return std::make_unique<BDI>
 //     others need base - x (wrapping) to fit.
 //   * all fit: n mask bits + 8(k + (n-1)d) (no delta for the base); otherwise the candidate is
 //     still charged n + 8(m d + (n - m) k) for m immediates (the others at full width).
+// The unsigned type of k-byte elements, and a block's zero / repeated-word test on 8-byte words.
+template <unsigned K>
+using Elem = std::conditional_t<
+    K == 1, std::uint8_t,
+    std::conditional_t<K == 2, std::uint16_t, std::conditional_t<K == 4, std::uint32_t, std::uint64_t>>>;
+/// 0 when every byte of the block is zero; else the smallest k in {1, 2, 4, 8} whose k-byte
+/// pattern repeats over the whole block (b a multiple of 8), or 16 when none does.
+inline unsigned repeat_width(const std::uint8_t* blk, std::size_t b) {
+  const std::uint64_t w0 = load<std::uint64_t>(blk, Endian::little);
+  std::uint64_t any = w0, diff = 0;
+  for (std::size_t i = 8; i < b; i += 8) {
+    const std::uint64_t w = load<std::uint64_t>(blk + i, Endian::little);
+    any |= w;
+    diff |= w ^ w0;
+  }
+  if (any == 0) return 0;
+  if (diff != 0) return 16;
+  if ((w0 >> 32) != (w0 & 0xFFFFFFFFu)) return 8;  // a repeat of k bytes repeats every multiple of k
+  if ((w0 >> 16 & 0xFFFFu) != (w0 & 0xFFFFu)) return 4;
+  return (w0 >> 8 & 0xFFu) != (w0 & 0xFFu) ? 2 : 1;
+}
+
 class BdiCal22 final : public CodecImpl<BdiCal22> {
  public:
   explicit BdiCal22(const Options& o) { no_options().parse(o, "bdi"); }
@@ -416,9 +439,8 @@ class BdiCal22 final : public CodecImpl<BdiCal22> {
   SizeBreakdown measure(const std::uint8_t* blk, std::size_t b) const override {
     SizeBreakdown s;
     s.header = 4;
-    bool zero = true, rep = true;
-    for (std::size_t i = 0; i < b; ++i) zero = zero && blk[i] == 0;
-    for (std::size_t i = 8; i < b && rep; i += 8) rep = std::memcmp(blk, blk + i, 8) == 0;
+    const unsigned r = repeat_width(blk, b);
+    const bool zero = r == 0, rep = r <= 8;
     if (zero || rep) {
       s.payload = zero ? 8 : 64;
       s.mode = static_cast<std::int16_t>(zero ? kZero : kRep8);
@@ -448,23 +470,33 @@ class BdiCal22 final : public CodecImpl<BdiCal22> {
   }
   static void candidate(const std::uint8_t* blk, std::size_t b, const Delta& x, std::uint32_t& meta,
                         std::uint32_t& payload) {
-    const std::size_t n = b / x.k;
-    std::size_t m = 0;
-    bool have_base = false, all_fit = true;
-    std::uint64_t base = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t v = load_k(blk + i * x.k, x.k, Endian::little);
-      if (fits(v, x.d)) {
-        ++m;
-      } else if (!have_base) {
-        have_base = true;
-        base = v;
-      } else if (all_fit && !fits(base - v, x.d)) {
-        all_fit = false;
+    switch (x.k) {
+      case 2: return candidate<2>(blk, b, x.d, meta, payload);
+      case 4: return candidate<4>(blk, b, x.d, meta, payload);
+      default: return candidate<8>(blk, b, x.d, meta, payload);
+    }
+  }
+  template <unsigned K>
+  static void candidate(const std::uint8_t* blk, std::size_t b, unsigned d, std::uint32_t& meta,
+                        std::uint32_t& payload) {
+    const std::size_t n = b / K;
+    std::size_t m = 0, i = 0;
+    for (; i < n; ++i) {  // immediates up to the first element that does not fit: the base
+      if (!fits(load<Elem<K>>(blk + i * K, Endian::little), d)) break;
+      ++m;
+    }
+    bool all_fit = true;
+    if (i < n) {
+      const std::uint64_t base = load<Elem<K>>(blk + i * K, Endian::little);
+      for (++i; i < n; ++i) {
+        const std::uint64_t v = load<Elem<K>>(blk + i * K, Endian::little);
+        const bool imm = fits(v, d);
+        m += imm;
+        all_fit = all_fit && (imm || fits(base - v, d));
       }
     }
     meta = static_cast<std::uint32_t>(n);
-    payload = static_cast<std::uint32_t>(all_fit ? 8 * (x.k + (n - 1) * x.d) : 8 * (m * x.d + (n - m) * x.k));
+    payload = static_cast<std::uint32_t>(all_fit ? 8 * (K + (n - 1) * d) : 8 * (m * d + (n - m) * K));
   }
 };
 
@@ -628,26 +660,90 @@ class BdiNap64 final : public CodecImpl<BdiNap64> {
     }
     return base;
   }
-  static bool fits(const Cand& c, const std::uint8_t* blk, std::size_t b) {
-    std::uint64_t v[128];
-    load(c, blk, b, v);
-    const std::uint64_t lim = low_mask(8 * c.d), base = base_of(c, blk, b, v);
-    if (c.imm && base == 0) return false;  // bdi.h's `if (!!B8D1i)`: the base doubles as the flag
-    for (std::size_t i = 0; i < b / c.k; ++i)
-      if (!(c.imm && v[i] <= lim) && ((v[i] - base) & low_mask(8 * c.k)) > lim) return false;
-    return true;
+  // The smallest and largest k-byte element of each byte order, found once per block: a
+  // candidate without immediates fits iff they lie within 2^(8d) - 1 of each other.
+  struct Ranges {
+    std::uint64_t span[9][2];  // [k][big]: largest - smallest
+    bool known[9][2] = {};
+  };
+  template <unsigned K, bool Big>
+  static std::uint64_t span(const std::uint8_t* blk, std::size_t b) {
+    constexpr Endian e = Big ? Endian::big : Endian::little;
+    Elem<K> lo = memcomp::load<Elem<K>>(blk, e), hi = lo;
+    for (std::size_t i = K; i < b; i += K) {
+      const Elem<K> v = memcomp::load<Elem<K>>(blk + i, e);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    return std::uint64_t{hi} - lo;
+  }
+  static std::uint64_t span_of(const Cand& c, const std::uint8_t* blk, std::size_t b, Ranges& r) {
+    if (!r.known[c.k][c.big]) {
+      std::uint64_t s = 0;
+      switch (c.k * 2 + c.big) {
+        case 4: s = span<2, false>(blk, b); break;
+        case 5: s = span<2, true>(blk, b); break;
+        case 8: s = span<4, false>(blk, b); break;
+        case 9: s = span<4, true>(blk, b); break;
+        case 16: s = span<8, false>(blk, b); break;
+        default: s = span<8, true>(blk, b); break;
+      }
+      r.span[c.k][c.big] = s;
+      r.known[c.k][c.big] = true;
+    }
+    return r.span[c.k][c.big];
+  }
+  // Immediates: the base by the running choice, then every element above the immediate range
+  // within 2^(8d) - 1 above it (bdicompress). Unrolled, the running choice is the smallest
+  // element above the range (element 0 when there is none), so the candidate fits iff those
+  // elements span at most 2^(8d) - 1 (and element 0 is nonzero when all are immediates); the
+  // big-endian b4d2i, whose choice reads the little-endian values, runs the loop as written.
+  template <unsigned K, bool Big>
+  static bool fits_imm(const Cand& c, const std::uint8_t* blk, std::size_t b) {
+    constexpr Endian e = Big ? Endian::big : Endian::little;
+    const Elem<K> lim = static_cast<Elem<K>>(low_mask(8 * c.d));
+    if (c.code == 24) {
+      std::uint64_t base = memcomp::load<Elem<K>>(blk, e);
+      for (std::size_t i = K; i < b; i += K) {
+        const std::uint64_t v = memcomp::load<Elem<K>>(blk + i, e);
+        if (memcomp::load<Elem<K>>(blk + i, Endian::little) > lim) base = (base < v && base > lim) ? base : v;
+      }
+      if (base == 0) return false;  // bdi.h's `if (!!B8D1i)`: the base doubles as the flag
+      for (std::size_t i = 0; i < b; i += K) {
+        const Elem<K> v = memcomp::load<Elem<K>>(blk + i, e);
+        if (v > lim && static_cast<Elem<K>>(v - base) > lim) return false;
+      }
+      return true;
+    }
+    Elem<K> lo = std::numeric_limits<Elem<K>>::max(), hi = 0;  // over the elements above the range
+    for (std::size_t i = 0; i < b; i += K) {
+      const Elem<K> v = memcomp::load<Elem<K>>(blk + i, e);
+      lo = v > lim ? std::min(lo, v) : lo;
+      hi = v > lim ? std::max(hi, v) : hi;
+    }
+    // All immediates: the base is element 0 (never reached in the tool's order: the plain candidate
+    // of the same k, d and byte order comes first and fits).
+    if (hi == 0) return memcomp::load<Elem<K>>(blk, e) != 0;
+    return static_cast<Elem<K>>(hi - lo) <= lim;
+  }
+  static bool fits(const Cand& c, const std::uint8_t* blk, std::size_t b, Ranges& r) {
+    if (!c.imm) return span_of(c, blk, b, r) <= low_mask(8 * c.d);
+    switch (c.k * 2 + c.big) {
+      case 4: return fits_imm<2, false>(c, blk, b);
+      case 5: return fits_imm<2, true>(c, blk, b);
+      case 8: return fits_imm<4, false>(c, blk, b);
+      case 9: return fits_imm<4, true>(c, blk, b);
+      case 16: return fits_imm<8, false>(c, blk, b);
+      default: return fits_imm<8, true>(c, blk, b);
+    }
   }
   static int choose(const std::uint8_t* blk, std::size_t b) {
-    bool zero = true, rep[4] = {true, true, true, true};  // 1, 2, 4, 8 bytes
-    for (std::size_t i = 0; i < b; ++i) zero = zero && blk[i] == 0;
-    if (zero) return 0;
-    for (unsigned j = 0; j < 4; ++j) {
-      const std::size_t k = std::size_t{1} << j;
-      for (std::size_t i = k; i < b && rep[j]; i += k) rep[j] = std::memcmp(blk, blk + i, k) == 0;
-      if (rep[j]) return static_cast<int>(j) + 1;
-    }
+    const unsigned r = repeat_width(blk, b);
+    if (r == 0) return 0;
+    if (r <= 8) return static_cast<int>(__builtin_ctz(r)) + 1;  // rep1, rep2, rep4, rep8: codes 1..4
+    Ranges ranges;
     for (const Cand& c : kCands)
-      if (bytes_of(c, b) < b && fits(c, blk, b)) return c.code;
+      if (bytes_of(c, b) < b && fits(c, blk, b, ranges)) return c.code;
     return kRawCode;
   }
   static SizeBreakdown breakdown(int code, std::size_t b) {
