@@ -25,6 +25,7 @@
 // Older models (a plain "values" list) load unchanged under either option.
 #include <algorithm>
 #include <array>
+#include <cstring>
 
 #include "codec_impl.hpp"
 #include "memcomp/codecs/families.hpp"
@@ -141,7 +142,7 @@ class FVC final : public CodecImpl<FVC> {
         escapes += !hit;
       }
     } else {
-      for (std::size_t i = 0; i < n; ++i) escapes += index(load<std::uint32_t>(blk + 4 * i, s_.endian)) == s_.entries;
+      for (std::size_t i = 0; i < n; ++i) escapes += !member(load<std::uint32_t>(blk + 4 * i, s_.endian));
     }
     SizeBreakdown s;
     s.meta = static_cast<std::uint32_t>(s_.code_bits * n);
@@ -227,6 +228,23 @@ class FVC final : public CodecImpl<FVC> {
     while (cap < 2 * values_.size()) cap <<= 1;
     table_.assign(cap, Entry{0, s_.entries});
     for (std::uint32_t k = 0; k < values_.size(); ++k) table_[slot(values_[k])] = Entry{values_[k], k};
+    // membership buckets: as few as hold every value in kBucket slots, at least 4 slots a value
+    std::size_t nb = 1;
+    while (nb * kBucket < 4 * values_.size()) nb <<= 1;
+    for (bool placed = false; !placed && !values_.empty(); nb <<= 1) {
+      buckets_.assign(nb * kBucket, values_[0]);  // a table value: a duplicate changes no membership
+      std::vector<std::uint8_t> used(nb, 0);
+      placed = true;
+      for (const std::uint32_t v : values_) {
+        const std::size_t k = bucket(v, nb);
+        if (used[k] == kBucket) {
+          placed = false;
+          break;
+        }
+        buckets_[k * kBucket + used[k]++] = v;
+      }
+      if (placed) buckets_n_ = nb;
+    }
     small_ = !values_.empty() && values_.size() <= small_table_.size();
     if (small_)  // pad with a table value: duplicates do not change membership
       for (std::size_t k = 0; k < small_table_.size(); ++k) small_table_[k] = values_[std::min(k, values_.size() - 1)];
@@ -243,10 +261,36 @@ class FVC final : public CodecImpl<FVC> {
   }
   // Table index of v, or s_.entries (the escape code).
   std::uint32_t index(std::uint32_t v) const noexcept { return table_[slot(v)].index; }
+  // Whether v is a table value (measure): compared with the kBucket values of its bucket at once,
+  // no probe loop to mispredict.
+  static constexpr std::size_t kBucket = 16;
+  static std::size_t bucket(std::uint32_t v, std::size_t nb) noexcept {
+    return static_cast<std::size_t>((std::uint64_t{v * 0x9E3779B1u} * nb) >> 32);
+  }
+  bool member(std::uint32_t v) const noexcept {
+    if (buckets_n_ == 0) return false;
+    const std::uint32_t* b = buckets_.data() + kBucket * bucket(v, buckets_n_);
+#if defined(__GNUC__)  // generic vectors: four lanes a compare on any target (SSE2, NEON, scalar)
+    typedef std::uint32_t V __attribute__((vector_size(16)));
+    V x = {v, v, v, v}, eq = {0, 0, 0, 0};
+    for (std::size_t j = 0; j < kBucket; j += 4) {
+      V y;
+      std::memcpy(&y, b + j, sizeof y);
+      eq |= (V)(y == x);
+    }
+    return (eq[0] | eq[1] | eq[2] | eq[3]) != 0;
+#else
+    bool hit = false;
+    for (std::size_t j = 0; j < kBucket; ++j) hit |= b[j] == v;
+    return hit;
+#endif
+  }
 
   FvcSettings s_;  ///< the model normalised once loaded
   std::vector<std::uint32_t> values_;
   std::vector<Entry> table_;
+  std::vector<std::uint32_t> buckets_;  // buckets_n_ buckets of kBucket values
+  std::size_t buckets_n_ = 0;
   bool small_ = false;
   std::array<std::uint32_t, 8> small_table_{};
 };
