@@ -25,7 +25,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core
-from ._common import ExactSum
+from ._common import ExactSum, each_on_threads
 
 __all__ = ["CountSummary", "SparseCounts", "RUN_ENTRIES", "SHARDS"]
 
@@ -177,20 +177,32 @@ class SparseCounts:
         out._mem = [(v, c)] if v.size else []
         return out
 
-    def summary(self, k: int) -> "CountSummary":
+    def summary(self, k: int, threads: Optional[int] = None) -> "CountSummary":
         """What the bounds need (:class:`CountSummary` with the ``k`` most frequent values), read
-        one shard at a time."""
+        one shard at a time: ranges of shards side by side on ``threads`` threads (None: every
+        core), their summaries added in shard order (the same result on any thread count)."""
         if k not in self._summary:
-            out = CountSummary.empty(k, self.mask)
             mem = merge_runs(self._mem)
             keys = shard_of(mem[0])
             order = np.argsort(keys, kind="stable")
             bounds = np.searchsorted(keys[order], np.arange(SHARDS + 1))
             mem = (mem[0][order], mem[1][order])
-            for s in range(SHARDS):
-                a, b = int(bounds[s]), int(bounds[s + 1])
-                parts = [r.read(s, s + 1) for r in self._runs] + [(mem[0][a:b], mem[1][a:b])]
-                out._add_shard(*merge_runs(parts))
+
+            def shards(rng: Tuple[int, int], inner: Optional[int]) -> CountSummary:
+                lo, hi = rng
+                out = CountSummary.empty(k, self.mask & (((1 << hi) - 1) ^ ((1 << lo) - 1)))
+                for s in range(lo, hi):
+                    a, b = int(bounds[s]), int(bounds[s + 1])
+                    parts = [r.read(s, s + 1) for r in self._runs] + [(mem[0][a:b], mem[1][a:b])]
+                    out._add_shard(*merge_runs(parts))
+                return out
+
+            cores = threads if threads is not None else (os.cpu_count() or 1)
+            edges = np.linspace(0, SHARDS, min(max(cores, 1), SHARDS) + 1).astype(int)
+            parts = each_on_threads(shards, list(zip(edges[:-1].tolist(), edges[1:].tolist())), threads)
+            out = parts[0]
+            for p in parts[1:]:
+                out = out + p
             assert out.total == self.total
             self._summary = {k: out}
         return self._summary[k]

@@ -26,6 +26,8 @@ too many distinct values, :class:`TopK` keeps bounded-memory heavy hitters inste
 
 from __future__ import annotations
 
+import copy
+
 import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
@@ -500,7 +502,15 @@ class EntropyTable(Analysis):
             ),
         )
 
+    def prepare(self, sample: Optional[tuple], threads: Optional[int] = None) -> "EntropyTable":
+        out = copy.copy(self)
+        out._threads = threads  # the SL-32 summaries of finish() run on the job's threads
+        return out
+
     def finish(self, total: "TableStats", source: Mapping[str, object]) -> "pandas.DataFrame":
+        for st in total.stats:  # shards side by side; the table's rows reuse the summaries
+            if isinstance(st.sparse, SparseCounts):
+                st.sparse.summary(self["mfv"], threads=getattr(self, "_threads", None))
         return table_from_stats(total, mfv=self["mfv"], source=source)
 
 

@@ -48,16 +48,21 @@ words_st = st.lists(st.integers(0, 2**32 - 1) | st.sampled_from([0, 1, 7, 0x3F80
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(words=words_st, cuts=st.lists(st.integers(0, 300), max_size=6), k=st.integers(1, 40))
-def test_spilled_counts_equal_one_histogram(words, cuts, k, tiny_runs):
+@given(
+    words=words_st,
+    cuts=st.lists(st.integers(0, 300), max_size=6),
+    k=st.integers(1, 40),
+    threads=st.sampled_from([None, 1, 2, 3, 7]),
+)
+def test_spilled_counts_equal_one_histogram(words, cuts, k, threads, tiny_runs):
     cuts = [c for c in cuts if c <= words.size]
     sc = _counted(words, cuts)
     v, c = _oracle(words)
     got_v, got_c = sc.arrays()
     assert np.array_equal(got_v, v) and np.array_equal(got_c, c)
     assert sc.total == words.size
-    s = sc.summary(k)
-    assert (s.total, s.distinct) == (words.size, v.size)
+    s = sc.summary(k, threads=threads)  # ranges of shards side by side: the same summary
+    assert (s.total, s.distinct, s.mask) == (words.size, v.size, sc.mask)
     tv, tc = _top_oracle(v, c, k)
     assert np.array_equal(s.top_values, tv) and np.array_equal(s.top_counts, tc)
     f = c.astype(np.float64)
