@@ -27,7 +27,6 @@ too many distinct values, :class:`TopK` keeps bounded-memory heavy hitters inste
 from __future__ import annotations
 
 import copy
-
 import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
@@ -452,6 +451,7 @@ class EntropyTable(Analysis):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.options["symbol_bits"] = _check_sls("symbol_bits", self["symbol_bits"])
+        self._threads: Optional[int] = None
 
     def partial(self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]) -> Tuple["TableStats", Any]:
         sls, endian = self["symbol_bits"], self["endian"]
@@ -510,7 +510,7 @@ class EntropyTable(Analysis):
     def finish(self, total: "TableStats", source: Mapping[str, object]) -> "pandas.DataFrame":
         for st in total.stats:  # shards side by side; the table's rows reuse the summaries
             if isinstance(st.sparse, SparseCounts):
-                st.sparse.summary(self["mfv"], threads=getattr(self, "_threads", None))
+                st.sparse.summary(self["mfv"], threads=self._threads)
         return table_from_stats(total, mfv=self["mfv"], source=source)
 
 
