@@ -67,6 +67,8 @@ def paths(data: np.ndarray) -> Dict[str, tuple]:
     measure("e2mc.paper", b128)
     measure("sc2.paper", b128)
     measure("mpc.cal22_rtl", b32)
+    for name in ("lzss.block", "bestof.bdi_fpc", "bdi.nap64", "bdi.cal22", "fvc.gem5"):
+        measure(name, b128)
     for name, blocks in (
         ("bdi.paper", b32),
         ("fpc.paper", b32),
