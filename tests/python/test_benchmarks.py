@@ -100,7 +100,7 @@ def test_bench_all_prints_every_path_and_writes_json(tmp_path):
     assert all(report[k] > 0 for k in ("memcpy_gbs", "memcpy_gbs_2", "scan_gbs", "scan_gbs_2"))
     rows = report["rows"]
     speed = [x for x in rows if "gbs_1" in x]
-    assert {x["path"].split()[0] for x in speed} == {"measure", "enc+dec", "32-bit"} and len(speed) == 17
+    assert {x["path"].split()[0] for x in speed} == {"measure", "enc+dec", "32-bit"} and len(speed) == 22
     assert all(x["gbs_1"] > 0 and x["gbs_2"] > 0 and x["path"] in r.stdout for x in speed)
     assert [x["path"] for x in rows if "overhead_pct" in x] == [
         "EC overhead bdi.paper 32 B",
