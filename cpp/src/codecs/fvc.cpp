@@ -271,7 +271,7 @@ class FVC final : public CodecImpl<FVC> {
     if (buckets_n_ == 0) return false;
     const std::uint32_t* b = buckets_.data() + kBucket * bucket(v, buckets_n_);
 #if defined(__GNUC__)  // generic vectors: four lanes a compare on any target (SSE2, NEON, scalar)
-    typedef std::uint32_t V __attribute__((vector_size(16)));
+    using V = std::uint32_t __attribute__((vector_size(16)));
     V x = {v, v, v, v}, eq = {0, 0, 0, 0};
     for (std::size_t j = 0; j < kBucket; j += 4) {
       V y;

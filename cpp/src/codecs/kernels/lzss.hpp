@@ -19,6 +19,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels.hpp"
 
@@ -70,6 +71,25 @@ void parse_rows(const std::uint64_t* rows, const std::uint64_t* starts, std::siz
 
 /// Words after the rows the kernels clear (compares of rows past the block read zeros).
 inline constexpr std::size_t kRowTail = 15 * 4 + 8;
+
+/// LzssKernels::rows of a tier whose Tier::bytes<W>, Tier::words and Tier::starts<W> build the
+/// rows of bytes (W words each) or words (one word) and the starts from them.
+template <class Tier>
+void rows_of(const std::uint8_t* padded, std::size_t n, unsigned unit, unsigned min_match, std::uint64_t* rows,
+             std::uint64_t* starts) {
+  const std::size_t W = unit == 4 ? 1 : mask_words(n);
+  std::memset(rows + n * W, 0, ((min_match - 1) * W + 8) * sizeof(std::uint64_t));
+  const std::uint8_t* u = padded + pad_units(n) * unit;
+  if (unit == 4) {
+    Tier::words(u, n, rows);
+    return Tier::template starts<1>(rows, n, min_match, starts);
+  }
+  switch (W) {
+    case 1: Tier::template bytes<1>(u, n, rows); return Tier::template starts<1>(rows, n, min_match, starts);
+    case 2: Tier::template bytes<2>(u, n, rows); return Tier::template starts<2>(rows, n, min_match, starts);
+    default: Tier::template bytes<4>(u, n, rows); return Tier::template starts<4>(rows, n, min_match, starts);
+  }
+}
 
 #if defined(MEMCOMP_X86_SIMD)
 /// The starts from nz, bit j set when word j of the AND of rows i..i+min_match-1 (flat, j = i W +

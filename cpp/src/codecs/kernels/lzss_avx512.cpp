@@ -11,66 +11,53 @@
 namespace memcomp {
 namespace {
 
-template <std::size_t W>
-MEMCOMP_AVX512 void byte_rows(const std::uint8_t* u, std::size_t n, std::uint64_t* rows) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const __m512i c = _mm512_set1_epi8(static_cast<char>(u[i]));
-    for (std::size_t w = 0; w < W; ++w) {
-      std::uint64_t m = 0;
-      if (i > 64 * w) {  // some distance of the word reaches inside the block
-        m = _mm512_cmpeq_epi8_mask(c, _mm512_loadu_si512(u + i - 64 * (w + 1)));
-        if (i < 64 * (w + 1)) m &= ~std::uint64_t{0} << (64 * (w + 1) - i);
+// The tier's steps of lzss::rows_of.
+struct Avx512 {
+  template <std::size_t W>
+  MEMCOMP_AVX512 static void bytes(const std::uint8_t* u, std::size_t n, std::uint64_t* rows) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const __m512i c = _mm512_set1_epi8(static_cast<char>(u[i]));
+      for (std::size_t w = 0; w < W; ++w) {
+        std::uint64_t m = 0;
+        if (i > 64 * w) {  // some distance of the word reaches inside the block
+          m = _mm512_cmpeq_epi8_mask(c, _mm512_loadu_si512(u + i - 64 * (w + 1)));
+          if (i < 64 * (w + 1)) m &= ~std::uint64_t{0} << (64 * (w + 1) - i);
+        }
+        rows[i * W + w] = m;
       }
-      rows[i * W + w] = m;
     }
   }
-}
 
-// Words: n <= 64, one row word.
-MEMCOMP_AVX512 void word_rows(const std::uint8_t* u, std::size_t n, std::uint64_t* rows) {
-  rows[0] = 0;
-  for (std::size_t i = 1; i < n; ++i) {
-    std::int32_t v;
-    std::memcpy(&v, u + 4 * i, 4);
-    const __m512i c = _mm512_set1_epi32(v);
-    const std::uint8_t* s = u + 4 * i - 4 * 64;
-    std::uint64_t m = 0;
-    for (unsigned k = 0; k < 4; ++k)
-      m |= std::uint64_t{_mm512_cmpeq_epi32_mask(c, _mm512_loadu_si512(s + 64 * k))} << (16 * k);
-    rows[i] = m & ~std::uint64_t{0} << (64 - i);
+  // Words: n <= 64, one row word.
+  MEMCOMP_AVX512 static void words(const std::uint8_t* u, std::size_t n, std::uint64_t* rows) {
+    rows[0] = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+      std::int32_t v;
+      std::memcpy(&v, u + 4 * i, 4);
+      const __m512i c = _mm512_set1_epi32(v);
+      const std::uint8_t* s = u + 4 * i - 4 * 64;
+      std::uint64_t m = 0;
+      for (unsigned k = 0; k < 4; ++k)
+        m |= std::uint64_t{_mm512_cmpeq_epi32_mask(c, _mm512_loadu_si512(s + 64 * k))} << (16 * k);
+      rows[i] = m & ~std::uint64_t{0} << (64 - i);
+    }
   }
-}
 
-template <std::size_t W>
-MEMCOMP_AVX512 void starts_of(const std::uint64_t* rows, std::size_t n, unsigned min_match, std::uint64_t* starts) {
-  std::uint64_t nz[lzss::kMaxUnits * 4 / 64] = {};
-  for (std::size_t j = 0; j < n * W; j += 8) {
-    __m512i x = _mm512_loadu_si512(rows + j);
-    for (unsigned k = 1; k < min_match; ++k) x = _mm512_and_si512(x, _mm512_loadu_si512(rows + j + k * W));
-    nz[j / 64] |= std::uint64_t{_mm512_test_epi64_mask(x, x)} << (j % 64);
+  template <std::size_t W>
+  MEMCOMP_AVX512 static void starts(const std::uint64_t* rows, std::size_t n, unsigned min_match, std::uint64_t* out) {
+    std::uint64_t nz[lzss::kMaxUnits * 4 / 64] = {};
+    for (std::size_t j = 0; j < n * W; j += 8) {
+      __m512i x = _mm512_loadu_si512(rows + j);
+      for (unsigned k = 1; k < min_match; ++k) x = _mm512_and_si512(x, _mm512_loadu_si512(rows + j + k * W));
+      nz[j / 64] |= std::uint64_t{_mm512_test_epi64_mask(x, x)} << (j % 64);
+    }
+    lzss::starts_from_words<W>(nz, n, out);
   }
-  lzss::starts_from_words<W>(nz, n, starts);
-}
-
-void rows_avx512(const std::uint8_t* padded, std::size_t n, unsigned unit, unsigned min_match, std::uint64_t* rows,
-                 std::uint64_t* starts) {
-  const std::size_t W = unit == 4 ? 1 : lzss::mask_words(n);
-  std::memset(rows + n * W, 0, ((min_match - 1) * W + 8) * sizeof(std::uint64_t));
-  const std::uint8_t* u = padded + lzss::pad_units(n) * unit;
-  if (unit == 4) {
-    word_rows(u, n, rows);
-    return starts_of<1>(rows, n, min_match, starts);
-  }
-  switch (W) {
-    case 1: byte_rows<1>(u, n, rows); return starts_of<1>(rows, n, min_match, starts);
-    case 2: byte_rows<2>(u, n, rows); return starts_of<2>(rows, n, min_match, starts);
-    default: byte_rows<4>(u, n, rows); return starts_of<4>(rows, n, min_match, starts);
-  }
-}
+};
 
 }  // namespace
 
-const LzssKernels kLzssAvx512 = {&rows_avx512};
+const LzssKernels kLzssAvx512 = {&lzss::rows_of<Avx512>};
 
 }  // namespace memcomp
 #endif
