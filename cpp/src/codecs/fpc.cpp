@@ -151,13 +151,12 @@ class FPC final : public CodecImpl<FPC> {
   std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
                            std::size_t max_bytes, EncodedBlocks& enc, CodecState*) const override {
     const auto kernel = fpc_kernels().encode_range;
-    if (kernel != nullptr && !s_.mc && blocks.block_bytes >= 32)
-      return kernel(shape(), blocks, begin, end, buf, max_bytes, enc);
+    if (kernel != nullptr && blocks.block_bytes >= 32) return kernel(shape(), blocks, begin, end, buf, max_bytes, enc);
     return CodecImpl<FPC>::encode_range(blocks, begin, end, buf, max_bytes, enc, nullptr);
   }
 
  private:
-  FpcShape shape() const { return {s_.endian == Endian::big, s_.gem5_halfwords, s_.unbounded}; }
+  FpcShape shape() const { return {s_.endian == Endian::big, s_.gem5_halfwords, s_.unbounded, s_.mc}; }
 
  public:
   std::uint32_t encode(const std::uint8_t* blk, std::size_t b, BitWriter& out) const override {

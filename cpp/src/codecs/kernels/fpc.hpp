@@ -23,6 +23,7 @@ struct FpcShape {
   bool big = false;        // endian big
   bool u7 = false;         // halfwords="gem5"
   bool unbounded = false;  // zero_run unbounded
+  bool mc = false;         // layout mc (encode): every prefix, then every field
 };
 
 /// Blocks the lane decoder takes at a time.

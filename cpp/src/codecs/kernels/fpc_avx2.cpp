@@ -228,10 +228,26 @@ MEMCOMP_AVX2_INLINE void block_tokens(const FpcShape& shape, const std::uint8_t*
   }
 }
 
-// encode (layout interleaved), 8 blocks at a time as the lanes of a register: word j of the 8
-// blocks (an 8x8 transpose) gives token j of each, the zero runs come from each block's zero
-// mask, and lanes::pack writes the 8 streams side by side; the last blocks one at a time, their
-// words 8 per register and their tokens written by one write_fields.
+// Layout mc (P2 §4.3, SPEC 2): the n tokens of K blocks (token j of block k at K j + k) as 2n
+// steps, the 3-bit prefixes of steps 0..n-1 first, then their fields (a run-covered zero word
+// is 0 bits in both).
+template <std::size_t n, std::size_t K>
+MEMCOMP_AVX2_INLINE void to_mc(const std::uint64_t* tok, const std::uint8_t* len, std::uint64_t* mtok,
+                               std::uint8_t* mlen) {
+  for (std::size_t x = 0; x < K * n; ++x) {
+    const unsigned l = len[x], field = l ? l - 3 : 0;
+    mtok[x] = tok[x] >> field;
+    mlen[x] = static_cast<std::uint8_t>(l ? 3 : 0);
+    mtok[K * n + x] = tok[x] & low_mask(field);
+    mlen[K * n + x] = static_cast<std::uint8_t>(field);
+  }
+}
+
+// encode, 8 blocks at a time as the lanes of a register: word j of the 8 blocks (an 8x8
+// transpose) gives token j of each, the zero runs come from each block's zero mask, and
+// lanes::pack writes the 8 streams side by side (layout mc: the tokens split by to_mc first);
+// the last blocks one at a time, their words 8 per register and their tokens written by one
+// write_fields.
 template <std::size_t B, bool Big>
 MEMCOMP_AVX2 std::size_t encode_range_avx2(const FpcShape& shape, const BlockView& blocks, std::size_t begin,
                                            std::size_t end, std::uint8_t* buf, std::size_t max_bytes,
@@ -240,8 +256,8 @@ MEMCOMP_AVX2 std::size_t encode_range_avx2(const FpcShape& shape, const BlockVie
   const std::size_t buf_bytes = batch::range_bytes(begin, end, max_bytes);
   // Token j of block k at 8 j + k (a zero word inside a run as a 0-bit token).
   constexpr std::size_t kLaneBytes = (kFpcMaxToken * n + 7) / 8 + 16;
-  alignas(32) std::uint64_t tok[8 * n];
-  alignas(32) std::uint8_t len[8 * n + 4], lane_out[8 * kLaneBytes];
+  alignas(32) std::uint64_t tok[8 * n], mtok[2 * 8 * n];
+  alignas(32) std::uint8_t len[8 * n + 4], mlen[2 * 8 * n + 4], lane_out[8 * kLaneBytes];
   alignas(32) std::uint32_t bits[8];
   std::size_t at = 0, i = begin;
   for (; i + 8 <= end; i += 8) {
@@ -264,13 +280,23 @@ MEMCOMP_AVX2 std::size_t encode_range_avx2(const FpcShape& shape, const BlockVie
         tok[8 * j + k] = run_field(zero[k], j);
         len[8 * j + k] = 6;
       }
-    lanes::pack<n, lanes::Layout::step_major>(tok, len, lane_out, kLaneBytes, bits);
+    if (shape.mc) {
+      to_mc<n, 8>(tok, len, mtok, mlen);
+      lanes::pack<2 * n, lanes::Layout::step_major>(mtok, mlen, lane_out, kLaneBytes, bits);
+    } else {
+      lanes::pack<n, lanes::Layout::step_major>(tok, len, lane_out, kLaneBytes, bits);
+    }
     at = batch::append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
   }
   for (; i < end; ++i) {
     block_tokens<B, Big>(shape, blocks.block(i), tok, len);
     BitWriter w = batch::block_writer(buf, at, max_bytes, buf_bytes);
-    w.write_fields(tok, len, n);
+    if (shape.mc) {
+      to_mc<n, 1>(tok, len, mtok, mlen);
+      w.write_fields(mtok, mlen, 2 * n);
+    } else {
+      w.write_fields(tok, len, n);
+    }
     at = batch::record_block(enc, i, at, 0, w.finish());
   }
   return at;
