@@ -229,6 +229,7 @@ TEST(KernelTables, Cpack) {
       expect_tiers_equal("cpack.paper", big);
     }
   expect_tiers_equal("cpack.paper", {{"init", std::string("zeros")}, {"dictionary", std::string("deque")}});
+  expect_tiers_equal("cpack.paper", {{"init", std::string("zeros")}, {"layout", std::string("mc")}});  // fifo
   expect_tiers_equal("cpack.paper", {{"persistent", true}});
 }
 

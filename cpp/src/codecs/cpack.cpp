@@ -276,12 +276,10 @@ class CPack final : public CodecImpl<CPack> {
  protected:
   std::size_t encode_range(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
                            std::size_t max_bytes, EncodedBlocks& enc, CodecState* state) const override {
-    // Fresh dictionaries without zero entries, layout interleaved, B = 16 to 64: groups of 8
-    // blocks side by side (the kernel table of the active tier, kernels/cpack.hpp).
+    // Fresh 16-slot dictionaries: groups of blocks side by side (the kernel table of the active
+    // tier, kernels/cpack.hpp).
     const auto kernel = cpack_kernels().encode_range;
-    const std::size_t b = blocks.block_bytes;
-    if (kernel != nullptr && !s_.persistent && !s_.zeros && !s_.mc && s_.dictionary != Dict::block &&
-        (b == 16 || b == 32 || b == 64))
+    if (kernel != nullptr && !s_.persistent && s_.dictionary != Dict::block && blocks.block_bytes >= 16)
       return kernel(shape(nullptr), *this, blocks, begin, end, buf, max_bytes, enc);
     Dictionary* p = dictionary_of(state);
     return batch::encode_loop(

@@ -42,30 +42,32 @@ inline constexpr unsigned kMaxEntries = 64;  // block dictionary at B = 256
 /// (layout interleaved), or with the mc layout every code first, then every field. Kept until
 /// finish(), which writes them with BitWriter::write_fields.
 struct WordWriter {
-  BitWriter& out;
+  BitWriter* out;  // null: the tokens are kept until finish(w)
   bool mc;
   std::size_t n = 0;
   unsigned char codes[kMaxEntries];
   std::uint64_t v[kMaxEntries];  // interleaved: [code][index][low bits]; mc: [index][low bits]
   std::uint8_t len[kMaxEntries];
 
-  WordWriter(BitWriter& w, bool mc_layout) : out(w), mc(mc_layout) {}
+  WordWriter(BitWriter& w, bool mc_layout) : out(&w), mc(mc_layout) {}
+  explicit WordWriter(bool mc_layout) : out(nullptr), mc(mc_layout) {}
   void put(unsigned c, std::uint64_t field) {
     codes[n] = static_cast<unsigned char>(c);
     v[n] = mc ? field : std::uint64_t{kPrefix[c]} << kPayload[c] | field;
     len[n++] = static_cast<std::uint8_t>(mc ? kPayload[c] : kMeta[c] + kPayload[c]);
   }
-  void finish() {
+  void finish() { finish(*out); }
+  void finish(BitWriter& w) {
     if (mc) {
-      std::uint32_t prefix[kMaxEntries];
-      std::uint8_t meta[kMaxEntries];
+      std::uint32_t prefix[kMaxEntries] = {};
+      std::uint8_t meta[kMaxEntries] = {};
       for (std::size_t i = 0; i < n; ++i) {
         prefix[i] = kPrefix[codes[i]];
         meta[i] = static_cast<std::uint8_t>(kMeta[codes[i]]);
       }
-      out.write_fields(prefix, meta, n);
+      w.write_fields(prefix, meta, n);
     }
-    out.write_fields(v, len, n);
+    w.write_fields(v, len, n);
   }
 };
 
@@ -196,8 +198,9 @@ struct CpackKernels {
   /// Codec::measure_range (16-slot dictionaries, blocks of 16 bytes or more).
   void (*measure_range)(const CpackShape&, const Codec&, const BlockView&, std::size_t begin, std::size_t end,
                         const SizeColumns& out) = nullptr;
-  /// Codec::encode_range (fresh dictionaries without zero entries, layout interleaved, B = 16 to 64);
-  /// the codec's encode() writes the blocks past the last group of 8.
+  /// Codec::encode_range (fresh 16-slot dictionaries): B = 16 to 64 without zero entries, layout
+  /// interleaved, as sets of the earlier words 8 blocks side by side; else 4 blocks side by side,
+  /// each lane a dictionary in registers. The codec's encode() writes the blocks past the last group.
   std::size_t (*encode_range)(const CpackShape&, const Codec&, const BlockView&, std::size_t begin, std::size_t end,
                               std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) = nullptr;
   /// encode() by the set search (fresh dictionaries that never evict, B = 16 to 64).

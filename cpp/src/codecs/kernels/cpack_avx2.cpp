@@ -340,29 +340,68 @@ struct CpackAvx2 {
     if (!Zeros && d.count == 0) std::fill(d.e, d.e + kSlots, 0u);  // unread until the first push fills them
     VLane x = load_lane(d);
     WordWriter words{out, mc_};
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t w = load<std::uint32_t>(blk + 4 * i, endian_);
-      const __m256i wv = _mm256_set1_epi32(static_cast<int>(w));
-      const unsigned k = search<Zeros>(x, wv, w);
-      const unsigned c = kKeys.code[k];
-      std::uint64_t field = 0;  // index, low bits
-      if (has_index(c)) {
-        const __m256i mask = _mm256_set1_epi32(static_cast<int>(kMatchMask[c])), zero = _mm256_setzero_si256();
-        const __m256i h0 = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_xor_si256(x.e0, wv), mask), zero);
-        const __m256i h1 = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_xor_si256(x.e1, wv), mask), zero);
-        unsigned h = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(h0)) |
-                                           _mm256_movemask_ps(_mm256_castsi256_ps(h1)) << 8);
-        const bool full = Zeros || x.count >= kSlots;
-        if (!full) h &= (1u << x.count) - 1;
-        if (K == Dict::deque && full) h = (h >> x.wp | h << (kSlots - x.wp)) & 0xFFFFu;
-        if (h == 0) not_decodable();  // unreachable for a code from search()
-        field = static_cast<unsigned>(__builtin_ctz(h));
-      }
-      words.put(c, field << kLowBits[c] | (w & low_mask(kLowBits[c])));
-      push_lane<K, Zeros>(x, wv, k, push_keys);
-    }
+    for (std::size_t i = 0; i < n; ++i)
+      encode_word<K, Zeros>(x, load<std::uint32_t>(blk + 4 * i, endian_), words, push_keys);
     store_lane(x, d);
     words.finish();
+  }
+
+  /// One word of encode_avx2: its token into words, then the push.
+  template <Dict K, bool Zeros>
+  MEMCOMP_AVX2_INLINE void encode_word(VLane& x, std::uint32_t w, WordWriter& words, std::uint32_t push_keys) const {
+    const __m256i wv = _mm256_set1_epi32(static_cast<int>(w));
+    const unsigned k = search<Zeros>(x, wv, w);
+    const unsigned c = kKeys.code[k];
+    // The index of a match (no branch on the code: a code without one takes field 0).
+    const __m256i mask = _mm256_set1_epi32(static_cast<int>(kMatchMask[c])), zero = _mm256_setzero_si256();
+    const __m256i h0 = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_xor_si256(x.e0, wv), mask), zero);
+    const __m256i h1 = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_xor_si256(x.e1, wv), mask), zero);
+    unsigned h = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(h0)) |
+                                       _mm256_movemask_ps(_mm256_castsi256_ps(h1)) << 8);
+    const bool full = Zeros || x.count >= kSlots;
+    if (!full) h &= (1u << x.count) - 1;
+    if (K == Dict::deque && full) h = (h >> x.wp | h << (kSlots - x.wp)) & 0xFFFFu;
+    const bool indexed = has_index(c);
+    if (indexed && h == 0) not_decodable();  // unreachable for a code from search()
+    const std::uint64_t field = indexed ? static_cast<unsigned>(__builtin_ctz(h | 0x10000u)) : 0u;  // index, low bits
+    words.put(c, field << kLowBits[c] | (w & low_mask(kLowBits[c])));
+    push_lane<K, Zeros>(x, wv, k, push_keys);
+  }
+
+  /// encode_range with fresh dictionaries, L blocks side by side (one word of each per step, so
+  /// one block's chain of search, code and push overlaps the others'); each block's tokens are
+  /// kept until its stream is written, after the one before it.
+  template <Dict K, bool Zeros, std::size_t L>
+  MEMCOMP_AVX2 std::size_t encode_dict_range(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                             std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
+    const std::size_t b = blocks.block_bytes, n = b / 4, buf_bytes = batch::range_bytes(begin, end, max_bytes);
+    const std::uint32_t push_keys = push_keys_;
+    std::size_t at = 0, i = begin;
+    for (; i + L <= end; i += L) {
+      VLane x[L];
+      static_assert(L == 4, "four lanes");
+      WordWriter words[L] = {WordWriter(mc_), WordWriter(mc_), WordWriter(mc_), WordWriter(mc_)};
+      for (std::size_t l = 0; l < L; ++l) {
+        Dictionary d;
+        init(d);
+        std::fill(d.e, d.e + kSlots, 0u);  // zero entries, or unread until the first push fills them
+        x[l] = load_lane(d);
+      }
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t l = 0; l < L; ++l)
+          encode_word<K, Zeros>(x[l], load<std::uint32_t>(blocks.block(i + l) + 4 * j, endian_), words[l], push_keys);
+      for (std::size_t l = 0; l < L; ++l) {
+        BitWriter w = batch::block_writer(buf, at, max_bytes, buf_bytes);
+        words[l].finish(w);
+        at = batch::record_block(enc, i + l, at, 0, w.finish());
+      }
+    }
+    for (; i < end; ++i) {
+      BitWriter w = batch::block_writer(buf, at, max_bytes, buf_bytes);
+      codec_->encode(blocks.block(i), b, w);
+      at = batch::record_block(enc, i, at, 0, w.finish());
+    }
+    return at;
   }
 
   template <Dict K, bool Zeros, std::size_t L>
@@ -641,6 +680,16 @@ const CpackKernels kCpackAvx2 = {
     [](const CpackShape& s, const Codec& c, const BlockView& blocks, std::size_t begin, std::size_t end,
        std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) {
       const CpackAvx2 k(s, c);
+      if (s.zeros || s.mc || blocks.block_bytes > 64) {  // dictionaries in registers, 4 blocks at a time
+        if (s.zeros)
+          return s.dict == Dict::fifo
+                     ? k.encode_dict_range<Dict::fifo, true, 4>(blocks, begin, end, buf, max_bytes, enc)
+                     : k.encode_dict_range<Dict::deque, true, 4>(blocks, begin, end, buf, max_bytes, enc);
+        return s.dict == Dict::fifo ? k.encode_dict_range<Dict::fifo, false, 4>(blocks, begin, end, buf, max_bytes, enc)
+               : s.dict == Dict::deque
+                   ? k.encode_dict_range<Dict::deque, false, 4>(blocks, begin, end, buf, max_bytes, enc)
+                   : k.encode_dict_range<Dict::fill, false, 4>(blocks, begin, end, buf, max_bytes, enc);
+      }
       if (blocks.block_bytes == 32)
         return s.big ? k.encode_range_avx2<8, true>(blocks, begin, end, buf, max_bytes, enc)
                      : k.encode_range_avx2<8, false>(blocks, begin, end, buf, max_bytes, enc);
