@@ -143,6 +143,18 @@ TEST(RatioEntropy, MergeEqualsWholeAndThreadsDoNotMatter) {
   EXPECT_THROW(a.add({data.data(), 10, 16}, 1), invalid_argument);
 }
 
+// The byte path counts in 16-bit rounds of 65,535 blocks: 140,000 copies of one sector (three
+// rounds on one thread) count 140,000 in each pair's bucket, as the sector counted alone times that.
+TEST(RatioEntropy, CountsPastA16BitRound) {
+  const auto one = random_blocks(1, 32, 3);
+  std::vector<std::uint8_t> data;
+  for (int k = 0; k < 140000; ++k) data.insert(data.end(), one.begin(), one.end());
+  RatioCounts many(32), single(32);
+  many.add({data.data(), 140000, 32}, 1);
+  single.add({one.data(), 1, 32}, 1);
+  for (std::size_t i = 0; i < single.counts().size(); ++i) ASSERT_EQ(many.counts()[i], 140000u * single.counts()[i]);
+}
+
 TEST(RatioEntropy, MatrixIsEntropyOfEachPairAndExcludeDropsZeroBuckets) {
   const auto data = random_blocks(2000, 32, 5, 40);
   for (auto z : {RatioZeros::buckets, RatioZeros::exclude}) {

@@ -33,8 +33,9 @@ unsigned bitlen(std::uint64_t v) noexcept {
   return n;
 }
 
-// Blocks per uint32 accumulation round (no counter can overflow).
-constexpr std::size_t kRound = std::size_t{1} << 30;
+// Blocks per uint16 accumulation round (no counter can overflow): 2 bytes a counter keep a
+// sector's pair counts in L1.
+constexpr std::size_t kRound = 0xFFFF;
 
 // Table of the byte path: for positions i < j, the combined id of (bucket(D[i], D[j]),
 // bucket(D[j], D[i])) indexed by D[i] * 256 + D[j], and the two buckets of every id.
@@ -61,23 +62,23 @@ PairTable make_pair_table(const RatioLayout& L, const RatioOptions& o) {
   return t;
 }
 
-// Byte path: every unordered pair once through the combined table, into uint32 counts of
-// [pair (i < j)][id], then unpacked into out (n x n x K).
+// Byte path: every unordered pair once through the combined table, into uint16 counts of
+// [pair (i < j)][id], then unpacked into out (n x n x K) every kRound blocks.
 void add_bytes(const BlockView& v, std::size_t b0, std::size_t b1, const PairTable& t, unsigned K, std::uint64_t* out) {
   const std::size_t n = v.block_bytes, P = t.pairs.size(), npairs = n * (n - 1) / 2;
-  std::vector<std::uint32_t> local(npairs * P);
+  std::vector<std::uint16_t> local(npairs * P);
   for (std::size_t r0 = b0; r0 < b1; r0 += kRound) {
     const std::size_t r1 = std::min(b1, r0 + kRound);
     std::fill(local.begin(), local.end(), 0u);
     for (std::size_t b = r0; b < r1; ++b) {
       const std::uint8_t* d = v.block(b);
-      std::uint32_t* c = local.data();
+      std::uint16_t* c = local.data();
       for (std::size_t i = 0; i + 1 < n; ++i) {
         const std::uint8_t* row = t.id.data() + (std::size_t{d[i]} << 8);
         for (std::size_t j = i + 1; j < n; ++j, c += P) ++c[row[d[j]]];
       }
     }
-    const std::uint32_t* c = local.data();
+    const std::uint16_t* c = local.data();
     for (std::size_t i = 0; i + 1 < n; ++i)
       for (std::size_t j = i + 1; j < n; ++j, c += P)
         for (std::size_t s = 0; s < P; ++s) {
