@@ -173,11 +173,8 @@ void Codec::measure_batch(const BlockView& blocks, const SizeColumns& out, int t
 
 std::function<void(CodecState*, std::size_t, std::size_t)> Codec::warm_measure(const BlockView& blocks) const {
   return [this, &blocks](CodecState* st, std::size_t b, std::size_t w) {
-    std::vector<std::uint32_t> u(5 * w);
-    std::vector<std::int16_t> m(w);
-    measure_range(blocks.slice(b - w, w), 0, w,
-                  SizeColumns{u.data(), u.data() + w, u.data() + 2 * w, u.data() + 3 * w, u.data() + 4 * w, m.data()},
-                  st);
+    SizeBuffers cols(w);
+    measure_range(blocks.slice(b - w, w), 0, w, cols.view(), st);
   };
 }
 

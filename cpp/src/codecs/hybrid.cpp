@@ -183,38 +183,34 @@ class BestOf final : public CodecImpl<BestOf> {
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
                      CodecState*) const override {
     constexpr std::size_t kPiece = 2048;
-    struct Columns {
-      std::uint32_t bits[kPiece], payload[kPiece], meta[kPiece], header[kPiece], tag[kPiece];
-      std::int16_t mode[kPiece];
-      SizeColumns view() { return {bits, payload, meta, header, tag, mode}; }
-    };
-    std::vector<Columns> cols(2);  // the best so far and the next member's
+    const std::size_t most = std::min(kPiece, end - begin);  // a small range allocates little
+    SizeBuffers best(most), next(most);                      // the best so far and the next member's
+    std::vector<std::uint64_t> best_key(most);
+    std::vector<std::uint8_t> idx(most);
     const std::size_t b = blocks.block_bytes;
     for (std::size_t start = begin; start < end; start += kPiece) {
       const std::size_t n = std::min(kPiece, end - start);
       const BlockView piece = blocks.slice(start, n);
-      Columns& best = cols[0];
-      Columns& next = cols[1];
-      std::vector<std::uint64_t> best_key(kPiece);
-      std::vector<std::uint8_t> idx(kPiece, 0);
-      members_[0]->measure_batch(piece, best.view(), 1);
-      for (std::size_t k = 0; k < n; ++k) best_key[k] = key(best.bits[k], b);
+      const SizeColumns bv = best.view(), nv = next.view();
+      std::fill(idx.begin(), idx.end(), std::uint8_t{0});
+      members_[0]->measure_batch(piece, bv, 1);
+      for (std::size_t k = 0; k < n; ++k) best_key[k] = key(bv.bits[k], b);
       for (std::size_t m = 1; m < members_.size(); ++m) {
-        members_[m]->measure_batch(piece, next.view(), 1);
+        members_[m]->measure_batch(piece, nv, 1);
         for (std::size_t k = 0; k < n; ++k) {
-          const std::uint64_t kk = key(next.bits[k], b);
+          const std::uint64_t kk = key(nv.bits[k], b);
           if (kk >= best_key[k]) continue;  // ties go to the earlier member
           best_key[k] = kk;
           idx[k] = static_cast<std::uint8_t>(m);
-          best.payload[k] = next.payload[k];
-          best.meta[k] = next.meta[k];
-          best.header[k] = next.header[k];
-          best.tag[k] = next.tag[k];
-          best.mode[k] = next.mode[k];
+          bv.payload[k] = nv.payload[k];
+          bv.meta[k] = nv.meta[k];
+          bv.header[k] = nv.header[k];
+          bv.tag[k] = nv.tag[k];
+          bv.mode[k] = nv.mode[k];
         }
       }
       for (std::size_t k = 0; k < n; ++k) {
-        SizeBreakdown s{best.payload[k], best.meta[k], best.header[k], best.tag[k], mode_of(idx[k], best.mode[k])};
+        SizeBreakdown s{bv.payload[k], bv.meta[k], bv.header[k], bv.tag[k], mode_of(idx[k], bv.mode[k])};
         (s_.tag_selector ? s.tag : s.header) += sel_bits_;
         out.set(start + k, s);
       }

@@ -15,18 +15,6 @@ namespace {
 constexpr std::size_t kPieceBytes = 64 << 10;  // blocks every codec measures while they are in cache
 constexpr std::size_t kMinChunk = 1 << 12;     // blocks per thread, at least
 
-/// Size columns of n blocks, owned.
-struct Columns {
-  explicit Columns(std::size_t n) : u32(5 * n), mode(n), n_(n) {}
-  SizeColumns view(std::size_t at = 0) {
-    return {u32.data() + at,          u32.data() + n_ + at,     u32.data() + 2 * n_ + at,
-            u32.data() + 3 * n_ + at, u32.data() + 4 * n_ + at, mode.data() + at};
-  }
-  std::vector<std::uint32_t> u32;
-  std::vector<std::int16_t> mode;
-  std::size_t n_;
-};
-
 }  // namespace
 
 CompareTotals compare_totals(const std::vector<const Codec*>& codecs, const std::vector<Session*>& sessions,
@@ -38,11 +26,11 @@ CompareTotals compare_totals(const std::vector<const Codec*>& codecs, const std:
   for (const std::size_t j : oracle_members)
     if (j >= k) throw invalid_argument("compare_totals: oracle member " + std::to_string(j) + " names no codec");
   // A stateful codec runs first over the whole batch (its stream is in order); its columns join.
-  std::vector<Columns> whole;
+  std::vector<SizeBuffers> whole;
   std::vector<std::size_t> whole_of(k, k);
   for (std::size_t j = 0; j < k; ++j) {
     if (!codecs[j]->stateful()) {
-      codecs[j]->measure_batch(blocks.slice(0, 0), Columns(0).view(), 1, sessions[j]);  // checks only
+      codecs[j]->measure_batch(blocks.slice(0, 0), SizeBuffers(0).view(), 1, sessions[j]);  // checks only
       continue;
     }
     whole_of[j] = whole.size();
@@ -58,7 +46,7 @@ CompareTotals compare_totals(const std::vector<const Codec*>& codecs, const std:
     std::vector<SizeAccumulator> part;
     for (std::size_t j = 0; j < k; ++j) part.emplace_back(hist_lens[j]);
     OracleAccumulator best(oracle_members.size(), oracle_hist_len);
-    std::vector<Columns> cols(k, Columns(piece));
+    std::vector<SizeBuffers> cols(k, SizeBuffers(piece));
     std::vector<SizeColumns> view(k);
     std::vector<const std::uint32_t*> member_bits(oracle_members.size());
     for (std::size_t p = b; p < e; p += piece) {

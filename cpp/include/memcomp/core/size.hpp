@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace memcomp {
 
@@ -34,6 +35,19 @@ struct SizeColumns {
     tag[i] = s.tag;
     mode[i] = s.mode;
   }
+};
+
+/// Size columns of n blocks that own their storage (a piece's scratch columns).
+struct SizeBuffers {
+  explicit SizeBuffers(std::size_t n) : u32(5 * n), mode(n), n_(n) {}
+  /// The columns from block `at` on.
+  SizeColumns view(std::size_t at = 0) {
+    return {u32.data() + at,          u32.data() + n_ + at,     u32.data() + 2 * n_ + at,
+            u32.data() + 3 * n_ + at, u32.data() + 4 * n_ + at, mode.data() + at};
+  }
+  std::vector<std::uint32_t> u32;
+  std::vector<std::int16_t> mode;
+  std::size_t n_;
 };
 
 }  // namespace memcomp
