@@ -211,15 +211,37 @@ TEST(KernelTables, Bpc) {
   expect_tiers_equal("bpc.liu", {{"endian", std::string("big")}, {"precedence", std::string("kim")}});
 }
 
+/// Blocks whose words come back after P others (P = 12 to 20), whole or with their low byte or
+/// half changed, so matches meet the 16-slot dictionaries' evictions at and past the edge.
+std::vector<std::uint8_t> cyclic_blocks(std::size_t B) {
+  std::vector<std::uint8_t> x;
+  for (unsigned P = 12; P <= 20; ++P)
+    for (unsigned change = 0; change < 4; ++change)
+      for (unsigned zeros = 0; zeros < 2; ++zeros) {
+        const std::size_t at = x.size();
+        x.resize(at + B);
+        for (std::size_t i = 0; i < B / 4; ++i) {
+          std::uint32_t w = 0x01000000u * static_cast<std::uint32_t>(i % P + 1) + 0x00ABCD00u;
+          const bool later = i >= P && (i / P) % 2 == 1;
+          if (later && change == 1) w ^= 0x5Au;
+          if (later && change == 2) w ^= 0x5A5Au;
+          if (later && change == 3) w ^= 0x5A0000u;
+          if (zeros && i % 5 == 2) w = i % 10 == 2 ? 0u : 0x7Fu;
+          store<std::uint32_t>(x.data() + at + 4 * i, w, Endian::little);
+        }
+      }
+  return x;
+}
+
 TEST(KernelTables, Cpack) {
   expect_table(
       [] {
         const CpackKernels& k = cpack_kernels();
-        return std::vector<bool>{k.measure_range != nullptr, k.encode_range != nullptr, k.encode_sets != nullptr,
-                                 k.encode_block != nullptr, k.decode_lanes != nullptr};
+        return std::vector<bool>{k.measure_range != nullptr, k.measure_groups != nullptr, k.encode_range != nullptr,
+                                 k.encode_sets != nullptr,   k.encode_block != nullptr,   k.decode_lanes != nullptr};
       },
       SimdTier::avx2);
-  for (const char* push : {"unmatched", "literal", "nonzero"})
+  for (const char* push : {"unmatched", "literal", "nonzero", "nonnarrow"})
     for (const char* dict : {"fifo", "deque", "fill"}) {
       const Options o{{"push", std::string(push)}, {"dictionary", std::string(dict)}};
       expect_tiers_equal("cpack.paper", o);
@@ -231,6 +253,26 @@ TEST(KernelTables, Cpack) {
   expect_tiers_equal("cpack.paper", {{"init", std::string("zeros")}, {"dictionary", std::string("deque")}});
   expect_tiers_equal("cpack.paper", {{"init", std::string("zeros")}, {"layout", std::string("mc")}});  // fifo
   expect_tiers_equal("cpack.paper", {{"persistent", true}});
+  for (const char* push : {"literal", "nonzero"})  // zero entries that pushes evict (measure_groups)
+    expect_tiers_equal("cpack.paper", {{"init", std::string("zeros")}, {"push", std::string(push)}});
+  expect_tiers_equal("cpack.gem5");  // the block dictionary: sizes only
+  expect_tiers_equal("cpack.gem5", {{"endian", std::string("big")}, {"push", std::string("nonzero")}});
+  const RestoreTier restore;
+  for (const std::size_t B : {32u, 64u, 128u, 256u}) {
+    const auto x = cyclic_blocks(B);
+    for (const char* dict : {"fifo", "deque", "fill", "block"})
+      for (const char* push : {"unmatched", "literal", "nonnarrow", "nonzero"})
+        for (const char* init : {"empty", "zeros"}) {
+          if (std::string(init) == "zeros" && (std::string(dict) == "fill" || std::string(dict) == "block")) continue;
+          const auto c =
+              make_codec("cpack.paper",
+                         {{"dictionary", std::string(dict)}, {"push", std::string(push)}, {"init", std::string(init)}});
+          const Outcome ref = run_at(*c, x, B, SimdTier::scalar, true);
+          for (const SimdTier t : supported())
+            EXPECT_TRUE(run_at(*c, x, B, t, false).sizes == ref.sizes)
+                << dict << " " << push << " " << init << " " << B << " " << simd_tier_name(t);
+        }
+  }
 }
 
 TEST(KernelTables, E2mc) {

@@ -310,6 +310,8 @@ class CPack final : public CodecImpl<CPack> {
   void measure_range(const BlockView& blocks, std::size_t begin, std::size_t end, const SizeColumns& out,
                      CodecState* state) const override {
     Dictionary* p = dictionary_of(state);
+    if (const auto groups = cpack_kernels().measure_groups; groups != nullptr && p == nullptr)
+      begin = groups(shape(nullptr), *this, blocks, begin, end, out);
     if (s_.push == "literal" && s_.dictionary != Dict::block && simd_enabled())
       return measure_literal(blocks, begin, end, out, p);
     const auto kernel = cpack_kernels().measure_range;

@@ -42,7 +42,7 @@ inline constexpr unsigned kMaxEntries = 64;  // block dictionary at B = 256
 /// (layout interleaved), or with the mc layout every code first, then every field. Kept until
 /// finish(), which writes them with BitWriter::write_fields.
 struct WordWriter {
-  BitWriter* out;  // null: the tokens are kept until finish(w)
+  BitWriter* out;
   bool mc;
   std::size_t n = 0;
   unsigned char codes[kMaxEntries];
@@ -50,14 +50,13 @@ struct WordWriter {
   std::uint8_t len[kMaxEntries];
 
   WordWriter(BitWriter& w, bool mc_layout) : out(&w), mc(mc_layout) {}
-  explicit WordWriter(bool mc_layout) : out(nullptr), mc(mc_layout) {}
   void put(unsigned c, std::uint64_t field) {
     codes[n] = static_cast<unsigned char>(c);
     v[n] = mc ? field : std::uint64_t{kPrefix[c]} << kPayload[c] | field;
     len[n++] = static_cast<std::uint8_t>(mc ? kPayload[c] : kMeta[c] + kPayload[c]);
   }
-  void finish() { finish(*out); }
-  void finish(BitWriter& w) {
+  void finish() {
+    BitWriter& w = *out;
     if (mc) {
       std::uint32_t prefix[kMaxEntries] = {};
       std::uint8_t meta[kMaxEntries] = {};
@@ -198,9 +197,14 @@ struct CpackKernels {
   /// Codec::measure_range (16-slot dictionaries, blocks of 16 bytes or more).
   void (*measure_range)(const CpackShape&, const Codec&, const BlockView&, std::size_t begin, std::size_t end,
                         const SizeColumns& out) = nullptr;
-  /// Codec::encode_range (fresh 16-slot dictionaries): B = 16 to 64 without zero entries, layout
-  /// interleaved, as sets of the earlier words 8 blocks side by side; else 4 blocks side by side,
-  /// each lane a dictionary in registers. The codec's encode() writes the blocks past the last group.
+  /// Codec::measure_range of fresh dictionaries (any but a persistent one) for blocks of 32 to
+  /// 256 bytes, 8 side by side, except where measure_range's set search applies: the index of
+  /// the first block left to the caller (begin when it takes none).
+  std::size_t (*measure_groups)(const CpackShape&, const Codec&, const BlockView&, std::size_t begin, std::size_t end,
+                                const SizeColumns& out) = nullptr;
+  /// Codec::encode_range (fresh 16-slot dictionaries, blocks of 16 to 256 bytes): 8 blocks side
+  /// by side, each word searched over the earlier words still in its dictionary; the codec's
+  /// encode() writes the blocks past the last group.
   std::size_t (*encode_range)(const CpackShape&, const Codec&, const BlockView&, std::size_t begin, std::size_t end,
                               std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) = nullptr;
   /// encode() by the set search (fresh dictionaries that never evict, B = 16 to 64).

@@ -155,30 +155,26 @@ MEMCOMP_AVX2_INLINE bool decode_lanes(const std::uint8_t* base, const std::int32
   return ok == 0xFF;
 }
 
-// Codes 8 blocks of N words (N <= 16, so a fresh dictionary never wraps: fifo, deque and fill
-// agree, and the entry in slot s is the s-th word pushed) side by side, block k being lane k, one
-// word of each per step. The search runs over the earlier words: each word j that was pushed
-// ranks 0 (equal), 1 (shares bits 31..8), 2 (shares bits 31..16) or 3, and the smallest
-// 16 * rank + slot names the best match at its lowest slot. Word i of block k gives
-// tok[8 * i + k] (prefix, index and low bits; layout interleaved) in len[8 * i + k] bits. Blocks
-// start at `base`, `stride` bytes apart; their words come in through 8x8 transposes (by gather
-// for N = 4).
-template <std::size_t N, bool Big>
-MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stride, const __m256i push,
-                                      std::uint64_t* tok, std::uint32_t* len) {
-  // By rank (0..3) + 4 if bits 31..8 of the word are zero: its code unless the word is zero.
-  const __m256i code_of = _mm256_setr_epi32(kMMMM, kMMMX, kMMXX, kXXXX, kMMMM, kZZZX, kZZZX, kZZZX);
-  // By code (zzzz, xxxx, mmmm, mmxx, zzzx, mmmx): its low bits' mask and width (the index goes
-  // above them), whether it has an index, its prefix and its payload and total bits.
-  const __m256i low_mask = by_code(kByCode.low_mask);
-  const __m256i low_bits = by_code(kByCode.low_bits);
-  const __m256i has_index = by_code(kByCode.has_index);
-  const __m256i prefix = by_code(kByCode.prefix);
-  const __m256i payload = by_code(kByCode.payload);
-  const __m256i bits = by_code(kByCode.bits);
-  const __m256i zero = _mm256_setzero_si256(), none = _mm256_set1_epi32(0x100);
-  __m256i word[N], slot[N];    // word i of the 8 blocks, and the slots of earlier ones (none: not pushed)
-  if constexpr (N % 8 == 0) {  // 8 words of each block through an 8x8 transpose
+// Fresh dictionaries without a dictionary (measure_lanes, encode_lanes): 8 blocks side by side,
+// block k being lane k, one word of each per step. The entries a word is searched in are the
+// earlier words that were pushed and are still there: the word of push s (s = 0, 1, ...) stays
+// while the pushes so far are at most s + keep (keep 16 when the dictionary evicts, fifo and
+// deque, so until push s + 16 writes its slot; otherwise forever, pushes stopping at cap: fill
+// 16, block B/4), and init=zeros' entry in slot p while they are at most p. So a word's search
+// runs over the earlier words, with no chain through a dictionary's slots.
+struct LaneDict {
+  __m256i push;      // by code (0..5): all ones if words of the code are pushed
+  __m256i keep;      // see above (or nearly 2^31: forever)
+  __m256i cap;       // pushes happen while fewer than cap were made
+  __m256i no_zeros;  // all ones without init=zeros
+  __m256i by_age;    // all ones when a full dictionary's indices go by age (deque)
+  bool big;          // the words' byte order
+};
+
+// Word i of the 8 blocks at base + k * stride, i < N: through 8x8 transposes, by gather for N = 4.
+template <std::size_t N>
+MEMCOMP_AVX2_INLINE void load_words(const std::uint8_t* base, std::size_t stride, bool big, __m256i* word) {
+  if constexpr (N % 8 == 0) {
     for (std::size_t r = 0; r < N / 8; ++r) {
       __m256i x[8];
       for (std::size_t k = 0; k < 8; ++k)
@@ -191,27 +187,100 @@ MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stri
         _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(static_cast<int>(stride)));
     for (std::size_t i = 0; i < N; ++i) word[i] = _mm256_i32gather_epi32(reinterpret_cast<const int*>(base) + i, at, 1);
   }
-  if (Big)
+  if (big)
     for (std::size_t i = 0; i < N; ++i) word[i] = bswap32(word[i]);
-  __m256i count = zero;
+}
+
+// The rank of a match leaving x = word ^ entry: 0 (equal), 1 (bits 31..8 shared), 2 (31..16), 3.
+MEMCOMP_AVX2_INLINE __m256i rank_of(__m256i x) {
+  const __m256i zero = _mm256_setzero_si256();
+  return _mm256_add_epi32(
+      _mm256_add_epi32(_mm256_cmpeq_epi32(x, zero), _mm256_cmpeq_epi32(_mm256_srli_epi32(x, 8), zero)),
+      _mm256_add_epi32(_mm256_cmpeq_epi32(_mm256_srli_epi32(x, 16), zero), _mm256_set1_epi32(3)));
+}
+
+// The code of word w whose best match has rank r (kKeys' table: zzzz, mmmm, zzzx, mmmx, mmxx, xxxx).
+MEMCOMP_AVX2_INLINE __m256i code_of(__m256i w, __m256i r) {
+  // By rank + 4 if bits 31..8 of the word are zero: its code unless the word is zero.
+  const __m256i by_rank = _mm256_setr_epi32(kMMMM, kMMMX, kMMXX, kXXXX, kMMMM, kZZZX, kZZZX, kZZZX);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i narrow = _mm256_and_si256(_mm256_cmpeq_epi32(_mm256_srli_epi32(w, 8), zero), _mm256_set1_epi32(4));
+  return _mm256_andnot_si256(_mm256_cmpeq_epi32(w, zero),
+                             _mm256_permutevar8x32_epi32(by_rank, _mm256_or_si256(r, narrow)));
+}
+
+// The push of a word coded c when `count` pushes were made: all ones if it is pushed (p), and
+// the last count it is there at (-1: never there).
+MEMCOMP_AVX2_INLINE __m256i push_of(const LaneDict& d, __m256i c, __m256i count, __m256i& last) {
+  const __m256i p = _mm256_and_si256(_mm256_permutevar8x32_epi32(d.push, c), _mm256_cmpgt_epi32(d.cap, count));
+  last = _mm256_blendv_epi8(_mm256_set1_epi32(-1), _mm256_add_epi32(count, d.keep), p);
+  return p;
+}
+
+// Measures 8 blocks of N words (8 to 64, a multiple of 8): a word's best match is the smallest
+// word ^ entry over the live entries (kKeys' m). Block k's payload and meta bits go to
+// payload[k] and meta[k].
+template <std::size_t N>
+MEMCOMP_AVX2_INLINE void measure_lanes(const std::uint8_t* base, std::size_t stride, const LaneDict& d,
+                                       std::uint32_t* payload, std::uint32_t* meta) {
+  static_assert(N % 8 == 0 && N <= kMaxEntries, "8 to 64 words, 8 at a time");
+  const __m256i pay_of = by_code(kByCode.payload), bits_of = by_code(kByCode.bits);
+  const __m256i last_slot = _mm256_set1_epi32(kSlots - 1);
+  __m256i word[N], last[N];
+  load_words<N>(base, stride, d.big, word);
+  __m256i count = _mm256_setzero_si256(), pay = count, bits = count;  // pushes so far; the blocks' bits
   for (std::size_t i = 0; i < N; ++i) {
     const __m256i w = word[i];
-    __m256i best = none;
+    // The zero entries (w ^ 0) while some is there; none: all ones.
+    __m256i m = _mm256_or_si256(w, _mm256_or_si256(d.no_zeros, _mm256_cmpgt_epi32(count, last_slot)));
+    for (std::size_t j = 0; j < i; ++j)
+      m = _mm256_min_epu32(m, _mm256_or_si256(_mm256_xor_si256(w, word[j]), _mm256_cmpgt_epi32(count, last[j])));
+    const __m256i c = code_of(w, rank_of(m));
+    pay = _mm256_add_epi32(pay, _mm256_permutevar8x32_epi32(pay_of, c));
+    bits = _mm256_add_epi32(bits, _mm256_permutevar8x32_epi32(bits_of, c));
+    count = _mm256_sub_epi32(count, push_of(d, c, count, last[i]));
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(payload), pay);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(meta), _mm256_sub_epi32(bits, pay));
+}
+
+// Codes 8 blocks of N words (4 to 64). A match's index is where its entry sits: a fifo's slot
+// (push s in slot s mod 16; the zero entries from slot `count` on), or by age in a full deque
+// (the oldest 0; its zero entries are older than any push), so every entry has a position that
+// orders its indices: s mod 16, or s + 16 in a deque (its zero entries: `count`). The smallest
+// rank << 7 | position names the best match at its lowest index. Word i of block k gives
+// token i of lane k: tok[8 * i + k] (prefix, index and low bits) in len[8 * i + k] bits, or with
+// mc the prefix there and its fields as token N + i.
+template <std::size_t N>
+MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stride, const LaneDict& d, bool mc,
+                                      std::uint64_t* tok, std::uint32_t* len) {
+  // By code (zzzz, xxxx, mmmm, mmxx, zzzx, mmmx): its low bits' mask and width (the index goes
+  // above them), whether it has an index, its prefix and its payload and total bits.
+  const __m256i low_mask = by_code(kByCode.low_mask);
+  const __m256i low_bits = by_code(kByCode.low_bits);
+  const __m256i has_index = by_code(kByCode.has_index);
+  const __m256i prefix = by_code(kByCode.prefix);
+  const __m256i payload = by_code(kByCode.payload);
+  const __m256i bits = by_code(kByCode.bits);
+  const __m256i last_slot = _mm256_set1_epi32(kSlots - 1), fifteen = last_slot, sixteen = _mm256_set1_epi32(kSlots);
+  const __m256i position = _mm256_set1_epi32(0x7F);
+  __m256i word[N], last[N], at[N];  // the words; the last count each is there at; its position
+  load_words<N>(base, stride, d.big, word);
+  __m256i count = _mm256_setzero_si256();
+  for (std::size_t i = 0; i < N; ++i) {
+    const __m256i w = word[i];
+    const __m256i full = _mm256_cmpgt_epi32(count, fifteen);
+    __m256i best = _mm256_or_si256(_mm256_add_epi32(_mm256_slli_epi32(rank_of(w), 7), count),
+                                   _mm256_or_si256(d.no_zeros, full));  // the lowest zero entry
     for (std::size_t j = 0; j < i; ++j) {
-      const __m256i x = _mm256_xor_si256(w, word[j]);
-      // -rank: one -1 for each of x, x >> 8, x >> 16 that is not zero.
-      const __m256i r = _mm256_add_epi32(
-          _mm256_add_epi32(_mm256_cmpeq_epi32(x, zero), _mm256_cmpeq_epi32(_mm256_srli_epi32(x, 8), zero)),
-          _mm256_cmpeq_epi32(_mm256_srli_epi32(x, 16), zero));
-      best = _mm256_min_epu32(
-          best, _mm256_add_epi32(slot[j], _mm256_slli_epi32(_mm256_add_epi32(r, _mm256_set1_epi32(3)), 4)));
+      const __m256i key = _mm256_add_epi32(_mm256_slli_epi32(rank_of(_mm256_xor_si256(w, word[j])), 7), at[j]);
+      best = _mm256_min_epu32(best, _mm256_or_si256(key, _mm256_cmpgt_epi32(count, last[j])));
     }
-    const __m256i narrow = _mm256_cmpeq_epi32(_mm256_srli_epi32(w, 8), zero);
-    const __m256i rank = _mm256_min_epu32(_mm256_srli_epi32(best, 4), _mm256_set1_epi32(3));
-    __m256i c =
-        _mm256_permutevar8x32_epi32(code_of, _mm256_or_si256(rank, _mm256_and_si256(narrow, _mm256_set1_epi32(4))));
-    c = _mm256_andnot_si256(_mm256_cmpeq_epi32(w, zero), c);  // zzzz = 0
-    const __m256i idx = _mm256_and_si256(best, _mm256_set1_epi32(15));
+    const __m256i c = code_of(w, _mm256_min_epu32(_mm256_srli_epi32(best, 7), _mm256_set1_epi32(3)));
+    // The index from the position: a deque's by age once full (always with zero entries), else the slot.
+    const __m256i aged = _mm256_or_si256(full, _mm256_andnot_si256(d.no_zeros, _mm256_set1_epi32(-1)));
+    const __m256i idx = _mm256_sub_epi32(_mm256_and_si256(best, position),
+                                         _mm256_and_si256(d.by_age, _mm256_blendv_epi8(sixteen, count, aged)));
     const __m256i field =
         _mm256_or_si256(_mm256_and_si256(_mm256_permutevar8x32_epi32(has_index, c),
                                          _mm256_sllv_epi32(idx, _mm256_permutevar8x32_epi32(low_bits, c))),
@@ -221,15 +290,25 @@ MEMCOMP_AVX2_INLINE void encode_lanes(const std::uint8_t* base, std::size_t stri
       const __m128i ph = h ? _mm256_extracti128_si256(pre, 1) : _mm256_castsi256_si128(pre);
       const __m128i lh = h ? _mm256_extracti128_si256(pay, 1) : _mm256_castsi256_si128(pay);
       const __m128i fh = h ? _mm256_extracti128_si256(field, 1) : _mm256_castsi256_si128(field);
-      const __m256i t = _mm256_or_si256(_mm256_sllv_epi64(_mm256_cvtepu32_epi64(ph), _mm256_cvtepu32_epi64(lh)),
-                                        _mm256_cvtepu32_epi64(fh));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(tok + 8 * i + 4 * h), t);
+      if (mc) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(tok + 8 * i + 4 * h), _mm256_cvtepu32_epi64(ph));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(tok + 8 * (N + i) + 4 * h), _mm256_cvtepu32_epi64(fh));
+      } else {
+        const __m256i t = _mm256_or_si256(_mm256_sllv_epi64(_mm256_cvtepu32_epi64(ph), _mm256_cvtepu32_epi64(lh)),
+                                          _mm256_cvtepu32_epi64(fh));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(tok + 8 * i + 4 * h), t);
+      }
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(len + 8 * i), _mm256_permutevar8x32_epi32(bits, c));
-    // The push: into slot count, or nowhere.
-    const __m256i p = _mm256_permutevar8x32_epi32(push, c);
-    slot[i] = _mm256_blendv_epi8(none, count, p);
-    count = _mm256_sub_epi32(count, p);
+    const __m256i nbits = _mm256_permutevar8x32_epi32(bits, c);
+    if (mc) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(len + 8 * i), _mm256_sub_epi32(nbits, pay));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(len + 8 * (N + i)), pay);
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(len + 8 * i), nbits);
+    }
+    at[i] = _mm256_add_epi32(_mm256_and_si256(d.by_age, sixteen),
+                             _mm256_and_si256(count, _mm256_or_si256(d.by_age, fifteen)));
+    count = _mm256_sub_epi32(count, push_of(d, c, count, last[i]));
   }
 }
 
@@ -366,42 +445,6 @@ struct CpackAvx2 {
     const std::uint64_t field = indexed ? static_cast<unsigned>(__builtin_ctz(h | 0x10000u)) : 0u;  // index, low bits
     words.put(c, field << kLowBits[c] | (w & low_mask(kLowBits[c])));
     push_lane<K, Zeros>(x, wv, k, push_keys);
-  }
-
-  /// encode_range with fresh dictionaries, L blocks side by side (one word of each per step, so
-  /// one block's chain of search, code and push overlaps the others'); each block's tokens are
-  /// kept until its stream is written, after the one before it.
-  template <Dict K, bool Zeros, std::size_t L>
-  MEMCOMP_AVX2 std::size_t encode_dict_range(const BlockView& blocks, std::size_t begin, std::size_t end,
-                                             std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
-    const std::size_t b = blocks.block_bytes, n = b / 4, buf_bytes = batch::range_bytes(begin, end, max_bytes);
-    const std::uint32_t push_keys = push_keys_;
-    std::size_t at = 0, i = begin;
-    for (; i + L <= end; i += L) {
-      VLane x[L];
-      static_assert(L == 4, "four lanes");
-      WordWriter words[L] = {WordWriter(mc_), WordWriter(mc_), WordWriter(mc_), WordWriter(mc_)};
-      for (std::size_t l = 0; l < L; ++l) {
-        Dictionary d;
-        init(d);
-        std::fill(d.e, d.e + kSlots, 0u);  // zero entries, or unread until the first push fills them
-        x[l] = load_lane(d);
-      }
-      for (std::size_t j = 0; j < n; ++j)
-        for (std::size_t l = 0; l < L; ++l)
-          encode_word<K, Zeros>(x[l], load<std::uint32_t>(blocks.block(i + l) + 4 * j, endian_), words[l], push_keys);
-      for (std::size_t l = 0; l < L; ++l) {
-        BitWriter w = batch::block_writer(buf, at, max_bytes, buf_bytes);
-        words[l].finish(w);
-        at = batch::record_block(enc, i + l, at, 0, w.finish());
-      }
-    }
-    for (; i < end; ++i) {
-      BitWriter w = batch::block_writer(buf, at, max_bytes, buf_bytes);
-      codec_->encode(blocks.block(i), b, w);
-      at = batch::record_block(enc, i, at, 0, w.finish());
-    }
-    return at;
   }
 
   template <Dict K, bool Zeros, std::size_t L>
@@ -627,21 +670,84 @@ struct CpackAvx2 {
     return range_avx2<Dict::fill, false>(blocks, begin, end, out);
   }
 
-  template <std::size_t N, bool Big>
-  MEMCOMP_AVX2 std::size_t encode_range_avx2(const BlockView& blocks, std::size_t begin, std::size_t end,
-                                             std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
-    const std::size_t buf_bytes = batch::range_bytes(begin, end, max_bytes);
+  // The rules of the lane kernels (cpack_avx2::LaneDict) for blocks of n words.
+  MEMCOMP_AVX2_INLINE cpack_avx2::LaneDict lane_dict(std::size_t n) const {
     alignas(32) std::int32_t pushed[8];
     for (unsigned c = 0; c < 8; ++c) pushed[c] = c < 6 && ((push_mask_ >> c) & 1u) ? -1 : 0;
-    const __m256i push = _mm256_load_si256(reinterpret_cast<const __m256i*>(pushed));
-    alignas(32) std::uint64_t tok[8 * N];
-    alignas(32) std::uint32_t len[8 * N], bits[8];
+    const bool evicts = dict_ == Dict::fifo || dict_ == Dict::deque;
+    constexpr int kForever = 0x7FFFFF00;  // above any count, with room to add one
+    cpack_avx2::LaneDict d{};
+    d.push = _mm256_load_si256(reinterpret_cast<const __m256i*>(pushed));
+    d.keep = _mm256_set1_epi32(evicts ? static_cast<int>(kSlots) : kForever);
+    d.cap = _mm256_set1_epi32(evicts ? kForever : dict_ == Dict::fill ? static_cast<int>(kSlots) : static_cast<int>(n));
+    d.no_zeros = _mm256_set1_epi32(zeros_ ? 0 : -1);
+    d.by_age = _mm256_set1_epi32(dict_ == Dict::deque ? -1 : 0);
+    d.big = endian_ == Endian::big;
+    return d;
+  }
+
+  /// measure_range's groups of 8 fresh-dictionary blocks of 32 to 256 bytes through
+  /// cpack_avx2::measure_lanes (not where the set search applies); the blocks from the index it
+  /// returns on are the caller's.
+  std::size_t measure_groups(const BlockView& blocks, std::size_t begin, std::size_t end,
+                             const SizeColumns& out) const {
+    const std::size_t b = blocks.block_bytes;
+    if (persistent_ || (set_search() && b <= 64 && dict_ != Dict::block)) return begin;
+    switch (b) {
+      case 32: return measure_groups_n<8>(blocks, begin, end, out);
+      case 64: return measure_groups_n<16>(blocks, begin, end, out);
+      case 128: return measure_groups_n<32>(blocks, begin, end, out);
+      case 256: return measure_groups_n<64>(blocks, begin, end, out);
+      default: return begin;
+    }
+  }
+  template <std::size_t N>
+  MEMCOMP_AVX2 std::size_t measure_groups_n(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                            const SizeColumns& out) const {
+    const cpack_avx2::LaneDict d = lane_dict(N);
+    alignas(32) std::uint32_t payload[8], meta[8];
+    std::size_t i = begin;
+    for (; i + 8 <= end; i += 8) {
+      cpack_avx2::measure_lanes<N>(blocks.block(i), N * 4, d, payload, meta);
+      for (std::size_t k = 0; k < 8; ++k) {
+        SizeBreakdown s;
+        s.payload = payload[k];
+        s.meta = meta[k];
+        out.set(i + k, s);
+      }
+    }
+    return i;
+  }
+
+  /// encode_range with fresh 16-slot dictionaries: groups of 8 blocks through
+  /// cpack_avx2::encode_lanes, each lane's tokens packed into its stream; the codec's encode()
+  /// writes the blocks past the last group.
+  std::size_t encode_groups(const BlockView& blocks, std::size_t begin, std::size_t end, std::uint8_t* buf,
+                            std::size_t max_bytes, EncodedBlocks& enc) const {
+    switch (blocks.block_bytes) {
+      case 16: return encode_groups_n<4>(blocks, begin, end, buf, max_bytes, enc);
+      case 32: return encode_groups_n<8>(blocks, begin, end, buf, max_bytes, enc);
+      case 64: return encode_groups_n<16>(blocks, begin, end, buf, max_bytes, enc);
+      case 128: return encode_groups_n<32>(blocks, begin, end, buf, max_bytes, enc);
+      default: return encode_groups_n<64>(blocks, begin, end, buf, max_bytes, enc);
+    }
+  }
+  template <std::size_t N>
+  MEMCOMP_AVX2 std::size_t encode_groups_n(const BlockView& blocks, std::size_t begin, std::size_t end,
+                                           std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) const {
+    const std::size_t buf_bytes = batch::range_bytes(begin, end, max_bytes);
+    const cpack_avx2::LaneDict d = lane_dict(N);
+    alignas(32) std::uint64_t tok[16 * N];  // mc: every prefix, then every field
+    alignas(32) std::uint32_t len[16 * N], bits[8];
     constexpr std::size_t kLaneBytes = (kMaxToken * N + 7) / 8 + 8 + 8;  // a stream, a store past it, rounding to 8
     alignas(32) std::uint8_t lane_out[8 * kLaneBytes];
     std::size_t at = 0, i = begin;
     for (; i + 8 <= end; i += 8) {
-      cpack_avx2::encode_lanes<N, Big>(blocks.block(i), blocks.block_bytes, push, tok, len);
-      lanes::pack<N, lanes::Layout::step_major>(tok, len, lane_out, kLaneBytes, bits);
+      cpack_avx2::encode_lanes<N>(blocks.block(i), blocks.block_bytes, d, mc_, tok, len);
+      if (mc_)
+        lanes::pack<2 * N, lanes::Layout::step_major>(tok, len, lane_out, kLaneBytes, bits);
+      else
+        lanes::pack<N, lanes::Layout::step_major>(tok, len, lane_out, kLaneBytes, bits);
       at = batch::append_streams(enc, i, 8, buf, at, lane_out, kLaneBytes, bits);
     }
     for (; i < end; ++i) {
@@ -678,27 +784,10 @@ const CpackKernels kCpackAvx2 = {
     [](const CpackShape& s, const Codec& c, const BlockView& blocks, std::size_t begin, std::size_t end,
        const SizeColumns& out) { CpackAvx2(s, c).measure_avx2(blocks, begin, end, out); },
     [](const CpackShape& s, const Codec& c, const BlockView& blocks, std::size_t begin, std::size_t end,
-       std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc) {
-      const CpackAvx2 k(s, c);
-      if (s.zeros || s.mc || blocks.block_bytes > 64) {  // dictionaries in registers, 4 blocks at a time
-        if (s.zeros)
-          return s.dict == Dict::fifo
-                     ? k.encode_dict_range<Dict::fifo, true, 4>(blocks, begin, end, buf, max_bytes, enc)
-                     : k.encode_dict_range<Dict::deque, true, 4>(blocks, begin, end, buf, max_bytes, enc);
-        return s.dict == Dict::fifo ? k.encode_dict_range<Dict::fifo, false, 4>(blocks, begin, end, buf, max_bytes, enc)
-               : s.dict == Dict::deque
-                   ? k.encode_dict_range<Dict::deque, false, 4>(blocks, begin, end, buf, max_bytes, enc)
-                   : k.encode_dict_range<Dict::fill, false, 4>(blocks, begin, end, buf, max_bytes, enc);
-      }
-      if (blocks.block_bytes == 32)
-        return s.big ? k.encode_range_avx2<8, true>(blocks, begin, end, buf, max_bytes, enc)
-                     : k.encode_range_avx2<8, false>(blocks, begin, end, buf, max_bytes, enc);
-      if (blocks.block_bytes == 64)
-        return s.big ? k.encode_range_avx2<16, true>(blocks, begin, end, buf, max_bytes, enc)
-                     : k.encode_range_avx2<16, false>(blocks, begin, end, buf, max_bytes, enc);
-      return s.big ? k.encode_range_avx2<4, true>(blocks, begin, end, buf, max_bytes, enc)
-                   : k.encode_range_avx2<4, false>(blocks, begin, end, buf, max_bytes, enc);
-    },
+       const SizeColumns& out) { return CpackAvx2(s, c).measure_groups(blocks, begin, end, out); },
+    [](const CpackShape& s, const Codec& c, const BlockView& blocks, std::size_t begin, std::size_t end,
+       std::uint8_t* buf, std::size_t max_bytes,
+       EncodedBlocks& enc) { return CpackAvx2(s, c).encode_groups(blocks, begin, end, buf, max_bytes, enc); },
     [](const CpackShape& s, const Codec& c, const std::uint8_t* blk, std::size_t b, BitWriter& out) {
       const CpackAvx2 k(s, c);
       return s.big ? k.encode_sets_b<true>(blk, b, out) : k.encode_sets_b<false>(blk, b, out);
