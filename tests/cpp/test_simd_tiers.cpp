@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/kernels/block_entropy.hpp"
 #include "analysis/kernels/bus.hpp"
 #include "analysis/kernels/cell_zeros.hpp"
 #include "analysis/kernels/ec_run.hpp"
@@ -20,6 +21,7 @@
 #include "codecs/kernels/fpc.hpp"
 #include "codecs/kernels/lzss.hpp"
 #include "codecs/kernels/mpc.hpp"
+#include "memcomp/analysis/entropy.hpp"
 #include "memcomp/codecs/registry.hpp"
 #include "memcomp/core/error.hpp"
 #include "memcomp/core/simd.hpp"
@@ -272,6 +274,39 @@ TEST(KernelTables, Cpack) {
             EXPECT_TRUE(run_at(*c, x, B, t, false).sizes == ref.sizes)
                 << dict << " " << push << " " << init << " " << B << " " << simd_tier_name(t);
         }
+  }
+}
+
+TEST(KernelTables, BlockEntropy) {
+  // The scalar tier runs the portable all-pairs loop; every other tier its own table.
+  const RestoreTier restore;
+  for (const SimdTier t : supported()) {
+    set_simd_tier(t);
+    EXPECT_EQ(block_entropy_kernels().first_counts == &detail::block_entropy::first_counts, t == SimdTier::scalar)
+        << simd_tier_name(t);
+  }
+  // Each tier's SL-32 block entropies equal the scalar all-pairs reference, bit for bit: on
+  // adversarial blocks and blocks of 1 to 5 distinct words, in either byte order.
+  std::mt19937_64 rng(11);
+  for (const std::size_t B : {16u, 32u, 64u, 128u, 256u}) {
+    auto x = test::adversarial_blocks(B, 100, static_cast<unsigned>(B));
+    for (std::size_t k = 0; k < 300; ++k)
+      for (std::size_t i = 0; i < B / 4; ++i) {
+        const auto w = static_cast<std::uint32_t>(rng() % (1 + k % 5)) * 0x01000193u;
+        x.insert(x.end(), {static_cast<std::uint8_t>(w), static_cast<std::uint8_t>(w >> 8),
+                           static_cast<std::uint8_t>(w >> 16), static_cast<std::uint8_t>(w >> 24)});
+      }
+    const BlockView v{x.data(), x.size() / B, B};
+    for (const Endian e : {Endian::little, Endian::big}) {
+      set_simd_tier(SimdTier::scalar);
+      std::vector<double> ref(v.n_blocks), got(v.n_blocks);
+      block_entropy(v, 32, e, ref.data(), 1);
+      for (const SimdTier t : supported()) {
+        set_simd_tier(t);
+        block_entropy(v, 32, e, got.data(), 2);
+        EXPECT_EQ(got, ref) << B << " " << simd_tier_name(t);
+      }
+    }
   }
 }
 

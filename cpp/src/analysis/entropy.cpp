@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "kernels/block_entropy.hpp"
 #include "memcomp/core/error.hpp"
 #include "memcomp/core/parallel.hpp"
 #include "memcomp/core/symbols.hpp"
@@ -59,21 +60,30 @@ void block_entropy(const BlockView& blocks, unsigned sl, Endian endian, double* 
       }
       return;
     }
-    if (sl == 8) {  // a dense count per value; the values present, in order, from a bitmap
-      std::vector<std::uint32_t> dense(std::size_t{1} << sl, 0);
+    if (sl == 8) {  // dense counts per value; the values present, in order, from a bitmap
+      // Four tables and bitmaps, byte j into table j % 4: a run of one value (a zero block) is
+      // four chains of increments a quarter as long, not one.
+      std::vector<std::uint32_t> dense(4 * 256, 0);
       for (std::size_t i = lo; i < hi; ++i) {
-        std::uint64_t seen[4] = {0, 0, 0, 0};
-        auto put = [&](std::uint32_t v, unsigned) {
-          ++dense[v];
-          seen[v >> 6] |= std::uint64_t{1} << (v & 63);
-        };
-        for_each_symbol<8>(blocks.block(i), b, endian, put);
+        std::uint64_t seen[4][4] = {};
+        const std::uint8_t* p = blocks.block(i);
+        std::size_t j = 0;
+        for (; j + 4 <= b; j += 4)
+          for (unsigned t = 0; t < 4; ++t) {
+            const unsigned v = p[j + t];
+            ++dense[256 * t + v];
+            seen[t][v >> 6] |= std::uint64_t{1} << (v & 63);
+          }
+        for (; j < b; ++j) {
+          ++dense[p[j]];
+          seen[0][p[j] >> 6] |= std::uint64_t{1} << (p[j] & 63);
+        }
         double sum = 0.0;
         for (unsigned w = 0; w < 4; ++w)
-          for (std::uint64_t bits = seen[w]; bits != 0; bits &= bits - 1) {
+          for (std::uint64_t bits = seen[0][w] | seen[1][w] | seen[2][w] | seen[3][w]; bits != 0; bits &= bits - 1) {
             const std::size_t v = 64 * w + static_cast<unsigned>(__builtin_ctzll(bits));
-            sum += clog[dense[v]];
-            dense[v] = 0;
+            sum += clog[dense[v] + dense[256 + v] + dense[512 + v] + dense[768 + v]];
+            dense[v] = dense[256 + v] = dense[512 + v] = dense[768 + v] = 0;
           }
         out[i] = n_sym ? finish(sum) : 0.0;
       }
@@ -97,19 +107,16 @@ void block_entropy(const BlockView& blocks, unsigned sl, Endian endian, double* 
       }
       return;
     }
+    const auto first_counts = block_entropy_kernels().first_counts;
+    std::vector<std::uint32_t> first(n_sym);
     for (std::size_t i = lo; i < hi; ++i) {
       std::size_t k = 0;
       for_each_symbol<32>(blocks.block(i), b, endian, [&](std::uint32_t v, unsigned) { syms[k++] = v; });
       double sum = 0.0;
-      if (n_sym <= kPairwise) {  // each value's count where it first appears: branch-free compares
-        const std::uint32_t* y = syms.data();
-        for (std::size_t j = 0; j < n_sym; ++j) {
-          unsigned before = 0, after = 0;
-          for (std::size_t m = 0; m < j; ++m) before += y[m] == y[j];
-          for (std::size_t m = j; m < n_sym; ++m) after += y[m] == y[j];
-          if (before == 0) sum += clog[after];
-        }
-      } else {  // sorted: runs in value order
+      if (n_sym <= kPairwise) {  // each value's count where it first appears (kernels/block_entropy.hpp)
+        first_counts(syms.data(), n_sym, first.data());
+        for (std::size_t j = 0; j < n_sym; ++j) sum += clog[first[j]];  // clog[0] = 0
+      } else {                                                          // sorted: runs in value order
         std::sort(syms.begin(), syms.end());
         for (std::size_t j = 0; j < n_sym;) {
           std::size_t r = j + 1;
