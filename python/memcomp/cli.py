@@ -429,7 +429,9 @@ def _train_mpc_emit(args, model, out: TextIO) -> None:
     groups = model.info["groups"]
     sectors = sum(v["blocks"] for v in groups.values()) + model.info["dropped_special"]
     n = len(_datasets(args))
-    out.write(f"trained MPC on {sectors} sectors from {n} dataset(s); wrote {args.output_model}\n")
+    sample = model.provenance.get("options", {}).get("sample") if model.provenance else None
+    how = f" (a sample: {sample}; --fit-bytes none trains on every sector)" if sample else ""
+    out.write(f"trained MPC on {sectors} sectors from {n} dataset(s){how}; wrote {args.output_model}\n")
     for g, v in groups.items():
         out.write(f"  class {v['class']} {g:<10} {v['blocks']:>10} blocks{' (fallback)' if v['fallback'] else ''}\n")
     out.write(

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import memcomp
-from memcomp import report_page
+from memcomp import mpc, report_page
 from memcomp.cli import main
 
 SMALL = ["--sample-bytes", str(1 << 18)]
@@ -82,6 +82,30 @@ def test_compare_directory_one_dataset_each_json_and_parquet(dumps, tmp_path):
     out = tmp_path / "t.parquet"
     assert run("compare", str(dumps / "k0.bin"), "-o", str(out))[0] == 0
     assert pd.read_parquet(out)["dataset"].eq("k0.bin").all()
+
+
+def test_train_mpc_trains_on_a_sample_by_default(tmp_path):
+    """train-mpc's --fit-bytes defaults to FIT_BYTES_MPC (256 MiB): past it, runs of sectors
+    evenly spread (the model of mpc.train with that fit_bytes, said on the output); none: every
+    sector."""
+    from memcomp import _mpc_train
+
+    dumps = tmp_path / "kernels"
+    dumps.mkdir()
+    for i in range(2):  # 8 runs of 4096 sectors
+        memcomp.save_dump(dumps / f"k{i}.bin", memcomp.workloads.sample_dump(1 << 19, seed=i))
+    sources = [memcomp.open_dump(dumps / f"k{i}.bin", 32) for i in range(2)]
+    options = {o.name: o for o in _mpc_train.TrainMPC.OPTIONS}
+    assert options["fit_bytes"].command_line_default == _mpc_train.FIT_BYTES_MPC == 256 << 20
+    model = tmp_path / "m.json"
+    rc, text = run("train-mpc", str(dumps), "--fit-bytes", str(1 << 18), "-o", str(model))
+    assert rc == 0 and "a sample: runs of 4096 sectors, 1 in 4" in text and "--fit-bytes none" in text
+    want = mpc.train(sources, fit_bytes=1 << 18)
+    assert mpc.MPCModel.load(model).data == want.data
+    rc, text = run("train-mpc", str(dumps), "--fit-bytes", "none", "-o", str(model))
+    assert rc == 0 and "sample" not in text
+    assert mpc.MPCModel.load(model).data == mpc.train(sources).data
+    assert mpc.train(sources).data != want.data
 
 
 def test_train_mpc_then_compare_with_the_model(dumps, tmp_path):

@@ -511,6 +511,50 @@ def test_pass_two_reuses_pass_ones_labels(sample_blocks, monkeypatch):
     assert kept.to_json() == partly.to_json() == again.to_json()
 
 
+def test_train_on_runs_is_training_on_those_runs(sample_blocks, tmp_path):
+    """fit_bytes trains on runs of SAMPLE_RUN sectors, 1 in ceil(bytes / fit_bytes), by their
+    index in the data: the model of training on exactly those sectors, whatever the chunks, from
+    an array or a Dump; provenance says so, and what was read."""
+    from memcomp import _mpc_train
+
+    run = _mpc_train.SAMPLE_RUN
+    n = sample_blocks.shape[0]
+    fit = 32 * n // 3  # 1 run in 4 (ceil(3.0...) with the tail)
+    stride = -(-32 * n // fit)
+    idx = np.arange(n)
+    want = sample_blocks[(idx // run) % stride == 0]
+    assert stride >= 3 and 0 < len(want) < n // 2
+    ref = mpc.train(want, seed=3)
+    got = mpc.train(sample_blocks, seed=3, fit_bytes=fit)
+    assert got.data == ref.data
+    path = tmp_path / "d.bin"
+    sample_blocks.tofile(path)
+    for chunk in (1000, run, 3 * run + 17):
+        m = mpc.train(memcomp.open_dump(path, 32), seed=3, fit_bytes=fit, chunk_blocks=chunk)
+        assert m.data == ref.data
+    opts = m.provenance["options"]
+    assert opts["sample"] == f"runs of {run} sectors, 1 in {stride} ({32 * len(want)} B of {32 * n} B read)"
+    assert m.info["dropped_special"] + sum(g["blocks"] for g in m.info["groups"].values()) == len(want)
+    assert "sample" not in mpc.train(want, seed=3).provenance["options"]
+    # data within fit_bytes: every sector, no sample
+    assert mpc.train(want, seed=3, fit_bytes=want.nbytes).data == ref.data
+    with pytest.raises(ValueError, match="fit_bytes samples the sectors itself"):
+        mpc.train(sample_blocks, labels=np.zeros(n, int), fit_bytes=fit)
+    with pytest.raises(ValueError, match="fit_bytes samples the sectors itself"):
+        mpc.train(sample_blocks, max_blocks=100, fit_bytes=fit)
+
+
+def test_sampled_before_counts_the_runs():
+    from memcomp._mpc_train import SAMPLE_RUN, sampled_before
+
+    for stride in (1, 2, 3, 5):
+        g = np.arange(0, 9 * SAMPLE_RUN + 3)
+        inside = ((g // SAMPLE_RUN) % stride == 0).astype(int)
+        before = np.concatenate(([0], np.cumsum(inside)))
+        for x in (0, 1, SAMPLE_RUN - 1, SAMPLE_RUN, SAMPLE_RUN + 5, 3 * SAMPLE_RUN, 7 * SAMPLE_RUN + 9, len(g)):
+            assert sampled_before(x, stride) == before[x], (stride, x)
+
+
 def test_train_module_is_the_pipeline(sample_blocks):
     keep = sample_blocks[mpc.special_class(sample_blocks) < 0]
     g = mpc.guess_dtype(keep)
