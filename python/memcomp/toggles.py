@@ -35,6 +35,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+import time
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -869,7 +870,19 @@ class Toggles(Analysis):
             return a, plain_state, ec_state
 
         jobs: List[Any] = [None, *range(len(carry.sessions))]
-        done = each_on_threads(lambda j, inner: raw(j, inner) if j is None else codec(j, inner), jobs, threads)
+        # Longest first, by the last chunk's times, so no thread is left alone with a long job at
+        # the chunk's end (the schedule only: each job's result is its own).
+        seconds = self.__dict__.setdefault("_seconds", {})
+        order = sorted(jobs, key=lambda j: -seconds.get(j, 0.0))
+
+        def timed(j: Any, inner: Optional[int]) -> Any:
+            t0 = time.perf_counter()
+            out = raw(j, inner) if j is None else codec(j, inner)
+            seconds[j] = time.perf_counter() - t0
+            return out
+
+        got = dict(zip(order, each_on_threads(timed, order, threads)))
+        done = [got[j] for j in jobs]
         (raw_stats, raw_state), per_codec = done[0], done[1:]
         new_states = [raw_state]
         for _, plain_state, ec_state in per_codec:
