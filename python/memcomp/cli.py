@@ -1031,6 +1031,8 @@ def _cmd_analysis(args, out: TextIO) -> int:
         codecs = next(o for o in cls.OPTIONS if o.name == "codecs")
         given["codecs"] = _codecs(args, args.block, given.get("codecs", codecs.command_line_default))
     given = cmd.options(args, given)
+    if cls.tabular:
+        _import_behind("pandas")  # the table's, while the analysis runs
     try:
         result = _run_analysis(args, cls(**given))
     except UsageError:
@@ -1052,6 +1054,20 @@ def _cmd_analysis(args, out: TextIO) -> int:
             out.write(f"\n# {name}\n")
             _emit(df, args, out)
     return 0
+
+
+def _import_behind(module: str) -> None:
+    """Imports ``module`` on a thread of its own, beside the work the command does meanwhile (the
+    kernels release the GIL); whoever imports it next waits for this import, if it is not done,
+    then finds it there. An import that fails leaves it to that next import to fail, and say why."""
+    import importlib
+    import threading
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
+
+    threading.Thread(target=load, name=f"memcomp-import-{module}", daemon=True).start()
 
 
 def _cmd_reproduce(args, out: TextIO) -> int:
