@@ -260,6 +260,16 @@ TEST(KernelTables, Cpack) {
   expect_tiers_equal("cpack.gem5");  // the block dictionary: sizes only
   expect_tiers_equal("cpack.gem5", {{"endian", std::string("big")}, {"push", std::string("nonzero")}});
   const RestoreTier restore;
+#if defined(MEMCOMP_X86_SIMD)
+  for (const SimdTier t : supported()) {  // the AVX-512 tier's own 16-lane measure; the AVX2 entries else
+    set_simd_tier(t);
+    if (t == SimdTier::avx512) {
+      EXPECT_EQ(&cpack_kernels(), &kCpackAvx512);
+      EXPECT_EQ(cpack_kernels().measure_groups, &cpack_measure_groups_avx512);
+      EXPECT_EQ(cpack_kernels().encode_range, kCpackAvx2.encode_range);
+    }
+  }
+#endif
   for (const std::size_t B : {32u, 64u, 128u, 256u}) {
     const auto x = cyclic_blocks(B);
     for (const char* dict : {"fifo", "deque", "fill", "block"})

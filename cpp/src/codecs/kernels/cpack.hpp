@@ -221,14 +221,18 @@ struct CpackKernels {
 };
 
 #if defined(MEMCOMP_X86_SIMD)
-extern const CpackKernels kCpackAvx2;  // cpack_avx2.cpp
+extern const CpackKernels kCpackAvx2;    // cpack_avx2.cpp
+extern const CpackKernels kCpackAvx512;  // cpack_avx2.cpp: the AVX2 table with measure_groups below
+/// measure_groups with 16 blocks side by side (cpack_avx512.cpp).
+std::size_t cpack_measure_groups_avx512(const CpackShape& s, const Codec& c, const BlockView& blocks, std::size_t begin,
+                                        std::size_t end, const SizeColumns& out);
 #endif
 
 /// The table of the active tier.
 inline const CpackKernels& cpack_kernels() noexcept {
   static constexpr CpackKernels scalar{};
 #if defined(MEMCOMP_X86_SIMD)
-  return pick_kernels(scalar, &kCpackAvx2, nullptr);
+  return pick_kernels(scalar, &kCpackAvx2, &kCpackAvx512);
 #else
   return pick_kernels(scalar, nullptr, nullptr);
 #endif

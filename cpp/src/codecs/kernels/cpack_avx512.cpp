@@ -1,0 +1,122 @@
+// memcomp codecs: C-Pack's AVX-512 kernel (kernels/cpack.hpp): measure_groups with 16 blocks
+// side by side as the lanes of a 512-bit register (the AVX2 tier's 8, cpack_avx2.cpp): a word's
+// search is a minimum over the earlier words still in its dictionary, masked by a compare of the
+// push count, and its code a permute of the rank. The table (kCpackAvx512, in cpack_avx2.cpp
+// beside the AVX2 one it takes every other entry from) points here. (The
+// zero-masked gather and permutes: GCC 12's unmasked ones read an undefined register.)
+#include "cpack.hpp"
+
+#if defined(MEMCOMP_X86_SIMD)
+#include <immintrin.h>
+
+namespace memcomp {
+namespace {
+
+using namespace cpack;
+
+// The per-code vectors (zzzz, xxxx, mmmm, mmxx, zzzx, mmmx) from the format's tables.
+struct ByCode16 {
+  alignas(64) std::int32_t payload[16] = {}, bits[16] = {};
+  constexpr ByCode16() {
+    for (unsigned c = 0; c < 6; ++c) {
+      payload[c] = static_cast<std::int32_t>(kPayload[c]);
+      bits[c] = static_cast<std::int32_t>(kMeta[c] + kPayload[c]);
+    }
+  }
+};
+constexpr ByCode16 kByCode16{};
+
+// Measures 16 blocks of N words (8 to 64) at base + k * stride, as the AVX2 tier's measure_lanes
+// does 8: the word of push s stays while the pushes are at most s + keep (keep 16 for a fifo or
+// deque, else forever, pushes stopping at cap), init=zeros' entry in slot p while they are at
+// most p. Block k's payload and meta bits go to payload[k] and meta[k].
+template <std::size_t N>
+MEMCOMP_AVX512 void measure_lanes16(const std::uint8_t* base, std::size_t stride, const CpackShape& s, unsigned cap,
+                                    std::uint32_t* payload, std::uint32_t* meta) {
+  static_assert(N % 8 == 0 && N <= kMaxEntries, "8 to 64 words");
+  alignas(64) std::int32_t pushed[16] = {};
+  for (unsigned c = 0; c < 6; ++c) pushed[c] = (s.push_mask >> c) & 1u ? -1 : 0;
+  const __m512i push = _mm512_load_si512(pushed);
+  const __m512i pay_of = _mm512_load_si512(kByCode16.payload), bits_of = _mm512_load_si512(kByCode16.bits);
+  // By rank (0..3) + 4 if bits 31..8 of the word are zero: its code unless the word is zero.
+  const __m512i by_rank =
+      _mm512_setr_epi32(kMMMM, kMMMX, kMMXX, kXXXX, kMMMM, kZZZX, kZZZX, kZZZX, 0, 0, 0, 0, 0, 0, 0, 0);
+  const bool evicts = s.dict == Dict::fifo || s.dict == Dict::deque;
+  const __m512i keep = _mm512_set1_epi32(evicts ? static_cast<int>(kSlots) : 0x7FFFFF00);
+  const __m512i capv = _mm512_set1_epi32(evicts ? 0x7FFFFF00 : static_cast<int>(cap));
+  const __m512i one = _mm512_set1_epi32(1), three = _mm512_set1_epi32(3), four = _mm512_set1_epi32(4);
+  const __m512i ones = _mm512_set1_epi32(-1), fifteen = _mm512_set1_epi32(kSlots - 1);
+  const __m512i at = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                        _mm512_set1_epi32(static_cast<int>(stride / 4)));
+  const __m512i bswap = _mm512_set4_epi32(0x0C0D0E0F, 0x08090A0B, 0x04050607, 0x00010203);
+  __m512i word[N], last[N];
+  for (std::size_t i = 0; i < N; ++i) {
+    const __m512i w = _mm512_mask_i32gather_epi32(
+        _mm512_setzero_si512(), 0xFFFF, _mm512_add_epi32(at, _mm512_set1_epi32(static_cast<int>(i))), base, 4);
+    word[i] = s.big ? _mm512_shuffle_epi8(w, bswap) : w;
+  }
+  const __mmask16 zeros = s.zeros ? 0xFFFF : 0;
+  __m512i count = _mm512_setzero_si512(), pay = count, bits = count;
+  for (std::size_t i = 0; i < N; ++i) {
+    const __m512i w = word[i];
+    // The zero entries (w ^ 0) while some is there.
+    __m512i m = _mm512_mask_mov_epi32(ones, zeros & _mm512_cmple_epi32_mask(count, fifteen), w);
+    for (std::size_t j = 0; j < i; ++j)
+      m = _mm512_mask_min_epu32(m, _mm512_cmple_epi32_mask(count, last[j]), m, _mm512_xor_si512(w, word[j]));
+    // rank: 3 less one for each of m == 0, m < 2^8, m < 2^16.
+    __m512i r = three;
+    r = _mm512_mask_sub_epi32(r, _mm512_cmplt_epu32_mask(m, _mm512_set1_epi32(0x10000)), r, one);
+    r = _mm512_mask_sub_epi32(r, _mm512_cmplt_epu32_mask(m, _mm512_set1_epi32(0x100)), r, one);
+    r = _mm512_mask_sub_epi32(r, _mm512_cmpeq_epi32_mask(m, _mm512_setzero_si512()), r, one);
+    r = _mm512_mask_or_epi32(r, _mm512_cmplt_epu32_mask(w, _mm512_set1_epi32(0x100)), r, four);
+    const __m512i c = _mm512_maskz_permutexvar_epi32(_mm512_test_epi32_mask(w, w), r, by_rank);  // zzzz = 0
+    pay = _mm512_add_epi32(pay, _mm512_maskz_permutexvar_epi32(0xFFFF, c, pay_of));
+    bits = _mm512_add_epi32(bits, _mm512_maskz_permutexvar_epi32(0xFFFF, c, bits_of));
+    const __mmask16 p = _mm512_test_epi32_mask(_mm512_maskz_permutexvar_epi32(0xFFFF, c, push), ones) &
+                        _mm512_cmplt_epi32_mask(count, capv);
+    last[i] = _mm512_mask_add_epi32(ones, p, count, keep);
+    count = _mm512_mask_add_epi32(count, p, count, one);
+  }
+  _mm512_storeu_si512(payload, pay);
+  _mm512_storeu_si512(meta, _mm512_sub_epi32(bits, pay));
+}
+
+template <std::size_t N>
+MEMCOMP_AVX512 std::size_t groups16(const CpackShape& s, const BlockView& blocks, std::size_t begin, std::size_t end,
+                                    const SizeColumns& out) {
+  const unsigned cap = s.dict == Dict::block ? static_cast<unsigned>(N) : kSlots;
+  alignas(64) std::uint32_t payload[16], meta[16];
+  std::size_t i = begin;
+  for (; i + 16 <= end; i += 16) {
+    measure_lanes16<N>(blocks.block(i), N * 4, s, cap, payload, meta);
+    for (std::size_t k = 0; k < 16; ++k) {
+      SizeBreakdown b;
+      b.payload = payload[k];
+      b.meta = meta[k];
+      out.set(i + k, b);
+    }
+  }
+  return i;
+}
+
+}  // namespace
+
+// measure_groups: groups of 16 where the AVX2 tier takes groups of 8 (the same blocks), then
+// the AVX2 tier's for the rest.
+std::size_t cpack_measure_groups_avx512(const CpackShape& s, const Codec& c, const BlockView& blocks, std::size_t begin,
+                                        std::size_t end, const SizeColumns& out) {
+  const std::size_t b = blocks.block_bytes;
+  if (s.persistent || (s.set_search && b <= 64 && s.dict != Dict::block)) return begin;
+  std::size_t i = begin;
+  switch (b) {
+    case 32: i = groups16<8>(s, blocks, begin, end, out); break;
+    case 64: i = groups16<16>(s, blocks, begin, end, out); break;
+    case 128: i = groups16<32>(s, blocks, begin, end, out); break;
+    case 256: i = groups16<64>(s, blocks, begin, end, out); break;
+    default: return begin;
+  }
+  return kCpackAvx2.measure_groups(s, c, blocks, i, end, out);
+}
+
+}  // namespace memcomp
+#endif
