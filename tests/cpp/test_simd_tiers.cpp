@@ -266,7 +266,8 @@ TEST(KernelTables, Cpack) {
     if (t == SimdTier::avx512) {
       EXPECT_EQ(&cpack_kernels(), &kCpackAvx512);
       EXPECT_EQ(cpack_kernels().measure_groups, &cpack_measure_groups_avx512);
-      EXPECT_EQ(cpack_kernels().encode_range, kCpackAvx2.encode_range);
+      EXPECT_EQ(cpack_kernels().encode_range, &cpack_encode_range_avx512);
+      EXPECT_EQ(cpack_kernels().decode_lanes, kCpackAvx2.decode_lanes);
     }
   }
 #endif

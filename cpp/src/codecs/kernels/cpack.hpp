@@ -222,10 +222,12 @@ struct CpackKernels {
 
 #if defined(MEMCOMP_X86_SIMD)
 extern const CpackKernels kCpackAvx2;    // cpack_avx2.cpp
-extern const CpackKernels kCpackAvx512;  // cpack_avx2.cpp: the AVX2 table with measure_groups below
-/// measure_groups with 16 blocks side by side (cpack_avx512.cpp).
+extern const CpackKernels kCpackAvx512;  // cpack_avx2.cpp: the AVX2 table with the two below
+/// measure_groups and encode_range with 16 blocks side by side (cpack_avx512.cpp).
 std::size_t cpack_measure_groups_avx512(const CpackShape& s, const Codec& c, const BlockView& blocks, std::size_t begin,
                                         std::size_t end, const SizeColumns& out);
+std::size_t cpack_encode_range_avx512(const CpackShape& s, const Codec& c, const BlockView& blocks, std::size_t begin,
+                                      std::size_t end, std::uint8_t* buf, std::size_t max_bytes, EncodedBlocks& enc);
 #endif
 
 /// The table of the active tier.

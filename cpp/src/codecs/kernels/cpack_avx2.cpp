@@ -805,8 +805,9 @@ const CpackKernels kCpackAvx2 = {
     &decode_group,
 };
 
-// The AVX-512 tier: 16 blocks side by side in measure_groups (cpack_avx512.cpp), the rest as AVX2.
-const CpackKernels kCpackAvx512 = {kCpackAvx2.measure_range, &cpack_measure_groups_avx512, kCpackAvx2.encode_range,
+// The AVX-512 tier: 16 blocks side by side in measure_groups and encode_range (cpack_avx512.cpp),
+// the rest as AVX2.
+const CpackKernels kCpackAvx512 = {kCpackAvx2.measure_range, &cpack_measure_groups_avx512, &cpack_encode_range_avx512,
                                    kCpackAvx2.encode_sets,   kCpackAvx2.encode_block,      kCpackAvx2.decode_lanes};
 
 }  // namespace memcomp
