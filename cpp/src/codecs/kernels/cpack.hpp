@@ -190,6 +190,17 @@ struct CpackShape {
   cpack::Dictionary* state;  // a persistent batch's dictionary (its session's state); else null
 };
 
+/// Sets blocks [i, i + k)'s sizes from a lane kernel's payload and meta bits of each.
+inline void set_lane_sizes(const SizeColumns& out, std::size_t i, std::size_t k, const std::uint32_t* payload,
+                           const std::uint32_t* meta) {
+  for (std::size_t j = 0; j < k; ++j) {
+    SizeBreakdown s;
+    s.payload = payload[j];
+    s.meta = meta[j];
+    out.set(i + j, s);
+  }
+}
+
 /// Blocks the lane decoder takes at a time.
 inline constexpr std::size_t kCpackDecodeLanes = 24;
 

@@ -709,12 +709,7 @@ struct CpackAvx2 {
     std::size_t i = begin;
     for (; i + 8 <= end; i += 8) {
       cpack_avx2::measure_lanes<N>(blocks.block(i), N * 4, d, payload, meta);
-      for (std::size_t k = 0; k < 8; ++k) {
-        SizeBreakdown s;
-        s.payload = payload[k];
-        s.meta = meta[k];
-        out.set(i + k, s);
-      }
+      set_lane_sizes(out, i, 8, payload, meta);
     }
     return i;
   }

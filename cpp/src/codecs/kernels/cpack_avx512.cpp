@@ -98,12 +98,7 @@ MEMCOMP_AVX512 std::size_t groups16(const CpackShape& s, const BlockView& blocks
   std::size_t i = begin;
   for (; i + 16 <= end; i += 16) {
     measure_lanes16<N>(blocks.block(i), N * 4, s, cap, payload, meta);
-    for (std::size_t k = 0; k < 16; ++k) {
-      SizeBreakdown b;
-      b.payload = payload[k];
-      b.meta = meta[k];
-      out.set(i + k, b);
-    }
+    set_lane_sizes(out, i, 16, payload, meta);
   }
   return i;
 }
