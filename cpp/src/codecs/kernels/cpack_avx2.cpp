@@ -1,6 +1,8 @@
 // memcomp codecs: C-Pack's AVX2 kernels (kernels/cpack.hpp): a 16-slot dictionary in two
-// registers (search by three compares, push by a blend), the set search of fresh dictionaries
-// that never evict, and 8 or 24 blocks side by side as the lanes of registers (codecs/lanes.hpp).
+// registers (search by three compares, push by a blend) for a persistent one and single blocks,
+// the set search of fresh dictionaries that never evict, fresh dictionaries as the earlier words
+// still in them for 8 blocks side by side (measure_lanes, encode_lanes), and 24 blocks side by
+// side in the decoder, the lanes of registers (codecs/lanes.hpp).
 #include "cpack.hpp"
 
 #if defined(MEMCOMP_X86_SIMD)

@@ -1,9 +1,10 @@
 // memcomp codecs: C-Pack's AVX-512 kernels (kernels/cpack.hpp): measure_groups and encode_range
-// with 16 blocks side by side as the lanes of a 512-bit register (the AVX2 tier's 8, cpack_avx2.cpp): a word's
-// search is a minimum over the earlier words still in its dictionary, masked by a compare of the
-// push count, and its code a permute of the rank. The table (kCpackAvx512, in cpack_avx2.cpp
-// beside the AVX2 one it takes every other entry from) points here. (The
-// zero-masked gather and permutes: GCC 12's unmasked ones read an undefined register.)
+// with 16 blocks side by side as the lanes of a 512-bit register (the AVX2 tier takes 8,
+// cpack_avx2.cpp). A word's search is a minimum over the earlier words still in its dictionary,
+// masked by a compare of the push count, and its code a permute of its rank. The tier's table
+// (kCpackAvx512) is in cpack_avx2.cpp, beside the AVX2 one it takes every other entry from. The
+// gathers, permutes and shifts are the zero-masked forms: GCC 12's unmasked ones read an
+// undefined register (-Wmaybe-uninitialized).
 #include "cpack.hpp"
 
 #if defined(MEMCOMP_X86_SIMD)
