@@ -712,8 +712,8 @@ class _KeptLabels:
 #: Sectors per run of the training sample (``fit_bytes``): 128 KiB read and trained on together.
 SAMPLE_RUN = 4096
 #: The command line's ``--fit-bytes``: train-mpc trains on at most 256 MiB of sectors (on the
-#: bundled sample's 1 GiB, the model's CR on held-out data within 0.2 % of one trained on every
-#: sector, in a quarter of the time; tests/benchmarks/bench_jobs.py).
+#: benchmarks' 1 GiB, the model's CR on held-out dumps within 0.1 % of one trained on every
+#: sector, in 40 % of the time: tests/benchmarks/mpc_sample_quality.py).
 FIT_BYTES_MPC = 256 << 20
 
 

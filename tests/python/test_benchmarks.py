@@ -133,3 +133,33 @@ def test_best_of_each_takes_turns_and_keeps_each_minimum(monkeypatch):
     best = timing.best_of_each([run("a"), run("b")], 3)
     assert calls == ["a", "b"] + ["a", "b"] * 3  # one warm-up each, then in turns
     assert best == [1.0, 2.0]
+
+
+def test_mpc_sample_quality_trains_both_and_compares_on_held_out_dumps(tmp_path):
+    """A row per held-out dump: both models' CR and the sample's change in percent."""
+    r = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(BENCH, "mpc_sample_quality.py"),
+            "--input",
+            str(tmp_path / "in.bin"),
+            "--gib",
+            str(8 / 1024),
+            "--fit-bytes",
+            str(2 << 20),
+            "--held-out",
+            "2",
+            "--held-out-mib",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    rows = [ln.split() for ln in r.stdout.splitlines() if ln.startswith("seed ")]
+    assert [row[1] for row in rows] == ["1000", "1001"]
+    for row in rows:
+        full, sample, change = float(row[2]), float(row[3]), float(row[4])
+        assert full > 1 and sample > 1 and abs(change - 100 * (sample / full - 1)) < 0.002  # of the printed CRs
+    assert "trained on sample (2097152 B)" in r.stdout
