@@ -1,5 +1,7 @@
 // memcomp bindings: symbol statistics and entropy (SPEC 3).
 #include <algorithm>
+#include <tuple>
+#include <type_traits>
 
 #include "memcomp/analysis/entropy.hpp"
 #include "memcomp/codecs/huffman.hpp"
@@ -107,27 +109,85 @@ void register_entropy(py::module_& m) {
       py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
       "(B, 256) uint64: the blocks whose byte j is v, per position j and value v.");
   m.def(
-      "shard_partition",
-      [](const py::array& values, const py::array& counts, unsigned shard_bits) {
-        const auto n = static_cast<std::size_t>(values.ndim() == 1 ? values.shape(0) : 0);
-        const auto* v = column<std::uint32_t>(values, "values", n);
-        const auto* c = column<std::uint64_t>(counts, "counts", n);
-        if (shard_bits < 1 || shard_bits > 16) throw py::value_error("shard_bits must be in [1, 16]");
-        py::array_t<std::uint32_t> ov(static_cast<py::ssize_t>(n));
-        py::array_t<std::uint64_t> oc(static_cast<py::ssize_t>(n));
-        py::array_t<std::int64_t> off(static_cast<py::ssize_t>((std::size_t{1} << shard_bits) + 1));
-        std::uint32_t* pv = ov.mutable_data();
-        std::uint64_t* pc = oc.mutable_data();
-        std::int64_t* po = off.mutable_data();
+      "count_word_keys",
+      [](const py::array& blocks, const std::string& endian, const py::object& threads) -> py::tuple {
+        const BlockView v = block_view(blocks);
+        const int t = thread_count(threads);
+        const Endian e = endian_of(endian);
+        ValueCounts32::Table items;
         {
           py::gil_scoped_release nogil;
-          shard_partition(v, c, n, shard_bits, pv, pc, po);
+          items = count_word_keys(v, e, t);
         }
-        return py::make_tuple(ov, oc, off);
+        const auto n = static_cast<py::ssize_t>(items.size());
+        std::uint64_t most = 0;
+        for (const auto& it : items) most = std::max(most, it.second);
+        auto keys = output_array<std::uint32_t>({n});
+        std::uint32_t* kd = keys.mutable_data();
+        auto split = [&](auto counts) {
+          auto* cd = counts.mutable_data();
+          py::gil_scoped_release nogil;
+          parallel_for(items.size(), t, std::size_t{1} << 18, [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) {
+              kd[i] = items[i].first;
+              cd[i] = static_cast<std::remove_reference_t<decltype(*cd)>>(items[i].second);
+            }
+          });
+          return counts;
+        };
+        py::array counts;
+        if (most <= 0xFFFFFFFFu) {
+          counts = split(output_array<std::uint32_t>({n}));
+        } else {
+          counts = split(output_array<std::uint64_t>({n}));
+        }
+        return py::make_tuple(keys, counts);
       },
-      py::arg("values").noconvert(), py::arg("counts").noconvert(), py::arg("shard_bits"),
-      "(values, counts) sorted by value, reordered by shard (values ascending inside each), and where each "
-      "shard starts.");
+      py::arg("blocks").noconvert(), py::arg("endian") = "little", py::arg("threads") = py::none(),
+      "Every 32-bit word counted as (keys, counts) sorted by key, key = word * 0x9E3779B1 mod 2^32 (its top "
+      "bits are the shard): counts are uint32 when every count fits, else uint64.");
+  m.def(
+      "summarize_key_runs",
+      [](const std::vector<std::pair<py::array, py::array>>& runs, std::size_t k) {
+        std::vector<KeyRunView> views;
+        views.reserve(runs.size());
+        for (const auto& [keys, counts] : runs) {
+          const auto n = static_cast<std::size_t>(keys.ndim() == 1 ? keys.shape(0) : 0);
+          KeyRunView r{column<std::uint32_t>(keys, "keys", n), nullptr, nullptr, n};
+          if (has_dtype<std::uint32_t>(counts)) {
+            r.counts32 = column<std::uint32_t>(counts, "counts", n);
+          } else {
+            r.counts64 = column<std::uint64_t>(counts, "counts", n);
+          }
+          for (std::size_t i = 0; i < n; ++i) {
+            if (i && r.keys[i] <= r.keys[i - 1])
+              throw py::value_error("summarize_key_runs: the keys of a run must be strictly increasing");
+            if (r.count(i) == 0) throw py::value_error("summarize_key_runs: a count is 0");
+          }
+          views.push_back(r);
+        }
+        KeyRunSummary s;
+        {
+          py::gil_scoped_release nogil;
+          s = summarize_key_runs(views, k);
+        }
+        std::vector<std::uint64_t> cc(s.count_counts.size()), cm(s.count_counts.size()), tc(s.top.size());
+        std::vector<std::uint32_t> tv(s.top.size());
+        for (std::size_t i = 0; i < cc.size(); ++i) std::tie(cc[i], cm[i]) = s.count_counts[i];
+        for (std::size_t i = 0; i < tv.size(); ++i) std::tie(tv[i], tc[i]) = s.top[i];
+        py::dict out;
+        out["total"] = s.total;
+        out["distinct"] = s.distinct;
+        out["count_values"] = to_numpy(std::move(cc));
+        out["count_multiplicity"] = to_numpy(std::move(cm));
+        out["top_values"] = to_numpy(std::move(tv));
+        out["top_counts"] = to_numpy(std::move(tc));
+        return out;
+      },
+      py::arg("runs"), py::arg("k"),
+      "The sum of runs of (keys: uint32, strictly increasing; counts: uint32 or uint64, nonzero) without merging "
+      "them: {'total', 'distinct', 'count_values', 'count_multiplicity' (how many values have each count), "
+      "'top_values', 'top_counts' (the k most frequent values, count descending, ties to the smaller value)}.");
   m.def(
       "merge_count_runs",
       [](const std::vector<std::pair<py::array, py::array>>& runs) {

@@ -593,13 +593,31 @@ class ExactSum:
 
     __slots__ = ("total", "nan", "pos_inf", "neg_inf")
 
-    def __init__(self, values: Any = None) -> None:
+    def __init__(self, values: Any = None, weights: Any = None) -> None:
         self.total, self.nan, self.pos_inf, self.neg_inf = 0, 0, 0, 0
         if values is not None:
-            self.add(values)
+            self.add(values, weights)
 
-    def add(self, values: Any) -> "ExactSum":
+    def add(self, values: Any, weights: Any = None) -> "ExactSum":
+        """Adds every value, or each value ``weights[i]`` times (non-negative integers; the
+        same exact sum as adding it that many times)."""
         v = np.asarray(values, dtype=np.float64).ravel()
+        if weights is not None:
+            w = np.asarray(weights).ravel()
+            ws = w.tolist()
+            if w.shape != v.shape or w.dtype.kind not in "uiO" or not all(type(n) is int and n >= 0 for n in ws):
+                raise ValueError("weights must be non-negative integers, one per value")
+            for x, n in zip(v.tolist(), ws):
+                if n == 0 or x == 0:
+                    continue
+                if not math.isfinite(x):
+                    self.nan += n if math.isnan(x) else 0
+                    self.pos_inf += n if x == math.inf else 0
+                    self.neg_inf += n if x == -math.inf else 0
+                    continue
+                m, e = math.frexp(x)  # as below, one value at a time
+                self.total += (int(m * 2.0**53) << (e + 1073)) * n
+            return self
         finite = np.isfinite(v)
         if not finite.all():
             self.nan += int(np.isnan(v).sum())

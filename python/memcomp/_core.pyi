@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'byte_position_counts', 'charge', 'compare_totals', 'ec_decide', 'ec_gain', 'ec_k', 'ec_option_space', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'merge_count_runs', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'oracle_totals', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'shard_partition', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'size_totals', 'symbol_histogram']
+__all__: list[str] = ['Codec', 'CorruptStreamError', 'Session', 'SpaceSaving', 'WireState', 'block_entropy', 'bus_count_raw', 'bus_count_streams', 'bus_drive', 'bus_option_space', 'bus_options', 'byte_position_counts', 'charge', 'compare_totals', 'count_word_keys', 'ec_decide', 'ec_gain', 'ec_k', 'ec_option_space', 'encode_energy_control', 'energy_control', 'length_limited_bits', 'list_presets', 'make_codec', 'merge_count_runs', 'mpc_cell_zeros', 'mpc_classify', 'mpc_edge_weights', 'mpc_greedy_scan', 'mpc_mst', 'mpc_orient', 'mpc_shifts', 'mpc_xor_planes', 'option_space', 'oracle_totals', 'policy_extra_tag_bits', 'policy_str', 'ratio_buckets', 'ratio_counts', 'ratio_entropy_matrix', 'ratio_layout', 'release_buffers', 'set_simd', 'set_simd_avx512', 'set_simd_tier', 'simd_avx2', 'simd_avx512', 'simd_enabled', 'simd_tier', 'simd_tier_supported', 'size_totals', 'summarize_key_runs', 'symbol_histogram']
 class CorruptStreamError(ValueError):
     pass
 class Codec:
@@ -155,6 +155,10 @@ def compare_totals(codecs: collections.abc.Sequence[Codec], sessions: collection
     """
     Compare's one pass: every codec measures each cache-sized piece of blocks in turn, the sizes reduced to totals as they come: ([size_totals' (hist, modes, tag bits) per codec], (oracle hist, wins per member)). sessions: one per codec (None: none); oracle_members: indices of the codecs the per-block best takes.
     """
+def count_word_keys(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], endian: str = 'little', threads: typing.Any = None) -> tuple:
+    """
+    Every 32-bit word counted as (keys, counts) sorted by key, key = word * 0x9E3779B1 mod 2^32 (its top bits are the shard): counts are uint32 when every count fits, else uint64.
+    """
 def ec_decide(t0: typing.SupportsFloat | typing.SupportsIndex, t1: typing.SupportsFloat | typing.SupportsIndex, cr: typing.SupportsFloat | typing.SupportsIndex, g: typing.SupportsFloat | typing.SupportsIndex = 1.0, k: typing.SupportsInt | typing.SupportsIndex = 2, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> bool:
     ...
 def ec_k(kind: str) -> int:
@@ -263,10 +267,6 @@ def set_simd_tier(tier: str) -> None:
     """
     Runs the kernels of a SIMD tier, 'scalar', 'avx2' or 'avx512' (every tier gives the same bits), and turns the fast paths on; ValueError for a tier above simd_tier_supported(). 'scalar' keeps the portable shortcuts; set_simd(False) is the whole scalar reference.
     """
-def shard_partition(values: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], counts: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], shard_bits: typing.SupportsInt | typing.SupportsIndex) -> tuple[numpy.typing.NDArray[numpy.uint32], numpy.typing.NDArray[numpy.uint64], numpy.typing.NDArray[numpy.int64]]:
-    """
-    (values, counts) sorted by value, reordered by shard (values ascending inside each), and where each shard starts.
-    """
 def simd_avx2() -> bool:
     """
     True when the SIMD tier is avx2 or avx512 (simd_tier()).
@@ -290,6 +290,10 @@ def simd_tier_supported() -> str:
 def size_totals(columns: dict, hist_len: typing.SupportsInt | typing.SupportsIndex, threads: typing.Any = None) -> tuple[numpy.typing.NDArray[numpy.int64], numpy.typing.NDArray[numpy.int64], int]:
     """
     A measure's columns (size_bits, payload_bits, meta_bits, header_bits, tag_bits: uint32; mode: int16) reduced in one pass: (hist of in-band bits with hist_len bins, rows of (mode, blocks, payload, meta, header, tag bits) per mode present, tag bits).
+    """
+def summarize_key_runs(runs: collections.abc.Sequence[tuple[numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], numpy.ndarray[typing.Any, numpy.dtype[typing.Any]]]], k: typing.SupportsInt | typing.SupportsIndex) -> dict:
+    """
+    The sum of runs of (keys: uint32, strictly increasing; counts: uint32 or uint64, nonzero) without merging them: {'total', 'distinct', 'count_values', 'count_multiplicity' (how many values have each count), 'top_values', 'top_counts' (the k most frequent values, count descending, ties to the smaller value)}.
     """
 def symbol_histogram(blocks: numpy.ndarray[typing.Any, numpy.dtype[typing.Any]], symbol_bits: typing.SupportsInt | typing.SupportsIndex, per_position: bool = False, endian: str = 'little', threads: typing.Any = None) -> dict:
     """

@@ -1,16 +1,18 @@
 """Exact counts of 32-bit symbols in bounded memory (SPEC 3's SL-32 bounds; DESIGN "Results": the
 monoid rule). A dump of n words can hold n distinct 32-bit values (half of the bundled sample's are
 distinct, so 8 GiB holds about 10^9), which no in-memory histogram bounds. Here counts are kept as
-sorted runs of (value, count), each **partitioned into shards** by a hash of the value; a run that
-outgrows :data:`RUN_ENTRIES` entries is written to a temporary file (``MEMCOMP_TMPDIR``, else the
-system's), and a result is read back one shard at a time, so memory is bounded by one shard's
-distinct values, whatever the dump. Counts are exact integers: how a dump is cut into chunks,
-threads or Dask tasks never changes them.
+runs of (key, count) sorted by the value's **key** (``value * 0x9E3779B1 mod 2^32``, a bijection
+whose top bits are the value's shard), so every run is partitioned into shards as it is sorted; a
+run that outgrows :data:`RUN_ENTRIES` entries is written to a temporary file (``MEMCOMP_TMPDIR``,
+else the system's), and a result is read back one shard at a time, so memory is bounded by one
+shard's distinct values, whatever the dump. Counts are exact integers: how a dump is cut into
+chunks, threads or Dask tasks never changes them.
 
 :class:`SparseCounts` is the mergeable partial result (``a + b``; it pickles as its canonical
 arrays, for Dask, where :meth:`SparseCounts.shard` lets each shard be merged on its own);
 :class:`CountSummary` is what the bounds need of it (total, distinct values, the exact sum of
-``c log2 c``, the K most frequent values), and adds across disjoint shards.
+``c log2 c``, the K most frequent values), and adds across disjoint shards. The core sums a
+shard's runs without merging them (``_core.summarize_key_runs``).
 """
 
 from __future__ import annotations
@@ -30,32 +32,50 @@ from ._common import ExactSum, each_on_threads
 __all__ = ["CountSummary", "SparseCounts", "RUN_ENTRIES", "SHARDS"]
 
 SHARD_BITS = 8
-#: Shards a run is partitioned into (by the top bits of a multiplicative hash of the value).
+#: Shards a run is partitioned into (the top bits of the value's key).
 SHARDS = 1 << SHARD_BITS
 ALL = (1 << SHARDS) - 1
-#: Entries (12 bytes each) a partial result keeps in memory before it writes them to a run file:
-#: about one chunk's distinct values, so a chunk's run is written once instead of merged into
-#: a larger one in memory chunk after chunk (memcomp entropy on 1 GiB: 13.1 s at 2^21, 11.8 s here).
+#: Entries a partial result keeps in memory before it writes them to a run file: about one
+#: chunk's distinct values, so a chunk's run is written once instead of merged into a larger one
+#: in memory chunk after chunk (memcomp entropy on 1 GiB: 13.1 s at 2^21, 11.8 s here).
 RUN_ENTRIES = 1 << 20
-_V, _C = np.dtype("<u4"), np.dtype("<u8")
+_V, _C, _C32 = np.dtype("<u4"), np.dtype("<u8"), np.dtype("<u4")
+_MUL, _INV = np.uint32(0x9E3779B1), np.uint32(pow(0x9E3779B1, -1, 1 << 32))
+#: Where each shard's keys start: shard s holds the keys [s << 24, (s + 1) << 24).
+_SHARD_STARTS = (np.arange(1, SHARDS, dtype=np.uint64) << np.uint64(32 - SHARD_BITS)).astype(np.uint32)
+
+
+def key_of(values: np.ndarray) -> np.ndarray:
+    """Each value's key, ``value * 0x9E3779B1 mod 2^32`` (``value_of`` undoes it)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(values, dtype=np.uint32) * _MUL
+
+
+def value_of(keys: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.asarray(keys, dtype=np.uint32) * _INV
 
 
 def shard_of(values: np.ndarray) -> np.ndarray:
-    """The shard of each value: the top bits of ``value * 0x9E3779B1 mod 2^32`` (a bijection, so
-    values that cluster, such as small integers or floats of one exponent, spread evenly)."""
-    return ((values.astype(np.uint32, copy=False) * np.uint32(0x9E3779B1)) >> np.uint32(32 - SHARD_BITS)).astype(
-        np.uint8
-    )
+    """The shard of each value: the top bits of its key (a bijection, so values that cluster, such
+    as small integers or floats of one exponent, spread evenly)."""
+    return (key_of(values) >> np.uint32(32 - SHARD_BITS)).astype(np.uint8)
+
+
+def _shard_offsets(keys: np.ndarray) -> np.ndarray:
+    """Where each shard starts in keys sorted ascending, and the end (SHARDS + 1 entries)."""
+    inner = np.searchsorted(keys, _SHARD_STARTS)
+    return np.concatenate(([0], inner, [keys.size])).astype(np.int64)
 
 
 def merge_runs(parts: Sequence[Tuple[np.ndarray, np.ndarray]]) -> Tuple[np.ndarray, np.ndarray]:
-    """The sum of (values, counts) runs, sorted with each value once (runs sorted by value merge in
-    linear passes; a run read across shards, sorted only inside each, is sorted first)."""
+    """The sum of (keys, counts) runs, sorted with each key once (runs sorted by key merge in
+    linear passes; any other run is sorted first). Counts come back as uint64."""
     parts = [p for p in parts if p[0].size]
     if not parts:
         return np.empty(0, _V), np.empty(0, _C)
     if len(parts) == 1:
-        return parts[0]
+        return parts[0][0], np.ascontiguousarray(parts[0][1], _C)
     runs = [(np.ascontiguousarray(v, _V), np.ascontiguousarray(c, _C)) for v, c in parts]
     return _core.merge_count_runs(runs)  # linear merges, pairwise
 
@@ -65,20 +85,23 @@ def _tmpdir() -> str:
 
 
 class _Run:
-    """One run on disk: values then counts, sorted by (shard, value); ``offsets[s]`` is where
-    shard s starts. The file is removed when no result refers to it any more."""
+    """One run on disk: keys (ascending) then counts (uint32 when every count fits, else uint64);
+    ``offsets[s]`` is where shard s starts. The file is removed when no result refers to it any
+    more."""
 
-    __slots__ = ("path", "offsets", "__weakref__")
+    __slots__ = ("path", "offsets", "count_dtype", "__weakref__")
 
-    def __init__(self, values: np.ndarray, counts: np.ndarray) -> None:
-        # values stay sorted inside a shard (a counting sort by shard_of, in the core)
-        values, counts, self.offsets = _core.shard_partition(
-            np.ascontiguousarray(values, _V), np.ascontiguousarray(counts, _C), SHARD_BITS
-        )
+    def __init__(self, keys: np.ndarray, counts: np.ndarray) -> None:
+        keys = np.ascontiguousarray(keys, _V)
+        if counts.dtype != _C32 and (counts.size == 0 or int(counts.max()) <= 0xFFFFFFFF):
+            counts = counts.astype(_C32)
+        counts = np.ascontiguousarray(counts)
+        self.count_dtype = counts.dtype
+        self.offsets = _shard_offsets(keys)
         fd, self.path = tempfile.mkstemp(prefix="memcomp-counts-", suffix=".bin", dir=_tmpdir())
         weakref.finalize(self, _remove, self.path)
         with os.fdopen(fd, "wb") as f:
-            values.tofile(f)
+            keys.tofile(f)
             counts.tofile(f)
 
     @property
@@ -86,17 +109,17 @@ class _Run:
         return int(self.offsets[-1])
 
     def read(self, lo: int, hi: int) -> Tuple[np.ndarray, np.ndarray]:
-        """Shards lo..hi-1 (sorted by value inside each shard)."""
+        """The (keys, counts) of shards lo..hi-1, keys ascending."""
         a, b = int(self.offsets[lo]), int(self.offsets[hi])
         n = b - a
         with open(self.path, "rb") as f:
             f.seek(4 * a)
-            values = np.fromfile(f, _V, n)
-            f.seek(4 * self.entries + 8 * a)
-            counts = np.fromfile(f, _C, n)
-        if values.size != n or counts.size != n:
+            keys = np.fromfile(f, _V, n)
+            f.seek(4 * self.entries + self.count_dtype.itemsize * a)
+            counts = np.fromfile(f, self.count_dtype, n)
+        if keys.size != n or counts.size != n:
             raise OSError(f"the temporary count file {self.path!r} was truncated while in use")
-        return values, counts
+        return keys, counts
 
 
 def _remove(path: str) -> None:
@@ -105,14 +128,15 @@ def _remove(path: str) -> None:
 
 
 class SparseCounts:
-    """Exact counts of 32-bit values: in-memory sorted runs plus runs on disk, of the shards in
-    ``mask`` (bit s: shard s; all of them unless made by :meth:`shard`). Adds with ``+``; holds at
-    most :data:`RUN_ENTRIES` entries in memory, writing the rest to run files."""
+    """Exact counts of 32-bit values: in-memory runs plus runs on disk, of (key, count) sorted by
+    key, of the shards in ``mask`` (bit s: shard s; all of them unless made by :meth:`shard`).
+    Adds with ``+``; holds at most :data:`RUN_ENTRIES` entries in memory, writing the rest to run
+    files."""
 
     __slots__ = ("mask", "total", "_mem", "_runs", "_summary")
 
     def __init__(self, values: Optional[np.ndarray] = None, counts: Optional[np.ndarray] = None, mask: int = ALL):
-        """From one chunk's sorted distinct ``values`` and their ``counts`` (a histogram's)."""
+        """From distinct ``values`` (any order) and their ``counts`` (a histogram's)."""
         self.mask = mask
         self._runs: List[_Run] = []
         self._mem: List[Tuple[np.ndarray, np.ndarray]] = []
@@ -123,13 +147,25 @@ class SparseCounts:
             c = np.ascontiguousarray(counts, _C)
             if v.shape != c.shape or v.ndim != 1:
                 raise ValueError("values and counts must be 1-D arrays of one length")
-            self.total = int(c.sum(dtype=np.uint64))
-            self._mem = [(v, c)] if v.size else []
-            self._spill()
+            keys = key_of(v)
+            order = np.argsort(keys, kind="stable")
+            self._set(keys[order], c[order])
+
+    @classmethod
+    def from_keys(cls, keys: np.ndarray, counts: np.ndarray) -> "SparseCounts":
+        """From a run of the core (``_core.count_word_keys``): keys ascending, each once."""
+        out = cls()
+        out._set(keys, counts)
+        return out
+
+    def _set(self, keys: np.ndarray, counts: np.ndarray) -> None:
+        self.total = int(counts.sum(dtype=np.uint64))
+        self._mem = [(keys, counts)] if keys.size else []
+        self._spill()
 
     @property
     def entries_in_memory(self) -> int:
-        return sum(int(v.size) for v, _ in self._mem)
+        return sum(int(k.size) for k, _ in self._mem)
 
     @property
     def runs_on_disk(self) -> int:
@@ -137,8 +173,13 @@ class SparseCounts:
 
     def _spill(self) -> None:
         if self.entries_in_memory > RUN_ENTRIES:
-            self._runs.append(_Run(*merge_runs(self._mem)))
+            self._runs.append(_Run(*self._merged_mem()))
             self._mem = []
+
+    def _merged_mem(self) -> Tuple[np.ndarray, np.ndarray]:
+        if len(self._mem) == 1:  # as it came (uint32 counts stay uint32 on disk)
+            return self._mem[0]
+        return merge_runs(self._mem)
 
     def __add__(self, other: "SparseCounts") -> "SparseCounts":
         if not isinstance(other, SparseCounts):
@@ -146,22 +187,27 @@ class SparseCounts:
         out = SparseCounts(mask=self.mask | other.mask)
         out.total = self.total + other.total
         out._runs = self._runs + other._runs  # runs are immutable: shared, not copied
-        mem = self._mem + other._mem
-        out._mem = [merge_runs(mem)] if len(mem) > 1 else mem
+        out._mem = self._mem + other._mem
+        if len(out._mem) > 1:
+            out._mem = [merge_runs(out._mem)]
         out._spill()
         return out
 
     __radd__ = __add__
 
-    def read(self, lo: int = 0, hi: int = SHARDS) -> Tuple[np.ndarray, np.ndarray]:
-        """The merged (values, counts) of shards lo..hi-1, values ascending inside each shard. All
-        shards at once (the default) load every distinct value: use :meth:`summary` for bounds."""
+    def _parts(self, lo: int, hi: int) -> List[Tuple[np.ndarray, np.ndarray]]:
+        """Every run's (keys, counts) of shards lo..hi-1."""
         parts = [r.read(lo, hi) for r in self._runs]
-        for v, c in self._mem:
-            keep = shard_of(v)
-            keep = (keep >= lo) & (keep < hi)
-            parts.append((v[keep], c[keep]))
-        return merge_runs(parts)
+        for k, c in self._mem:
+            off = _shard_offsets(k)
+            parts.append((k[off[lo] : off[hi]], c[off[lo] : off[hi]]))
+        return parts
+
+    def read(self, lo: int = 0, hi: int = SHARDS) -> Tuple[np.ndarray, np.ndarray]:
+        """The merged (values, counts) of shards lo..hi-1, in key order. All shards at once (the
+        default) load every distinct value: use :meth:`summary` for bounds."""
+        k, c = merge_runs(self._parts(lo, hi))
+        return value_of(k), c
 
     def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
         """Every (value, count), values ascending (loads all distinct values into memory)."""
@@ -172,29 +218,23 @@ class SparseCounts:
     def shard(self, lo: int, hi: int) -> "SparseCounts":
         """Shards lo..hi-1 only, in memory (Dask merges each range of shards on its own)."""
         out = SparseCounts(mask=self.mask & (((1 << hi) - 1) ^ ((1 << lo) - 1)))
-        v, c = self.read(lo, hi)
+        k, c = merge_runs(self._parts(lo, hi))
         out.total = int(c.sum(dtype=np.uint64))
-        out._mem = [(v, c)] if v.size else []
+        out._mem = [(k, c)] if k.size else []
         return out
 
     def summary(self, k: int, threads: Optional[int] = None) -> "CountSummary":
         """What the bounds need (:class:`CountSummary` with the ``k`` most frequent values), read
-        one shard at a time: ranges of shards side by side on ``threads`` threads (None: every
-        core), their summaries added in shard order (the same result on any thread count)."""
+        one shard at a time and summed by the core without a merge: ranges of shards side by side
+        on ``threads`` threads (None: every core), their summaries added in shard order (the same
+        result on any thread count)."""
         if k not in self._summary:
-            mem = merge_runs(self._mem)
-            keys = shard_of(mem[0])
-            order = np.argsort(keys, kind="stable")
-            bounds = np.searchsorted(keys[order], np.arange(SHARDS + 1))
-            mem = (mem[0][order], mem[1][order])
 
             def shards(rng: Tuple[int, int], inner: Optional[int]) -> CountSummary:
                 lo, hi = rng
                 out = CountSummary.empty(k, self.mask & (((1 << hi) - 1) ^ ((1 << lo) - 1)))
                 for s in range(lo, hi):
-                    a, b = int(bounds[s]), int(bounds[s + 1])
-                    parts = [r.read(s, s + 1) for r in self._runs] + [(mem[0][a:b], mem[1][a:b])]
-                    out._add_shard(*merge_runs(parts))
+                    out._add_sums(_core.summarize_key_runs(self._parts(s, s + 1), k))
                 return out
 
             cores = threads if threads is not None else (os.cpu_count() or 1)
@@ -203,18 +243,19 @@ class SparseCounts:
             out = parts[0]
             for p in parts[1:]:
                 out = out + p
-            assert out.total == self.total
+            if out.total != self.total:
+                raise OSError(f"the count runs hold {out.total} symbols, not the {self.total} counted")
             self._summary = {k: out}
         return self._summary[k]
 
     def __getstate__(self) -> tuple:
-        v, c = self.read()
-        return self.mask, self.total, v, c
+        k, c = merge_runs(self._parts(0, SHARDS))
+        return self.mask, self.total, k, c
 
     def __setstate__(self, state: tuple) -> None:
-        self.mask, self.total, v, c = state
+        self.mask, self.total, k, c = state
         self._runs, self._summary = [], {}
-        self._mem = [(v, c)] if v.size else []
+        self._mem = [(k, c)] if k.size else []
         self._spill()
 
 
@@ -259,6 +300,15 @@ class CountSummary:
         c = counts.astype(np.float64)
         self.clogc.add(c * np.log2(c))
         self._keep(*_top(values, counts, self.k))
+
+    def _add_sums(self, sums: dict) -> None:
+        """Adds a shard summed by the core (``_core.summarize_key_runs``): sum(c log2 c) from how
+        many values have each count, the same exact sum as over every count."""
+        self.total += int(sums["total"])
+        self.distinct += int(sums["distinct"])
+        c = sums["count_values"].astype(np.float64)
+        self.clogc.add(c * np.log2(c), weights=sums["count_multiplicity"])
+        self._keep(sums["top_values"], sums["top_counts"])
 
     def _keep(self, values: np.ndarray, counts: np.ndarray) -> None:
         self.top_values, self.top_counts = _top(

@@ -548,10 +548,10 @@ class Codec:
                 self._c.check_block_bytes(int(chunk.shape[1]))
                 sha.update(chunk.data)
                 nbytes, n = nbytes + int(chunk.nbytes), n + int(chunk.shape[0])
-                h = _core.symbol_histogram(chunk, sl, per_position, endian, threads)
                 if sl == 32:
-                    sparse = sparse + SparseCounts(h["values"], h["counts"])
+                    sparse = sparse + SparseCounts.from_keys(*_core.count_word_keys(chunk, endian, threads))
                 else:
+                    h = _core.symbol_histogram(chunk, sl, per_position, endian, threads)
                     dense = h["counts"] if dense is None else dense + h["counts"]
             if n == 0:
                 raise ValueError(

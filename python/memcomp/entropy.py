@@ -457,11 +457,10 @@ class EntropyTable(Analysis):
         sls, endian = self["symbol_bits"], self["endian"]
 
         def counts(sl: int, inner: Optional[int]) -> SymbolStats:
+            if sl == 32:  # bounded memory: runs by key spilled to disk, read back a shard at a time
+                sc = SparseCounts.from_keys(*_core.count_word_keys(chunk, endian, inner))
+                return SymbolStats(sl, False, endian, sc.total, None, None, sc)
             h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, inner)
-            if sl == 32:  # bounded memory: runs spilled to disk, read back a shard at a time
-                return SymbolStats(
-                    sl, False, endian, int(h["total"]), None, None, SparseCounts(h["values"], h["counts"])
-                )
             return SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"])
 
         def block_h(sl: int, inner: Optional[int]) -> ExactSum:

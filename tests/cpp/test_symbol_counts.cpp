@@ -234,6 +234,85 @@ TEST(SymbolCounts, AddsMergesAndFoldsSingleValues) {
   EXPECT_TRUE(runs == want);
 }
 
+TEST(SymbolCounts, KeysAreABijectionOntoShards) {
+  for (std::uint32_t v : {0u, 1u, 7u, 0x3F800000u, 0xFFFFFFFFu, 0x9E3779B1u}) {
+    EXPECT_EQ(value_of_key(key_of(v)), v);
+    EXPECT_EQ(shard_of(v, 8), key_of(v) >> 24);
+  }
+}
+
+TEST(SymbolCounts, WordKeysAreTheCountsByKey) {
+  // count_word_keys: the reference counts with each value replaced by its key, sorted by key,
+  // for dump-like and random words, both byte orders and 1 to 3 threads.
+  for (const auto& ws : {dump_like(200000, 31), random_words(100000, 37)}) {
+    Items want;
+    for (const auto& [v, c] : reference(ws)) want.emplace_back(key_of(v), c);
+    std::sort(want.begin(), want.end());
+    for (Endian e : {Endian::little, Endian::big}) {
+      const auto b = bytes_of(ws, e);
+      for (int t : {1, 2, 3}) {
+        const auto got = count_word_keys({b.data(), b.size() / 64, 64}, e, t);
+        EXPECT_TRUE(Items(got.begin(), got.end()) == want) << "threads " << t << " big " << (e == Endian::big);
+      }
+    }
+  }
+  EXPECT_TRUE(count_word_keys({nullptr, 0, 64}, Endian::little, 1).empty());
+  std::vector<std::uint8_t> six(12);
+  EXPECT_THROW(count_word_keys({six.data(), 2, 6}, Endian::little, 1), std::invalid_argument);
+}
+
+TEST(SymbolCounts, KeyRunSummariesAreTheSumsOfTheRuns) {
+  // Runs of overlapping keys (some counts of 4096 and more, some past 2^32, some in 32 bits):
+  // the summary equals one of the merged counts, whatever k.
+  Rng rng(41);
+  std::vector<std::vector<std::uint32_t>> keys(5);
+  std::vector<std::vector<std::uint64_t>> wide(5);
+  std::vector<std::vector<std::uint32_t>> narrow(5);
+  std::map<std::uint32_t, std::uint64_t> sum;
+  for (std::size_t r = 0; r < keys.size(); ++r) {
+    std::map<std::uint32_t, std::uint64_t> run;
+    for (int i = 0; i < 20000; ++i) {
+      const std::uint32_t key = i % 3 ? rng() : rng() % 5000;  // keys shared between runs, and keys of every range
+      const std::uint64_t c = i % 97 == 0   ? (std::uint64_t{1} << 33) + rng() % 7
+                              : i % 11 == 0 ? 4000 + rng() % 200
+                                            : 1 + rng() % 3;
+      run[key] = r % 2 ? std::min<std::uint64_t>(c, 0xFFFFFFFFu) : c;
+    }
+    for (const auto& [key, c] : run) {
+      keys[r].push_back(key);
+      (r % 2 ? narrow[r].emplace_back(static_cast<std::uint32_t>(c)) : wide[r].emplace_back(c));
+      sum[key] += c;
+    }
+  }
+  std::vector<KeyRunView> views;
+  for (std::size_t r = 0; r < keys.size(); ++r)
+    views.push_back(
+        {keys[r].data(), r % 2 ? narrow[r].data() : nullptr, r % 2 ? nullptr : wide[r].data(), keys[r].size()});
+  using CountCounts = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+  std::map<std::uint64_t, std::uint64_t> count_counts;
+  std::uint64_t total = 0;
+  Items by_count;
+  for (const auto& [key, c] : sum) {
+    total += c;
+    ++count_counts[c];
+    by_count.emplace_back(value_of_key(key), c);
+  }
+  std::sort(by_count.begin(), by_count.end(), [](const auto& x, const auto& y) {
+    return x.second != y.second ? x.second > y.second : x.first < y.first;
+  });
+  for (std::size_t k : {std::size_t{0}, std::size_t{1}, std::size_t{100}, by_count.size() + 5}) {
+    const KeyRunSummary s = summarize_key_runs(views, k);
+    EXPECT_EQ(s.total, total);
+    EXPECT_EQ(s.distinct, sum.size());
+    EXPECT_TRUE(s.count_counts == CountCounts(count_counts.begin(), count_counts.end()));
+    EXPECT_TRUE(s.top ==
+                Items(by_count.begin(), by_count.begin() + static_cast<std::ptrdiff_t>(std::min(k, by_count.size()))));
+  }
+  const KeyRunSummary none = summarize_key_runs({}, 10);
+  EXPECT_EQ(none.total, 0u);
+  EXPECT_TRUE(none.top.empty() && none.count_counts.empty());
+}
+
 #if defined(__SANITIZE_ADDRESS__)
 #define MEMCOMP_TEST_SANITIZED 1
 #elif defined(__has_feature)

@@ -87,6 +87,22 @@ def test_runs_go_to_disk_and_are_removed(tiny_runs):
     assert os.listdir(tiny_runs) == []
 
 
+def test_run_files_keep_counts_past_32_bits(tiny_runs):
+    """A run is written with 32-bit counts when they fit and 64-bit ones otherwise: either way
+    it reads back as it was counted."""
+    v = np.arange(0, 4000, 7, dtype=np.uint32)
+    narrow = SparseCounts(v, np.full(v.size, 3, np.uint64))
+    wide = SparseCounts(v[:9], (np.arange(9, dtype=np.uint64) + 1) << np.uint64(33))
+    assert narrow._runs[0].count_dtype == np.uint32 and wide._runs[0].count_dtype == np.uint64
+    both = narrow + wide
+    got_v, got_c = both.arrays()
+    want_c = np.full(v.size, 3, np.uint64)
+    want_c[:9] += (np.arange(9, dtype=np.uint64) + 1) << np.uint64(33)
+    assert np.array_equal(got_v, v) and np.array_equal(got_c, want_c)
+    s = both.summary(3)
+    assert s.total == int(want_c.sum()) and list(s.top_values) == [v[8], v[7], v[6]]
+
+
 def test_a_truncated_run_file_is_an_error_naming_it(tiny_runs):
     v = np.arange(0, 4000, 3, dtype=np.uint32)
     sc = SparseCounts(v, np.ones(v.size, np.uint64))
@@ -183,10 +199,9 @@ def test_table_counts_spilled_or_not_give_the_same_rows(monkeypatch, tmp_path):
     ),
     small=st.booleans(),
 )
-def test_core_merge_and_shard_partition_are_numpys(runs, small):
-    """merge_count_runs: the sum of any runs (sorted with each value once, or not: a run read
-    across shards), sorted with each value once, as np.unique adds them up; shard_partition: a
-    stable counting sort by shard_of, with each shard's start."""
+def test_core_merge_is_numpys(runs, small):
+    """merge_count_runs: the sum of any runs (sorted with each key once, or not), sorted with each
+    key once, as np.unique adds them up."""
     parts, every_v, every_c = [], [], []
     for values, keep_sorted, seed in runs:
         v = np.array(values, np.uint64)
@@ -207,11 +222,76 @@ def test_core_merge_and_shard_partition_are_numpys(runs, small):
     np.add.at(want_c, inv, allc)
     assert mv.dtype == np.uint32 and mc.dtype == np.uint64
     assert np.array_equal(mv, want_v) and np.array_equal(mc, want_c)
-    sv, sc, off = _core.shard_partition(mv, mc, 8)
-    keys = _counts.shard_of(mv)
-    order = np.argsort(keys, kind="stable")
-    assert np.array_equal(sv, mv[order]) and np.array_equal(sc, mc[order])
-    assert np.array_equal(off, np.concatenate(([0], np.cumsum(np.bincount(keys, minlength=SHARDS)))))
+
+
+def _runs_of_words(words: np.ndarray):
+    """(keys, counts) sorted by key, as np.unique counts the words."""
+    v, c = np.unique(words, return_counts=True)
+    keys = _counts.key_of(v)
+    order = np.argsort(keys)
+    return keys[order], c[order].astype(np.uint64)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    words=st.lists(st.integers(0, 2**32 - 1) | st.sampled_from([0, 1, 0x3F800000]), max_size=400),
+    repeat=st.integers(1, 40),
+    block_words=st.sampled_from([4, 8, 32, 64]),
+    big=st.booleans(),
+    threads=st.sampled_from([None, 1, 2, 3]),
+)
+def test_core_counts_words_by_key_as_numpy(words, repeat, block_words, big, threads):
+    """count_word_keys: every word counted, (keys, counts) sorted by key = word * 0x9E3779B1 mod
+    2^32 (runs of repeats and big-endian words included), counts in uint32."""
+    w = np.repeat(np.array(words, np.uint32), repeat)
+    w = w[: w.size // block_words * block_words]
+    stored = w.astype(">u4" if big else "<u4")
+    blocks = stored.view(np.uint8).reshape(-1, 4 * block_words)
+    keys, counts = _core.count_word_keys(blocks, "big" if big else "little", threads)
+    want_k, want_c = _runs_of_words(w)
+    assert keys.dtype == np.uint32 and counts.dtype == np.uint32
+    assert np.array_equal(keys, want_k) and np.array_equal(counts, want_c)
+    assert np.array_equal(_counts.value_of(keys), np.unique(w)[np.argsort(_counts.key_of(np.unique(w)))])
+    assert np.array_equal(keys >> 24, _counts.shard_of(_counts.value_of(keys)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    runs=st.lists(
+        st.tuples(
+            st.lists(st.integers(0, 2**32 - 1) | st.integers(0, 40), max_size=300),
+            st.sampled_from([1, 3, 5000, 1 << 33]),
+            st.booleans(),
+            st.integers(0, 2**32 - 1),
+        ),
+        max_size=6,
+    ),
+    k=st.integers(0, 30),
+)
+def test_core_summary_of_key_runs_is_numpys(runs, k):
+    """summarize_key_runs: the total, distinct values, how many values have each count (small
+    counts and ones of 4096 and more) and the k most frequent values of the sum of the runs,
+    with uint32 and uint64 counts, as np.unique adds them up."""
+    parts, every_k, every_c = [], [], []
+    for values, top, narrow, seed in runs:
+        keys = np.unique(np.array(values, np.uint32))
+        c = np.random.default_rng(seed).integers(1, top + 1, keys.size).astype(np.uint64)
+        if narrow and top < 1 << 32:
+            c = c.astype(np.uint32)
+        parts.append((keys, c))
+        every_k.append(keys)
+        every_c.append(c.astype(np.uint64))
+    got = _core.summarize_key_runs(parts, k)
+    allk = np.concatenate(every_k) if every_k else np.empty(0, np.uint32)
+    allc = np.concatenate(every_c) if every_c else np.empty(0, np.uint64)
+    want_k, inv = np.unique(allk, return_inverse=True)
+    want_c = np.zeros(want_k.size, np.uint64)
+    np.add.at(want_c, inv, allc)
+    assert (got["total"], got["distinct"]) == (int(allc.sum()), want_k.size)
+    cv, cm = np.unique(want_c, return_counts=True)
+    assert np.array_equal(got["count_values"], cv) and np.array_equal(got["count_multiplicity"], cm)
+    tv, tc = _top_oracle(_counts.value_of(want_k), want_c, k)
+    assert np.array_equal(got["top_values"], tv) and np.array_equal(got["top_counts"], tc)
 
 
 def test_core_count_helpers_refuse_bad_arrays():
@@ -220,10 +300,20 @@ def test_core_count_helpers_refuse_bad_arrays():
         _core.merge_count_runs([(v.astype(np.int64), c)])
     with pytest.raises(ValueError, match="must have 5 entries"):
         _core.merge_count_runs([(v, c[:4])])
-    with pytest.raises(ValueError, match="shard_bits"):
-        _core.shard_partition(v, c, 0)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        _core.summarize_key_runs([(v[::-1].copy(), c)], 4)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        _core.summarize_key_runs([(np.array([1, 1], np.uint32), c[:2])], 4)
+    with pytest.raises(ValueError, match="a count is 0"):
+        _core.summarize_key_runs([(v, np.zeros(5, np.uint32))], 4)
+    with pytest.raises(TypeError, match="dtype uint64"):
+        _core.summarize_key_runs([(v, c.astype(np.int64))], 4)
     with pytest.raises(ValueError, match="C-contiguous"):
-        _core.shard_partition(np.arange(10, dtype=np.uint32)[::2], c, 8)
+        _core.summarize_key_runs([(np.arange(10, dtype=np.uint32)[::2], c)], 4)
+    with pytest.raises(ValueError, match="block size"):
+        _core.count_word_keys(np.zeros((4, 6), np.uint8))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _core.count_word_keys(np.zeros((4, 16), np.uint8)[:, ::2])
 
 
 @given(

@@ -658,6 +658,16 @@ def test_exact_sums_do_not_depend_on_how_values_are_split():
     assert _common.ExactSum([np.inf, 1.0]).value() == math.inf and _common.ExactSum([-np.inf]).value() == -math.inf
     assert math.isnan(_common.ExactSum([np.inf, -np.inf]).value()) and math.isnan(_common.ExactSum([np.nan]).value())
     assert _common.ExactSum([]).value() == 0.0
+    # weights: each value added that many times, the same exact sum as repeating it
+    w = rng.integers(0, 5, v.size)
+    assert _common.ExactSum(v, weights=w).total == _common.ExactSum(np.repeat(v, w)).total
+    assert _common.ExactSum([0.5, -3.0], weights=[2**70, 1]).fraction() == Fraction(2**69 - 3)
+    specials = _common.ExactSum([np.inf, -np.inf, np.nan, 1.0], weights=np.array([2, 0, 3, 1], np.uint64))
+    assert (specials.pos_inf, specials.neg_inf, specials.nan, specials.total) == (2, 0, 3, 1 << 1126)
+    with pytest.raises(ValueError, match="non-negative integers"):
+        _common.ExactSum([1.0], weights=[-1])
+    with pytest.raises(ValueError, match="one per value"):
+        _common.ExactSum([1.0, 2.0], weights=[1])
 
 
 @pytest.mark.parametrize("tail", [0, 1, 57, B - 1])

@@ -55,6 +55,14 @@ Buffer<T> raw_buffer(std::size_t n) {
   return Buffer<T>(static_cast<T*>(alloc_buffer(n * sizeof(T))));
 }
 
+/// The word at p as it is counted: its value, or its key (key_of) when Keyed. Equal words have
+/// equal keys, so runs of repeats are found on the bytes either way.
+template <Endian E, bool Keyed>
+inline std::uint32_t word_at(const std::uint8_t* p) {
+  const std::uint32_t v = load<std::uint32_t>(p, E);
+  return Keyed ? key_of(v) : v;
+}
+
 // ---- plan ---------------------------------------------------------------------------------------
 
 /// Buckets b = [lo[b], lo[b + 1]) of 16-bit prefixes, in value order, and the bucket of each prefix.
@@ -71,7 +79,7 @@ Plan one_bucket() {
   return plan;
 }
 
-template <Endian E>
+template <Endian E, bool Keyed>
 Plan make_plan(const std::uint8_t* src, std::size_t n) {
   if (n < kPlanMin) return one_bucket();
   // Runs of words spread evenly over the input, repeats dropped as the scatter drops them.
@@ -79,9 +87,9 @@ Plan make_plan(const std::uint8_t* src, std::size_t n) {
   const std::size_t runs = std::min(kSampleRuns, n / kSampleRunWords);
   for (std::size_t r = 0; r < runs; ++r) {
     const std::uint8_t* p = src + 4 * ((n - kSampleRunWords) * r / (runs - 1));
-    std::uint32_t prev = ~load<std::uint32_t>(p, E);
+    std::uint32_t prev = ~word_at<E, Keyed>(p);
     for (std::size_t i = 0; i < kSampleRunWords; ++i) {
-      const std::uint32_t v = load<std::uint32_t>(p + 4 * i, E);
+      const std::uint32_t v = word_at<E, Keyed>(p + 4 * i);
       est[v >> 16] += v != prev;
       prev = v;
     }
@@ -256,7 +264,7 @@ class Scatterer {
   std::uint32_t* last_p_ = nullptr;
 };
 
-template <Endian E>
+template <Endian E, bool Keyed>
 void scatter(const std::uint8_t* src, std::size_t n, const Plan& plan, Part& part) {
   const std::size_t nb = plan.buckets();
   // Every block but the last of each bucket is full.
@@ -274,7 +282,7 @@ void scatter(const std::uint8_t* src, std::size_t n, const Plan& plan, Part& par
   std::vector<std::uint64_t> runs;
   std::size_t s = 0;
   Scatterer out(plan, part);
-  std::uint32_t prev = load<std::uint32_t>(src, E), run = 0;
+  std::uint32_t prev = word_at<E, Keyed>(src), run = 0;
   out.put(prev);
   // One word with its repeat flag, branch-free: the side slot is rewritten until a run ends.
   auto step = [&](std::uint32_t v, bool repeat) {
@@ -294,16 +302,16 @@ void scatter(const std::uint8_t* src, std::size_t n, const Plan& plan, Part& par
           side[s++] = std::uint64_t{prev} << 32 | run;
           run = 0;
         }
-        for (unsigned k = 0; k < 8; ++k) out.put(load<std::uint32_t>(p + 4 * k, E));
-        prev = load<std::uint32_t>(p + 28, E);
+        for (unsigned k = 0; k < 8; ++k) out.put(word_at<E, Keyed>(p + 4 * k));
+        prev = word_at<E, Keyed>(p + 28);
       } else if (rep == 0xFFu) {  // the run goes on
         run += 8;
       } else {
-        for (unsigned k = 0; k < 8; ++k) step(load<std::uint32_t>(p + 4 * k, E), (rep >> k) & 1u);
+        for (unsigned k = 0; k < 8; ++k) step(word_at<E, Keyed>(p + 4 * k), (rep >> k) & 1u);
       }
     }
     for (; i < stop; ++i) {
-      const std::uint32_t v = load<std::uint32_t>(src + 4 * i, E);
+      const std::uint32_t v = word_at<E, Keyed>(src + 4 * i);
       step(v, v == prev);
     }
     runs.insert(runs.end(), side.get(), side.get() + s);
@@ -506,15 +514,15 @@ void join(std::vector<Table>& out, const std::vector<std::size_t>& got, unsigned
   out[0].resize(at.back());
 }
 
-template <Endian E>
+template <Endian E, bool Keyed>
 Table count_slice(const std::uint8_t* src, std::size_t n, unsigned threads) {
-  const Plan plan = make_plan<E>(src, n);
+  const Plan plan = make_plan<E, Keyed>(src, n);
   const std::size_t nb = plan.buckets();
   std::vector<Part> parts(threads);
   parallel_for(threads, static_cast<int>(threads), 1, [&](std::size_t tb, std::size_t te) {
     for (std::size_t t = tb; t < te; ++t) {
       const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
-      scatter<E>(src + 4 * lo, hi - lo, plan, parts[t]);
+      scatter<E, Keyed>(src + 4 * lo, hi - lo, plan, parts[t]);
     }
   });
   Table extras;
@@ -557,14 +565,16 @@ Table count_slice(const std::uint8_t* src, std::size_t n, unsigned threads) {
   return std::move(out[0]);
 }
 
-/// Counts n words at src, one slice of at most kSliceWords at a time.
-Table count_words(const std::uint8_t* src, std::size_t n, Endian endian, unsigned threads) {
+/// Counts n words (their keys if `keyed`) at src, one slice of at most kSliceWords at a time.
+Table count_words(const std::uint8_t* src, std::size_t n, Endian endian, unsigned threads, bool keyed = false) {
+  constexpr auto kLittle = Endian::little, kBig = Endian::big;
   Table all;
   for (std::size_t at = 0; at < n; at += kSliceWords) {
     const std::size_t k = std::min(kSliceWords, n - at);
     const unsigned t = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(k / 65536 + 1)));
-    Table run = endian == Endian::little ? count_slice<Endian::little>(src + 4 * at, k, t)
-                                         : count_slice<Endian::big>(src + 4 * at, k, t);
+    const std::uint8_t* p = src + 4 * at;
+    Table run = endian == kLittle ? (keyed ? count_slice<kLittle, true>(p, k, t) : count_slice<kLittle, false>(p, k, t))
+                                  : (keyed ? count_slice<kBig, true>(p, k, t) : count_slice<kBig, false>(p, k, t));
     all = all.empty() ? std::move(run) : merge_runs(all, run);
   }
   return all;
@@ -652,21 +662,154 @@ std::vector<ValueCounts32::Item> ValueCounts32::top(std::size_t k) const {
   return out;
 }
 
-// --- shards and merges of count runs (the runs memcomp/_counts.py keeps on disk) ----------------
+// --- runs by key, and their sums (the runs memcomp/_counts.py keeps on disk) -------------------
 
-void shard_partition(const std::uint32_t* values, const std::uint64_t* counts, std::size_t n, unsigned shard_bits,
-                     std::uint32_t* out_values, std::uint64_t* out_counts, std::int64_t* offsets) {
-  if (shard_bits < 1 || shard_bits > 16) throw invalid_argument("shard_bits must be in [1, 16]");
-  const std::size_t shards = std::size_t{1} << shard_bits;
-  std::vector<std::size_t> at(shards + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) ++at[shard_of(values[i], shard_bits) + 1];
-  for (std::size_t s = 0; s < shards; ++s) at[s + 1] += at[s];
-  for (std::size_t s = 0; s <= shards; ++s) offsets[s] = static_cast<std::int64_t>(at[s]);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t j = at[shard_of(values[i], shard_bits)]++;
-    out_values[j] = values[i];
-    out_counts[j] = counts[i];
+ValueCounts32::Table count_word_keys(const BlockView& blocks, Endian endian, int threads) {
+  if (blocks.block_bytes % 4) throw invalid_argument("32-bit words need a block size that is a multiple of 4");
+  const std::size_t words = blocks.n_blocks * blocks.block_bytes / 4;
+  if (words == 0) return {};
+  return count_words(blocks.data, words, endian, resolve_threads(threads), true);
+}
+
+namespace {
+
+/// Adds up (key, count) pairs of a range of keys in an open-addressing table (a count of 0 is an
+/// empty slot), then hands each key's sum to `out` and empties the table.
+class KeySums {
+ public:
+  void reserve(std::size_t entries) {
+    unsigned bits = 6;
+    while ((std::size_t{1} << bits) < 2 * entries) ++bits;
+    if (bits != bits_) {
+      bits_ = bits;
+      slots_.assign(std::size_t{1} << bits, Slot{});
+    }
   }
+  void add(std::uint32_t key, std::uint64_t count) {
+    const std::size_t mask = slots_.size() - 1;
+    // keys of one range share their top bits: a second multiplicative hash spreads the rest
+    std::size_t i = static_cast<std::size_t>((std::uint64_t{key} * 0x9E3779B97F4A7C15ull) >> (64 - bits_));
+    for (;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.count == 0) {
+        s = {key, count};
+        return;
+      }
+      if (s.key == key) {
+        s.count += count;
+        return;
+      }
+    }
+  }
+  template <class F>
+  void drain(F&& out) {
+    for (Slot& s : slots_) {
+      if (s.count == 0) continue;
+      out(s.key, s.count);
+      s.count = 0;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t key = 0;
+    std::uint64_t count = 0;
+  };
+  std::vector<Slot> slots_;
+  unsigned bits_ = 0;
+};
+
+/// The k most frequent values seen so far: a heap with the least frequent on top.
+class TopValues {
+ public:
+  explicit TopValues(std::size_t k) : k_(k) {}
+  void offer(std::uint32_t value, std::uint64_t count) {
+    if (k_ == 0) return;
+    const Item x{value, count};
+    if (heap_.size() < k_) {
+      heap_.push_back(x);
+      std::push_heap(heap_.begin(), heap_.end(), better);
+    } else if (better(x, heap_.front())) {
+      std::pop_heap(heap_.begin(), heap_.end(), better);
+      heap_.back() = x;
+      std::push_heap(heap_.begin(), heap_.end(), better);
+    }
+  }
+  std::vector<Item> sorted() {
+    std::sort(heap_.begin(), heap_.end(), better);
+    return std::move(heap_);
+  }
+
+ private:
+  static bool better(const Item& a, const Item& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  }
+  std::size_t k_;
+  std::vector<Item> heap_;
+};
+
+}  // namespace
+
+KeyRunSummary summarize_key_runs(const std::vector<KeyRunView>& runs, std::size_t k) {
+  constexpr std::size_t kRangeEntries = 4096;  // entries per range of keys: its table stays in L2
+  constexpr std::uint64_t kSmallCounts = 4096;
+  KeyRunSummary out;
+  std::size_t entries = 0;
+  std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
+  for (const KeyRunView& r : runs) {
+    if (r.n == 0) continue;
+    entries += r.n;
+    lo = std::min<std::uint64_t>(lo, r.keys[0]);
+    hi = std::max<std::uint64_t>(hi, r.keys[r.n - 1]);
+  }
+  if (entries == 0) return out;
+  // Ranges of equal key spans (keys of hashed values spread evenly), cut in each run by search.
+  const std::uint64_t span = hi - lo + 1,
+                      ranges = std::min<std::uint64_t>(span, (entries + kRangeEntries - 1) / kRangeEntries);
+  std::vector<std::size_t> at(runs.size(), 0), stop(runs.size());
+  std::vector<std::uint64_t> small(kSmallCounts, 0);
+  std::vector<std::uint64_t> large;
+  KeySums sums;
+  TopValues top(k);
+  for (std::uint64_t g = 0; g < ranges; ++g) {
+    const std::uint64_t end = lo + span * (g + 1) / ranges;  // keys below it
+    std::size_t m = 0;
+    for (std::size_t j = 0; j < runs.size(); ++j) {
+      const KeyRunView& r = runs[j];
+      stop[j] = g + 1 == ranges
+                    ? r.n
+                    : static_cast<std::size_t>(std::lower_bound(r.keys + at[j], r.keys + r.n, end) - r.keys);
+      m += stop[j] - at[j];
+    }
+    if (m == 0) continue;
+    sums.reserve(m);
+    for (std::size_t j = 0; j < runs.size(); ++j) {
+      const KeyRunView& r = runs[j];
+      for (std::size_t i = at[j]; i < stop[j]; ++i) sums.add(r.keys[i], r.count(i));
+      at[j] = stop[j];
+    }
+    sums.drain([&](std::uint32_t key, std::uint64_t c) {
+      out.total += c;
+      ++out.distinct;
+      if (c < kSmallCounts) {
+        ++small[c];
+      } else {
+        large.push_back(c);
+      }
+      top.offer(value_of_key(key), c);
+    });
+  }
+  for (std::uint64_t c = 1; c < kSmallCounts; ++c)
+    if (small[c]) out.count_counts.emplace_back(c, small[c]);
+  std::sort(large.begin(), large.end());
+  for (std::size_t i = 0; i < large.size();) {
+    std::size_t j = i;
+    while (j < large.size() && large[j] == large[i]) ++j;
+    out.count_counts.emplace_back(large[i], j - i);
+    i = j;
+  }
+  out.top = top.sorted();
+  return out;
 }
 
 namespace {

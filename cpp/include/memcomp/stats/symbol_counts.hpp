@@ -88,16 +88,50 @@ class ValueCounts32 {
 void count_runs(std::vector<std::uint32_t>& values, std::vector<ValueCounts32::Item>& out);
 
 /// Counts on disk are kept by shard, so that bounded memory merges them a shard at a time
-/// (memcomp/_counts.py): the shard of v is the top `shard_bits` bits of v * 0x9E3779B1 mod 2^32.
-inline std::uint32_t shard_of(std::uint32_t v, unsigned shard_bits) noexcept {
-  return static_cast<std::uint32_t>(v * 0x9E3779B1u) >> (32 - shard_bits);
+/// (memcomp/_counts.py), and a run is sorted by the key of its values: key_of(v) = v * 0x9E3779B1
+/// mod 2^32, a bijection (value_of_key undoes it) whose top `shard_bits` bits are the shard. A run
+/// sorted by key is therefore sorted by shard too, and values that cluster (small integers, the
+/// floats of one exponent) spread evenly over the shards.
+constexpr std::uint32_t kKeyMultiplier = 0x9E3779B1u;
+namespace detail {
+constexpr std::uint32_t odd_inverse(std::uint32_t a) {
+  std::uint32_t x = a;  // Newton's iteration doubles the correct low bits: 3 -> 6 -> ... -> 96
+  for (int i = 0; i < 5; ++i) x *= 2u - a * x;
+  return x;
 }
+}  // namespace detail
+constexpr std::uint32_t kKeyInverse = detail::odd_inverse(kKeyMultiplier);
+static_assert(kKeyMultiplier * kKeyInverse == 1u, "the key is a bijection");
 
-/// Reorders n (value, count) pairs, sorted by value, by shard (a stable counting sort: values stay
-/// ascending inside each shard) into out_values / out_counts; offsets (2^shard_bits + 1 entries)
-/// gets where each shard starts. shard_bits in [1, 16].
-void shard_partition(const std::uint32_t* values, const std::uint64_t* counts, std::size_t n, unsigned shard_bits,
-                     std::uint32_t* out_values, std::uint64_t* out_counts, std::int64_t* offsets);
+constexpr std::uint32_t key_of(std::uint32_t v) noexcept { return v * kKeyMultiplier; }
+constexpr std::uint32_t value_of_key(std::uint32_t k) noexcept { return k * kKeyInverse; }
+inline std::uint32_t shard_of(std::uint32_t v, unsigned shard_bits) noexcept { return key_of(v) >> (32 - shard_bits); }
+
+/// Counts every 32-bit word of the blocks (B a multiple of 4) as add_words does, but as (key, count)
+/// runs sorted by key: the run a shard at a time needs, without a reordering pass.
+ValueCounts32::Table count_word_keys(const BlockView& blocks, Endian endian, int threads = 1);
+
+/// A run of (key, count) sorted by key with each key once; counts in 32 or 64 bits (one is null).
+struct KeyRunView {
+  const std::uint32_t* keys;
+  const std::uint32_t* counts32;
+  const std::uint64_t* counts64;
+  std::size_t n;
+  std::uint64_t count(std::size_t i) const noexcept { return counts64 ? counts64[i] : counts32[i]; }
+};
+
+/// What the entropy bounds need of the sum of key runs (SPEC 3): the total, the distinct values,
+/// how many values have each count (so that sum c log2 c can be added up exactly elsewhere), and
+/// the k most frequent values (count descending, ties to the smaller value).
+struct KeyRunSummary {
+  std::uint64_t total = 0, distinct = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> count_counts;  // (count, values with it), ascending
+  std::vector<ValueCounts32::Item> top;                               // (value, count)
+};
+
+/// Sums the runs key by key without merging them into one: the keys are cut into ranges of a
+/// few thousand entries, each added up in a small hash table in cache.
+KeyRunSummary summarize_key_runs(const std::vector<KeyRunView>& runs, std::size_t k);
 
 /// Merges runs of (value, count) into one run sorted by value with each value once, the counts
 /// of equal values added: runs sorted by value with each value once (the common case) pairwise,
