@@ -38,6 +38,7 @@ constexpr double kBucketTarget = 48 << 10;  // words per sorted bucket: keys and
 constexpr double kDenseMin = 12 << 10;      // expected words that make a prefix a dense bucket
 constexpr std::size_t kDenseUse = 4096;     // actual words a one-prefix bucket needs to count densely
 constexpr std::size_t kMaxBuckets = 1536;   // scatter destinations
+constexpr std::uint32_t kMaxSpan = 256;     // prefixes a sorted bucket spans: 24 bits, two LSD passes
 constexpr unsigned kMaxDigitBits = 12;      // LSD digit width limit (4096 counters; 2 passes to 24 bits)
 constexpr std::size_t kSmallSort = 128;     // fewer words in a bucket: std::sort
 constexpr std::size_t kBlockWords = 2048;   // arena block of a bucket
@@ -106,7 +107,7 @@ Plan make_plan(const std::uint8_t* src, std::size_t n) {
         plan.lo.push_back(p);
         open = false;
       } else {
-        if (open && acc + e > kBucketTarget * grow) open = false;
+        if (open && (acc + e > kBucketTarget * grow || p - plan.lo.back() >= kMaxSpan)) open = false;
         if (!open) {
           plan.lo.push_back(p);
           acc = 0;
@@ -678,15 +679,13 @@ namespace {
 class KeySums {
  public:
   void reserve(std::size_t entries) {
-    unsigned bits = 6;
-    while ((std::size_t{1} << bits) < 2 * entries) ++bits;
-    if (bits != bits_) {
-      bits_ = bits;
-      slots_.assign(std::size_t{1} << bits, Slot{});
-    }
+    bits_ = 6;
+    while ((std::size_t{1} << bits_) < 2 * entries) ++bits_;
+    // the table only grows: a drained table is all empty, so a smaller one is its first slots
+    if (slots_.size() < (std::size_t{1} << bits_)) slots_.resize(std::size_t{1} << bits_);
   }
   void add(std::uint32_t key, std::uint64_t count) {
-    const std::size_t mask = slots_.size() - 1;
+    const std::size_t mask = (std::size_t{1} << bits_) - 1;
     // keys of one range share their top bits: a second multiplicative hash spreads the rest
     std::size_t i = static_cast<std::size_t>((std::uint64_t{key} * 0x9E3779B97F4A7C15ull) >> (64 - bits_));
     for (;; i = (i + 1) & mask) {
@@ -703,7 +702,8 @@ class KeySums {
   }
   template <class F>
   void drain(F&& out) {
-    for (Slot& s : slots_) {
+    for (std::size_t i = 0, n = std::size_t{1} << bits_; i < n; ++i) {
+      Slot& s = slots_[i];
       if (s.count == 0) continue;
       out(s.key, s.count);
       s.count = 0;
