@@ -674,49 +674,38 @@ ValueCounts32::Table count_word_keys(const BlockView& blocks, Endian endian, int
 
 namespace {
 
-/// Adds up (key, count) pairs of a range of keys in an open-addressing table (a count of 0 is an
-/// empty slot), then hands each key's sum to `out` and empties the table.
-class KeySums {
+/// Adds up the counts of the keys of one window of kWindowKeys keys (offsets from its base) in a
+/// dense table in cache, with a bitmap of the keys present, then hands each key's sum to `out` in
+/// key order and empties both: no branch per key added, none per absent key drained.
+class WindowSums {
  public:
-  void reserve(std::size_t entries) {
-    bits_ = 6;
-    while ((std::size_t{1} << bits_) < 2 * entries) ++bits_;
-    // the table only grows: a drained table is all empty, so a smaller one is its first slots
-    if (slots_.size() < (std::size_t{1} << bits_)) slots_.resize(std::size_t{1} << bits_);
-  }
-  void add(std::uint32_t key, std::uint64_t count) {
-    const std::size_t mask = (std::size_t{1} << bits_) - 1;
-    // keys of one range share their top bits: a second multiplicative hash spreads the rest
-    std::size_t i = static_cast<std::size_t>((std::uint64_t{key} * 0x9E3779B97F4A7C15ull) >> (64 - bits_));
-    for (;; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.count == 0) {
-        s = {key, count};
-        return;
-      }
-      if (s.key == key) {
-        s.count += count;
-        return;
-      }
+  static constexpr std::uint32_t kWindowKeys = 1u << 15;
+
+  template <class Count>
+  std::size_t add(const std::uint32_t* keys, const Count* counts, std::size_t i, std::size_t n, std::uint64_t base) {
+    const std::uint64_t end = base + kWindowKeys;
+    for (; i < n && keys[i] < end; ++i) {
+      const auto o = static_cast<std::uint32_t>(keys[i] - base);
+      counts_[o] += counts[i];
+      seen_[o >> 6] |= std::uint64_t{1} << (o & 63u);
     }
+    return i;
   }
   template <class F>
-  void drain(F&& out) {
-    for (std::size_t i = 0, n = std::size_t{1} << bits_; i < n; ++i) {
-      Slot& s = slots_[i];
-      if (s.count == 0) continue;
-      out(s.key, s.count);
-      s.count = 0;
+  void drain(std::uint64_t base, F&& out) {
+    for (std::size_t w = 0; w < seen_.size(); ++w) {
+      for (std::uint64_t bits = seen_[w]; bits != 0; bits &= bits - 1) {
+        const std::size_t o = 64 * w + static_cast<unsigned>(__builtin_ctzll(bits));
+        out(static_cast<std::uint32_t>(base + o), counts_[o]);
+        counts_[o] = 0;
+      }
+      seen_[w] = 0;
     }
   }
 
  private:
-  struct Slot {
-    std::uint32_t key = 0;
-    std::uint64_t count = 0;
-  };
-  std::vector<Slot> slots_;
-  unsigned bits_ = 0;
+  std::vector<std::uint64_t> counts_ = std::vector<std::uint64_t>(kWindowKeys, 0);
+  std::vector<std::uint64_t> seen_ = std::vector<std::uint64_t>(kWindowKeys / 64, 0);
 };
 
 /// The k most frequent values seen so far: a heap with the least frequent on top.
@@ -751,44 +740,26 @@ class TopValues {
 }  // namespace
 
 KeyRunSummary summarize_key_runs(const std::vector<KeyRunView>& runs, std::size_t k) {
-  constexpr std::size_t kRangeEntries = 4096;  // entries per range of keys: its table stays in L2
-  constexpr std::uint64_t kSmallCounts = 4096;
+  constexpr std::uint64_t kSmallCounts = 4096, kNone = ~std::uint64_t{0};
   KeyRunSummary out;
-  std::size_t entries = 0;
-  std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
-  for (const KeyRunView& r : runs) {
-    if (r.n == 0) continue;
-    entries += r.n;
-    lo = std::min<std::uint64_t>(lo, r.keys[0]);
-    hi = std::max<std::uint64_t>(hi, r.keys[r.n - 1]);
-  }
-  if (entries == 0) return out;
-  // Ranges of equal key spans (keys of hashed values spread evenly), cut in each run by search.
-  const std::uint64_t span = hi - lo + 1,
-                      ranges = std::min<std::uint64_t>(span, (entries + kRangeEntries - 1) / kRangeEntries);
-  std::vector<std::size_t> at(runs.size(), 0), stop(runs.size());
+  std::vector<std::size_t> at(runs.size(), 0);
   std::vector<std::uint64_t> small(kSmallCounts, 0);
   std::vector<std::uint64_t> large;
-  KeySums sums;
+  WindowSums sums;
   TopValues top(k);
-  for (std::uint64_t g = 0; g < ranges; ++g) {
-    const std::uint64_t end = lo + span * (g + 1) / ranges;  // keys below it
-    std::size_t m = 0;
+  for (;;) {
+    // the window of the smallest key not yet added (windows without keys are skipped)
+    std::uint64_t next = kNone;
+    for (std::size_t j = 0; j < runs.size(); ++j)
+      if (at[j] < runs[j].n) next = std::min<std::uint64_t>(next, runs[j].keys[at[j]]);
+    if (next == kNone) break;
+    const std::uint64_t base = next & ~std::uint64_t{WindowSums::kWindowKeys - 1};
     for (std::size_t j = 0; j < runs.size(); ++j) {
       const KeyRunView& r = runs[j];
-      stop[j] = g + 1 == ranges
-                    ? r.n
-                    : static_cast<std::size_t>(std::lower_bound(r.keys + at[j], r.keys + r.n, end) - r.keys);
-      m += stop[j] - at[j];
+      at[j] = r.counts64 ? sums.add(r.keys, r.counts64, at[j], r.n, base)
+                         : sums.add(r.keys, r.counts32, at[j], r.n, base);
     }
-    if (m == 0) continue;
-    sums.reserve(m);
-    for (std::size_t j = 0; j < runs.size(); ++j) {
-      const KeyRunView& r = runs[j];
-      for (std::size_t i = at[j]; i < stop[j]; ++i) sums.add(r.keys[i], r.count(i));
-      at[j] = stop[j];
-    }
-    sums.drain([&](std::uint32_t key, std::uint64_t c) {
+    sums.drain(base, [&](std::uint32_t key, std::uint64_t c) {
       out.total += c;
       ++out.distinct;
       if (c < kSmallCounts) {

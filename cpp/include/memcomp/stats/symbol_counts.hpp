@@ -129,8 +129,8 @@ struct KeyRunSummary {
   std::vector<ValueCounts32::Item> top;                               // (value, count)
 };
 
-/// Sums the runs key by key without merging them into one: the keys are cut into ranges of a
-/// few thousand entries, each added up in a small hash table in cache.
+/// Sums the runs key by key without merging them into one: window by window of 2^15 keys, in
+/// a dense table in cache (a window without keys costs nothing).
 KeyRunSummary summarize_key_runs(const std::vector<KeyRunView>& runs, std::size_t k);
 
 /// Merges runs of (value, count) into one run sorted by value with each value once, the counts
