@@ -93,6 +93,22 @@ void register_entropy(py::module_& m) {
       py::arg("threads") = py::none());
 
   m.def(
+      "block_entropy_4_8",
+      [](const py::array& blocks, const py::object& threads) {
+        const BlockView v = block_view(blocks);
+        const int t = thread_count(threads);
+        py::array_t<double> out4(static_cast<py::ssize_t>(v.n_blocks)), out8(static_cast<py::ssize_t>(v.n_blocks));
+        double* d4 = out4.mutable_data();
+        double* d8 = out8.mutable_data();
+        {
+          py::gil_scoped_release nogil;
+          block_entropy_4_8(v, d4, d8, t);
+        }
+        return py::make_tuple(out4, out8);
+      },
+      py::arg("blocks").noconvert(), py::arg("threads") = py::none(),
+      "(block_entropy at SL 4, at SL 8) in one pass over the blocks, the same values.");
+  m.def(
       "byte_position_counts",
       [](const py::array& blocks, const py::object& threads) {
         const BlockView v = block_view(blocks);

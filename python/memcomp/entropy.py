@@ -29,7 +29,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
@@ -309,6 +309,18 @@ def histogram(
     return out
 
 
+def _nibble_counts(byte_counts: np.ndarray, endian: str) -> np.ndarray:
+    """Per-position nibble counts (8, 16) from per-position byte counts (4, 256): nibble 2k + h of
+    a word is the low or the high nibble of byte k (h = 0: the low one little-endian, the high
+    one big-endian), as the core counts them."""
+    m = byte_counts.reshape(4, 16, 16)  # [k, high nibble, low nibble]
+    low, high = m.sum(axis=1, dtype=np.uint64), m.sum(axis=2, dtype=np.uint64)
+    first, second = (low, high) if endian == "little" else (high, low)
+    out = np.empty((8, 16), np.uint64)
+    out[0::2], out[1::2] = first, second
+    return out
+
+
 def block_entropy(
     blocks: np.ndarray, symbol_bits: int = 16, *, endian: str = "little", threads: Optional[int] = None
 ) -> np.ndarray:
@@ -456,20 +468,30 @@ class EntropyTable(Analysis):
     def partial(self, chunk: np.ndarray, carry: Any, first: int, threads: Optional[int]) -> Tuple["TableStats", Any]:
         sls, endian = self["symbol_bits"], self["endian"]
 
-        def counts(sl: int, inner: Optional[int]) -> SymbolStats:
+        def counts(sl: int, inner: Optional[int]) -> Dict[int, SymbolStats]:
             if sl == 32:  # bounded memory: runs by key spilled to disk, read back a shard at a time
                 sc = SparseCounts.from_keys(*_core.count_word_keys(chunk, endian, inner))
-                return SymbolStats(sl, False, endian, sc.total, None, None, sc)
+                return {32: SymbolStats(sl, False, endian, sc.total, None, None, sc)}
             h = _core.symbol_histogram(chunk, sl, sl <= 8, endian, inner)
-            return SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"])
+            out = {sl: SymbolStats(sl, sl <= 8, endian, int(h["total"]), h["counts"])}
+            if sl == 8 and 4 in sls:  # the nibbles' counts by position, from the bytes'
+                out[4] = SymbolStats(4, True, endian, 2 * int(h["total"]), _nibble_counts(h["counts"], endian))
+            return out
 
-        def block_h(sl: int, inner: Optional[int]) -> ExactSum:
-            return ExactSum(block_entropy(chunk, sl, endian=endian, threads=inner))
+        def block_h(sl: int, inner: Optional[int]) -> Dict[int, ExactSum]:
+            if sl == 8 and 4 in sls:  # both from one pass over the bytes
+                h4, h8 = _core.block_entropy_4_8(chunk, inner)
+                return {4: ExactSum(h4), 8: ExactSum(h8)}
+            return {sl: ExactSum(block_entropy(chunk, sl, endian=endian, threads=inner))}
 
-        # each symbol length's counts and block entropies: independent jobs, side by side
-        jobs = [(counts, sl) for sl in sls] + [(block_h, sl) for sl in sls]
+        # each symbol length's counts and block entropies: independent jobs, side by side (SL 4
+        # rides along with SL 8 when both are asked for)
+        own = [sl for sl in sls if not (sl == 4 and 8 in sls)]
+        jobs = [(counts, sl) for sl in own] + [(block_h, sl) for sl in own]
         done = each_on_threads(lambda job, inner: job[0](job[1], inner), jobs, threads)
-        stats, sums = tuple(done[: len(sls)]), tuple(done[len(sls) :])
+        stat_of = {k: v for d in done[: len(own)] for k, v in d.items()}
+        sum_of = {k: v for d in done[len(own) :] for k, v in d.items()}
+        stats, sums = tuple(stat_of[sl] for sl in sls), tuple(sum_of[sl] for sl in sls)
         return TableStats(sls, endian, int(chunk.shape[1]), int(chunk.shape[0]), stats, sums), carry
 
     #: On Dask, SL-32 counts are merged and summarised in this many ranges of shards.

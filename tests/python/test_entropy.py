@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import memcomp
 from blockgen import adversarial, realistic
+from memcomp import _core
 from memcomp import entropy as E
 
 
@@ -201,6 +202,21 @@ def test_table_and_per_workload():
     finite = df["cr"][np.isfinite(df["cr"])]
     assert g == pytest.approx(float(np.exp(np.log(finite).mean())))
     assert len(df) == len(parts)
+
+
+@pytest.mark.parametrize("endian", ["little", "big"])
+def test_table_rows_do_not_depend_on_the_other_symbol_lengths(endian):
+    """SL 4 rides along with SL 8 (nibble counts by position and per-block entropies from the
+    bytes'): each row equals the row of a table of that symbol length alone."""
+    blocks = realistic(64, 1 << 16)
+    both = E.table(blocks, (4, 8, 16), endian=endian).set_index("symbol_bits")
+    for sl in (4, 8, 16):
+        alone = E.table(blocks, (sl,), endian=endian).set_index("symbol_bits")
+        assert both.loc[[sl]].drop(columns=["memcomp_version"], errors="ignore").equals(
+            alone.drop(columns=["memcomp_version"], errors="ignore")
+        ), sl
+    h8 = _core.symbol_histogram(blocks, 8, True, endian, 1)["counts"]
+    assert np.array_equal(E._nibble_counts(h8, endian), _core.symbol_histogram(blocks, 4, True, endian, 1)["counts"])
 
 
 def test_table_columns_are_documented_and_per_position_is_what_it_says():

@@ -26,6 +26,74 @@ double entropy_bits(const std::uint64_t* counts, std::size_t n) {
   return std::max(0.0, std::log2(nn) - s / nn);
 }
 
+namespace {
+
+/// Per-block entropies of bytes (into out8) and, if out4, of nibbles, blocks [lo, hi): dense
+/// counts per byte value, the values present, in order, from a bitmap. Four tables and bitmaps,
+/// byte j into table j % 4: a run of one value (a zero block) is four chains of increments a
+/// quarter as long, not one. A nibble's count is the sum over the bytes present holding it, low
+/// or high; both sums run in value order, as each entropy's own path adds them.
+template <class Finish, class Finish4>
+void byte_and_nibble_entropy(const BlockView& blocks, std::size_t lo, std::size_t hi, const std::vector<double>& clog,
+                             Finish finish, double* out8, double* out4, const std::vector<double>& clog4,
+                             Finish4 finish4) {
+  const std::size_t b = blocks.block_bytes;
+  std::vector<std::uint32_t> dense(4 * 256, 0);
+  for (std::size_t i = lo; i < hi; ++i) {
+    std::uint64_t seen[4][4] = {};
+    const std::uint8_t* p = blocks.block(i);
+    std::size_t j = 0;
+    for (; j + 4 <= b; j += 4)
+      for (unsigned t = 0; t < 4; ++t) {
+        const unsigned v = p[j + t];
+        ++dense[256 * t + v];
+        seen[t][v >> 6] |= std::uint64_t{1} << (v & 63);
+      }
+    for (; j < b; ++j) {
+      ++dense[p[j]];
+      seen[0][p[j] >> 6] |= std::uint64_t{1} << (p[j] & 63);
+    }
+    double sum = 0.0;
+    std::uint32_t nib[16] = {};
+    for (unsigned w = 0; w < 4; ++w)
+      for (std::uint64_t bits = seen[0][w] | seen[1][w] | seen[2][w] | seen[3][w]; bits != 0; bits &= bits - 1) {
+        const std::size_t v = 64 * w + static_cast<unsigned>(__builtin_ctzll(bits));
+        const std::uint32_t c = dense[v] + dense[256 + v] + dense[512 + v] + dense[768 + v];
+        sum += clog[c];
+        nib[v & 0xFu] += c;
+        nib[v >> 4] += c;
+        dense[v] = dense[256 + v] = dense[512 + v] = dense[768 + v] = 0;
+      }
+    out8[i] = b ? finish(sum) : 0.0;
+    if (out4) {
+      double sum4 = 0.0;
+      for (unsigned v = 0; v < 16; ++v) sum4 += clog4[nib[v]];  // clog4[0] = 0
+      out4[i] = b ? finish4(sum4) : 0.0;
+    }
+  }
+}
+
+/// c log2 c for c = 0..n (0 log 0 = 0), and the entropy of a block of n symbols from sum c log2 c.
+std::vector<double> clog_table(std::size_t n) {
+  std::vector<double> clog(n + 1, 0.0);
+  for (std::size_t c = 1; c <= n; ++c) clog[c] = static_cast<double>(c) * std::log2(static_cast<double>(c));
+  return clog;
+}
+
+}  // namespace
+
+void block_entropy_4_8(const BlockView& blocks, double* out4, double* out8, int threads) {
+  const std::size_t b = blocks.block_bytes;
+  const std::vector<double> clog8 = clog_table(b), clog4 = clog_table(2 * b);
+  const double n8 = static_cast<double>(b), n4 = static_cast<double>(2 * b);
+  const double log8 = std::log2(n8), log4 = std::log2(n4);
+  auto finish8 = [&](double sum) { return std::max(0.0, log8 - sum / n8); };
+  auto finish4 = [&](double sum) { return std::max(0.0, log4 - sum / n4); };
+  parallel_for(blocks.n_blocks, threads, 2048, [&](std::size_t lo, std::size_t hi) {
+    byte_and_nibble_entropy(blocks, lo, hi, clog8, finish8, out8, out4, clog4, finish4);
+  });
+}
+
 void block_entropy(const BlockView& blocks, unsigned sl, Endian endian, double* out, int threads) {
   check_symbol_bits(sl, blocks.block_bytes);
   const std::size_t b = blocks.block_bytes, n_sym = 8 * b / sl;
@@ -34,8 +102,7 @@ void block_entropy(const BlockView& blocks, unsigned sl, Endian endian, double* 
   // value order, but at SL 16 and 32 in order of first appearance (no sort; a sum in another order
   // can differ in the last bit).
   constexpr std::size_t kPairwise = 64;  // SL-32 symbols per block counted by all-pairs compares
-  std::vector<double> clog(n_sym + 1, 0.0);
-  for (std::size_t c = 1; c <= n_sym; ++c) clog[c] = static_cast<double>(c) * std::log2(static_cast<double>(c));
+  const std::vector<double> clog = clog_table(n_sym);
   const double nn = static_cast<double>(n_sym), log_n = std::log2(nn);
   auto finish = [&](double sum) { return std::max(0.0, log_n - sum / nn); };
   parallel_for(blocks.n_blocks, threads, 2048, [&](std::size_t lo, std::size_t hi) {
@@ -60,33 +127,8 @@ void block_entropy(const BlockView& blocks, unsigned sl, Endian endian, double* 
       }
       return;
     }
-    if (sl == 8) {  // dense counts per value; the values present, in order, from a bitmap
-      // Four tables and bitmaps, byte j into table j % 4: a run of one value (a zero block) is
-      // four chains of increments a quarter as long, not one.
-      std::vector<std::uint32_t> dense(4 * 256, 0);
-      for (std::size_t i = lo; i < hi; ++i) {
-        std::uint64_t seen[4][4] = {};
-        const std::uint8_t* p = blocks.block(i);
-        std::size_t j = 0;
-        for (; j + 4 <= b; j += 4)
-          for (unsigned t = 0; t < 4; ++t) {
-            const unsigned v = p[j + t];
-            ++dense[256 * t + v];
-            seen[t][v >> 6] |= std::uint64_t{1} << (v & 63);
-          }
-        for (; j < b; ++j) {
-          ++dense[p[j]];
-          seen[0][p[j] >> 6] |= std::uint64_t{1} << (p[j] & 63);
-        }
-        double sum = 0.0;
-        for (unsigned w = 0; w < 4; ++w)
-          for (std::uint64_t bits = seen[0][w] | seen[1][w] | seen[2][w] | seen[3][w]; bits != 0; bits &= bits - 1) {
-            const std::size_t v = 64 * w + static_cast<unsigned>(__builtin_ctzll(bits));
-            sum += clog[dense[v] + dense[256 + v] + dense[512 + v] + dense[768 + v]];
-            dense[v] = dense[256 + v] = dense[512 + v] = dense[768 + v] = 0;
-          }
-        out[i] = n_sym ? finish(sum) : 0.0;
-      }
+    if (sl == 8) {
+      byte_and_nibble_entropy(blocks, lo, hi, clog, finish, out, nullptr, clog, finish);
       return;
     }
     std::vector<std::uint32_t> syms(n_sym);

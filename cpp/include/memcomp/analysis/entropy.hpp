@@ -24,6 +24,8 @@ double entropy_bits(const std::uint64_t* counts, std::size_t n);
 
 /// Per-block order-0 entropy H_b in bits per symbol (SPEC 3 `block` variant).
 void block_entropy(const BlockView& blocks, unsigned symbol_bits, Endian endian, double* out, int threads = 1);
+/// block_entropy at SL 4 and 8 in one pass (the same values): nibble counts from the byte counts.
+void block_entropy_4_8(const BlockView& blocks, double* out4, double* out8, int threads = 1);
 
 /// Bounded-memory heavy hitters of 32-bit values (Space-Saving, Metwally et al. 2005): at most
 /// `capacity` counters; every value with true count > total/capacity is kept, and a kept value's
