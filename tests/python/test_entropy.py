@@ -212,8 +212,10 @@ def test_table_rows_do_not_depend_on_the_other_symbol_lengths(endian):
     both = E.table(blocks, (4, 8, 16), endian=endian).set_index("symbol_bits")
     for sl in (4, 8, 16):
         alone = E.table(blocks, (sl,), endian=endian).set_index("symbol_bits")
-        assert both.loc[[sl]].drop(columns=["memcomp_version"], errors="ignore").equals(
-            alone.drop(columns=["memcomp_version"], errors="ignore")
+        assert (
+            both.loc[[sl]]
+            .drop(columns=["memcomp_version"], errors="ignore")
+            .equals(alone.drop(columns=["memcomp_version"], errors="ignore"))
         ), sl
     h8 = _core.symbol_histogram(blocks, 8, True, endian, 1)["counts"]
     assert np.array_equal(E._nibble_counts(h8, endian), _core.symbol_histogram(blocks, 4, True, endian, 1)["counts"])

@@ -67,7 +67,7 @@ void byte_and_nibble_entropy(const BlockView& blocks, std::size_t lo, std::size_
     out8[i] = b ? finish(sum) : 0.0;
     if (out4) {
       double sum4 = 0.0;
-      for (unsigned v = 0; v < 16; ++v) sum4 += clog4[nib[v]];  // clog4[0] = 0
+      for (const std::uint32_t c : nib) sum4 += clog4[c];  // in value order; clog4[0] = 0
       out4[i] = b ? finish4(sum4) : 0.0;
     }
   }
