@@ -2,12 +2,14 @@
 ratio to the machine's limits over the same bytes (memcpy, and a read-only scan) and to the plain
 NumPy way where one exists. Reported, never asserted; --json for tracking across commits:
 
-    python tests/benchmarks/bench_all.py [--mib 64] [--repeat 5] [--only bdi,fpc] [--json out.json]
+    python tests/benchmarks/bench_all.py [--mib 64] [--repeat 5] [--only bdi,fpc] [--json out.json] [--why]
 
 Paths: codec measure (BDI 32/128 B, FPC 32 B, C-Pack paper/skku 32 B, BPC 128 B, E2MC16/SC2
 128 B, MPC 32 B), encode+decode (BDI, FPC, C-Pack, MPC 32 B; BPC, Fibonacci, E2MC16 128 B), Energy
 Control on top of encode (BDI, FPC: overhead in %), and exact 32-bit symbol counting. Data-driven
-codecs are fitted on the first 1/16 of the data (not timed).
+codecs are fitted on the first 1/16 of the data (not timed). A path with a goal (goals.py) ends
+with it and ``met`` or the share reached; a 2-thread scaling under 1.8x is marked ``<``; ``--why``
+prints, per goal, what bounds it today.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import memcomp  # noqa: E402
 from memcomp import toggles  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
+import goals  # noqa: E402
 import numpy_reference  # noqa: E402
 from timing import best_of, best_of_each  # noqa: E402
 
@@ -150,6 +153,7 @@ def main(argv=None) -> None:
     ap.add_argument("--repeat", type=int, default=5, help="timed runs per figure, the fastest kept (default 5)")
     ap.add_argument("--only", default=None, help="comma-separated words: run only paths naming one")
     ap.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    ap.add_argument("--why", action="store_true", help="print what bounds each kernel goal after the table")
     args = ap.parse_args(argv)
 
     data = memcomp.workloads.sample_dump(args.mib << 20, seed=0)
@@ -161,8 +165,8 @@ def main(argv=None) -> None:
         f"read-only scan {limits['scan_gbs']:.2f} / {limits['scan_gbs_2']:.2f}"
     )
     memcpy, scan = limits["memcpy_gbs"], limits["scan_gbs"]
-    head = f"{'path':<34}{'1 thr':>8}{'2 thr':>8}{'scale':>7}{'/memcpy':>9}{'/scan':>7}{'numpy':>8}{'/numpy':>8}"
-    print(head + "   (GB/s)")
+    head = f"{'path':<34}{'1 thr':>8}{'2 thr':>8}{'scale':>8}{'/memcpy':>9}{'/scan':>7}{'numpy':>8}{'/numpy':>8}"
+    print(head + f"{'goal':>7}  status   (GB/s; scaling goal {goals.SCALING}x)")
     rows: List[dict] = []
     only = None if args.only is None else args.only.split(",")
     for name, (run, ref) in paths(data).items():
@@ -180,15 +184,25 @@ def main(argv=None) -> None:
             "numpy_gbs": ref_gbs,
             "vs_numpy": gbs[1] / ref_gbs if ref else float("nan"),
         }
+        goal = goals.kernel_goal(name)
+        row.update(goal_gbs=goal.gbs if goal else None, status=goal.status(gbs[1]) if goal else "")
         rows.append(row)
+        scale = ("<" if row["scaling"] < goals.SCALING else "") + f"{row['scaling']:.2f}x"
         print(
-            f"{name:<34}{gbs[1]:>8.2f}{gbs[2]:>8.2f}{row['scaling']:>6.2f}x{row['vs_memcpy']:>9.2f}"
+            f"{name:<34}{gbs[1]:>8.2f}{gbs[2]:>8.2f}{scale:>8}{row['vs_memcpy']:>9.2f}"
             f"{row['vs_scan']:>7.2f}{ref_gbs:>8.2f}{row['vs_numpy']:>8.2f}"
+            + (f"{goal.gbs:>7.2f}  {row['status']}" if goal else "")
         )
     if not only or any("EC" in w for w in only):
         for r in ec_overhead(data[: min(data.nbytes, 8 << 20)], args.repeat):
+            r["status"] = goals.EC_OVERHEAD_PCT.status(r["overhead_pct"])
             rows.append(r)
-            print(f"{r['path']:<34}{r['overhead_pct']:>7.1f}% on top of encode (1 thread)")
+            print(
+                f"{r['path']:<34}{r['overhead_pct']:>7.1f}% on top of encode (1 thread); "
+                f"goal <= {goals.EC_OVERHEAD_PCT.at_most:g} %: {r['status']}"
+            )
+    if args.why:
+        goals.print_why(goals.KERNELS)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"mib": args.mib, "cpu": cpu_model(), **limits, "rows": rows}, f, indent=1)

@@ -5,7 +5,10 @@ threads) and the peak resident memory each job adds to a bare ``import memcomp``
 asserted:
 
     python tests/benchmarks/bench_jobs.py [--gib 1] [--threads 2] [--only compare,entropy]
-                                          [--profile DIR] [--json out.json]
+                                          [--profile DIR] [--json out.json] [--why]
+
+Each row ends with its goal (goals.py) and ``met`` or the share of it reached; ``--why`` then
+prints, per goal, what bounds it today.
 
 ``--profile DIR`` runs each job under py-spy (``pip install py-spy``) and prints the functions
 with the most samples of their own, native frames included: where the time goes between the
@@ -30,6 +33,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(__file__))
+import goals  # noqa: E402
+
 #: The jobs (name, memcomp arguments after the command's DUMP), in the issue's order.
 JOBS: Tuple[Tuple[str, List[str]], ...] = (
     ("compare", ["compare", "{dump}", "-o", "{out}"]),
@@ -45,7 +51,7 @@ def make_input(path: str, gib: float) -> None:
     the file is not one piece repeated), unless a file of that size is there already."""
     import memcomp
 
-    want = int(gib * (1 << 30))
+    want = int(gib * (1 << 30)) // 4096 * 4096  # whole blocks of every size
     if os.path.exists(path) and os.path.getsize(path) == want:
         return
     piece = 64 << 20
@@ -131,6 +137,7 @@ def main(argv=None) -> None:
     ap.add_argument("--only", default=None, help="comma-separated words: run only jobs naming one")
     ap.add_argument("--profile", default=None, help="profile each job with py-spy into this directory")
     ap.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    ap.add_argument("--why", action="store_true", help="print what bounds each goal after the table")
     args = ap.parse_args(argv)
 
     dump = args.input or os.path.join(tempfile.gettempdir(), f"memcomp-bench-{args.gib:g}gib.bin")
@@ -147,7 +154,10 @@ def main(argv=None) -> None:
         f"memcpy {memcpy:.2f} GB/s (1 thread); jobs at --threads {args.threads}; "
         f"RSS growth over a bare import ({base:.0f} MiB)"
     )
-    print(f"{'job':<24}{'GB/s':>7}{'/memcpy':>9}{'wall s':>8}{'CPU s':>7}{'CPU/wall':>9}{'RSS+ MiB':>10}")
+    print(
+        f"{'job':<24}{'GB/s':>7}{'/memcpy':>9}{'wall s':>8}{'CPU s':>7}{'CPU/wall':>9}{'RSS+ MiB':>10}"
+        f"  {'goal GB/s':>9}  status"
+    )
     rows = []
     only = None if args.only is None else args.only.split(",")
     with tempfile.TemporaryDirectory() as tmp:
@@ -160,14 +170,22 @@ def main(argv=None) -> None:
             r = run(cmd, prof)
             gbs = nbytes / r["wall"] / 1e9
             row = {"job": name, "gbs": gbs, "vs_memcpy": gbs / memcpy, **r, "rss_growth_mib": r["rss_mib"] - base}
+            goal = goals.JOBS[name]
+            status = goal.status(gbs)
+            if name == "toggles":
+                rss_ok = row["rss_growth_mib"] <= goals.TOGGLES_RSS_MIB
+                status += f"; RSS+ {'met' if rss_ok else 'over'} (<= {goals.TOGGLES_RSS_MIB:.0f} MiB)"
+            row.update(goal_gbs=goal.gbs, status=status)
             rows.append(row)
             print(
                 f"{name:<24}{gbs:>7.3f}{gbs / memcpy:>8.1%}{r['wall']:>8.1f}{r['cpu']:>7.1f}"
-                f"{r['cpu'] / r['wall']:>9.2f}{row['rss_growth_mib']:>10.0f}"
+                f"{r['cpu'] / r['wall']:>9.2f}{row['rss_growth_mib']:>10.0f}  {goal.gbs:>9.2f}  {status}"
             )
             if prof:
                 for share, frame in top_frames(prof):
                     print(f"    {share:5.1f}%  {frame[:110]}")
+    if args.why:
+        goals.print_why({r["job"]: goals.JOBS[r["job"]] for r in rows})
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"bytes": nbytes, "memcpy_gbs": memcpy, "threads": args.threads, "rows": rows}, f, indent=1)

@@ -108,6 +108,73 @@ def test_bench_all_prints_every_path_and_writes_json(tmp_path):
         "EC overhead fpc.paper 32 B",
         "EC one pass fpc.paper 32 B",
     ]
+    # every kernel goal names a path the script runs, and its row carries the goal's status
+    goals = _goals()
+    assert set(goals.KERNELS) <= {x["path"] for x in speed}
+    for x in rows:
+        g = goals.kernel_goal(x["path"])
+        assert x["status"] == (g.status(x.get("gbs_1", x.get("overhead_pct"))) if g else "")
+        line = next(ln for ln in r.stdout.splitlines() if ln.startswith(x["path"]))
+        assert x["status"] in line
+        if "scaling" in x:
+            assert (line[len(x["path"]) :].split()[2].startswith("<")) == (x["scaling"] < goals.SCALING)
+
+
+def _goals():
+    sys.path.insert(0, BENCH)
+    try:
+        import goals
+    finally:
+        sys.path.remove(BENCH)
+    return goals
+
+
+def test_a_goal_says_met_or_how_much_of_it_is_reached():
+    goals = _goals()
+    g = goals.Goal(0.5, why="x")
+    assert (g.status(0.5), g.status(0.7), g.status(0.25), g.status(float("nan"))) == ("met", "met", "50% of goal", "-")
+    ec = goals.Goal(at_most=20.0)
+    assert (ec.status(20.0), ec.status(12.7), ec.status(30.0)) == ("met", "met", "1.5x the limit")
+    # every goal not met on the reference machine says what bounds it
+    assert all(g.why for g in goals.KERNELS.values())
+    assert all(g.why for name, g in goals.JOBS.items() if name != "train-mpc --block 32")
+
+
+def test_bench_jobs_prints_each_job_with_its_goal(tmp_path):
+    sys.path.insert(0, BENCH)
+    try:
+        import bench_jobs
+    finally:
+        sys.path.remove(BENCH)
+    goals = _goals()
+    assert [name for name, _ in bench_jobs.JOBS] == list(goals.JOBS)
+    out = tmp_path / "jobs.json"
+    r = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(BENCH, "bench_jobs.py"),
+            "--gib",
+            "0.004",
+            "--input",
+            str(tmp_path / "in.bin"),
+            "--only",
+            "entropy,toggles",
+            "--json",
+            str(out),
+            "--why",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(out.read_text())["rows"]
+    assert [x["job"] for x in rows] == ["entropy", "toggles"]
+    for x in rows:
+        line = next(ln for ln in r.stdout.splitlines() if ln.startswith(x["job"] + " "))
+        assert x["status"].startswith(goals.JOBS[x["job"]].status(x["gbs"])) and x["status"] in line
+    assert "RSS+" in rows[1]["status"]
+    assert goals.JOBS["entropy"].why[:40] in r.stdout.replace("\n  ", " ")
 
 
 def test_best_of_each_takes_turns_and_keeps_each_minimum(monkeypatch):
