@@ -234,7 +234,8 @@ class SparseCounts:
                 lo, hi = rng
                 out = CountSummary.empty(k, self.mask & (((1 << hi) - 1) ^ ((1 << lo) - 1)))
                 for s in range(lo, hi):
-                    out._add_sums(_core.summarize_key_runs(self._parts(s, s + 1), k))
+                    parts = self._parts(s, s + 1)  # no more top values than entries (k may be huge)
+                    out._add_sums(_core.summarize_key_runs(parts, min(k, sum(int(p[0].size) for p in parts))))
                 return out
 
             cores = threads if threads is not None else (os.cpu_count() or 1)
