@@ -10,24 +10,25 @@ import memcomp
 BENCH = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks")
 
 
+def _bench(script: str, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    """Runs tests/benchmarks/SCRIPT with ARGS, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, os.path.join(BENCH, script), *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
 def test_bench_codecs_all_skips_what_a_codec_does_not_support():
     """It used to stop with rc 1 at mpc.cal22_rtl at 128 B, never measuring the codecs after it."""
-    r = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(BENCH, "bench_codecs.py"),
-            "--codecs",
-            "all",
-            "--mib",
-            "1",
-            "--sizes",
-            "128",
-            "--repeat",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    r = _bench(
+        "bench_codecs.py",
+        "--codecs",
+        "all",
+        "--mib",
+        "1",
+        "--sizes",
+        "128",
+        "--repeat",
+        "1",
     )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
@@ -38,20 +39,14 @@ def test_bench_codecs_all_skips_what_a_codec_does_not_support():
 
 
 def test_bench_dask_runs_and_checks_dask_equals_serial():
-    r = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(BENCH, "bench_dask.py"),
-            "--mib",
-            "4",
-            "--codecs",
-            "bdi,fpc,e2mc",
-            "--workers",
-            "2",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    r = _bench(
+        "bench_dask.py",
+        "--mib",
+        "4",
+        "--codecs",
+        "bdi,fpc,e2mc",
+        "--workers",
+        "2",
     )
     assert r.returncode == 0, r.stderr
     assert "dask results equal the serial ones: yes" in r.stdout
@@ -61,20 +56,14 @@ def test_bench_dask_runs_and_checks_dask_equals_serial():
 
 def test_bench_streaming_reports_peak_rss_and_throughput_of_each_analysis():
     """A tiny run: a 8 MiB sparse dump, 4x a 2 MiB ceiling (the figures are printed, not asserted)."""
-    r = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(BENCH, "bench_streaming.py"),
-            "--ceiling-mib",
-            "2",
-            "--factor",
-            "4",
-            "--chunk-blocks",
-            "1024",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    r = _bench(
+        "bench_streaming.py",
+        "--ceiling-mib",
+        "2",
+        "--factor",
+        "4",
+        "--chunk-blocks",
+        "1024",
     )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
@@ -88,12 +77,7 @@ def test_bench_streaming_reports_peak_rss_and_throughput_of_each_analysis():
 
 def test_bench_all_prints_every_path_and_writes_json(tmp_path):
     out = tmp_path / "bench.json"
-    r = subprocess.run(
-        [sys.executable, os.path.join(BENCH, "bench_all.py"), "--mib", "1", "--repeat", "1", "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    r = _bench("bench_all.py", "--mib", "1", "--repeat", "1", "--json", str(out))
     assert r.returncode == 0, r.stderr
     report = json.loads(out.read_text())
     assert report["cpu"] and report["cpu"] in r.stdout
@@ -149,23 +133,17 @@ def test_bench_jobs_prints_each_job_with_its_goal(tmp_path):
     goals = _goals()
     assert [name for name, _ in bench_jobs.JOBS] == list(goals.JOBS)
     out = tmp_path / "jobs.json"
-    r = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(BENCH, "bench_jobs.py"),
-            "--gib",
-            "0.004",
-            "--input",
-            str(tmp_path / "in.bin"),
-            "--only",
-            "entropy,toggles",
-            "--json",
-            str(out),
-            "--why",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    r = _bench(
+        "bench_jobs.py",
+        "--gib",
+        "0.004",
+        "--input",
+        str(tmp_path / "in.bin"),
+        "--only",
+        "entropy,toggles",
+        "--json",
+        str(out),
+        "--why",
     )
     assert r.returncode == 0, r.stderr
     rows = json.loads(out.read_text())["rows"]
@@ -204,24 +182,18 @@ def test_best_of_each_takes_turns_and_keeps_each_minimum(monkeypatch):
 
 def test_mpc_sample_quality_trains_both_and_compares_on_held_out_dumps(tmp_path):
     """A row per held-out dump: both models' CR and the sample's change in percent."""
-    r = subprocess.run(
-        [
-            sys.executable,
-            os.path.join(BENCH, "mpc_sample_quality.py"),
-            "--input",
-            str(tmp_path / "in.bin"),
-            "--gib",
-            str(8 / 1024),
-            "--fit-bytes",
-            str(2 << 20),
-            "--held-out",
-            "2",
-            "--held-out-mib",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    r = _bench(
+        "mpc_sample_quality.py",
+        "--input",
+        str(tmp_path / "in.bin"),
+        "--gib",
+        str(8 / 1024),
+        "--fit-bytes",
+        str(2 << 20),
+        "--held-out",
+        "2",
+        "--held-out-mib",
+        "1",
     )
     assert r.returncode == 0, r.stderr
     rows = [ln.split() for ln in r.stdout.splitlines() if ln.startswith("seed ")]

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "memcomp/core/best_k.hpp"
 #include "memcomp/stats/symbol_counts.hpp"
 
 namespace memcomp::huffman {
@@ -260,22 +261,13 @@ Alphabet alphabet_of_sorted(unsigned sl, const Items& items, std::size_t k, TopK
     return x.second != y.second ? x.second > y.second : rule.ties_to_larger ? x.first > y.first : x.first < y.first;
   };
   u128 total = uncounted;
-  std::vector<VC> kept;  // a heap under `better`: front() is the worst kept
-  kept.reserve(std::min<std::size_t>(k, items.size()) + 1);
+  BestK<VC, decltype(better)> best(k, better);
+  best.reserve(items.size());
   for (const auto& [v, n] : items) {
     total += n;
-    if (n == 0 || k == 0) continue;
-    const VC item{v, n};
-    if (kept.size() < k) {
-      kept.push_back(item);
-      std::push_heap(kept.begin(), kept.end(), better);
-    } else if (better(item, kept.front())) {
-      std::pop_heap(kept.begin(), kept.end(), better);
-      kept.back() = item;
-      std::push_heap(kept.begin(), kept.end(), better);
-    }
+    if (n != 0) best.offer(VC{v, n});
   }
-  std::sort(kept.begin(), kept.end(), better);
+  const std::vector<VC> kept = best.sorted();
   u128 sum = 0;
   for (const auto& [v, n] : kept) {
     a.leaves.push_back(Leaf{v, n});

@@ -21,6 +21,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "memcomp/core/best_k.hpp"
 #include "memcomp/core/error.hpp"
 #include "memcomp/core/parallel.hpp"
 
@@ -30,6 +31,11 @@ namespace {
 
 using Item = ValueCounts32::Item;
 using Table = ValueCounts32::Table;
+
+/// Count descending, ties to the smaller value (SPEC 1.7, 1.8).
+inline bool more_frequent(const Item& a, const Item& b) {
+  return a.second != b.second ? a.second > b.second : a.first < b.first;
+}
 
 constexpr std::size_t kSliceWords = std::size_t{1} << 30;  // per pass; keeps every count below 2^32
 constexpr std::size_t kPlanMin = std::size_t{1} << 16;     // fewer words: one bucket, no sample
@@ -651,14 +657,11 @@ std::uint64_t ValueCounts32::count(std::uint32_t value) const {
 
 std::vector<ValueCounts32::Item> ValueCounts32::top(std::size_t k) const {
   std::vector<Item> out(items_ref().begin(), items_ref().end());
-  auto better = [](const Item& a, const Item& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  };
   if (k < out.size()) {
-    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k), out.end(), better);
+    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k), out.end(), more_frequent);
     out.resize(k);
   } else {
-    std::sort(out.begin(), out.end(), better);
+    std::sort(out.begin(), out.end(), more_frequent);
   }
   return out;
 }
@@ -708,35 +711,6 @@ class WindowSums {
   std::vector<std::uint64_t> seen_ = std::vector<std::uint64_t>(kWindowKeys / 64, 0);
 };
 
-/// The k most frequent values seen so far: a heap with the least frequent on top.
-class TopValues {
- public:
-  explicit TopValues(std::size_t k) : k_(k) {}
-  void offer(std::uint32_t value, std::uint64_t count) {
-    if (k_ == 0) return;
-    const Item x{value, count};
-    if (heap_.size() < k_) {
-      heap_.push_back(x);
-      std::push_heap(heap_.begin(), heap_.end(), better);
-    } else if (better(x, heap_.front())) {
-      std::pop_heap(heap_.begin(), heap_.end(), better);
-      heap_.back() = x;
-      std::push_heap(heap_.begin(), heap_.end(), better);
-    }
-  }
-  std::vector<Item> sorted() {
-    std::sort(heap_.begin(), heap_.end(), better);
-    return std::move(heap_);
-  }
-
- private:
-  static bool better(const Item& a, const Item& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  }
-  std::size_t k_;
-  std::vector<Item> heap_;
-};
-
 }  // namespace
 
 KeyRunSummary summarize_key_runs(const std::vector<KeyRunView>& runs, std::size_t k) {
@@ -746,7 +720,7 @@ KeyRunSummary summarize_key_runs(const std::vector<KeyRunView>& runs, std::size_
   std::vector<std::uint64_t> small(kSmallCounts, 0);
   std::vector<std::uint64_t> large;
   WindowSums sums;
-  TopValues top(k);
+  BestK<Item, decltype(&more_frequent)> top(k, &more_frequent);
   for (;;) {
     // the window of the smallest key not yet added (windows without keys are skipped)
     std::uint64_t next = kNone;
@@ -767,7 +741,7 @@ KeyRunSummary summarize_key_runs(const std::vector<KeyRunView>& runs, std::size_
       } else {
         large.push_back(c);
       }
-      top.offer(value_of_key(key), c);
+      top.offer(Item{value_of_key(key), c});
     });
   }
   for (std::uint64_t c = 1; c < kSmallCounts; ++c)
