@@ -16,7 +16,7 @@ from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Unio
 
 import numpy as np
 
-from ._common import MemcompWarning, fit_sample
+from ._common import MemcompWarning, each_on_threads, fit_sample
 from .analysis.base import Any_
 from .codecs import CODEC_GROUPS, Codec, codec_names, get_codec, split_names
 
@@ -97,20 +97,18 @@ def fit_missing(
     and how they were taken, when the caller drew them). Returns the codecs and, per codec,
     ``"-"`` (no model), ``"given"``, ``"offline"`` (fitted on every block) or ``"sample(64 MiB)"``
     / ``"head(64 MiB)"`` (fitted on part of a larger dump or a stream)."""
-    out, how = [], []
-    for c in codecs:
-        if c.requires_fit:
-            if sample is None:
-                sample = fit_sample(blocks)
-            if len(sample[0]) == 0:  # an empty dump: nothing to fit on, nothing to measure
-                out.append(c)
-                how.append("-")
-                continue
-            out.append(c.fit(sample[0], threads=threads))
-            how.append(sample[1])
-        else:
-            out.append(c)
-            how.append("given" if c.model is not None else "-")
+    codecs = list(codecs)
+    out: List[Codec] = list(codecs)
+    how = ["given" if c.model is not None else "-" for c in codecs]
+    todo = [i for i, c in enumerate(codecs) if c.requires_fit]
+    if todo:
+        if sample is None:
+            sample = fit_sample(blocks)
+        if len(sample[0]):  # an empty dump: nothing to fit on, nothing to measure
+            # the fits side by side (each model is the same on any thread count)
+            got = each_on_threads(lambda i, inner: codecs[i].fit(sample[0], threads=inner), todo, threads)
+            for i, fitted in zip(todo, got):
+                out[i], how[i] = fitted, sample[1]
     return out, how
 
 
