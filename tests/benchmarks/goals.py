@@ -55,7 +55,7 @@ JOBS: Dict[str, Goal] = {
         0.3,
         why="Exact SL-32 counts in bounded memory are half the CPU: each chunk's words counted by "
         "key (value * 0x9E3779B1, the shard in its top bits) by an LSD radix sort in cache (12 ns "
-        "per word on the sample, where half the words are distinct), written once as a run, and the "
+        "per word on the sample, whose 32 MiB chunks are half distinct words), written once as a run, and the "
         "runs of each shard summed window by window in a dense table (no merge). Sharing SL 4 with "
         "SL 8 and dropping the shard reordering took the job from 0.08 to 0.12 GB/s (24 -> 15.5 s "
         "CPU). What is left per GiB of CPU: radix counts and run writes 4 s, per-block entropies "
@@ -70,7 +70,7 @@ JOBS: Dict[str, Goal] = {
         "goal is met). perf's shares of the CPU: C-Pack's AVX-512 encode 20 %, FPC's encode 19 %, "
         "BDI's 2 %, bus and DBI counting 26 %, Energy Control's scan 8 %. An MC stream is encoded "
         "again from the blocks although its tokens are the plain stream's, reordered: sharing "
-        "them would save most of a fifth, not enough for 0.5 GB/s, and is not built.",
+        "them would save at most a fifth of the CPU, not enough for 0.5 GB/s, and is not built.",
     ),
     "train-mpc --block 32": Goal(0.1),
 }
