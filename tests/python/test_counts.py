@@ -115,7 +115,9 @@ def test_a_truncated_run_file_is_an_error_naming_it(tiny_runs):
 
 def test_shards_merge_and_compact_to_the_whole(tiny_runs):
     rng = np.random.default_rng(2)
-    words = np.concatenate([rng.integers(0, 500, 3000), rng.integers(0, 2**32, 3000)]).astype(np.uint32)
+    # and the values whose keys open each shard (the edges of every range of shards)
+    edges = _counts.value_of((np.arange(SHARDS, dtype=np.uint64) << np.uint64(24)).astype(np.uint32))
+    words = np.concatenate([rng.integers(0, 500, 3000), rng.integers(0, 2**32, 3000), edges]).astype(np.uint32)
     sc = _counted(words, [1000, 2500, 4000])
     whole = sc.summary(16)
     pieces = [sc.shard(lo, lo + 32).summary(16) for lo in range(0, SHARDS, 32)]
