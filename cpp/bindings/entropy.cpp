@@ -143,8 +143,8 @@ void register_entropy(py::module_& m) {
         auto split = [&](auto counts) {
           auto* cd = counts.mutable_data();
           py::gil_scoped_release nogil;
-          parallel_for(items.size(), t, std::size_t{1} << 18, [&](std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) {
+          parallel_for(items.size(), t, std::size_t{1} << 18, [&](std::size_t lo, std::size_t hi) {
+            for (std::size_t i = lo; i < hi; ++i) {
               kd[i] = items[i].first;
               cd[i] = static_cast<std::remove_reference_t<decltype(*cd)>>(items[i].second);
             }
