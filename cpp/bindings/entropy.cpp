@@ -136,8 +136,6 @@ void register_entropy(py::module_& m) {
           items = count_word_keys(v, e, t);
         }
         const auto n = static_cast<py::ssize_t>(items.size());
-        std::uint64_t most = 0;
-        for (const auto& it : items) most = std::max(most, it.second);
         auto keys = output_array<std::uint32_t>({n});
         std::uint32_t* kd = keys.mutable_data();
         auto split = [&](auto counts) {
@@ -151,8 +149,8 @@ void register_entropy(py::module_& m) {
           });
           return counts;
         };
-        py::array counts;
-        if (most <= 0xFFFFFFFFu) {
+        py::array counts;  // no count exceeds the words counted
+        if (v.n_blocks * v.block_bytes / 4 <= 0xFFFFFFFFu) {
           counts = split(output_array<std::uint32_t>({n}));
         } else {
           counts = split(output_array<std::uint64_t>({n}));
@@ -175,18 +173,21 @@ void register_entropy(py::module_& m) {
           } else {
             r.counts64 = column<std::uint64_t>(counts, "counts", n);
           }
-          for (std::size_t i = 0; i < n; ++i) {
-            if (i && r.keys[i] <= r.keys[i - 1])
-              throw py::value_error("summarize_key_runs: the keys of a run must be strictly increasing");
-            if (r.count(i) == 0) throw py::value_error("summarize_key_runs: a count is 0");
-          }
           views.push_back(r);
         }
         KeyRunSummary s;
+        const char* bad = nullptr;
         {
-          py::gil_scoped_release nogil;
-          s = summarize_key_runs(views, k);
+          py::gil_scoped_release nogil;  // checked without the GIL: summaries run side by side
+          for (const KeyRunView& r : views)
+            for (std::size_t i = 0; i < r.n && !bad; ++i) {
+              if (i && r.keys[i] <= r.keys[i - 1])
+                bad = "summarize_key_runs: the keys of a run must be strictly increasing";
+              if (r.count(i) == 0) bad = "summarize_key_runs: a count is 0";
+            }
+          if (!bad) s = summarize_key_runs(views, k);
         }
+        if (bad) throw py::value_error(bad);
         std::vector<std::uint64_t> cc(s.count_counts.size()), cm(s.count_counts.size()), tc(s.top.size());
         std::vector<std::uint32_t> tv(s.top.size());
         for (std::size_t i = 0; i < cc.size(); ++i) std::tie(cc[i], cm[i]) = s.count_counts[i];

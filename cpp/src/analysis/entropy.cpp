@@ -73,7 +73,7 @@ void byte_and_nibble_entropy(const BlockView& blocks, std::size_t lo, std::size_
   }
 }
 
-/// c log2 c for c = 0..n (0 log 0 = 0), and the entropy of a block of n symbols from sum c log2 c.
+/// c log2 c for c = 0..n (0 log 0 = 0): a block's terms, looked up instead of computed.
 std::vector<double> clog_table(std::size_t n) {
   std::vector<double> clog(n + 1, 0.0);
   for (std::size_t c = 1; c <= n; ++c) clog[c] = static_cast<double>(c) * std::log2(static_cast<double>(c));
